@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+export const CustomerInfoFieldName = z
+  .enum([
+    'FULL_NAME',
+    'BIRTH_DATE',
+    'NATIONALITY',
+    'PHONE_NUMBER',
+    'EMAIL',
+    'POSTAL_ADDRESS',
+    'TAX_ID',
+    'REGISTRATION_NUMBER',
+    'USER_TYPE',
+    'COUNTRY_OF_RESIDENCE',
+    'ACCOUNT_IDENTIFIER',
+    'FI_LEGAL_ENTITY_NAME',
+    'FI_ADDRESS',
+    'PURPOSE_OF_PAYMENT',
+    'ULTIMATE_INSTITUTION_COUNTRY',
+    'IDENTIFIER',
+    'BUSINESS_TYPE',
+    'COMPANY_LEGAL_NAME',
+  ])
+  .meta({ id: 'CustomerInfoFieldName' });
+export type CustomerInfoFieldName = z.infer<typeof CustomerInfoFieldName>;
+
+export const Currency = z
+  .object({ code: z.string(), name: z.string(), symbol: z.string(), decimals: z.int().min(0) })
+  .meta({ id: 'Currency' });
+export type Currency = z.infer<typeof Currency>;
+
+interface CurrencyInfo extends Currency {
+  kind: 'FIAT' | 'CRYPTO';
+  /** Customer fields the payout provider needs before this currency can be used. */
+  customerFields: CustomerInfoFieldName[];
+  /** Counterparty fields the payout provider needs on payments in this currency. */
+  counterpartyFields: CustomerInfoFieldName[];
+}
+
+const KYC: CustomerInfoFieldName[] = ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'];
+
+/** Currencies the service can hold and move. Fiat codes are ISO 4217; decimals are the minor-unit exponent. */
+const CATALOGUE: CurrencyInfo[] = [
+  { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'EUR', name: 'Euro', symbol: '€', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'GBP', name: 'Pound Sterling', symbol: '£', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'CAD', name: 'Canadian Dollar', symbol: 'CA$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'MXN', name: 'Mexican Peso', symbol: 'MX$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'TAX_ID'] },
+  { code: 'BRL', name: 'Brazilian Real', symbol: 'R$', decimals: 2, kind: 'FIAT', customerFields: [...KYC, 'TAX_ID'], counterpartyFields: ['FULL_NAME', 'TAX_ID'] },
+  { code: 'INR', name: 'Indian Rupee', symbol: '₹', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PURPOSE_OF_PAYMENT'] },
+  { code: 'NGN', name: 'Nigerian Naira', symbol: '₦', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'PHP', name: 'Philippine Peso', symbol: '₱', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'BIRTH_DATE'] },
+  { code: 'KES', name: 'Kenyan Shilling', symbol: 'KSh', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'JPY', name: 'Japanese Yen', symbol: '¥', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'BTC', name: 'Bitcoin', symbol: '₿', decimals: 8, kind: 'CRYPTO', customerFields: ['FULL_NAME', 'BIRTH_DATE'], counterpartyFields: [] },
+  { code: 'USDC', name: 'USD Coin', symbol: 'USDC', decimals: 6, kind: 'CRYPTO', customerFields: ['FULL_NAME', 'BIRTH_DATE'], counterpartyFields: [] },
+];
+
+const BY_CODE = new Map(CATALOGUE.map((c) => [c.code, c]));
+
+export const SUPPORTED_CURRENCY_CODES = CATALOGUE.map((c) => c.code);
+
+/** A currency code the service supports (ISO 4217 for fiat, plus BTC and USDC). */
+export const CurrencyCode = z
+  .string()
+  .regex(/^[A-Z]{3,4}$/, 'Must be an upper-case currency code such as USD')
+  .refine((c) => BY_CODE.has(c), { message: `Unsupported currency; supported: ${SUPPORTED_CURRENCY_CODES.join(', ')}` })
+  .meta({ description: 'Currency code (ISO 4217 for fiat; BTC and USDC for crypto)', example: 'USD' });
+
+export function currencyInfo(code: string): CurrencyInfo {
+  const info = BY_CODE.get(code);
+  if (!info) throw new Error(`unknown currency ${code}`);
+  return info;
+}
+
+/** The public Currency object of a code. */
+export function currency(code: string): Currency {
+  const { name, symbol, decimals } = currencyInfo(code);
+  return { code, name, symbol, decimals };
+}

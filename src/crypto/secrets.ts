@@ -1,0 +1,35 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+
+/** `n` random bytes as base64url (32 bytes = 256 bits of randomness). */
+export function randomToken(n = 32): string {
+  const bytes = new Uint8Array(n);
+  crypto.getRandomValues(bytes);
+  return base64url(bytes);
+}
+
+export function randomHex(n: number): string {
+  const bytes = new Uint8Array(n);
+  crypto.getRandomValues(bytes);
+  return bytesToHex(bytes);
+}
+
+export function base64url(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** SHA-256 hex. Secrets here are high-entropy random strings, so a fast hash is the right storage form. */
+export function hashSecret(secret: string): string {
+  return bytesToHex(sha256(utf8ToBytes(secret)));
+}
+
+/** Constant-time equality of two strings (compares their SHA-256 digests, so lengths leak nothing). */
+export function safeEqual(a: string, b: string): boolean {
+  const x = sha256(utf8ToBytes(a));
+  const y = sha256(utf8ToBytes(b));
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
+  return diff === 0;
+}

@@ -1,0 +1,78 @@
+import type { Settings } from '../env';
+import type { Db } from '../db/client';
+import type { Permission, PlatformRow } from '../db/schema';
+import { hashSecret, safeEqual } from '../crypto/secrets';
+import { findTokenWithPlatform } from '../platform/tokens-service';
+import { ApiError, notFound, unauthorized } from './errors';
+
+/** A platform authenticated by one of its API tokens (HTTP Basic). */
+export interface PlatformPrincipal {
+  kind: 'platform';
+  platform: PlatformRow;
+  tokenId: string;
+  permissions: Permission[];
+}
+
+export interface OperatorPrincipal {
+  kind: 'operator';
+}
+
+/** The principal each route auth kind yields. */
+export interface Principals {
+  none: null;
+  basic: PlatformPrincipal;
+  operator: OperatorPrincipal;
+}
+
+// Compared against when the clientId is unknown, so both paths hash and compare once.
+const DUMMY_HASH = hashSecret('no-such-token');
+
+export async function authenticate(
+  kind: keyof Principals,
+  request: Request,
+  deps: { db: Db; settings: Settings },
+): Promise<Principals[keyof Principals]> {
+  switch (kind) {
+    case 'none':
+      return null;
+    case 'operator':
+      return authenticateOperator(request, deps.settings);
+    case 'basic':
+      return authenticateBasic(request, deps.db);
+  }
+}
+
+async function authenticateBasic(request: Request, db: Db): Promise<PlatformPrincipal> {
+  const credentials = parseBasic(request.headers.get('Authorization'));
+  if (!credentials) throw unauthorized();
+  const found = await findTokenWithPlatform(db, credentials.clientId);
+  const ok = safeEqual(hashSecret(credentials.secret), found?.token.secretHash ?? DUMMY_HASH);
+  if (!found || !ok) throw unauthorized();
+  return { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions };
+}
+
+function parseBasic(header: string | null): { clientId: string; secret: string } | null {
+  const match = header?.match(/^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i);
+  if (!match) return null;
+  let decoded: string;
+  try {
+    decoded = atob(match[1]!.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1 || decoded.length > 512) return null;
+  return { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+function authenticateOperator(request: Request, settings: Settings): OperatorPrincipal {
+  // Without the secret the operator surface does not exist at all.
+  if (!settings.operatorToken) throw notFound('NOT_FOUND', 'No route matches this path');
+  const match = request.headers.get('Authorization')?.match(/^Bearer\s+(\S+)\s*$/i);
+  if (!match || !safeEqual(match[1]!, settings.operatorToken)) {
+    throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid operator token', undefined, {
+      'WWW-Authenticate': 'Bearer realm="service-operator"',
+    });
+  }
+  return { kind: 'operator' };
+}

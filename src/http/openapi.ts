@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { defineRoute, json, type RouteDef } from './route';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Converts one zod schema; named sub-schemas go to `components` and are referenced from there. */
+function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  const defs = (out.$defs ?? {}) as Record<string, JsonSchema>;
+  for (const [name, def] of Object.entries(defs)) components[name] ??= tidy(def);
+  delete out.$defs;
+  delete out.$schema;
+  return tidy(out);
+}
+
+/** Points `$defs` references at components and drops zod's long date-time regex (the format says it). */
+function tidy<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(tidy) as T;
+  if (node && typeof node === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out[k] = v.replace('#/$defs/', '#/components/schemas/');
+      else if (k === 'pattern' && (node as JsonSchema).format === 'date-time') continue;
+      else out[k] = tidy(v);
+    }
+    return out as T;
+  }
+  return node;
+}
+
+const SECURITY: Record<string, Record<string, string[]>[]> = {
+  basic: [{ BasicAuth: [] }],
+  agent: [{ AgentAuth: [] }],
+  operator: [{ OperatorAuth: [] }],
+  none: [],
+};
+
+/** The OpenAPI 3.1 document of every route, generated from the zod schemas the handlers validate with. */
+export function buildOpenApi(routes: RouteDef[], base: string) {
+  const components: Record<string, JsonSchema> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:(\w+)/g, '{$1}');
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [
+      ['path', r.params],
+      ['query', r.query],
+    ] as const) {
+      if (!schema) continue;
+      const obj = toSchema(schema, 'input', components) as { properties?: Record<string, JsonSchema>; required?: string[] };
+      for (const [name, s] of Object.entries(obj.properties ?? {})) {
+        const { description, ...rest } = s;
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || (obj.required ?? []).includes(name),
+          ...(description ? { description } : {}),
+          schema: rest,
+        });
+      }
+    }
+    for (const [name, h] of Object.entries(r.headers ?? {})) {
+      parameters.push({ name, in: 'header', required: h.required ?? false, description: h.description, schema: { type: 'string' } });
+    }
+    const op: Record<string, unknown> = {
+      operationId: r.operationId,
+      summary: r.summary,
+      tags: [r.tag],
+      security: SECURITY[r.auth],
+      ...(parameters.length ? { parameters } : {}),
+      responses: Object.fromEntries(
+        Object.entries(r.responses).map(([status, spec]) => [
+          status,
+          {
+            description: spec.description,
+            ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+            ...(spec.schema ? { content: { 'application/json': { schema: toSchema(spec.schema, 'output', components) } } } : {}),
+          },
+        ]),
+      ),
+    };
+    if (r.body === 'multipart') {
+      op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } };
+    } else if (r.body) {
+      op.requestBody = { required: !r.body.safeParse(undefined).success, content: { 'application/json': { schema: toSchema(r.body, 'input', components) } } };
+    }
+    paths[path] = { ...paths[path], [r.method.toLowerCase()]: op };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payments Platform API',
+      version: '2025-10-13',
+      description: 'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`.',
+    },
+    servers: [{ url: base }],
+    security: [{ BasicAuth: [] }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        BasicAuth: { type: 'http', scheme: 'basic', description: 'clientId:clientSecret of an API token' },
+        AgentAuth: { type: 'http', scheme: 'bearer', description: 'accessToken from redeeming an agent device code' },
+        OperatorAuth: { type: 'http', scheme: 'bearer', description: 'The OPERATOR_TOKEN secret' },
+      },
+    },
+  };
+}
+
+/** `GET /openapi.json`, built once per isolate (routes are constant). */
+export function openApiRoute(routes: () => RouteDef[], base: string): RouteDef {
+  let doc: string | undefined;
+  return defineRoute({
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This OpenAPI 3.1 document',
+    tag: 'Meta',
+    auth: 'none',
+    responses: { 200: { description: 'OpenAPI 3.1 document' } },
+    handler: () => {
+      doc ??= JSON.stringify(buildOpenApi(routes(), base));
+      return new Response(doc, { headers: { 'Content-Type': 'application/json' } });
+    },
+  });
+}

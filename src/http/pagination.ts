@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../db/client';
+import { base64url } from '../crypto/secrets';
+import { badRequest } from './errors';
+
+export const limitParam = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .meta({ description: 'Maximum number of results to return (1 to 100)' });
+export const cursorParam = z
+  .string()
+  .max(512)
+  .optional()
+  .meta({ description: 'Opaque cursor from a previous response (`nextCursor`)' });
+
+/** The list envelope of DESIGN.md: `nextCursor` only when `hasMore`. */
+export function pageOf<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      data: z.array(item),
+      hasMore: z.boolean(),
+      nextCursor: z.string().optional(),
+      totalCount: z.int().min(0).optional(),
+    })
+    .meta({ id });
+}
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor?: string;
+  totalCount?: number;
+}
+
+/** A keyset position: the sort key (when not the id itself) and the id as the tiebreaker. */
+interface Position {
+  k?: string | number;
+  id: string;
+}
+
+export function encodeCursor(pos: Position): string {
+  return base64url(new TextEncoder().encode(JSON.stringify(pos)));
+}
+
+export function decodeCursor(cursor: string): Position {
+  try {
+    const text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    const pos = JSON.parse(text) as Position;
+    if (typeof pos?.id === 'string' && (pos.k === undefined || ['string', 'number'].includes(typeof pos.k))) return pos;
+  } catch {
+    // fall through
+  }
+  throw badRequest('Invalid cursor', { fields: [{ field: 'cursor', message: 'Not a cursor from a previous response' }] });
+}
+
+interface KeysetQuery<Row> {
+  table: SQLiteTable;
+  idColumn: SQLiteColumn;
+  /** Secondary sort column; omitted means the id alone orders (ids are time-ordered UUIDv7). */
+  sortColumn?: SQLiteColumn;
+  sortKey?: (row: Row) => string | number;
+  order?: 'asc' | 'desc';
+  where: SQL | undefined;
+  limit: number;
+  cursor?: string;
+  withTotal?: boolean;
+}
+
+/**
+ * One page by keyset (never OFFSET), with the total in the same round trip when asked.
+ * Cost does not grow with the page's depth.
+ */
+export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page<Row>> {
+  const order = q.order ?? 'asc';
+  const after = order === 'asc' ? gt : lt;
+  const by = order === 'asc' ? asc : desc;
+  let position: SQL | undefined;
+  if (q.cursor) {
+    const pos = decodeCursor(q.cursor);
+    if (q.sortColumn) {
+      if (pos.k === undefined) throw badRequest('Invalid cursor', { fields: [{ field: 'cursor', message: 'Not a cursor of this list' }] });
+      position = or(after(q.sortColumn, pos.k), and(eq(q.sortColumn, pos.k), after(q.idColumn, pos.id)));
+    } else {
+      position = after(q.idColumn, pos.id);
+    }
+  }
+  const orderBy = q.sortColumn ? [by(q.sortColumn), by(q.idColumn)] : [by(q.idColumn)];
+  const rowsQuery = db
+    .select()
+    .from(q.table)
+    .where(and(q.where, position))
+    .orderBy(...orderBy)
+    .limit(q.limit + 1);
+  let rows: Row[];
+  let total: number | undefined;
+  if (q.withTotal) {
+    const [r, c] = await db.batch([rowsQuery, db.select({ n: count() }).from(q.table).where(q.where)]);
+    rows = r as Row[];
+    total = c[0]?.n ?? 0;
+  } else {
+    rows = (await rowsQuery) as Row[];
+  }
+  const hasMore = rows.length > q.limit;
+  const data = hasMore ? rows.slice(0, q.limit) : rows;
+  const page: Page<Row> = { data, hasMore };
+  if (hasMore) {
+    const last = data[data.length - 1] as Row & { id: string };
+    page.nextCursor = encodeCursor(q.sortKey ? { k: q.sortKey(last), id: last.id } : { id: last.id });
+  }
+  if (total !== undefined) page.totalCount = total;
+  return page;
+}
+
+export function mapPage<A, B>(page: Page<A>, f: (a: A) => B): Page<B> {
+  return { ...page, data: page.data.map(f) };
+}

@@ -1,0 +1,20 @@
+import type { ResponseSpec } from './route';
+import { ErrorBody } from './errors';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input (INVALID_INPUT names the fields in details)',
+  401: 'Missing or invalid credentials',
+  403: 'The credentials lack the permission this operation needs',
+  404: 'Not found (also for records of other platforms)',
+  409: 'Conflict with the current state',
+  413: 'Request body too large',
+  422: 'Idempotency-Key reused with a different request',
+  429: 'Rate limited; see Retry-After',
+};
+
+/** Error responses in the spec's shape, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]): Record<number, ResponseSpec> {
+  const out: Record<number, ResponseSpec> = {};
+  for (const s of statuses) out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody };
+  return out;
+}

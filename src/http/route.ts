@@ -1,0 +1,137 @@
+import type { z } from 'zod';
+import type { Env, Settings } from '../env';
+import { database, type Db } from '../db/client';
+import type { Permission } from '../db/schema';
+import { authenticate, type Principals } from './auth';
+import { readJson } from './body';
+import { forbidden, invalidFields, zodIssues } from './errors';
+import type { Logger } from './log';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type AuthKind = keyof Principals;
+
+/** What a handler receives: parsed input, the authenticated principal, and its dependencies. */
+export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B = unknown> {
+  request: Request;
+  env: Env;
+  exec: ExecutionContext;
+  settings: Settings;
+  log: Logger;
+  db: Db;
+  /** Request time in epoch ms; services take it as an argument so tests can move time. */
+  now: number;
+  auth: Principals[A];
+  params: P;
+  query: Q;
+  body: B;
+  /** The body exactly as received (JSON routes); signed retries hash its canonical form. */
+  rawBody: string;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<A extends AuthKind, P, Q, B> {
+  method: Method;
+  /** itty-router pattern below the version base, e.g. `/tokens/:tokenId`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  auth: A;
+  /** Required API-token permission (Basic auth only). */
+  permission?: Permission;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
+  body?: z.ZodType<B> | 'multipart';
+  /** Extra request headers worth documenting (e.g. `Idempotency-Key`). */
+  headers?: Record<string, { description: string; required?: boolean }>;
+  responses: Record<number, ResponseSpec>;
+  handler: (c: Ctx<A, P, Q, B>) => Promise<Response> | Response;
+}
+
+export interface RouteDef extends RouteSpec<AuthKind, unknown, unknown, unknown> {
+  run(request: Request, env: Env, exec: ExecutionContext, deps: { settings: Settings; log: Logger }): Promise<Response>;
+}
+
+/** Declares one endpoint; the same declaration drives routing, validation and the OpenAPI document. */
+export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  spec: RouteSpec<A, P, Q, B>,
+): RouteDef {
+  const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
+    const db = database(env.DB);
+    const auth = await authenticate(spec.auth, request, { db, settings });
+    if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
+      throw forbidden(`This API token lacks the ${spec.permission} permission`);
+    }
+    const params = parse(spec.params, decodeParams((request as unknown as { params?: Record<string, string> }).params), 'path parameters', '');
+    const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
+    let body: unknown;
+    let rawBody = '';
+    if (spec.body && spec.body !== 'multipart') {
+      const read = await readJson(request);
+      rawBody = read.raw;
+      body = parse(spec.body, read.value, 'request body', '');
+    }
+    return spec.handler({
+      request,
+      env,
+      exec,
+      settings,
+      log,
+      db,
+      // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
+      now: Date.now() + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0),
+      auth: auth as Principals[A],
+      params: params as P,
+      query: query as Q,
+      body: body as B,
+      rawBody,
+    });
+  };
+  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown>), run };
+}
+
+function parse(schema: z.ZodType | undefined, value: unknown, where: string, prefix: string): unknown {
+  if (!schema) return value;
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidFields(where, zodIssues(result.error, prefix));
+  return result.data;
+}
+
+function decodeParams(raw: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw ?? {})) {
+    try {
+      out[k] = decodeURIComponent(v);
+    } catch {
+      out[k] = v; // undecodable ids simply match nothing
+    }
+  }
+  return out;
+}
+
+/** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). */
+function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
+  }
+  return out;
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+/** A JSON response. Every API response is `no-store`: many carry secrets, keys or balances. */
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
+}

@@ -1,0 +1,39 @@
+import { settings, type Env } from './env';
+import { logger } from './http/log';
+import { buildRouter, toErrorResponse } from './router';
+import { handleJobs, sweep } from './jobs';
+
+export { AccountDO } from './wallet/account-do';
+
+const routers = new Map<string, ReturnType<typeof buildRouter>>();
+
+export default {
+  async fetch(request: Request, env: Env, exec: ExecutionContext): Promise<Response> {
+    const s = settings(env);
+    const log = logger(s.logLevel);
+    const started = Date.now();
+    let response: Response;
+    try {
+      const url = new URL(request.url);
+      if (url.pathname === '/healthz' && request.method === 'GET') {
+        response = Response.json({ status: 'ok' });
+      } else {
+        let router = routers.get(s.apiPrefix);
+        if (!router) routers.set(s.apiPrefix, (router = buildRouter(s.apiPrefix)));
+        response = await router.fetch(request as never, env, exec, { settings: s, log });
+      }
+    } catch (error) {
+      response = toErrorResponse(error, log, request);
+    }
+    log.info('request', { method: request.method, path: new URL(request.url).pathname, status: response.status, ms: Date.now() - started });
+    return response;
+  },
+
+  async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+    await handleJobs(batch, env, logger(settings(env).logLevel));
+  },
+
+  async scheduled(controller: ScheduledController, env: Env): Promise<void> {
+    await sweep(env, controller.scheduledTime, logger(settings(env).logLevel));
+  },
+} satisfies ExportedHandler<Env>;

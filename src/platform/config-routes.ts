@@ -1,0 +1,33 @@
+import { defineRoute, json } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { PlatformConfig, PlatformConfigUpdate } from './schema';
+import { configView, updateConfig } from './service';
+
+const tag = 'Platform Configuration';
+
+export const configRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/config',
+    operationId: 'getPlatformConfig',
+    summary: 'Get platform configuration',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    responses: { 200: { description: 'The configuration', schema: PlatformConfig }, ...errorResponses(401, 403) },
+    // The platform row arrived with the token lookup: no further query.
+    handler: (c) => json(configView(c.auth.platform)),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/config',
+    operationId: 'updatePlatformConfig',
+    summary: 'Update platform configuration',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    body: PlatformConfigUpdate,
+    responses: { 200: { description: 'The updated configuration', schema: PlatformConfig }, ...errorResponses(400, 401, 403, 413) },
+    handler: async (c) => json(await updateConfig(c.db, c.auth.platform, c.body, c.now)),
+  }),
+];

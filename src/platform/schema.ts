@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { CurrencyCode, CustomerInfoFieldName } from '../common/currencies';
+import { DateTime, DateTimeParam } from '../common/time';
+import { cursorParam, limitParam, pageOf } from '../http/pagination';
+
+export const Permission = z.enum(['VIEW', 'TRANSACT', 'MANAGE']).meta({ id: 'Permission' });
+
+const readOnly = (name: string) =>
+  z
+    .never({ error: `${name} is read-only` })
+    .optional()
+    .meta({ description: `Read-only; sending it is rejected` });
+
+export const Domain = z
+  .string()
+  .max(253)
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'Must be a domain name such as example.com');
+
+export const HttpUrl = z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }).max(2048);
+
+export const CounterpartyFieldDefinition = z
+  .object({ name: CustomerInfoFieldName, mandatory: z.boolean() })
+  .meta({ id: 'CounterpartyFieldDefinition' });
+
+const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
+
+/** A supported currency as the platform sets it. */
+export const CurrencyConfigInput = z
+  .object({
+    currencyCode: CurrencyCode,
+    minAmount: z.int().min(0).meta({ description: 'Smallest amount, in the smallest unit' }),
+    maxAmount: z.int().min(0).meta({ description: 'Largest amount, in the smallest unit' }),
+    enabledTransactionTypes: z.array(TransactionType).max(2),
+    requiredCounterpartyFields: z.array(CounterpartyFieldDefinition).max(32),
+  })
+  .refine((c) => c.minAmount <= c.maxAmount, { message: 'minAmount must not exceed maxAmount', path: ['minAmount'] });
+export type CurrencyConfig = z.infer<typeof CurrencyConfigInput>;
+
+const SupportedCurrenciesInput = z
+  .array(CurrencyConfigInput)
+  .max(50)
+  .refine((list) => new Set(list.map((c) => c.currencyCode)).size === list.length, {
+    message: 'Each currencyCode may appear only once',
+  });
+
+export const CurrencyConfigOut = z
+  .object({
+    currencyCode: z.string(),
+    minAmount: z.int(),
+    maxAmount: z.int(),
+    enabledTransactionTypes: z.array(TransactionType),
+    requiredCounterpartyFields: z.array(CounterpartyFieldDefinition),
+    providerRequiredCustomerFields: z.array(CustomerInfoFieldName),
+    providerRequiredCounterpartyCustomerFields: z.array(CustomerInfoFieldName),
+  })
+  .meta({ id: 'PlatformCurrencyConfig' });
+
+/** Embedded-wallet settings; every field optional on input, merged field by field. */
+export const WalletConfigInput = z.strictObject({
+  appName: z.string().min(1).max(255).optional(),
+  sendFromEmailAddress: z.email().max(255).optional(),
+  sendFromEmailSenderName: z.string().min(1).max(255).optional(),
+  replyToEmailAddress: z.email().max(255).optional(),
+  logoUrl: HttpUrl.max(512).optional(),
+  otpLength: z.int().min(4).max(12).optional().meta({ description: 'OTP length; default 6' }),
+  alphanumeric: z.boolean().optional().meta({ description: 'Letters as well as digits in the OTP; default false' }),
+  expirationSeconds: z.int().min(1).max(86400).optional().meta({ description: 'OTP validity; default 300' }),
+});
+export type WalletConfig = z.infer<typeof WalletConfigInput>;
+
+export const WALLET_DEFAULTS = { otpLength: 6, alphanumeric: false, expirationSeconds: 300 } as const;
+
+export const WalletConfigOut = z
+  .object({
+    appName: z.string().optional(),
+    sendFromEmailAddress: z.string().optional(),
+    sendFromEmailSenderName: z.string().optional(),
+    replyToEmailAddress: z.string().optional(),
+    logoUrl: z.string().optional(),
+    otpLength: z.int(),
+    alphanumeric: z.boolean(),
+    expirationSeconds: z.int(),
+  })
+  .meta({ id: 'EmbeddedWalletConfig' });
+
+export const PlatformConfig = z
+  .object({
+    id: z.string().meta({ example: 'PlatformConfig:019542f5-b3e7-1d02-0000-000000000003' }),
+    umaDomain: z.string(),
+    proxyUmaSubdomain: z.string().optional(),
+    webhookEndpoint: z.string().optional(),
+    supportedCurrencies: z.array(CurrencyConfigOut),
+    isRegulatedFinancialInstitution: z.boolean(),
+    embeddedWalletConfig: WalletConfigOut.optional(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'PlatformConfig' });
+export type PlatformConfigView = z.infer<typeof PlatformConfig>;
+
+/** PATCH /config (spec 4.7): omitted fields unchanged; read-only fields rejected by name. */
+export const PlatformConfigUpdate = z
+  .strictObject({
+    umaDomain: Domain.optional(),
+    webhookEndpoint: HttpUrl.optional(),
+    supportedCurrencies: SupportedCurrenciesInput.optional(),
+    embeddedWalletConfig: WalletConfigInput.optional(),
+    id: readOnly('id'),
+    isRegulatedFinancialInstitution: readOnly('isRegulatedFinancialInstitution'),
+    proxyUmaSubdomain: readOnly('proxyUmaSubdomain'),
+    createdAt: readOnly('createdAt'),
+    updatedAt: readOnly('updatedAt'),
+  })
+  .meta({ id: 'PlatformConfigUpdateRequest' });
+export type PlatformConfigUpdate = z.infer<typeof PlatformConfigUpdate>;
+
+// --- API tokens (spec 2.12, 4.7) ---
+
+export const ApiToken = z
+  .object({
+    id: z.string().meta({ example: 'Token:019542f5-b3e7-1d02-0000-000000000001' }),
+    name: z.string(),
+    permissions: z.array(Permission),
+    clientId: z.string(),
+    clientSecret: z.string().optional().meta({ description: 'Only in the creation response' }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'ApiToken' });
+export type ApiToken = z.infer<typeof ApiToken>;
+
+export const ApiTokenCreate = z
+  .object({
+    name: z.string().trim().min(1).max(255),
+    permissions: z.array(Permission).max(3),
+  })
+  .meta({ id: 'ApiTokenCreateRequest' });
+
+export const TokenList = pageOf(ApiToken, 'TokenListResponse');
+
+export const TokenListQuery = z.object({
+  name: z.string().max(255).optional(),
+  createdAfter: DateTimeParam,
+  createdBefore: DateTimeParam,
+  updatedAfter: DateTimeParam,
+  updatedBefore: DateTimeParam,
+  limit: limitParam,
+  cursor: cursorParam,
+});
+
+export const TokenIdParams = z.object({ tokenId: z.string() });
+
+// --- Operator: platforms ---
+
+export const PlatformCreate = z
+  .strictObject({
+    name: z.string().trim().min(1).max(255),
+    umaDomain: Domain,
+    isRegulatedFinancialInstitution: z.boolean().default(false),
+    proxyUmaSubdomain: z
+      .string()
+      .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i, 'Must be a single DNS label')
+      .optional(),
+    webhookEndpoint: HttpUrl.optional(),
+    supportedCurrencies: SupportedCurrenciesInput.default([]),
+    embeddedWalletConfig: WalletConfigInput.optional(),
+  })
+  .meta({ id: 'PlatformCreateRequest' });
+export type PlatformCreate = z.infer<typeof PlatformCreate>;
+
+export const Platform = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    config: PlatformConfig,
+    createdAt: DateTime,
+  })
+  .meta({ id: 'Platform' });
+
+export const PlatformCreated = z
+  .object({ platform: Platform, token: ApiToken })
+  .meta({ id: 'PlatformCreateResponse', description: 'The platform and its first API token (secret shown once)' });
+
+export const PlatformList = pageOf(Platform, 'PlatformListResponse');
+export const PlatformListQuery = z.object({ limit: limitParam, cursor: cursorParam });

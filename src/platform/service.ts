@@ -1,0 +1,99 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { apiTokens, platforms, type PlatformRow } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { currencyInfo } from '../common/currencies';
+import { iso } from '../common/time';
+import { keysetPage, mapPage } from '../http/pagination';
+import { newToken } from './tokens-service';
+import {
+  WALLET_DEFAULTS,
+  type CurrencyConfig,
+  type PlatformConfigView,
+  type PlatformConfigUpdate,
+  type PlatformCreate,
+  type WalletConfig,
+} from './schema';
+
+/** The PlatformConfig view of a platform row (spec 2.9), with the provider-required fields filled in. */
+export function configView(p: PlatformRow): PlatformConfigView {
+  const view: PlatformConfigView = {
+    id: p.configId,
+    umaDomain: p.umaDomain,
+    supportedCurrencies: p.supportedCurrencies.map(currencyView),
+    isRegulatedFinancialInstitution: p.isRegulatedFinancialInstitution,
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+  };
+  if (p.proxyUmaSubdomain) view.proxyUmaSubdomain = p.proxyUmaSubdomain;
+  if (p.webhookEndpoint) view.webhookEndpoint = p.webhookEndpoint;
+  if (p.embeddedWalletConfig) view.embeddedWalletConfig = { ...WALLET_DEFAULTS, ...p.embeddedWalletConfig };
+  return view;
+}
+
+function currencyView(c: CurrencyConfig) {
+  const info = currencyInfo(c.currencyCode);
+  return {
+    ...c,
+    providerRequiredCustomerFields: info.customerFields,
+    providerRequiredCounterpartyCustomerFields: info.counterpartyFields,
+  };
+}
+
+/** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
+export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number) {
+  const changes: Partial<PlatformRow> = { updatedAt: now };
+  if (patch.umaDomain !== undefined) changes.umaDomain = patch.umaDomain;
+  if (patch.webhookEndpoint !== undefined) changes.webhookEndpoint = patch.webhookEndpoint;
+  if (patch.supportedCurrencies !== undefined) changes.supportedCurrencies = patch.supportedCurrencies;
+  if (patch.embeddedWalletConfig !== undefined) {
+    changes.embeddedWalletConfig = mergeWalletConfig(platform.embeddedWalletConfig, patch.embeddedWalletConfig);
+  }
+  const [row] = await db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning();
+  return configView(row!);
+}
+
+export function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
+  const merged: WalletConfig = { ...WALLET_DEFAULTS, ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+  }
+  return merged;
+}
+
+export function platformView(p: PlatformRow) {
+  return { id: p.id, name: p.name, config: configView(p), createdAt: iso(p.createdAt) };
+}
+
+/** Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically. */
+export async function createPlatform(db: Db, input: PlatformCreate, now: number) {
+  const row: PlatformRow = {
+    id: newId('Platform', now),
+    configId: newId('PlatformConfig', now),
+    name: input.name,
+    umaDomain: input.umaDomain,
+    proxyUmaSubdomain: input.proxyUmaSubdomain ?? null,
+    webhookEndpoint: input.webhookEndpoint ?? null,
+    supportedCurrencies: input.supportedCurrencies,
+    embeddedWalletConfig: input.embeddedWalletConfig ? mergeWalletConfig(null, input.embeddedWalletConfig) : null,
+    isRegulatedFinancialInstitution: input.isRegulatedFinancialInstitution,
+    clockOffsetMs: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const token = newToken(row.id, 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], now);
+  await db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]);
+  return { platform: platformView(row), token: token.view };
+}
+
+export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }) {
+  const page = await keysetPage<PlatformRow>(db, {
+    table: platforms,
+    idColumn: platforms.id,
+    where: undefined,
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, platformView);
+}

@@ -1,0 +1,100 @@
+import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { apiTokens, platforms, type ApiTokenRow, type Permission } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
+import { iso } from '../common/time';
+import { notFound } from '../http/errors';
+import { keysetPage, mapPage } from '../http/pagination';
+import type { ApiToken } from './schema';
+
+/** The token with its platform, in one query: authentication and the platform's config cost one round trip. */
+export async function findTokenWithPlatform(db: Db, clientId: string) {
+  const rows = await db
+    .select({ token: apiTokens, platform: platforms })
+    .from(apiTokens)
+    .innerJoin(platforms, eq(apiTokens.platformId, platforms.id))
+    .where(eq(apiTokens.clientId, clientId))
+    .limit(1);
+  return rows[0];
+}
+
+export function tokenView(row: ApiTokenRow): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: row.permissions,
+    clientId: row.clientId,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/** Builds a new token row and its secret; the secret exists only in the returned view. */
+export function newToken(platformId: string, name: string, permissions: Permission[], now: number) {
+  const clientSecret = randomToken(32);
+  const row: ApiTokenRow = {
+    id: newId('Token', now),
+    platformId,
+    name,
+    permissions: [...new Set(permissions)],
+    clientId: randomHex(16),
+    secretHash: hashSecret(clientSecret),
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { row, view: { ...tokenView(row), clientSecret } };
+}
+
+export async function createToken(db: Db, platformId: string, input: { name: string; permissions: Permission[] }, now: number) {
+  const { row, view } = newToken(platformId, input.name, input.permissions, now);
+  await db.insert(apiTokens).values(row);
+  return view;
+}
+
+export interface TokenFilters {
+  name?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+  updatedAfter?: number;
+  updatedBefore?: number;
+  limit: number;
+  cursor?: string;
+}
+
+export async function listTokens(db: Db, platformId: string, f: TokenFilters) {
+  const where: (SQL | undefined)[] = [eq(apiTokens.platformId, platformId)];
+  if (f.name !== undefined) where.push(eq(apiTokens.name, f.name));
+  if (f.createdAfter !== undefined) where.push(gte(apiTokens.createdAt, f.createdAfter));
+  if (f.createdBefore !== undefined) where.push(lte(apiTokens.createdAt, f.createdBefore));
+  if (f.updatedAfter !== undefined) where.push(gte(apiTokens.updatedAt, f.updatedAfter));
+  if (f.updatedBefore !== undefined) where.push(lte(apiTokens.updatedAt, f.updatedBefore));
+  const page = await keysetPage<ApiTokenRow>(db, {
+    table: apiTokens,
+    idColumn: apiTokens.id,
+    where: and(...where),
+    limit: f.limit,
+    cursor: f.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, tokenView);
+}
+
+const tokenNotFound = () => notFound('TOKEN_NOT_FOUND', 'API token not found');
+
+export async function getToken(db: Db, platformId: string, tokenId: string) {
+  const row = await db.query.apiTokens.findFirst({
+    where: and(eq(apiTokens.id, tokenId), eq(apiTokens.platformId, platformId)),
+  });
+  if (!row) throw tokenNotFound();
+  return tokenView(row);
+}
+
+/** Deletes at once: the next request with this token fails authentication. */
+export async function deleteToken(db: Db, platformId: string, tokenId: string) {
+  const deleted = await db
+    .delete(apiTokens)
+    .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.platformId, platformId)))
+    .returning({ id: apiTokens.id });
+  if (deleted.length === 0) throw tokenNotFound();
+}

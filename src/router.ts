@@ -1,0 +1,53 @@
+import { Router, type IRequest } from 'itty-router';
+import type { Env, Settings } from './env';
+import { ApiError, errorResponse, notFound } from './http/errors';
+import type { Logger } from './http/log';
+import type { RouteDef } from './http/route';
+import { openApiRoute } from './http/openapi';
+import { configRoutes } from './platform/config-routes';
+import { operatorRoutes } from './platform/operator-routes';
+import { tokenRoutes } from './platform/token-routes';
+
+export const API_VERSION = '2025-10-13';
+
+/** Every endpoint, in matching order (literal paths before parameterised siblings). */
+export const ROUTES: RouteDef[] = [...configRoutes, ...tokenRoutes, ...operatorRoutes];
+
+type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
+
+/** The API router under `/<API_PREFIX>/2025-10-13`; unknown paths 404, wrong methods 405 with `Allow`. */
+export function buildRouter(prefix: string) {
+  const base = `${prefix ? `/${prefix}` : ''}/${API_VERSION}`;
+  const all: RouteDef[] = [...ROUTES];
+  all.push(openApiRoute(() => all, base));
+  const router = Router<IRequest, Args>({ base });
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of all) {
+    router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) =>
+      route.run(req as unknown as Request, env, exec, deps),
+    );
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.join(', ');
+    router.all(path, () => {
+      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
+    });
+  }
+  router.all('*', () => {
+    throw notFound('NOT_FOUND', 'No route matches this path');
+  });
+  return router;
+}
+
+export function toErrorResponse(error: unknown, log: Logger, request: Request): Response {
+  if (error instanceof ApiError) return errorResponse(error);
+  // Unexpected: log the detail, answer a bare 500 (no stack, no SQL).
+  log.error('unhandled error', {
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return errorResponse(new ApiError(500, 'INTERNAL_ERROR', 'Internal error'));
+}

@@ -1,0 +1,94 @@
+import { SELF } from 'cloudflare:test';
+import { expect } from 'vitest';
+
+export const ORIGIN = 'http://service.test';
+export const BASE = `${ORIGIN}/2025-10-13`;
+export const OPERATOR = 'Bearer test-operator-token';
+
+export interface ApiResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  auth?: string;
+  body?: unknown;
+  /** Sent as is (no JSON encoding), for malformed-input tests. */
+  raw?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call through the Worker's real fetch handler. */
+export async function api<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.auth) headers.Authorization = opts.auth;
+  let body: BodyInit | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const res = await SELF.fetch(path.startsWith('http') ? path : `${BASE}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: any = text;
+  if (res.headers.get('Content-Type')?.includes('application/json') && text) parsed = JSON.parse(text);
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export function basic(clientId: string, clientSecret: string): string {
+  return `Basic ${btoa(`${clientId}:${clientSecret}`)}`;
+}
+
+export const SANDBOX_CURRENCIES = ['USD', 'EUR', 'MXN', 'BRL', 'INR'].map((currencyCode) => ({
+  currencyCode,
+  minAmount: 1,
+  maxAmount: 100_000_000,
+  enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+  requiredCounterpartyFields: [],
+}));
+
+export interface TestPlatform {
+  id: string;
+  auth: string;
+  clientId: string;
+  clientSecret: string;
+  tokenId: string;
+}
+
+/** A fresh platform through the operator endpoint, so every test owns its data. */
+export async function newPlatform(overrides: Record<string, unknown> = {}): Promise<TestPlatform> {
+  const res = await api('POST', '/operator/platforms', {
+    auth: OPERATOR,
+    body: {
+      name: 'Test platform',
+      umaDomain: 'platform.test',
+      supportedCurrencies: SANDBOX_CURRENCIES,
+      embeddedWalletConfig: { appName: 'Test Wallet' },
+      ...overrides,
+    },
+  });
+  expect(res.status).toBe(201);
+  const t = res.body.token;
+  return { id: res.body.platform.id, auth: basic(t.clientId, t.clientSecret), clientId: t.clientId, clientSecret: t.clientSecret, tokenId: t.id };
+}
+
+/** A token of `platform` with exactly these permissions. */
+export async function tokenWith(platform: TestPlatform, permissions: string[]): Promise<string> {
+  const res = await api('POST', '/tokens', { auth: platform.auth, body: { name: `perm-${permissions.join('-') || 'none'}`, permissions } });
+  expect(res.status).toBe(201);
+  return basic(res.body.clientId, res.body.clientSecret);
+}
+
+/** Asserts the spec's error shape and returns the body. */
+export function expectError(res: ApiResult, status: number, code?: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.headers.get('Content-Type')).toContain('application/json');
+  expect(res.body).toMatchObject({ status, code: expect.any(String), message: expect.any(String) });
+  if (code) expect(res.body.code).toBe(code);
+  return res.body;
+}
+
+/** Names of the fields a 400 INVALID_INPUT reports. */
+export function failingFields(res: ApiResult): string[] {
+  return (res.body?.details?.fields ?? []).map((f: { field: string }) => f.field);
+}
