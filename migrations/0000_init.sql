@@ -12,6 +12,56 @@ CREATE TABLE `api_tokens` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_tokens_client_id_unique` ON `api_tokens` (`client_id`);--> statement-breakpoint
 CREATE INDEX `api_tokens_platform_idx` ON `api_tokens` (`platform_id`,`id`);--> statement-breakpoint
+CREATE TABLE `customers` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform_id` text NOT NULL,
+	`platform_customer_id` text NOT NULL,
+	`customer_type` text NOT NULL,
+	`email` text,
+	`uma_address` text NOT NULL,
+	`region` text,
+	`verification_status` text NOT NULL,
+	`info` text NOT NULL,
+	`is_deleted` integer DEFAULT false NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`platform_id`) REFERENCES `platforms`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `customers_platform_customer_id_uq` ON `customers` (`platform_id`,`platform_customer_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `customers_uma_address_uq` ON `customers` (`platform_id`,`uma_address`);--> statement-breakpoint
+CREATE INDEX `customers_platform_idx` ON `customers` (`platform_id`,`id`);--> statement-breakpoint
+CREATE TABLE `internal_accounts` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform_id` text NOT NULL,
+	`customer_id` text,
+	`type` text NOT NULL,
+	`status` text NOT NULL,
+	`currency` text NOT NULL,
+	`balance` integer DEFAULT 0 NOT NULL,
+	`private_enabled` integer DEFAULT false NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`platform_id`) REFERENCES `platforms`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE no action,
+	CONSTRAINT "internal_accounts_balance_non_negative" CHECK("internal_accounts"."balance" >= 0)
+);
+--> statement-breakpoint
+CREATE INDEX `internal_accounts_platform_idx` ON `internal_accounts` (`platform_id`,`customer_id`,`id`);--> statement-breakpoint
+CREATE TABLE `ledger_entries` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform_id` text NOT NULL,
+	`account_id` text NOT NULL,
+	`amount` integer NOT NULL,
+	`currency` text NOT NULL,
+	`reference` text NOT NULL,
+	`kind` text NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `ledger_entries_once_uq` ON `ledger_entries` (`reference`,`kind`,`account_id`);--> statement-breakpoint
+CREATE INDEX `ledger_entries_account_idx` ON `ledger_entries` (`account_id`,`id`);--> statement-breakpoint
+CREATE INDEX `ledger_entries_platform_idx` ON `ledger_entries` (`platform_id`);--> statement-breakpoint
 CREATE TABLE `platforms` (
 	`id` text PRIMARY KEY NOT NULL,
 	`config_id` text NOT NULL,

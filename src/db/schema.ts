@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CurrencyConfig, WalletConfig } from '../platform/schema';
 
 /** Times are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601. */
@@ -38,6 +39,89 @@ export const apiTokens = sqliteTable(
   (t) => [index('api_tokens_platform_idx').on(t.platformId, t.id)],
 );
 
+/** A platform's customer. Type-specific fields (personal or business info) live in `info`. */
+export const customers = sqliteTable(
+  'customers',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    platformCustomerId: text('platform_customer_id').notNull(),
+    customerType: text('customer_type').$type<'INDIVIDUAL' | 'BUSINESS'>().notNull(),
+    email: text('email'),
+    umaAddress: text('uma_address').notNull(),
+    region: text('region'),
+    /** kycStatus (INDIVIDUAL) or kybStatus (BUSINESS). */
+    verificationStatus: text('verification_status').notNull(),
+    info: text('info', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    isDeleted: integer('is_deleted', { mode: 'boolean' }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('customers_platform_customer_id_uq').on(t.platformId, t.platformCustomerId),
+    uniqueIndex('customers_uma_address_uq').on(t.platformId, t.umaAddress),
+    index('customers_platform_idx').on(t.platformId, t.id),
+  ],
+);
+
+/**
+ * Money held by the service: per customer (customerId set) or the platform's own (customerId null).
+ * `balance` is the materialised sum of this account's ledger entries; the CHECK makes overdraft impossible,
+ * so a money batch that would overdraw fails whole.
+ */
+export const internalAccounts = sqliteTable(
+  'internal_accounts',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    customerId: text('customer_id').references(() => customers.id),
+    type: text('type').$type<'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET'>().notNull(),
+    status: text('status').$type<'PENDING' | 'ACTIVE' | 'CLOSED' | 'FROZEN'>().notNull(),
+    currency: text('currency').notNull(),
+    balance: integer('balance').notNull().default(0),
+    privateEnabled: integer('private_enabled', { mode: 'boolean' }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('internal_accounts_balance_non_negative', sql`${t.balance} >= 0`),
+    index('internal_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
+  ],
+);
+
+/**
+ * Double-entry ledger: every movement is two rows of opposite sign written in the same batch as the
+ * balance change and the state change that causes it. Accounts outside the service (external accounts,
+ * the sandbox funding source, counterparties) appear by id, so all entries of a platform sum to zero.
+ */
+export const ledgerEntries = sqliteTable(
+  'ledger_entries',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    accountId: text('account_id').notNull(),
+    /** Signed, smallest unit: positive credits the account. */
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    /** What caused it (a transaction id, a funding id); (reference, kind, account) is unique so a movement posts once. */
+    reference: text('reference').notNull(),
+    kind: text('kind').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('ledger_entries_once_uq').on(t.reference, t.kind, t.accountId),
+    index('ledger_entries_account_idx').on(t.accountId, t.id),
+    index('ledger_entries_platform_idx').on(t.platformId),
+  ],
+);
+
 export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
 export type PlatformRow = typeof platforms.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
+export type CustomerRow = typeof customers.$inferSelect;
+export type InternalAccountRow = typeof internalAccounts.$inferSelect;
+export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;

@@ -1,0 +1,83 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../db/client';
+import { internalAccounts, ledgerEntries } from '../db/schema';
+import { newId } from '../crypto/ids';
+
+export type Statement = BatchItem<'sqlite'>;
+
+/** One movement of money from one account to another, in one currency. */
+export interface Movement {
+  platformId: string;
+  /** Debited account: an internal account id, or the id of something outside the service. */
+  from: string;
+  /** Credited account. */
+  to: string;
+  amount: number;
+  currency: string;
+  /** What causes it (transaction id, funding id); with `kind` it identifies the movement so it posts once. */
+  reference: string;
+  kind: string;
+  now: number;
+}
+
+const isInternal = (id: string) => id.startsWith('InternalAccount:');
+
+/**
+ * The statements of a movement: balance changes of the internal sides plus the two ledger entries.
+ * Put them in one `db.batch` with the state change that causes them: the balance CHECK refuses an
+ * overdraft and the unique (reference, kind, account) refuses a second posting, each rolling back the
+ * whole batch.
+ */
+export function movementStatements(db: Db, m: Movement): Statement[] {
+  if (!Number.isSafeInteger(m.amount) || m.amount <= 0) throw new Error(`invalid movement amount ${m.amount}`);
+  const stmts: Statement[] = [];
+  const change = (id: string, delta: number) =>
+    db
+      .update(internalAccounts)
+      .set({ balance: sql`${internalAccounts.balance} + ${delta}`, updatedAt: m.now })
+      .where(and(eq(internalAccounts.id, id), eq(internalAccounts.platformId, m.platformId), eq(internalAccounts.currency, m.currency)));
+  if (isInternal(m.from)) stmts.push(change(m.from, -m.amount));
+  if (isInternal(m.to)) stmts.push(change(m.to, m.amount));
+  const entry = (accountId: string, amount: number) => ({
+    id: newId('LedgerEntry', m.now),
+    platformId: m.platformId,
+    accountId,
+    amount,
+    currency: m.currency,
+    reference: m.reference,
+    kind: m.kind,
+    createdAt: m.now,
+  });
+  stmts.push(db.insert(ledgerEntries).values([entry(m.from, -m.amount), entry(m.to, m.amount)]));
+  return stmts;
+}
+
+export type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_applied';
+
+/**
+ * Runs a batch that moves money. Expected refusals come back as values: an overdraft
+ * (`insufficient_funds`) or a movement already posted (`already_applied`); in both nothing changed.
+ */
+export async function runMoneyBatch(db: Db, stmts: Statement[]): Promise<MoneyBatchResult> {
+  try {
+    await db.batch(stmts as [Statement, ...Statement[]]);
+    return 'applied';
+  } catch (error) {
+    const text = errorText(error);
+    if (text.includes('internal_accounts_balance_non_negative') || /CHECK constraint failed/i.test(text)) return 'insufficient_funds';
+    if (/UNIQUE constraint failed: ledger_entries/i.test(text)) return 'already_applied';
+    throw error;
+  }
+}
+
+/** The message of an error and its causes (drizzle wraps D1's error). */
+export function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let i = 0; e && i < 5; i++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
+  }
+  return parts.join(' | ');
+}
