@@ -1,4 +1,5 @@
 import { settings, type Env } from './env';
+import { errorResponse, notFound } from './http/errors';
 import { logger } from './http/log';
 import { buildRouter, toErrorResponse } from './router';
 import { handleJobs, sweep } from './jobs';
@@ -20,7 +21,8 @@ export default {
       } else {
         let router = routers.get(s.apiPrefix);
         if (!router) routers.set(s.apiPrefix, (router = buildRouter(s.apiPrefix)));
-        response = await router.fetch(request as never, env, exec, { settings: s, log });
+        // Paths outside the version base match no route at all.
+        response = (await router.fetch(request as never, env, exec, { settings: s, log })) ?? errorResponse(notFound('NOT_FOUND', 'No route matches this path'));
       }
     } catch (error) {
       response = toErrorResponse(error, log, request);

@@ -90,5 +90,5 @@ export function expectError(res: ApiResult, status: number, code?: string) {
 
 /** Names of the fields a 400 INVALID_INPUT reports. */
 export function failingFields(res: ApiResult): string[] {
-  return (res.body?.details?.fields ?? []).map((f: { field: string }) => f.field);
+  return [...new Set<string>((res.body?.details?.fields ?? []).map((f: { field: string }) => f.field))];
 }

@@ -132,7 +132,7 @@ export type ApiToken = z.infer<typeof ApiToken>;
 export const ApiTokenCreate = z
   .object({
     name: z.string().trim().min(1).max(255),
-    permissions: z.array(Permission).max(3),
+    permissions: z.array(Permission),
   })
   .meta({ id: 'ApiTokenCreateRequest' });
 

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { api, expectError, failingFields, newPlatform } from '../helpers';
+
+const usd = { currencyCode: 'USD', minAmount: 100, maxAmount: 500000, enabledTransactionTypes: ['OUTGOING'], requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }] };
+
+describe('GET /config', () => {
+  it('returns the platform configuration with read-only and derived fields', async () => {
+    const p = await newPlatform({ proxyUmaSubdomain: 'acme', webhookEndpoint: 'https://hooks.example.com/uma' });
+    const res = await api('GET', '/config', { auth: p.auth });
+    expect(res.status).toBe(200);
+    const c = res.body;
+    expect(c.id).toMatch(/^PlatformConfig:[0-9a-f-]{36}$/);
+    expect(c).toMatchObject({
+      umaDomain: 'platform.test',
+      proxyUmaSubdomain: 'acme',
+      webhookEndpoint: 'https://hooks.example.com/uma',
+      isRegulatedFinancialInstitution: false,
+      embeddedWalletConfig: { appName: 'Test Wallet', otpLength: 6, alphanumeric: false, expirationSeconds: 300 },
+    });
+    expect(c.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(c.updatedAt).toBe(c.createdAt);
+    const mxn = c.supportedCurrencies.find((x: any) => x.currencyCode === 'MXN');
+    expect(mxn).toEqual({
+      currencyCode: 'MXN',
+      minAmount: 1,
+      maxAmount: 100000000,
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+      requiredCounterpartyFields: [],
+      providerRequiredCustomerFields: ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'],
+      providerRequiredCounterpartyCustomerFields: ['FULL_NAME', 'TAX_ID'],
+    });
+  });
+
+  it('omits embeddedWalletConfig when the platform has none', async () => {
+    const p = await newPlatform({ embeddedWalletConfig: undefined });
+    const res = await api('GET', '/config', { auth: p.auth });
+    expect(res.body).not.toHaveProperty('embeddedWalletConfig');
+    expect(res.body).not.toHaveProperty('webhookEndpoint');
+  });
+});
+
+describe('PATCH /config merge rules (spec 4.7)', () => {
+  it('changes only the fields sent', async () => {
+    const p = await newPlatform();
+    const before = (await api('GET', '/config', { auth: p.auth })).body;
+
+    const r1 = await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: 'new.example.com' } });
+    expect(r1.status).toBe(200);
+    expect(r1.body).toEqual({ ...before, umaDomain: 'new.example.com', updatedAt: r1.body.updatedAt });
+
+    const r2 = await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: 'https://example.com/hook' } });
+    expect(r2.body).toEqual({ ...r1.body, webhookEndpoint: 'https://example.com/hook', updatedAt: r2.body.updatedAt });
+
+    const r3 = await api('PATCH', '/config', { auth: p.auth, body: { supportedCurrencies: [usd] } });
+    expect(r3.body.supportedCurrencies).toEqual([
+      { ...usd, providerRequiredCustomerFields: ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'], providerRequiredCounterpartyCustomerFields: ['FULL_NAME'] },
+    ]);
+    expect(r3.body.embeddedWalletConfig).toEqual(before.embeddedWalletConfig);
+    expect(r3.body.umaDomain).toBe('new.example.com');
+
+    const empty = await api('PATCH', '/config', { auth: p.auth, body: {} });
+    expect({ ...empty.body, updatedAt: null }).toEqual({ ...r3.body, updatedAt: null });
+
+    // GET reads back what PATCH answered.
+    expect((await api('GET', '/config', { auth: p.auth })).body).toEqual(empty.body);
+  });
+
+  it('merges embeddedWalletConfig field by field and leaves it unchanged when omitted', async () => {
+    const p = await newPlatform({ embeddedWalletConfig: { appName: 'Acme', sendFromEmailAddress: 'noreply@acme.com' } });
+    const r1 = await api('PATCH', '/config', { auth: p.auth, body: { embeddedWalletConfig: { logoUrl: 'https://acme.com/logo.png', otpLength: 8 } } });
+    expect(r1.body.embeddedWalletConfig).toEqual({
+      appName: 'Acme',
+      sendFromEmailAddress: 'noreply@acme.com',
+      logoUrl: 'https://acme.com/logo.png',
+      otpLength: 8,
+      alphanumeric: false,
+      expirationSeconds: 300,
+    });
+    const r2 = await api('PATCH', '/config', { auth: p.auth, body: { embeddedWalletConfig: { appName: 'Acme Pay' } } });
+    expect(r2.body.embeddedWalletConfig).toEqual({ ...r1.body.embeddedWalletConfig, appName: 'Acme Pay' });
+    const r3 = await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: 'acme.com' } });
+    expect(r3.body.embeddedWalletConfig).toEqual(r2.body.embeddedWalletConfig);
+    const r4 = await api('PATCH', '/config', { auth: p.auth, body: { embeddedWalletConfig: {} } });
+    expect(r4.body.embeddedWalletConfig).toEqual(r2.body.embeddedWalletConfig);
+  });
+
+  it('creates embeddedWalletConfig when absent, with the OTP defaults', async () => {
+    const p = await newPlatform({ embeddedWalletConfig: undefined });
+    const res = await api('PATCH', '/config', { auth: p.auth, body: { embeddedWalletConfig: { appName: 'New' } } });
+    expect(res.body.embeddedWalletConfig).toEqual({ appName: 'New', otpLength: 6, alphanumeric: false, expirationSeconds: 300 });
+  });
+
+  it('rejects read-only fields by name and changes nothing', async () => {
+    const p = await newPlatform();
+    const before = (await api('GET', '/config', { auth: p.auth })).body;
+    for (const field of ['id', 'isRegulatedFinancialInstitution', 'createdAt', 'updatedAt', 'proxyUmaSubdomain']) {
+      const res = await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: 'changed.example.com', [field]: field === 'isRegulatedFinancialInstitution' ? true : 'x' } });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res)).toEqual([field]);
+      expect(res.body.details.fields[0].message).toContain('read-only');
+    }
+    expect((await api('GET', '/config', { auth: p.auth })).body).toEqual(before);
+  });
+
+  it('validates every field', async () => {
+    const p = await newPlatform();
+    const bad: [unknown, string[]][] = [
+      [{ umaDomain: 'not a domain' }, ['umaDomain']],
+      [{ umaDomain: 42 }, ['umaDomain']],
+      [{ webhookEndpoint: 'ftp://example.com' }, ['webhookEndpoint']],
+      [{ webhookEndpoint: 'not a url' }, ['webhookEndpoint']],
+      [{ supportedCurrencies: [{ ...usd, currencyCode: 'usd' }] }, ['supportedCurrencies.0.currencyCode']],
+      [{ supportedCurrencies: [{ ...usd, currencyCode: 'XYZ' }] }, ['supportedCurrencies.0.currencyCode']],
+      [{ supportedCurrencies: [{ ...usd, minAmount: 10, maxAmount: 5 }] }, ['supportedCurrencies.0.minAmount']],
+      [{ supportedCurrencies: [{ ...usd, minAmount: -1 }] }, ['supportedCurrencies.0.minAmount']],
+      [{ supportedCurrencies: [{ ...usd, maxAmount: 1.5 }] }, ['supportedCurrencies.0.maxAmount']],
+      [{ supportedCurrencies: [{ ...usd, enabledTransactionTypes: ['SIDEWAYS'] }] }, ['supportedCurrencies.0.enabledTransactionTypes.0']],
+      [{ supportedCurrencies: [{ ...usd, requiredCounterpartyFields: [{ name: 'SHOE_SIZE', mandatory: true }] }] }, ['supportedCurrencies.0.requiredCounterpartyFields.0.name']],
+      [{ supportedCurrencies: [usd, usd] }, ['supportedCurrencies']],
+      [{ supportedCurrencies: [{ currencyCode: 'USD' }] }, ['supportedCurrencies.0.minAmount', 'supportedCurrencies.0.maxAmount', 'supportedCurrencies.0.enabledTransactionTypes', 'supportedCurrencies.0.requiredCounterpartyFields']],
+      [{ embeddedWalletConfig: { sendFromEmailAddress: 'nope' } }, ['embeddedWalletConfig.sendFromEmailAddress']],
+      [{ embeddedWalletConfig: { replyToEmailAddress: 'a@' } }, ['embeddedWalletConfig.replyToEmailAddress']],
+      [{ embeddedWalletConfig: { logoUrl: 'javascript:alert(1)' } }, ['embeddedWalletConfig.logoUrl']],
+      [{ embeddedWalletConfig: { otpLength: 3 } }, ['embeddedWalletConfig.otpLength']],
+      [{ embeddedWalletConfig: { expirationSeconds: 0 } }, ['embeddedWalletConfig.expirationSeconds']],
+      [{ embeddedWalletConfig: { appName: 'x'.repeat(256) } }, ['embeddedWalletConfig.appName']],
+      [{ embeddedWalletConfig: { colour: 'red' } }, ['embeddedWalletConfig.colour']],
+      [{ embeddedWalletConfig: 'yes' }, ['embeddedWalletConfig']],
+      [{ favouriteColour: 'red' }, ['favouriteColour']],
+    ];
+    for (const [body, fields] of bad) {
+      const res = await api('PATCH', '/config', { auth: p.auth, body });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res).sort(), JSON.stringify(body)).toEqual([...fields].sort());
+    }
+  });
+
+  it('one platform’s change never touches another platform', async () => {
+    const a = await newPlatform();
+    const b = await newPlatform();
+    const before = (await api('GET', '/config', { auth: b.auth })).body;
+    await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: 'a-only.example.com', embeddedWalletConfig: { appName: 'A' } } });
+    expect((await api('GET', '/config', { auth: b.auth })).body).toEqual(before);
+  });
+});
