@@ -23,5 +23,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: [here('./setup.ts')],
     testTimeout: 30_000,
+    // The JSON report lets .ci/run print the plain "N passed, N failed" line.
+    reporters: ['default', 'json'],
+    outputFile: { json: here('../node_modules/.cache/vitest-report.json') },
   },
 });
