@@ -11,6 +11,9 @@ export interface Env {
   LOG_LEVEL?: string;
   /** Secret: bearer token of the operator endpoints; without it they answer 404. */
   OPERATOR_TOKEN?: string;
+  /** Production e-mail provider (HTTP JSON API, Resend-compatible): endpoint and secret key. */
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -20,6 +23,7 @@ export interface Settings {
   apiPrefix: string;
   logLevel: LogLevel;
   operatorToken: string | undefined;
+  email: { apiUrl: string; apiKey: string | undefined };
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -35,5 +39,6 @@ export function settings(env: Env): Settings {
     apiPrefix: prefix,
     logLevel: LOG_LEVELS.includes(level) ? level : 'info',
     operatorToken: env.OPERATOR_TOKEN || undefined,
+    email: { apiUrl: env.EMAIL_API_URL || 'https://api.resend.com/emails', apiKey: env.EMAIL_API_KEY || undefined },
   };
 }

@@ -119,6 +119,32 @@ export const ledgerEntries = sqliteTable(
   ],
 );
 
+/** Sandbox only: e-mails the service would have sent (OTP codes), readable through GET /sandbox/emails. */
+export const sandboxEmails = sqliteTable(
+  'sandbox_emails',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    to: text('to_address').notNull(),
+    from: text('from_address').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sandbox_emails_platform_idx').on(t.platformId, t.id)],
+);
+
+/**
+ * Credential and session ids -> the embedded-wallet account (and its Durable Object) holding them, so
+ * endpoints addressed by a credential or session id find the account in one query. Written by the AccountDO.
+ */
+export const walletAuthIndex = sqliteTable('wallet_auth_index', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  platformId: text('platform_id').notNull(),
+  createdAt: createdAt(),
+});
+
 export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
 export type PlatformRow = typeof platforms.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;

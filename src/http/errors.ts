@@ -8,6 +8,8 @@ export class ApiError extends Error {
     message: string,
     readonly details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
+    /** Sandbox magic-value failures name the failed check here (spec 4.9). */
+    readonly reason?: string,
   ) {
     super(message);
   }
@@ -54,12 +56,14 @@ export const ErrorBody = z
     code: z.string(),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
+    reason: z.string().optional().meta({ description: 'Sandbox: the failed magic-value check (spec 4.9)' }),
   })
   .meta({ id: 'Error', description: 'Every non-2xx response has this shape; `status` equals the HTTP status.' });
 
 export function errorResponse(error: ApiError): Response {
   const body: z.infer<typeof ErrorBody> = { status: error.status, code: error.code, message: error.message };
   if (error.details) body.details = error.details;
+  if (error.reason) body.reason = error.reason;
   return new Response(JSON.stringify(body), {
     status: error.status,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...error.headers },

@@ -1,0 +1,182 @@
+import { ApiError, badRequest, notFound } from '../http/errors';
+import { defineRoute, json, noContent } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { addCredentialOperation, checkOidc, newCredential, sendOtp } from './credentials';
+import {
+  AccountIdQuery,
+  AuthMethod,
+  AuthSession,
+  AuthSignedRequestChallenge,
+  ChallengeRequest,
+  CredentialCreate,
+  CredentialList,
+  CredentialVerify,
+  IdParams,
+  PasskeyAuthChallenge,
+  SIGNATURE_HEADERS,
+} from './schema';
+import { authMethodJson, failure, metaOf, sessionJson, walletByAccount, walletByAuthId } from './service';
+import { signedRetry } from './signed-retry';
+
+const tag = 'Embedded Wallet Auth';
+const credentialNotFound = () => notFound('NOT_FOUND', 'Credential not found');
+const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: AuthSignedRequestChallenge } };
+
+export const credentialRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/auth/credentials',
+    operationId: 'createAuthCredential',
+    summary: 'Create a credential: 201 for the first one, otherwise a signed retry',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    body: CredentialCreate,
+    headers: SIGNATURE_HEADERS,
+    responses: { 201: { description: 'Created', schema: AuthMethod }, ...challenge202, ...errorResponses(400, 401, 403, 404, 409) },
+    handler: async (c) => {
+      const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.body.accountId);
+      const signing = c.request.headers.has('Service-Wallet-Signature') || c.request.headers.has('Request-Id');
+      let credential;
+      if (!signing) {
+        credential = await newCredential(c, wallet, c.body);
+        const first = await wallet.stub.addFirstCredential(metaOf(wallet, c.now), credential);
+        if (first.ok) return created(c, wallet, first.credential);
+        if (!('needsSignature' in first)) throw failure(first);
+        const conflict = await wallet.stub.checkCanAdd(metaOf(wallet, c.now), credential);
+        if (conflict) throw failure(conflict);
+      }
+      const op = credential && addCredentialOperation(credential);
+      const result = await signedRetry(c, wallet, 'ADD_CREDENTIAL', async () => op!);
+      if (result.status === 'challenge') return json(result.body, 202);
+      if (result.result.kind !== 'credential') throw new Error('unexpected signed-retry result');
+      return created(c, wallet, result.result.credential);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/auth/credentials',
+    operationId: 'listAuthCredentials',
+    summary: "List an embedded wallet's credentials (not paginated)",
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: AccountIdQuery,
+    responses: { 200: { description: 'The credentials', schema: CredentialList }, ...errorResponses(400, 401, 403, 404) },
+    handler: async (c) => {
+      const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.query.accountId);
+      const list = await wallet.stub.listCredentials(metaOf(wallet, c.now));
+      return json({ data: list.map(authMethodJson) });
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/auth/credentials/:id',
+    operationId: 'revokeAuthCredential',
+    summary: 'Revoke a credential (signed retry by a session of another credential); its sessions go with it',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: IdParams,
+    headers: SIGNATURE_HEADERS,
+    responses: { 204: { description: 'Revoked' }, ...challenge202, ...errorResponses(400, 401, 403, 404) },
+    handler: async (c) => {
+      const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, credentialNotFound);
+      const result = await signedRetry(c, wallet, 'REVOKE_CREDENTIAL', async () => {
+        const meta = metaOf(wallet, c.now);
+        const credential = await wallet.stub.getCredential(meta, c.params.id);
+        if (!credential) throw credentialNotFound();
+        if ((await wallet.stub.credentialCount(meta)) <= 1) throw badRequest('The only credential of an account cannot be revoked');
+        return {
+          activity: 'ACTIVITY_TYPE_DELETE_CREDENTIAL',
+          parameters: { credentialId: credential.id, credentialType: credential.type },
+          effect: { kind: 'revokeCredential', credentialId: credential.id },
+          type: credential.type,
+        };
+      });
+      return result.status === 'challenge' ? json(result.body, 202) : noContent();
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/credentials/:id/challenge',
+    operationId: 'challengeAuthCredential',
+    summary: 'Start authentication: EMAIL_OTP sends a code, PASSKEY returns a WebAuthn challenge',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: IdParams,
+    body: ChallengeRequest,
+    responses: {
+      200: { description: 'EMAIL_OTP: the AuthMethod; PASSKEY: the passkey challenge', schema: PasskeyAuthChallenge.or(AuthMethod) },
+      429: { description: 'Re-issued too soon', schema: errorResponses(429)[429]!.schema, headers: { 'Retry-After': 'Seconds to wait' } },
+      ...errorResponses(400, 401, 403, 404),
+    },
+    handler: async (c) => {
+      const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, credentialNotFound);
+      const meta = metaOf(wallet, c.now);
+      const credential = await wallet.stub.getCredential(meta, c.params.id);
+      if (!credential) throw credentialNotFound();
+      if (credential.type === 'EMAIL_OTP') return json(authMethodJson(await sendOtp(c, wallet, credential.id)));
+      if (credential.type === 'OAUTH') {
+        throw badRequest('OAUTH credentials have no challenge step: call verify with a fresh OIDC token');
+      }
+      const clientPublicKey = c.body?.clientPublicKey;
+      if (!clientPublicKey) throw badRequest('clientPublicKey is required for PASSKEY', { fields: [{ field: 'clientPublicKey', message: 'Required' }] });
+      const issued = await wallet.stub.passkeyChallenge(meta, { credentialId: credential.id, clientPublicKey });
+      if (!issued.ok) throw failure(issued);
+      return json({
+        ...authMethodJson(issued.credential),
+        credentialId: issued.credential.credentialId,
+        challenge: issued.challenge,
+        requestId: issued.requestId,
+        expiresAt: new Date(issued.expiresAt).toISOString(),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/auth/credentials/:id/verify',
+    operationId: 'verifyAuthCredential',
+    summary: 'Verify a credential and issue a session (encryptedSessionSigningKey sealed to clientPublicKey)',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: IdParams,
+    body: CredentialVerify,
+    headers: { 'Request-Id': { description: 'PASSKEY: the requestId of the challenge' } },
+    responses: { 200: { description: 'The new session, with its key', schema: AuthSession }, ...errorResponses(400, 401, 403, 404) },
+    handler: async (c) => {
+      const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, credentialNotFound);
+      const meta = metaOf(wallet, c.now);
+      const credential = await wallet.stub.getCredential(meta, c.params.id);
+      if (!credential) throw credentialNotFound();
+      const body = c.body;
+      if (body.type !== credential.type) {
+        throw badRequest(`This credential is ${credential.type}, not ${body.type}`, { fields: [{ field: 'type', message: `Must be ${credential.type}` }] });
+      }
+      const ttlMs = c.settings.sessionTtlSeconds * 1000;
+      const sandbox = c.settings.mode === 'sandbox';
+      let outcome;
+      if (body.type === 'EMAIL_OTP') {
+        outcome = await wallet.stub.verifyOtp(meta, { credentialId: credential.id, otp: body.otp, clientPublicKey: body.clientPublicKey, sandbox, ttlMs });
+      } else if (body.type === 'OAUTH') {
+        const { identity } = await checkOidc(c.settings, body.oidcToken, c.now, body.clientPublicKey);
+        outcome = await wallet.stub.verifyOauth(meta, { credentialId: credential.id, identity, clientPublicKey: body.clientPublicKey, ttlMs });
+      } else {
+        const requestId = c.request.headers.get('Request-Id');
+        if (!requestId) throw new ApiError(401, 'REQUEST_ID_MISSING', 'Request-Id (from the challenge) is required to verify a PASSKEY');
+        const rp = { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins };
+        outcome = await wallet.stub.verifyPasskey(meta, { credentialId: credential.id, requestId, assertion: body.assertion, sandbox, rp, ttlMs });
+      }
+      if (!outcome.ok) throw failure(outcome);
+      return json(sessionJson(outcome.session));
+    },
+  }),
+];
+
+/** 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2). */
+async function created(c: Parameters<typeof sendOtp>[0], wallet: Parameters<typeof sendOtp>[1], credential: Parameters<typeof authMethodJson>[0]) {
+  if (credential.type === 'EMAIL_OTP') await sendOtp(c, wallet, credential.id);
+  return json(authMethodJson(credential), 201);
+}

@@ -1,0 +1,86 @@
+import type { Settings } from '../env';
+import type { Db } from '../db/client';
+import { ApiError, badRequest } from '../http/errors';
+import type { Ctx } from '../http/route';
+import { platforms } from '../db/schema';
+import { WALLET_DEFAULTS } from '../platform/schema';
+import { eq } from 'drizzle-orm';
+import { verifyOidcToken, type OidcIdentity } from './oidc';
+import { verifyPasskeyRegistration } from './webauthn';
+import { emailSender, otpEmail } from './email';
+import { failure, metaOf, type Wallet } from './service';
+import type { SignedOperation } from './signed-retry';
+import type { CredentialCreate } from './schema';
+import type { NewCredential } from './types';
+
+/** Checks a new credential's proof (OIDC token, WebAuthn registration) and returns what the account stores. */
+export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCreate): Promise<NewCredential> {
+  switch (body.type) {
+    case 'EMAIL_OTP':
+      if (!wallet.email) throw badRequest('The customer has no e-mail address for an EMAIL_OTP credential');
+      return { type: 'EMAIL_OTP', nickname: wallet.email };
+    case 'OAUTH': {
+      const { identity, email } = await checkOidc(c.settings, body.oidcToken, c.now);
+      return { type: 'OAUTH', nickname: email ?? identity.sub, identity };
+    }
+    case 'PASSKEY': {
+      const registered = await verifyPasskeyRegistration(
+        { challenge: body.challenge, attestation: body.attestation },
+        { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins },
+      );
+      if (!registered.ok) throw badRequest(`Passkey registration rejected: ${registered.reason}`, { fields: [{ field: 'attestation', message: registered.reason }] });
+      const { credentialId, publicKey, counter, transports } = registered;
+      return { type: 'PASSKEY', nickname: body.nickname, passkey: { credentialId, publicKey, counter, transports } };
+    }
+  }
+}
+
+/** Validates an OIDC token (spec 4.2, 4.9): malformed is 400, a failed check 401 with the reason. */
+export async function checkOidc(settings: Settings, token: string, now: number, clientPublicKey?: string) {
+  const result = await verifyOidcToken(token, { mode: settings.mode, issuers: settings.oidcIssuers, now, clientPublicKey });
+  if (result.ok) return result;
+  if (result.code === 'OIDC_TOKEN_MALFORMED') throw badRequest(result.reason, { fields: [{ field: 'oidcToken', message: result.reason }] });
+  if (result.code === 'OIDC_KEYS_UNAVAILABLE') throw new ApiError(500, 'INTERNAL_ERROR', result.reason);
+  throw new ApiError(401, 'UNAUTHORIZED', result.reason, { reason: result.reason }, undefined, result.reason);
+}
+
+/** The step-1 binding of adding `credential` (spec 4.2: the challenge's `type` is the type being added). */
+export function addCredentialOperation(credential: NewCredential): SignedOperation {
+  const parameters: Record<string, Record<string, unknown>> = {
+    EMAIL_OTP: { userEmail: credential.nickname },
+    OAUTH: credential.type === 'OAUTH' ? { oauthProviders: [{ issuer: credential.identity.iss, subject: credential.identity.sub }] } : {},
+    PASSKEY: credential.type === 'PASSKEY' ? { authenticators: [{ authenticatorName: credential.nickname, credentialId: credential.passkey.credentialId }] } : {},
+  };
+  const activity = {
+    EMAIL_OTP: 'ACTIVITY_TYPE_CREATE_EMAIL_AUTH',
+    OAUTH: 'ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS',
+    PASSKEY: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+  }[credential.type];
+  return { activity, parameters: parameters[credential.type]!, effect: { kind: 'addCredential', credential }, type: credential.type };
+}
+
+async function walletConfig(db: Db, platformId: string) {
+  const [row] = await db.select({ config: platforms.embeddedWalletConfig }).from(platforms).where(eq(platforms.id, platformId));
+  return { ...WALLET_DEFAULTS, ...row?.config };
+}
+
+/**
+ * Issues an OTP for an EMAIL_OTP credential under the re-issue limit and e-mails it (spec 4.2), with the
+ * platform's length, alphabet and validity. A refusal by the limit is 429 with `Retry-After`.
+ */
+export async function sendOtp(c: Ctx, wallet: Wallet, credentialId: string) {
+  const config = await walletConfig(c.db, wallet.platformId);
+  const issued = await wallet.stub.issueOtp(metaOf(wallet, c.now), credentialId, config);
+  if (!issued.ok) {
+    if ('retryAfterSeconds' in issued) {
+      throw new ApiError(429, 'RATE_LIMITED', `Too many codes requested; retry in ${issued.retryAfterSeconds} s`, undefined, {
+        'Retry-After': String(issued.retryAfterSeconds),
+      });
+    }
+    throw failure(issued);
+  }
+  await emailSender(c.settings, c.db).send(otpEmail(wallet.platformId, issued.credential.nickname, issued.otp, config.expirationSeconds, config), c.now);
+  return issued.credential;
+}
+
+export type { OidcIdentity };

@@ -1,0 +1,85 @@
+import { and, eq } from 'drizzle-orm';
+import type { Env } from '../env';
+import type { Db } from '../db/client';
+import { customers, internalAccounts, walletAuthIndex } from '../db/schema';
+import { iso } from '../common/time';
+import { ApiError, notFound } from '../http/errors';
+import type { AccountDO } from './account-do';
+import type { AccountMeta, AuthMethodView, Failure, SessionView } from './types';
+
+/** An embedded-wallet account of the calling platform, with its Durable Object. */
+export interface Wallet {
+  accountId: string;
+  platformId: string;
+  customerId: string | null;
+  email: string | null;
+  stub: DurableObjectStub<AccountDO>;
+}
+
+const accountNotFound = () => notFound('NOT_FOUND', 'Embedded wallet internal account not found');
+
+function walletOf(ns: Env['ACCOUNT'], row: { accountId: string; platformId: string; customerId: string | null; email: string | null }): Wallet {
+  return { ...row, stub: ns.get(ns.idFromName(row.accountId)) };
+}
+
+const walletColumns = {
+  accountId: internalAccounts.id,
+  platformId: internalAccounts.platformId,
+  customerId: internalAccounts.customerId,
+  email: customers.email,
+};
+
+/** The EMBEDDED_WALLET account `accountId` of this platform (404 for anything else, other platforms included). */
+export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: string, accountId: string): Promise<Wallet> {
+  const [row] = await db
+    .select(walletColumns)
+    .from(internalAccounts)
+    .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
+    .where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')))
+    .limit(1);
+  if (!row) throw accountNotFound();
+  return walletOf(ns, row);
+}
+
+/** The wallet holding credential or session `id` (via the id index), for endpoints that name only that id. */
+export async function walletByAuthId(db: Db, ns: Env['ACCOUNT'], platformId: string, id: string, missing: () => ApiError): Promise<Wallet> {
+  const [row] = await db
+    .select(walletColumns)
+    .from(walletAuthIndex)
+    .innerJoin(internalAccounts, eq(internalAccounts.id, walletAuthIndex.accountId))
+    .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
+    .where(and(eq(walletAuthIndex.id, id), eq(walletAuthIndex.platformId, platformId)))
+    .limit(1);
+  if (!row) throw missing();
+  return walletOf(ns, row);
+}
+
+/** The wallet of a customer (its one EMBEDDED_WALLET account), if it has one. */
+export async function walletOfCustomer(db: Db, ns: Env['ACCOUNT'], platformId: string, customerId: string): Promise<Wallet | undefined> {
+  const [row] = await db
+    .select(walletColumns)
+    .from(internalAccounts)
+    .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
+    .where(and(eq(internalAccounts.customerId, customerId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')))
+    .limit(1);
+  return row && walletOf(ns, row);
+}
+
+export function metaOf(w: Wallet, now: number): AccountMeta {
+  return { accountId: w.accountId, platformId: w.platformId, email: w.email, now };
+}
+
+/** An expected refusal from the account, in the spec's error shape. */
+export function failure(f: Failure): ApiError {
+  return new ApiError(f.status, f.code, f.message, f.reason ? { reason: f.reason } : undefined, undefined, f.reason);
+}
+
+export function authMethodJson(v: AuthMethodView) {
+  const { createdAt, updatedAt, ...rest } = v;
+  return { ...rest, createdAt: iso(createdAt), updatedAt: iso(updatedAt) };
+}
+
+export function sessionJson(v: SessionView) {
+  const { createdAt, updatedAt, expiresAt, ...rest } = v;
+  return { ...rest, createdAt: iso(createdAt), updatedAt: iso(updatedAt), expiresAt: iso(expiresAt) };
+}

@@ -1,0 +1,91 @@
+import type { StoredPasskey } from './webauthn';
+import type { OidcIdentity } from './oidc';
+
+/** Who the account is, passed on every call so the object initialises itself on first use. */
+export interface AccountMeta {
+  accountId: string;
+  platformId: string;
+  /** The customer e-mail: the initial EMAIL_OTP credential's address. */
+  email: string | null;
+  /** Request time, epoch ms (the platform's sandbox clock). */
+  now: number;
+}
+
+export type CredentialType = 'EMAIL_OTP' | 'OAUTH' | 'PASSKEY';
+
+/** Signed-retry challenges are valid for 5 minutes (spec 2.3); so are passkey challenges. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+/** OTP re-issue limits (spec 8 leaves the numbers open; the README states them). */
+export const OTP_RESEND_INTERVAL_MS = 30_000;
+export const OTP_WINDOW_MS = 15 * 60_000;
+export const OTP_WINDOW_MAX_SENDS = 5;
+/** Wrong codes allowed before a code is burnt. */
+export const OTP_MAX_ATTEMPTS = 5;
+
+export type NewCredential =
+  | { type: 'EMAIL_OTP'; nickname: string }
+  | { type: 'OAUTH'; nickname: string; identity: OidcIdentity }
+  | { type: 'PASSKEY'; nickname: string; passkey: StoredPasskey };
+
+/** AuthMethod (spec 2.1) with times as epoch ms; routes render them. */
+export interface AuthMethodView {
+  id: string;
+  accountId: string;
+  type: CredentialType;
+  nickname: string;
+  createdAt: number;
+  updatedAt: number;
+  credentialId?: string;
+}
+
+/** Session (spec 2.2); the sealed key only on issuing responses. */
+export interface SessionView extends AuthMethodView {
+  expiresAt: number;
+  encryptedSessionSigningKey?: string;
+}
+
+export interface ChallengeSpec {
+  /** Our operation name; the retry must name the same one. */
+  operation: string;
+  /** The activity `type` written into payloadToSign. */
+  activity: string;
+  method: string;
+  path: string;
+  /** SHA-256 hex of the canonical request body. */
+  bodyHash: string;
+  /** Operation parameters bound into payloadToSign (e.g. the clientPublicKey to seal to). */
+  parameters: Record<string, unknown>;
+}
+
+export interface SignedChallenge {
+  payloadToSign: string;
+  requestId: string;
+  expiresAt: number;
+}
+
+/** What a successful signed retry does inside the account, atomically with consuming the request id. */
+export type Effect =
+  | { kind: 'none' }
+  | { kind: 'addCredential'; credential: NewCredential }
+  | { kind: 'revokeCredential'; credentialId: string }
+  | { kind: 'revokeSession'; sessionId: string }
+  | { kind: 'refreshSession'; sessionId: string; clientPublicKey: string; ttlMs: number }
+  | { kind: 'exportWallet'; clientPublicKey: string }
+  | { kind: 'updateEmail'; email: string };
+
+export type EffectResult =
+  | { kind: 'none' }
+  | { kind: 'credential'; credential: AuthMethodView }
+  | { kind: 'session'; session: SessionView }
+  | { kind: 'export'; encryptedWalletCredentials: string };
+
+/** An expected refusal, shaped by the route into the spec's error body. */
+export interface Failure {
+  ok: false;
+  status: number;
+  code: string;
+  message: string;
+  reason?: string;
+}
+
+export type Outcome<T> = ({ ok: true } & T) | Failure;
