@@ -116,6 +116,7 @@ export async function verifyPasskeyAssertion(
     // A forged signature comes back as verified: false, not as an exception.
     if (!result.verified) return fail('passkey signature does not verify');
     const counter = result.authenticationInfo.newCounter;
+    // The library applies this rule too; it is restated because replay protection must not hinge on a dependency.
     if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) return fail('passkey signature counter did not increase');
     return { ok: true, credentialId: credential.credentialId, counter };
   } catch (e) {

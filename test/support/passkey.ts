@@ -1,7 +1,7 @@
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { base64urlnopad as b64url } from '@scure/base';
+import { isoCBOR } from '@simplewebauthn/server/helpers';
 
 export const TEST_RP_ID = 'localhost';
 export const TEST_ORIGIN = 'http://localhost:3000';
