@@ -14,6 +14,16 @@ export interface Env {
   /** Production e-mail provider (HTTP JSON API, Resend-compatible): endpoint and secret key. */
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
+  /** Secret: base64 of 32 random bytes; the key wallet secrets are encrypted under at rest. */
+  WALLET_ENCRYPTION_KEY?: string;
+  /** OIDC issuers accepted for OAUTH credentials: JSON `{issuer: jwksUrl}` or a comma list of `issuer=jwksUrl` (a bare issuer means `<issuer>/.well-known/jwks.json`). */
+  OIDC_ISSUERS?: string;
+  /** WebAuthn relying-party id (the passkeys' domain). */
+  WEBAUTHN_RP_ID?: string;
+  /** Comma list of the origins passkey ceremonies may run on. */
+  WEBAUTHN_ORIGINS?: string;
+  /** Lifetime of embedded-wallet sessions in seconds (default 900). */
+  SESSION_TTL_SECONDS?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -24,6 +34,12 @@ export interface Settings {
   logLevel: LogLevel;
   operatorToken: string | undefined;
   email: { apiUrl: string; apiKey: string | undefined };
+  /** Issuer URL -> JWKS URL of every OIDC issuer OAUTH credentials may use. */
+  oidcIssuers: Record<string, string>;
+  webauthnRpId: string;
+  webauthnOrigins: string[];
+  /** Session lifetime (SESSION_TTL_SECONDS, default 900). */
+  sessionTtlSeconds: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -40,5 +56,73 @@ export function settings(env: Env): Settings {
     logLevel: LOG_LEVELS.includes(level) ? level : 'info',
     operatorToken: env.OPERATOR_TOKEN || undefined,
     email: { apiUrl: env.EMAIL_API_URL || 'https://api.resend.com/emails', apiKey: env.EMAIL_API_KEY || undefined },
+    oidcIssuers: parseOidcIssuers(env.OIDC_ISSUERS),
+    webauthnRpId: env.WEBAUTHN_RP_ID?.trim() || 'localhost',
+    webauthnOrigins: list(env.WEBAUTHN_ORIGINS) ?? DEFAULT_WEBAUTHN_ORIGINS,
+    sessionTtlSeconds: positiveInt(env.SESSION_TTL_SECONDS) ?? 900,
   };
+}
+
+/** Issuers of the common sign-in providers, used when `OIDC_ISSUERS` is not set. */
+export const DEFAULT_OIDC_ISSUERS: Readonly<Record<string, string>> = {
+  'https://accounts.google.com': 'https://www.googleapis.com/oauth2/v3/certs',
+  'https://appleid.apple.com': 'https://appleid.apple.com/auth/keys',
+};
+
+/** Origins of the usual local dev servers, paired with the default RP id `localhost`. */
+export const DEFAULT_WEBAUTHN_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787'];
+
+/**
+ * Parses `OIDC_ISSUERS`: a JSON object `{issuer: jwksUrl}`, or a comma list whose items are `issuer=jwksUrl`
+ * or a bare issuer (JWKS at `<issuer>/.well-known/jwks.json`). Unset means the defaults; anything
+ * unparseable means no issuer at all, so a typo fails closed.
+ */
+export function parseOidcIssuers(value: string | undefined): Record<string, string> {
+  const text = value?.trim();
+  if (!text) return { ...DEFAULT_OIDC_ISSUERS };
+  const out: Record<string, string> = {};
+  if (text.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return {};
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    for (const [issuer, jwks] of Object.entries(parsed)) {
+      if (typeof jwks !== 'string' || !isHttpUrl(issuer) || !isHttpUrl(jwks)) return {};
+      out[issuer] = jwks;
+    }
+    return out;
+  }
+  for (const item of list(text) ?? []) {
+    const eq = item.indexOf('=');
+    const issuer = eq < 0 ? item : item.slice(0, eq).trim();
+    const jwks = eq < 0 ? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json` : item.slice(eq + 1).trim();
+    if (!isHttpUrl(issuer) || !isHttpUrl(jwks)) return {};
+    out[issuer] = jwks;
+  }
+  return out;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  const items = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return items.length ? items : undefined;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+function positiveInt(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
 }

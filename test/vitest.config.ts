@@ -13,6 +13,13 @@ export default defineConfig({
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(here('../migrations')),
           OPERATOR_TOKEN: 'test-operator-token',
+          // 32 bytes, base64: "test-only wallet encryption key!"
+          WALLET_ENCRYPTION_KEY: 'dGVzdC1vbmx5IHdhbGxldCBlbmNyeXB0aW9uIGtleSE=',
+          // A local test issuer whose JWKS tests serve through a fetch stub, next to a real provider.
+          OIDC_ISSUERS: JSON.stringify({
+            'https://issuer.test': 'https://issuer.test/.well-known/jwks.json',
+            'https://accounts.google.com': 'https://www.googleapis.com/oauth2/v3/certs',
+          }),
           LOG_LEVEL: 'error',
         },
       },
