@@ -76,3 +76,21 @@ CREATE TABLE `platforms` (
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `sandbox_emails` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform_id` text NOT NULL,
+	`to_address` text NOT NULL,
+	`from_address` text NOT NULL,
+	`subject` text NOT NULL,
+	`text` text NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `sandbox_emails_platform_idx` ON `sandbox_emails` (`platform_id`,`id`);--> statement-breakpoint
+CREATE TABLE `wallet_auth_index` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`platform_id` text NOT NULL,
+	`created_at` integer NOT NULL
+);

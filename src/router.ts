@@ -7,11 +7,21 @@ import { openApiRoute } from './http/openapi';
 import { configRoutes } from './platform/config-routes';
 import { operatorRoutes } from './platform/operator-routes';
 import { tokenRoutes } from './platform/token-routes';
+import { credentialRoutes } from './wallet/credential-routes';
+import { emailRoutes } from './wallet/email-routes';
+import { sessionRoutes } from './wallet/session-routes';
 
 export const API_VERSION = '2025-10-13';
 
 /** Every endpoint, in matching order (literal paths before parameterised siblings). */
-export const ROUTES: RouteDef[] = [...configRoutes, ...tokenRoutes, ...operatorRoutes];
+export const ROUTES: RouteDef[] = [
+  ...configRoutes,
+  ...tokenRoutes,
+  ...operatorRoutes,
+  ...credentialRoutes,
+  ...sessionRoutes,
+  ...emailRoutes,
+];
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
 
