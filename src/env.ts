@@ -11,6 +11,10 @@ export interface Env {
   LOG_LEVEL?: string;
   /** Secret: bearer token of the operator endpoints; without it they answer 404. */
   OPERATOR_TOKEN?: string;
+  /** Secret: base64 PKCS#8 DER of the P-256 key that signs webhooks (`X-Service-Signature`). */
+  WEBHOOK_SIGNING_KEY?: string;
+  /** Domain of the sandbox UMA counterparty (spec 4.9); default `sandbox.uma.test`. */
+  SANDBOX_UMA_DOMAIN?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -20,6 +24,8 @@ export interface Settings {
   apiPrefix: string;
   logLevel: LogLevel;
   operatorToken: string | undefined;
+  webhookSigningKey: string | undefined;
+  sandboxUmaDomain: string;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -35,5 +41,7 @@ export function settings(env: Env): Settings {
     apiPrefix: prefix,
     logLevel: LOG_LEVELS.includes(level) ? level : 'info',
     operatorToken: env.OPERATOR_TOKEN || undefined,
+    webhookSigningKey: env.WEBHOOK_SIGNING_KEY || undefined,
+    sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
   };
 }

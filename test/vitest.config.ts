@@ -13,6 +13,9 @@ export default defineConfig({
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(here('../migrations')),
           OPERATOR_TOKEN: 'test-operator-token',
+          // A fixed P-256 test key (PKCS#8 DER, base64), generated once for the tests only.
+          WEBHOOK_SIGNING_KEY:
+            'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg6Ypq4vwzEyYUY03tot4k7DPcNpGz5CCbd4AxliWEvQ2hRANCAAR801gs05I5zfshxxUbUcGzcUK7APHqLRQ/Nur6knxJH3zNso08NgKzHRUnwTe7gJRSBudVrCty6weQUIGzUG9M',
           LOG_LEVEL: 'error',
         },
       },
