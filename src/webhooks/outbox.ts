@@ -47,12 +47,9 @@ export interface WebhookDeliverJob {
  * After the batch commits: one queue message per event. Never throws; a message that could not be
  * sent is picked up by the cron sweep, because the delivery row is already due.
  */
-export async function dispatchEvents(queue: Queue<unknown>, eventIds: string[], log?: Logger, delaySeconds = 0): Promise<void> {
+export async function dispatchEvents(queue: Queue<unknown>, eventIds: string[], log?: Logger): Promise<void> {
   for (let i = 0; i < eventIds.length; i += 100) {
-    const messages = eventIds.slice(i, i + 100).map((eventId) => ({
-      body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob,
-      ...(delaySeconds > 0 ? { delaySeconds } : {}),
-    }));
+    const messages = eventIds.slice(i, i + 100).map((eventId) => ({ body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob }));
     try {
       await queue.sendBatch(messages);
     } catch (error) {

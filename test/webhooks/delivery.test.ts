@@ -14,7 +14,6 @@ const deps = () => ({ db: database(env.DB), queue: env.JOBS, signingKey: env.WEB
 
 afterEach(() => {
   vi.useRealTimers();
-  vi.restoreAllMocks();
 });
 
 describe('webhook delivery', () => {

@@ -19,21 +19,36 @@ export interface HookCall {
   headers: Headers;
 }
 
+const HOOKS = 'https://hooks.test/';
+const endpoints = new Map<string, (request: Request) => Promise<Response>>();
+let installed = false;
+
 /**
- * Fakes the platform's webhook server at `fetch`, the Worker's only way out. `answer` gives the status
- * (or throws for a network error) for the n-th call to that URL.
+ * Fakes the platforms' webhook servers at `fetch`, the Worker's only way out: one spy per isolate routes
+ * `https://hooks.test/...` to the endpoint a test registered (410 once it is gone, never the network).
  */
-export function fakeEndpoint(url: string, answer: (n: number) => number | Promise<number>) {
-  const calls: HookCall[] = [];
+function install() {
+  if (installed) return;
+  installed = true;
   const original = globalThis.fetch;
-  const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
-    if (request.url !== url) return original(input, init);
+    if (!request.url.startsWith(HOOKS)) return original(input, init);
+    const endpoint = endpoints.get(request.url);
+    return endpoint ? endpoint(request) : new Response('gone', { status: 410 });
+  });
+}
+
+/** A fake endpoint at `url`; `answer` gives the status (or throws for a network error) of the n-th call. */
+export function fakeEndpoint(url: string, answer: (n: number) => number | Promise<number>) {
+  install();
+  const calls: HookCall[] = [];
+  endpoints.set(url, async (request) => {
     calls.push({ url: request.url, body: await request.text(), headers: request.headers });
     const status = await answer(calls.length);
     return new Response([204, 205, 304].includes(status) ? null : `answer ${calls.length}`, { status });
   });
-  return { calls, restore: () => spy.mockRestore() };
+  return { calls, restore: () => endpoints.delete(url) };
 }
 
 /** Writes an event through the outbox, as a state change would. */
@@ -58,14 +73,13 @@ export async function consume(...bodies: unknown[]) {
     bodies.map((body) => ({ id: `m${++messageSeq}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
+  await worker.queue(batch, env);
   return getQueueResult(batch, ctx);
 }
 
 /** Runs the real cron handler as if fired at `scheduledTime` (wall clock). */
 export async function runCron(scheduledTime: number) {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime, cron: '* * * * *' }), env, ctx);
+  await worker.scheduled(createScheduledController({ scheduledTime, cron: '* * * * *' }), env);
 }
 
 /** Verifies `X-Service-Signature` the way a platform would: WebCrypto, with the PEM from GET /config. */
