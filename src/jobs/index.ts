@@ -13,17 +13,17 @@ export type Job = WebhookDeliverJob | TransitionDueJob;
  * Queue consumer: each message is handled on its own; a failure retries only that message. Handlers
  * are idempotent (conditional claims), so a redelivered message changes nothing twice.
  */
-export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Logger, now = Date.now()): Promise<void> {
+export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Logger): Promise<void> {
   const deps = jobDeps(env, settings(env), log);
   for (const message of batch.messages) {
     const job = message.body as Partial<Job> | null;
     try {
       switch (job?.type) {
         case 'webhook.deliver':
-          if (typeof job.eventId === 'string') await deliverEvent(deps, job.eventId, now);
+          if (typeof job.eventId === 'string') await deliverEvent(deps, job.eventId, Date.now());
           break;
         case 'transition.due':
-          if (typeof job.id === 'string') await applyDueTransitions(deps, now, { id: job.id });
+          if (typeof job.id === 'string') await applyDueTransitions(deps, Date.now(), { id: job.id });
           break;
         default:
           log.warn('unknown job dropped', { type: String(job?.type) });
