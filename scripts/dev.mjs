@@ -107,7 +107,7 @@ async function main() {
   const vars = ensureDevVars();
   run(['d1', 'migrations', 'apply', 'DB', '--local']);
   // Settings given in the shell override wrangler.toml's [vars] for this run.
-  const overrides = ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL']
+  const overrides = ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN']
     .filter((k) => process.env[k] !== undefined)
     .flatMap((k) => ['--var', `${k}:${process.env[k]}`]);
   const child = spawn(

@@ -24,6 +24,10 @@ export interface Env {
   WEBAUTHN_ORIGINS?: string;
   /** Lifetime of embedded-wallet sessions in seconds (default 900). */
   SESSION_TTL_SECONDS?: string;
+  /** Secret: base64 PKCS#8 DER of the P-256 key that signs webhooks (`X-Service-Signature`). */
+  WEBHOOK_SIGNING_KEY?: string;
+  /** Domain of the sandbox UMA counterparty (spec 4.9); default `sandbox.uma.test`. */
+  SANDBOX_UMA_DOMAIN?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -40,6 +44,8 @@ export interface Settings {
   webauthnOrigins: string[];
   /** Session lifetime (SESSION_TTL_SECONDS, default 900). */
   sessionTtlSeconds: number;
+  webhookSigningKey: string | undefined;
+  sandboxUmaDomain: string;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -60,6 +66,8 @@ export function settings(env: Env): Settings {
     webauthnRpId: env.WEBAUTHN_RP_ID?.trim() || 'localhost',
     webauthnOrigins: list(env.WEBAUTHN_ORIGINS) ?? DEFAULT_WEBAUTHN_ORIGINS,
     sessionTtlSeconds: positiveInt(env.SESSION_TTL_SECONDS) ?? 900,
+    webhookSigningKey: env.WEBHOOK_SIGNING_KEY || undefined,
+    sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
   };
 }
 

@@ -10,6 +10,9 @@ import { tokenRoutes } from './platform/token-routes';
 import { credentialRoutes } from './wallet/credential-routes';
 import { emailRoutes } from './wallet/email-routes';
 import { sessionRoutes } from './wallet/session-routes';
+import { ratesRoutes } from './payments/rates-routes';
+import { clockRoutes } from './sandbox/clock-routes';
+import { webhookRoutes } from './webhooks/routes';
 
 export const API_VERSION = '2025-10-13';
 
@@ -21,6 +24,9 @@ export const ROUTES: RouteDef[] = [
   ...credentialRoutes,
   ...sessionRoutes,
   ...emailRoutes,
+  ...webhookRoutes,
+  ...ratesRoutes,
+  ...clockRoutes,
 ];
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
@@ -33,14 +39,16 @@ export function buildRouter(prefix: string) {
   const router = Router<IRequest, Args>({ base });
   const methodsByPath = new Map<string, string[]>();
   for (const route of all) {
-    router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) =>
-      route.run(req as unknown as Request, env, exec, deps),
-    );
+    router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) => {
+      hideSandboxInProduction(route.path, deps.settings);
+      return route.run(req as unknown as Request, env, exec, deps);
+    });
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) {
     const allow = methods.join(', ');
-    router.all(path, () => {
+    router.all(path, (_req: IRequest, _env: Env, _exec: ExecutionContext, deps: Args[2]) => {
+      hideSandboxInProduction(path, deps.settings);
       throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
     });
   }
@@ -48,6 +56,11 @@ export function buildRouter(prefix: string) {
     throw notFound('NOT_FOUND', 'No route matches this path');
   });
   return router;
+}
+
+/** `/sandbox/*` does not exist in production: 404 before authentication, exactly like an unknown path. */
+function hideSandboxInProduction(path: string, s: Settings): void {
+  if (s.mode !== 'sandbox' && path.startsWith('/sandbox/')) throw notFound('NOT_FOUND', 'No route matches this path');
 }
 
 export function toErrorResponse(error: unknown, log: Logger, request: Request): Response {

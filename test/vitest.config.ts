@@ -20,6 +20,9 @@ export default defineConfig({
             'https://issuer.test': 'https://issuer.test/.well-known/jwks.json',
             'https://accounts.google.com': 'https://www.googleapis.com/oauth2/v3/certs',
           }),
+          // A fixed P-256 test key (PKCS#8 DER, base64), generated once for the tests only.
+          WEBHOOK_SIGNING_KEY:
+            'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg6Ypq4vwzEyYUY03tot4k7DPcNpGz5CCbd4AxliWEvQ2hRANCAAR801gs05I5zfshxxUbUcGzcUK7APHqLRQ/Nur6knxJH3zNso08NgKzHRUnwTe7gJRSBudVrCty6weQUIGzUG9M',
           LOG_LEVEL: 'error',
         },
       },

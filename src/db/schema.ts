@@ -151,3 +151,5 @@ export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;
 export type InternalAccountRow = typeof internalAccounts.$inferSelect;
 export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
+
+export * from './infra-schema';

@@ -4,9 +4,7 @@ import { database, type Db } from '../db/client';
 import type { Permission } from '../db/schema';
 import { authenticate, type Principals } from './auth';
 import { readJson } from './body';
-import { forbidden, invalidFields, notFound, zodIssues } from './errors';
-
-const SANDBOX_ONLY = /^\/sandbox(\/|$)/;
+import { forbidden, invalidFields, zodIssues } from './errors';
 import type { Logger } from './log';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -65,8 +63,6 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
   spec: RouteSpec<A, P, Q, B>,
 ): RouteDef {
   const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
-    // Production has no sandbox surface at all: 404 before anything else, as for an unknown path.
-    if (SANDBOX_ONLY.test(spec.path) && settings.mode !== 'sandbox') throw notFound('NOT_FOUND', 'No route matches this path');
     const db = database(env.DB);
     const auth = await authenticate(spec.auth, request, { db, settings });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {

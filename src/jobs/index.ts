@@ -1,16 +1,29 @@
-import type { Env } from '../env';
+import { settings, type Env } from '../env';
 import type { Logger } from '../http/log';
+import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
+import { deliverDueWebhooks, deliverEvent } from '../webhooks/delivery';
+import type { WebhookDeliverJob } from '../webhooks/outbox';
+import { jobDeps } from './deps';
+import { applyDueTransitions, type TransitionDueJob } from './transitions';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
-export type Job = { type: 'noop' };
+export type Job = WebhookDeliverJob | TransitionDueJob;
 
-/** Queue consumer: each message is handled on its own; a failure retries only that message. */
-export async function handleJobs(batch: MessageBatch<unknown>, _env: Env, log: Logger): Promise<void> {
+/**
+ * Queue consumer: each message is handled on its own; a failure retries only that message. Handlers
+ * are idempotent (conditional claims), so a redelivered message changes nothing twice.
+ */
+export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Logger): Promise<void> {
+  const deps = jobDeps(env, settings(env), log);
   for (const message of batch.messages) {
     const job = message.body as Partial<Job> | null;
     try {
       switch (job?.type) {
-        case 'noop':
+        case 'webhook.deliver':
+          if (typeof job.eventId === 'string') await deliverEvent(deps, job.eventId, Date.now());
+          break;
+        case 'transition.due':
+          if (typeof job.id === 'string') await applyDueTransitions(deps, Date.now(), { id: job.id });
           break;
         default:
           log.warn('unknown job dropped', { type: String(job?.type) });
@@ -23,5 +36,20 @@ export async function handleJobs(batch: MessageBatch<unknown>, _env: Env, log: L
   }
 }
 
-/** Cron backstop: sweeps whatever is overdue. */
-export async function sweep(_env: Env, _now: number, _log: Logger): Promise<void> {}
+/** Cron backstop (every minute): whatever is overdue, on each platform's own clock. */
+export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
+  const deps = jobDeps(env, settings(env), log);
+  const steps: [string, () => Promise<unknown>][] = [
+    ['transitions', () => applyDueTransitions(deps, now)],
+    ['webhooks', () => deliverDueWebhooks(deps, now)],
+    ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
+  ];
+  // Each step on its own: one failing does not starve the others.
+  for (const [name, step] of steps) {
+    try {
+      await step();
+    } catch (error) {
+      log.error('sweep step failed', { step: name, error: String(error) });
+    }
+  }
+}

@@ -92,6 +92,11 @@ export const PlatformConfig = z
     supportedCurrencies: z.array(CurrencyConfigOut),
     isRegulatedFinancialInstitution: z.boolean(),
     embeddedWalletConfig: WalletConfigOut.optional(),
+    webhookPublicKey: z.string().meta({
+      description: 'PEM (SPKI) P-256 public key that verifies the `X-Service-Signature` header of webhooks',
+      example: '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...\n-----END PUBLIC KEY-----\n',
+    }),
+    sandboxUmaDomain: z.string().optional().meta({ description: 'Domain of the sandbox UMA counterparty (sandbox mode only)', example: 'sandbox.uma.test' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   })
@@ -108,6 +113,8 @@ export const PlatformConfigUpdate = z
     id: readOnly('id'),
     isRegulatedFinancialInstitution: readOnly('isRegulatedFinancialInstitution'),
     proxyUmaSubdomain: readOnly('proxyUmaSubdomain'),
+    webhookPublicKey: readOnly('webhookPublicKey'),
+    sandboxUmaDomain: readOnly('sandboxUmaDomain'),
     createdAt: readOnly('createdAt'),
     updatedAt: readOnly('updatedAt'),
   })

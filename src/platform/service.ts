@@ -5,6 +5,8 @@ import { newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { keysetPage, mapPage } from '../http/pagination';
+import type { Settings } from '../env';
+import { webhookPublicKeyPem } from '../crypto/webhook-signature';
 import { newToken } from './tokens-service';
 import {
   WALLET_DEFAULTS,
@@ -15,16 +17,32 @@ import {
   type WalletConfig,
 } from './schema';
 
+/** Service-wide parts of every PlatformConfig view, from the settings. */
+export interface ConfigExtras {
+  webhookPublicKey: string;
+  sandboxUmaDomain?: string;
+}
+
+/** The webhook verification key (imported once per isolate) and, in sandbox mode, the sandbox UMA domain. */
+export async function configExtras(s: Settings): Promise<ConfigExtras> {
+  if (!s.webhookSigningKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
+  const extras: ConfigExtras = { webhookPublicKey: await webhookPublicKeyPem(s.webhookSigningKey) };
+  if (s.mode === 'sandbox') extras.sandboxUmaDomain = s.sandboxUmaDomain;
+  return extras;
+}
+
 /** The PlatformConfig view of a platform row (spec 2.9), with the provider-required fields filled in. */
-export function configView(p: PlatformRow): PlatformConfigView {
+export function configView(p: PlatformRow, extras: ConfigExtras): PlatformConfigView {
   const view: PlatformConfigView = {
     id: p.configId,
     umaDomain: p.umaDomain,
     supportedCurrencies: p.supportedCurrencies.map(currencyView),
     isRegulatedFinancialInstitution: p.isRegulatedFinancialInstitution,
+    webhookPublicKey: extras.webhookPublicKey,
     createdAt: iso(p.createdAt),
     updatedAt: iso(p.updatedAt),
   };
+  if (extras.sandboxUmaDomain) view.sandboxUmaDomain = extras.sandboxUmaDomain;
   if (p.proxyUmaSubdomain) view.proxyUmaSubdomain = p.proxyUmaSubdomain;
   if (p.webhookEndpoint) view.webhookEndpoint = p.webhookEndpoint;
   if (p.embeddedWalletConfig) view.embeddedWalletConfig = { ...WALLET_DEFAULTS, ...p.embeddedWalletConfig };
@@ -41,7 +59,7 @@ function currencyView(c: CurrencyConfig) {
 }
 
 /** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
-export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number) {
+export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, extras: ConfigExtras) {
   const changes: Partial<PlatformRow> = { updatedAt: now };
   if (patch.umaDomain !== undefined) changes.umaDomain = patch.umaDomain;
   if (patch.webhookEndpoint !== undefined) changes.webhookEndpoint = patch.webhookEndpoint;
@@ -50,7 +68,7 @@ export async function updateConfig(db: Db, platform: PlatformRow, patch: Platfor
     changes.embeddedWalletConfig = mergeWalletConfig(platform.embeddedWalletConfig, patch.embeddedWalletConfig);
   }
   const [row] = await db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning();
-  return configView(row!);
+  return configView(row!, extras);
 }
 
 export function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
@@ -61,12 +79,12 @@ export function mergeWalletConfig(current: WalletConfig | null, patch: WalletCon
   return merged;
 }
 
-export function platformView(p: PlatformRow) {
-  return { id: p.id, name: p.name, config: configView(p), createdAt: iso(p.createdAt) };
+export function platformView(p: PlatformRow, extras: ConfigExtras) {
+  return { id: p.id, name: p.name, config: configView(p, extras), createdAt: iso(p.createdAt) };
 }
 
 /** Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically. */
-export async function createPlatform(db: Db, input: PlatformCreate, now: number) {
+export async function createPlatform(db: Db, input: PlatformCreate, now: number, extras: ConfigExtras) {
   const row: PlatformRow = {
     id: newId('Platform', now),
     configId: newId('PlatformConfig', now),
@@ -83,10 +101,10 @@ export async function createPlatform(db: Db, input: PlatformCreate, now: number)
   };
   const token = newToken(row.id, 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], now);
   await db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]);
-  return { platform: platformView(row), token: token.view };
+  return { platform: platformView(row, extras), token: token.view };
 }
 
-export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }) {
+export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }, extras: ConfigExtras) {
   const page = await keysetPage<PlatformRow>(db, {
     table: platforms,
     idColumn: platforms.id,
@@ -95,5 +113,5 @@ export async function listPlatforms(db: Db, q: { limit: number; cursor?: string 
     cursor: q.cursor,
     withTotal: true,
   });
-  return mapPage(page, platformView);
+  return mapPage(page, (p) => platformView(p, extras));
 }

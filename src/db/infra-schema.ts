@@ -1,0 +1,111 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Tables of the background machinery: the webhook outbox, due transitions and idempotency keys.
+ * Re-exported by schema.ts; no foreign keys here, so this file needs nothing from it.
+ */
+
+/** Webhook outbox: one row per event, written in the same batch as the change that caused it. */
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    type: text('type').notNull(),
+    /** Platform time of the change; rendered as the envelope's `timestamp`. */
+    timestamp: integer('timestamp').notNull(),
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [index('webhook_events_platform_idx').on(t.platformId, t.id)],
+);
+
+export type WebhookDeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
+
+/** Delivery state of one event to the platform's webhookEndpoint (one row per event). */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    status: text('status').$type<WebhookDeliveryStatus>().notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** Platform time the next attempt is due; while an attempt runs it is the lease's end. */
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastResponseStatus: integer('last_response_status'),
+    lastError: text('last_error'),
+    /** The endpoint of the last attempt (the platform's webhookEndpoint at that time). */
+    url: text('url'),
+    deliveredAt: integer('delivered_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_uq').on(t.eventId),
+    index('webhook_deliveries_platform_idx').on(t.platformId, t.id),
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  ],
+);
+
+/**
+ * Delayed state changes (DESIGN.md 4): a row per transition with its due time. `applications` counts
+ * how often it was applied; the CHECK makes a second application fail, rolling back its whole batch.
+ */
+export const dueTransitions = sqliteTable(
+  'due_transitions',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    subjectId: text('subject_id').notNull(),
+    /** Handler kind in the transition registry (e.g. `transfer.settle`). */
+    kind: text('kind').notNull(),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status'),
+    /** Handler-specific details (e.g. a failure reason). */
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>(),
+    /** Platform time at which it is due. */
+    dueAt: integer('due_at').notNull(),
+    appliedAt: integer('applied_at'),
+    applications: integer('applications').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    check('due_transitions_applied_once', sql`${t.applications} <= 1`),
+    index('due_transitions_due_idx').on(t.appliedAt, t.dueAt),
+    index('due_transitions_platform_idx').on(t.platformId, t.appliedAt, t.dueAt),
+    index('due_transitions_subject_idx').on(t.subjectId),
+  ],
+);
+
+export type IdempotencyState = 'IN_FLIGHT' | 'DONE';
+
+/** Idempotency-Key records (IETF draft): the first request's fingerprint and, once done, its response. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    platformId: text('platform_id').notNull(),
+    /** Namespace inside the platform: `platform` for API-token callers, an agent id for agents. */
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of method, path and canonical body. */
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state').$type<IdempotencyState>().notNull(),
+    /** Random per claim, so only the claimant stores or releases it. */
+    claimToken: text('claim_token').notNull(),
+    /** An in-flight claim older than this is abandoned (its worker died) and may be taken over. */
+    lockedUntil: integer('locked_until').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platformId, t.scope, t.key] }), index('idempotency_keys_expiry_idx').on(t.expiresAt)],
+);
+
+export type WebhookEventRow = typeof webhookEvents.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type DueTransitionRow = typeof dueTransitions.$inferSelect;
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;

@@ -1,0 +1,214 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Db } from '../db/client';
+import { idempotencyKeys, type IdempotencyKeyRow } from '../db/schema';
+import { randomToken } from '../crypto/secrets';
+import { ApiError, badRequest, errorResponse } from './errors';
+
+/** Request header of the IETF Idempotency-Key draft. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const MAX_KEY_LENGTH = 255;
+/** A key is remembered this long; afterwards it counts as new. */
+export const KEY_TTL_MS = 24 * 60 * 60_000;
+/** An in-flight claim older than this belongs to a worker that died; the key may be claimed again. */
+export const IN_FLIGHT_LEASE_MS = 60_000;
+
+/** For `RouteSpec.headers`: documents the required header in the OpenAPI document. */
+export const idempotencyHeaderDoc = {
+  [IDEMPOTENCY_HEADER]: {
+    description: `Unique key of this request (1 to ${MAX_KEY_LENGTH} characters). A repeat with the same key and request replays the first response (header \`Idempotent-Replayed: true\`); the same key with a different request is 422; a repeat while the first is still running is 409.`,
+    required: true,
+  },
+};
+
+/** One request under an Idempotency-Key. */
+export interface IdempotentRequest {
+  platformId: string;
+  /** Key namespace inside the platform: `platform` for API-token callers, the agent id for agents. */
+  scope: string;
+  /** The raw header value; null when absent. */
+  key: string | null;
+  method: string;
+  /** Path and query string. */
+  path: string;
+  /** The raw request body (compared in canonical JSON form, so key order and spacing do not matter). */
+  body: string;
+  now: number;
+}
+
+export interface IdempotencyOptions {
+  /** Whether a response may be replayed later; default: every status below 500. */
+  store?: (status: number) => boolean;
+}
+
+/** The parts of a route context the wrapper needs. */
+export interface IdempotencyCtx {
+  db: Db;
+  request: Request;
+  rawBody: string;
+  now: number;
+  auth: { platform: { id: string } };
+}
+
+/**
+ * Runs `action` at most once per (platform, scope, Idempotency-Key), per the IETF Idempotency-Key draft:
+ * the first request claims the key; a repeat of the same request replays the stored 2xx/4xx response
+ * (`Idempotent-Replayed: true`) without acting; the same key with a different request is 422; a repeat
+ * while the first is in flight is 409. 5xx responses are not stored: the claim is released so the
+ * client may retry.
+ */
+export function withIdempotency(c: IdempotencyCtx, scope: string, action: () => Promise<Response>, opts?: IdempotencyOptions): Promise<Response> {
+  const url = new URL(c.request.url);
+  return runIdempotent(
+    c.db,
+    {
+      platformId: c.auth.platform.id,
+      scope,
+      key: c.request.headers.get(IDEMPOTENCY_HEADER),
+      method: c.request.method,
+      path: url.pathname + url.search,
+      body: c.rawBody,
+      now: c.now,
+    },
+    action,
+    opts,
+  );
+}
+
+/** `withIdempotency` on explicit inputs. */
+export async function runIdempotent(db: Db, req: IdempotentRequest, action: () => Promise<Response>, opts: IdempotencyOptions = {}): Promise<Response> {
+  const key = parseKey(req.key);
+  const fingerprint = requestFingerprint(req.method, req.path, req.body);
+  const pk = and(eq(idempotencyKeys.platformId, req.platformId), eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, key));
+  const claimToken = randomToken(16);
+  const claim = {
+    fingerprint,
+    state: 'IN_FLIGHT' as const,
+    claimToken,
+    lockedUntil: req.now + IN_FLIGHT_LEASE_MS,
+    responseStatus: null,
+    responseBody: null,
+    createdAt: req.now,
+    expiresAt: req.now + KEY_TTL_MS,
+  };
+
+  // One round trip: claim if free, and read whoever holds it.
+  const [inserted, existing] = await db.batch([
+    db
+      .insert(idempotencyKeys)
+      .values({ platformId: req.platformId, scope: req.scope, key, ...claim })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key }),
+    db.select().from(idempotencyKeys).where(pk),
+  ]);
+  let owned = inserted.length > 0;
+  let held = existing[0];
+  if (!owned && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
+    // Expired key, or a claimant that died: take it over, unless someone else just did.
+    const taken = await db
+      .update(idempotencyKeys)
+      .set(claim)
+      .where(and(pk, eq(idempotencyKeys.claimToken, held.claimToken)))
+      .returning({ key: idempotencyKeys.key });
+    owned = taken.length > 0;
+    if (!owned) held = (await db.select().from(idempotencyKeys).where(pk))[0];
+  }
+  if (!owned) return answerRepeat(held, fingerprint);
+
+  let response: Response;
+  try {
+    response = await action();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) {
+      await release(db, pk, claimToken);
+      throw error;
+    }
+    response = errorResponse(error);
+  }
+  const keep = opts.store ?? ((status: number) => status < 500);
+  if (!keep(response.status)) {
+    await release(db, pk, claimToken);
+    return response;
+  }
+  const body = await response.text();
+  await db
+    .update(idempotencyKeys)
+    .set({ state: 'DONE', responseStatus: response.status, responseBody: body })
+    .where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
+  return new Response(body === '' ? null : body, { status: response.status, headers: response.headers });
+}
+
+function answerRepeat(held: IdempotencyKeyRow | undefined, fingerprint: string): Response {
+  // Released between our insert and read: the first request failed with a 5xx; ask the client to retry.
+  if (!held) throw inFlight();
+  if (held.fingerprint !== fingerprint) {
+    throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', `This ${IDEMPOTENCY_HEADER} was already used with a different request`, {
+      header: IDEMPOTENCY_HEADER,
+    });
+  }
+  if (held.state !== 'DONE' || held.responseStatus === null) throw inFlight();
+  const body = held.responseBody ?? '';
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store', 'Idempotent-Replayed': 'true' };
+  if (body !== '') headers['Content-Type'] = 'application/json';
+  return new Response(body === '' ? null : body, { status: held.responseStatus, headers });
+}
+
+const inFlight = () =>
+  new ApiError(409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS', `A request with this ${IDEMPOTENCY_HEADER} is still being processed; retry shortly`, undefined, {
+    'Retry-After': '1',
+  });
+
+async function release(db: Db, pk: ReturnType<typeof and>, claimToken: string): Promise<void> {
+  try {
+    await db.delete(idempotencyKeys).where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
+  } catch {
+    // the in-flight lease expires on its own
+  }
+}
+
+function parseKey(raw: string | null): string {
+  const field = (message: string) => badRequest(`Invalid ${IDEMPOTENCY_HEADER} header: ${message}`, { fields: [{ field: IDEMPOTENCY_HEADER, message }] });
+  if (raw === null || raw.trim() === '') throw field(`The ${IDEMPOTENCY_HEADER} header is required`);
+  let key = raw.trim();
+  // The draft sends the key as a Structured Field string ("..."); plain tokens are accepted too.
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
+  if (key.length === 0) throw field(`The ${IDEMPOTENCY_HEADER} header is required`);
+  if (key.length > MAX_KEY_LENGTH) throw field(`At most ${MAX_KEY_LENGTH} characters`);
+  if (!/^[\x20-\x7e]+$/.test(key)) throw field('Only printable ASCII characters are allowed');
+  return key;
+}
+
+/** SHA-256 of method, path and canonical body: what "the same request" means. */
+export function requestFingerprint(method: string, path: string, body: string): string {
+  return bytesToHex(sha256(utf8ToBytes(`${method.toUpperCase()}\n${path}\n${canonicalBody(body)}`)));
+}
+
+function canonicalBody(body: string): string {
+  if (body.trim() === '') return '';
+  try {
+    return canonicalJson(JSON.parse(body));
+  } catch {
+    return body;
+  }
+}
+
+/** JSON with object keys sorted at every level and no whitespace. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Deletes keys past their retention (cron); a bounded batch per call. */
+export async function purgeExpiredIdempotencyKeys(db: Db, realNow: number, limit = 500): Promise<void> {
+  // Stored times are platform times (never behind the wall clock), so this never purges early.
+  await db.run(
+    sql`DELETE FROM ${idempotencyKeys} WHERE rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${idempotencyKeys.expiresAt} < ${realNow} LIMIT ${limit})`,
+  );
+}

@@ -1,0 +1,68 @@
+import type { PlatformRow } from '../db/schema';
+import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
+import { iso } from '../common/time';
+import { computeExchange } from './rates';
+import type { ExchangeRate, PaymentRail } from './rates-schema';
+
+/** The rail a payout in each fiat currency uses in the sandbox. */
+export const DEFAULT_RAIL: Record<string, PaymentRail> = {
+  USD: 'ACH',
+  EUR: 'SEPA_INSTANT',
+  GBP: 'FASTER_PAYMENTS',
+  CAD: 'BANK_TRANSFER',
+  MXN: 'SPEI',
+  BRL: 'PIX',
+  INR: 'UPI',
+  NGN: 'BANK_TRANSFER',
+  PHP: 'BANK_TRANSFER',
+  KES: 'MOBILE_MONEY',
+  JPY: 'BANK_TRANSFER',
+};
+
+export interface ExchangeRateFilters {
+  sourceCurrency?: string;
+  destinationCurrency?: string[];
+  sendingAmount: number;
+}
+
+/**
+ * `GET /exchange-rates`: corridors from each currency the platform sends (its supportedCurrencies with
+ * OUTGOING enabled, with their min/max) to every other fiat currency of the catalogue (bank rails;
+ * crypto destinations have no rail here and are priced by quotes), priced by `computeExchange`.
+ */
+export function listExchangeRates(platform: PlatformRow, f: ExchangeRateFilters, now: number): { data: ExchangeRate[] } {
+  const sources = platform.supportedCurrencies.filter(
+    (c) => c.enabledTransactionTypes.includes('OUTGOING') && (!f.sourceCurrency || c.currencyCode === f.sourceCurrency),
+  );
+  const wanted = f.destinationCurrency ? new Set(f.destinationCurrency) : undefined;
+  const destinations = SUPPORTED_CURRENCY_CODES.filter((code) => currencyInfo(code).kind === 'FIAT' && (!wanted || wanted.has(code)));
+  const data: ExchangeRate[] = [];
+  for (const source of sources) {
+    for (const dest of destinations) {
+      if (dest === source.currencyCode) continue;
+      const x = computeExchange(platform, {
+        sendingCurrency: source.currencyCode,
+        receivingCurrency: dest,
+        amount: f.sendingAmount,
+        lockedSide: 'SENDING',
+        now,
+      });
+      data.push({
+        sourceCurrency: currency(source.currencyCode),
+        destinationCurrency: currency(dest),
+        destinationPaymentRail: DEFAULT_RAIL[dest]!,
+        sendingAmount: f.sendingAmount,
+        minSendingAmount: source.minAmount,
+        maxSendingAmount: source.maxAmount,
+        receivingAmount: x.totalReceivingAmount,
+        exchangeRate: x.exchangeRate,
+        fees: { fixed: x.fixedFees },
+        feesIncluded: x.feesIncluded,
+        rateDetails: x.rateDetails,
+        updatedAt: iso(x.updatedAt),
+        expiresAt: iso(x.expiresAt),
+      });
+    }
+  }
+  return { data };
+}

@@ -1,0 +1,24 @@
+import { defineRoute, json } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { jobDeps } from '../jobs/deps';
+import { ClockAdvanceRequest, SandboxClock } from './clock-schema';
+import { advanceClock } from './clock';
+
+export const clockRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/sandbox/clock/advance',
+    operationId: 'advanceSandboxClock',
+    summary: "Move this platform's sandbox clock forward and apply the delayed outcomes now due (sandbox only)",
+    tag: 'Sandbox',
+    auth: 'basic',
+    permission: 'TRANSACT',
+    body: ClockAdvanceRequest,
+    responses: { 200: { description: 'The new sandbox time', schema: SandboxClock }, ...errorResponses(400, 401, 403, 404, 413) },
+    handler: async (c) => {
+      const p = c.auth.platform;
+      const realNow = c.now - p.clockOffsetMs;
+      return json(await advanceClock(jobDeps(c.env, c.settings, c.log, c.db), p.id, c.body.seconds, realNow));
+    },
+  }),
+];

@@ -1,0 +1,59 @@
+import type { Db } from '../db/client';
+import { webhookDeliveries, webhookEvents } from '../db/schema';
+import { newId } from '../crypto/ids';
+import type { Logger } from '../http/log';
+import type { Statement } from '../ledger/ledger';
+import type { WebhookType } from './schema';
+
+export interface NewEvent {
+  platformId: string;
+  type: WebhookType;
+  /** The resource as the API shows it (e.g. the transaction view). */
+  data: Record<string, unknown>;
+  /** Platform time of the change (`c.now`). */
+  now: number;
+}
+
+/**
+ * Outbox: the statements recording an event and its pending delivery. Put them in the SAME `db.batch`
+ * as the state change that causes the event, then call `dispatchEvents` with `eventId` after it commits.
+ */
+export function eventStatements(db: Db, e: NewEvent): { statements: Statement[]; eventId: string } {
+  const eventId = newId('Webhook', e.now);
+  const statements: Statement[] = [
+    db.insert(webhookEvents).values({ id: eventId, platformId: e.platformId, type: e.type, timestamp: e.now, data: e.data }),
+    db.insert(webhookDeliveries).values({
+      id: newId('WebhookDelivery', e.now),
+      platformId: e.platformId,
+      eventId,
+      eventType: e.type,
+      status: 'PENDING',
+      attempts: 0,
+      nextAttemptAt: e.now,
+      createdAt: e.now,
+      updatedAt: e.now,
+    }),
+  ];
+  return { statements, eventId };
+}
+
+/** The queue message that delivers one event. */
+export interface WebhookDeliverJob {
+  type: 'webhook.deliver';
+  eventId: string;
+}
+
+/**
+ * After the batch commits: one queue message per event. Never throws; a message that could not be
+ * sent is picked up by the cron sweep, because the delivery row is already due.
+ */
+export async function dispatchEvents(queue: Queue<unknown>, eventIds: string[], log?: Logger): Promise<void> {
+  for (let i = 0; i < eventIds.length; i += 100) {
+    const messages = eventIds.slice(i, i + 100).map((eventId) => ({ body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob }));
+    try {
+      await queue.sendBatch(messages);
+    } catch (error) {
+      log?.warn('webhook dispatch failed; the sweep will deliver', { count: messages.length, error: String(error) });
+    }
+  }
+}

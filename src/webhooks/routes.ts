@@ -1,0 +1,52 @@
+import { defineRoute, json } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { jobDeps } from '../jobs/deps';
+import { TestWebhookResponse, WebhookDelivery, WebhookDeliveryIdParams, WebhookDeliveryList, WebhookDeliveryListQuery } from './schema';
+import { getDelivery, listDeliveries, sendTestWebhook } from './service';
+
+const tag = 'Webhooks';
+
+export const webhookRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'List webhook deliveries (newest first) with attempts and the last response status',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: WebhookDeliveryListQuery,
+    responses: { 200: { description: 'A page of deliveries', schema: WebhookDeliveryList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listDeliveries(c.db, c.auth.platform.id, c.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/webhooks/deliveries/:deliveryId',
+    operationId: 'getWebhookDelivery',
+    summary: 'Get a webhook delivery',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    params: WebhookDeliveryIdParams,
+    responses: { 200: { description: 'The delivery', schema: WebhookDelivery }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => json(await getDelivery(c.db, c.auth.platform.id, c.params.deliveryId)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/sandbox/webhooks/test',
+    operationId: 'sendTestWebhook',
+    summary: 'Send a signed TEST event to the configured webhookEndpoint and report its answer (sandbox only)',
+    tag: 'Sandbox',
+    auth: 'basic',
+    permission: 'MANAGE',
+    responses: {
+      200: { description: 'Delivered (the endpoint answered 2xx or 409)', schema: TestWebhookResponse },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+    handler: async (c) => {
+      const p = c.auth.platform;
+      const realNow = c.now - p.clockOffsetMs;
+      return json(await sendTestWebhook(jobDeps(c.env, c.settings, c.log, c.db), p.id, p.webhookEndpoint, c.now, realNow));
+    },
+  }),
+];

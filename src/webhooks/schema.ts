@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { DateTime } from '../common/time';
+import { cursorParam, limitParam, pageOf } from '../http/pagination';
+
+/** Every webhook event type, in OBJECT.EVENT dot notation (the reference's `webhooks:` section). */
+export const WebhookType = z
+  .enum([
+    'OUTGOING_PAYMENT.PENDING',
+    'OUTGOING_PAYMENT.PROCESSING',
+    'OUTGOING_PAYMENT.COMPLETED',
+    'OUTGOING_PAYMENT.FAILED',
+    'OUTGOING_PAYMENT.EXPIRED',
+    'OUTGOING_PAYMENT.REFUND_PENDING',
+    'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    'OUTGOING_PAYMENT.REFUND_FAILED',
+    'INCOMING_PAYMENT.PENDING',
+    'INCOMING_PAYMENT.COMPLETED',
+    'INCOMING_PAYMENT.FAILED',
+    'CUSTOMER.KYC_APPROVED',
+    'CUSTOMER.KYC_REJECTED',
+    'CUSTOMER.KYC_PENDING',
+    'CUSTOMER.KYB_APPROVED',
+    'CUSTOMER.KYB_REJECTED',
+    'CUSTOMER.KYB_PENDING',
+    'VERIFICATION.APPROVED',
+    'VERIFICATION.REJECTED',
+    'VERIFICATION.RESOLVE_ERRORS',
+    'VERIFICATION.IN_PROGRESS',
+    'VERIFICATION.PENDING_MANUAL_REVIEW',
+    'VERIFICATION.READY_FOR_VERIFICATION',
+    'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+    'INTERNAL_ACCOUNT.STATUS_UPDATED',
+    'INVITATION.CLAIMED',
+    'BULK_UPLOAD.COMPLETED',
+    'BULK_UPLOAD.FAILED',
+    'AGENT_ACTION.PENDING_APPROVAL',
+    'TEST',
+  ])
+  .meta({ id: 'WebhookType', description: 'Event type in OBJECT.EVENT dot notation' });
+export type WebhookType = z.infer<typeof WebhookType>;
+
+/** The JSON body POSTed to the platform's webhookEndpoint, signed in `X-Service-Signature`. */
+export const WebhookEnvelope = z
+  .object({
+    id: z.string().meta({ description: 'Event id (`Webhook:<uuid>`); the same on every retry, so use it to deduplicate' }),
+    type: WebhookType,
+    timestamp: DateTime,
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'WebhookEnvelope' });
+export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;
+
+export const WebhookDeliveryStatus = z
+  .enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'])
+  .meta({
+    id: 'WebhookDeliveryStatus',
+    description: 'PENDING: not yet acknowledged, retries scheduled; DELIVERED: 2xx or 409 received; FAILED: gave up; SKIPPED: no webhookEndpoint configured',
+  });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().meta({ example: 'WebhookDelivery:019542f5-b3e7-1d02-0000-000000000001' }),
+    eventId: z.string().meta({ example: 'Webhook:019542f5-b3e7-1d02-0000-000000000007' }),
+    eventType: WebhookType,
+    status: WebhookDeliveryStatus,
+    attempts: z.int().min(0),
+    url: z.string().optional().meta({ description: 'Endpoint of the last attempt' }),
+    lastResponseStatus: z.int().optional().meta({ description: 'HTTP status of the last attempt; absent when it got no response' }),
+    lastError: z.string().optional(),
+    lastAttemptAt: DateTime.optional(),
+    nextAttemptAt: DateTime.optional().meta({ description: 'When the next attempt is due (PENDING only)' }),
+    deliveredAt: DateTime.optional(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryList = pageOf(WebhookDelivery, 'WebhookDeliveryListResponse');
+
+export const WebhookDeliveryListQuery = z.object({
+  eventType: WebhookType.optional(),
+  status: WebhookDeliveryStatus.optional(),
+  eventId: z.string().max(100).optional(),
+  limit: limitParam,
+  cursor: cursorParam,
+});
+
+export const WebhookDeliveryIdParams = z.object({ deliveryId: z.string() });
+
+/** `POST /sandbox/webhooks/test` result (reference `TestWebhookResponse`). */
+export const TestWebhookResponse = z
+  .object({
+    url: z.string().meta({ description: 'URL where the webhook was sent' }),
+    response_status: z.int().meta({ description: 'HTTP status returned by the endpoint' }),
+    response_body: z.string().optional().meta({ description: 'Body returned by the endpoint (first 16 KiB)' }),
+    eventId: z.string().meta({ description: 'Id of the TEST event, as listed in GET /webhooks/deliveries' }),
+  })
+  .meta({ id: 'TestWebhookResponse' });

@@ -1,0 +1,86 @@
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';
+import { iso } from '../common/time';
+import { ApiError, conflict, notFound } from '../http/errors';
+import { keysetPage, mapPage } from '../http/pagination';
+import { deliverEvent, type WebhookDeps } from './delivery';
+import { eventStatements } from './outbox';
+import type { WebhookDelivery, WebhookType } from './schema';
+
+export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
+  const view: WebhookDelivery = {
+    id: row.id,
+    eventId: row.eventId,
+    eventType: row.eventType as WebhookType,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+  if (row.url) view.url = row.url;
+  if (row.lastResponseStatus !== null) view.lastResponseStatus = row.lastResponseStatus;
+  if (row.lastError) view.lastError = row.lastError;
+  if (row.lastAttemptAt !== null) view.lastAttemptAt = iso(row.lastAttemptAt);
+  if (row.status === 'PENDING') view.nextAttemptAt = iso(row.nextAttemptAt);
+  if (row.deliveredAt !== null) view.deliveredAt = iso(row.deliveredAt);
+  return view;
+}
+
+export interface DeliveryFilters {
+  eventType?: WebhookType;
+  status?: WebhookDeliveryRow['status'];
+  eventId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/** The platform's deliveries, newest first. */
+export async function listDeliveries(db: Db, platformId: string, f: DeliveryFilters) {
+  const where: (SQL | undefined)[] = [eq(webhookDeliveries.platformId, platformId)];
+  if (f.eventType) where.push(eq(webhookDeliveries.eventType, f.eventType));
+  if (f.status) where.push(eq(webhookDeliveries.status, f.status));
+  if (f.eventId) where.push(eq(webhookDeliveries.eventId, f.eventId));
+  const page = await keysetPage<WebhookDeliveryRow>(db, {
+    table: webhookDeliveries,
+    idColumn: webhookDeliveries.id,
+    order: 'desc',
+    where: and(...where),
+    limit: f.limit,
+    cursor: f.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, deliveryView);
+}
+
+export async function getDelivery(db: Db, platformId: string, deliveryId: string) {
+  const row = await db.query.webhookDeliveries.findFirst({
+    where: and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.platformId, platformId)),
+  });
+  if (!row) throw notFound('NOT_FOUND', 'Webhook delivery not found');
+  return deliveryView(row);
+}
+
+/**
+ * `POST /sandbox/webhooks/test`: records a TEST event (listed like any other) and attempts it at once,
+ * reporting the endpoint's answer. A TEST event is attempted once, never retried.
+ */
+export async function sendTestWebhook(deps: WebhookDeps, platformId: string, webhookEndpoint: string | null, now: number, realNow: number) {
+  if (!webhookEndpoint) {
+    throw new ApiError(400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED', 'No webhookEndpoint is configured; set one with PATCH /config');
+  }
+  const { statements, eventId } = eventStatements(deps.db, { platformId, type: 'TEST', data: {}, now });
+  await deps.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  const outcome = await deliverEvent(deps, eventId, realNow);
+  if (outcome.result === 'not_due') throw conflict('The TEST event is already being delivered; see GET /webhooks/deliveries');
+  if (outcome.result === 'skipped') throw new ApiError(400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED', outcome.reason);
+  if (outcome.result !== 'delivered') {
+    const details: Record<string, unknown> = { url: outcome.url, eventId };
+    if (outcome.responseStatus !== undefined) details.response_status = outcome.responseStatus;
+    if (outcome.responseBody) details.response_body = outcome.responseBody;
+    if (outcome.error) details.error = outcome.error;
+    const why = outcome.error ?? `the endpoint answered HTTP ${outcome.responseStatus}`;
+    throw new ApiError(400, 'WEBHOOK_DELIVERY_FAILED', `Webhook delivery failed: ${why}`, details);
+  }
+  return { url: outcome.url, response_status: outcome.responseStatus!, response_body: outcome.responseBody ?? '', eventId };
+}

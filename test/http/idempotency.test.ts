@@ -1,0 +1,251 @@
+import { env } from 'cloudflare:test';
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { database } from '../../src/db/client';
+import { idempotencyKeys } from '../../src/db/schema';
+import { ApiError, notFound } from '../../src/http/errors';
+import {
+  IN_FLIGHT_LEASE_MS,
+  KEY_TTL_MS,
+  purgeExpiredIdempotencyKeys,
+  runIdempotent,
+  withIdempotency,
+  type IdempotentRequest,
+} from '../../src/http/idempotency';
+import { json } from '../../src/http/route';
+
+const db = () => database(env.DB);
+const NOW = Date.parse('2031-05-01T10:00:00.000Z');
+
+function req(overrides: Partial<IdempotentRequest> = {}): IdempotentRequest {
+  return {
+    platformId: `Platform:${crypto.randomUUID()}`,
+    scope: 'platform',
+    key: crypto.randomUUID(),
+    method: 'POST',
+    path: '/2025-10-13/quotes/Quote:1/execute',
+    body: '{"amount":100,"currency":"USD"}',
+    now: NOW,
+    ...overrides,
+  };
+}
+
+/** An action that counts its runs and answers `status` with a fresh body. */
+function counter(status = 201) {
+  const c = {
+    runs: 0,
+    action: async () => {
+      c.runs++;
+      return json({ run: c.runs, id: crypto.randomUUID() }, status);
+    },
+  };
+  return c;
+}
+
+async function call(r: IdempotentRequest, action: () => Promise<Response>) {
+  try {
+    const res = await runIdempotent(db(), r, action);
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  } catch (error) {
+    if (error instanceof ApiError) return { status: error.status, body: { code: error.code, details: error.details }, headers: new Headers(error.headers) };
+    throw error;
+  }
+}
+
+describe('Idempotency-Key', () => {
+  it('requires the key: 400 INVALID_INPUT naming the header; at most 255 printable characters', async () => {
+    const c = counter();
+    for (const key of [null, '', '   ', '""', 'k'.repeat(256), 'caf\u00e9', 'tab\there']) {
+      const res = await call(req({ key }), c.action);
+      expect(res.status, String(key)).toBe(400);
+      expect(res.body.code).toBe('INVALID_INPUT');
+      expect(res.body.details.fields[0].field).toBe('Idempotency-Key');
+    }
+    expect(c.runs).toBe(0);
+    expect((await call(req({ key: 'k'.repeat(255) }), c.action)).status).toBe(201);
+    // The draft's Structured Field form ("...") names the same key as the bare token.
+    const r = req({ key: '"abc-123"' });
+    await call(r, c.action);
+    const replay = await call({ ...r, key: 'abc-123' }, c.action);
+    expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(c.runs).toBe(2);
+  });
+
+  it('replays the stored response of the same request without acting again', async () => {
+    const c = counter(201);
+    const r = req();
+    const first = await call(r, c.action);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('Idempotent-Replayed')).toBeNull();
+    const again = await call({ ...r, now: NOW + 60_000 }, c.action);
+    expect(again).toMatchObject({ status: 201, body: first.body });
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(again.headers.get('Content-Type')).toBe('application/json');
+    // Same JSON in another key order and spacing is the same request.
+    const reordered = await call({ ...r, body: '{ "currency": "USD",\n "amount": 100 }' }, c.action);
+    expect(reordered).toMatchObject({ status: 201, body: first.body });
+    expect(c.runs).toBe(1);
+  });
+
+  it('answers 422 for the same key with a different body, method or path', async () => {
+    const c = counter();
+    const r = req();
+    await call(r, c.action);
+    for (const change of [{ body: '{"amount":101,"currency":"USD"}' }, { path: '/2025-10-13/transfer-out' }, { method: 'PUT' }, { body: '' }]) {
+      const res = await call({ ...r, ...change }, c.action);
+      expect(res.status, JSON.stringify(change)).toBe(422);
+      expect(res.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    }
+    expect(c.runs).toBe(1);
+  });
+
+  it('answers 409 while the first request is in flight, then replays once it finishes', async () => {
+    const r = req();
+    let finish!: () => void;
+    let runs = 0;
+    const slow = async () => {
+      runs++;
+      await new Promise<void>((resolve) => (finish = resolve));
+      return json({ done: true }, 200);
+    };
+    const first = call(r, slow);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const during = await call(r, slow);
+    expect(during.status).toBe(409);
+    expect(during.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    expect(during.headers.get('Retry-After')).toBe('1');
+    // A different request under the same key is still 422, even in flight.
+    expect((await call({ ...r, body: '{}' }, slow)).status).toBe(422);
+    finish();
+    expect((await first).status).toBe(200);
+    const after = await call(r, slow);
+    expect(after).toMatchObject({ status: 200, body: { done: true } });
+    expect(after.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(runs).toBe(1);
+  });
+
+  it('does not store 5xx answers or unexpected errors: the client may retry', async () => {
+    const r = req();
+    const failing = counter(503);
+    expect((await call(r, failing.action)).status).toBe(503);
+    expect((await call(r, failing.action)).status).toBe(503);
+    expect(failing.runs).toBe(2);
+
+    await expect(runIdempotent(db(), r, async () => Promise.reject(new Error('D1 went away')))).rejects.toThrow('D1 went away');
+    await expect(runIdempotent(db(), r, async () => Promise.reject(new ApiError(500, 'INTERNAL_ERROR', 'x')))).rejects.toThrow();
+    const ok = counter(200);
+    expect((await call(r, ok.action)).status).toBe(200);
+    expect(ok.runs).toBe(1);
+    expect((await call(r, ok.action)).headers.get('Idempotent-Replayed')).toBe('true');
+  });
+
+  it('stores 4xx answers, thrown or returned, and replays them', async () => {
+    const r = req();
+    let runs = 0;
+    const refuse = async (): Promise<Response> => {
+      runs++;
+      throw notFound('QUOTE_NOT_FOUND', 'Quote not found');
+    };
+    const first = await call(r, refuse);
+    expect(first).toMatchObject({ status: 404, body: { status: 404, code: 'QUOTE_NOT_FOUND', message: 'Quote not found' } });
+    const again = await call(r, refuse);
+    expect(again).toMatchObject({ status: 404, body: first.body });
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(runs).toBe(1);
+  });
+
+  it('lets a route choose not to store a status (a signed-retry 202 challenge)', async () => {
+    const r = req();
+    const challenge = counter(202);
+    const store = (status: number) => status !== 202 && status < 500;
+    expect((await runIdempotent(db(), r, challenge.action, { store })).status).toBe(202);
+    expect((await runIdempotent(db(), r, challenge.action, { store })).status).toBe(202);
+    expect(challenge.runs).toBe(2);
+  });
+
+  it('runs the action exactly once under 20 concurrent requests with one key', async () => {
+    const r = req();
+    let runs = 0;
+    const action = async () => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return json({ executed: true }, 200);
+    };
+    const results = await Promise.all(Array.from({ length: 20 }, () => call(r, action)));
+    expect(runs).toBe(1);
+    const original = results.filter((x) => x.status === 200 && !x.headers.get('Idempotent-Replayed'));
+    expect(original).toHaveLength(1);
+    for (const x of results) {
+      expect([200, 409]).toContain(x.status);
+      if (x.status === 200) expect(x.body).toEqual({ executed: true });
+    }
+  });
+
+  it('separates platforms and scopes', async () => {
+    const c = counter();
+    const r = req();
+    await call(r, c.action);
+    await call({ ...r, platformId: `Platform:${crypto.randomUUID()}` }, c.action);
+    await call({ ...r, scope: 'Agent:1' }, c.action);
+    expect(c.runs).toBe(3);
+  });
+
+  it('forgets a key after 24 hours and takes over a claim abandoned by a dead worker', async () => {
+    const c = counter();
+    const r = req();
+    await call(r, c.action);
+    expect((await call({ ...r, now: NOW + KEY_TTL_MS - 1 }, c.action)).headers.get('Idempotent-Replayed')).toBe('true');
+    const fresh = await call({ ...r, now: NOW + KEY_TTL_MS, body: '{"other":true}' }, c.action);
+    expect(fresh.status).toBe(201);
+    expect(c.runs).toBe(2);
+
+    // A claim whose worker died: in flight, never finished.
+    const dead = req();
+    await db().insert(idempotencyKeys).values({
+      platformId: dead.platformId,
+      scope: dead.scope,
+      key: dead.key!,
+      fingerprint: 'x',
+      state: 'IN_FLIGHT',
+      claimToken: 'dead',
+      lockedUntil: NOW + IN_FLIGHT_LEASE_MS,
+      createdAt: NOW,
+      expiresAt: NOW + KEY_TTL_MS,
+    });
+    expect((await call({ ...dead, now: NOW + IN_FLIGHT_LEASE_MS - 1 }, c.action)).status).toBe(422);
+    expect((await call({ ...dead, now: NOW + IN_FLIGHT_LEASE_MS }, c.action)).status).toBe(201);
+    expect(c.runs).toBe(3);
+  });
+
+  it('withIdempotency reads the header, path and raw body of the request', async () => {
+    const platformId = `Platform:${crypto.randomUUID()}`;
+    const ctx = (body: string, key = 'route-key') => ({
+      db: db(),
+      request: new Request('http://service.test/2025-10-13/transfer-out?x=1', { method: 'POST', headers: { 'Idempotency-Key': key } }),
+      rawBody: body,
+      now: NOW,
+      auth: { platform: { id: platformId } },
+    });
+    const c = counter(201);
+    expect((await withIdempotency(ctx('{"a":1}'), 'platform', c.action)).status).toBe(201);
+    expect((await withIdempotency(ctx('{"a":1}'), 'platform', c.action)).headers.get('Idempotent-Replayed')).toBe('true');
+    await expect(withIdempotency(ctx('{"a":2}'), 'platform', c.action)).rejects.toMatchObject({ status: 422 });
+    expect(c.runs).toBe(1);
+    const [row] = await db()
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.platformId, platformId), eq(idempotencyKeys.key, 'route-key')));
+    expect(row).toMatchObject({ state: 'DONE', responseStatus: 201, scope: 'platform' });
+  });
+
+  it('the sweep purges expired keys', async () => {
+    const c = counter();
+    const r = req();
+    await call(r, c.action);
+    await purgeExpiredIdempotencyKeys(db(), NOW + KEY_TTL_MS - 1);
+    expect(await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!))).toHaveLength(1);
+    await purgeExpiredIdempotencyKeys(db(), NOW + KEY_TTL_MS + 1);
+    expect(await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!))).toHaveLength(0);
+  });
+});
