@@ -7,11 +7,33 @@ import { openApiRoute } from './http/openapi';
 import { configRoutes } from './platform/config-routes';
 import { operatorRoutes } from './platform/operator-routes';
 import { tokenRoutes } from './platform/token-routes';
+import { customerRoutes } from './customers/routes';
+import { bulkImportRoutes } from './customers/bulk-routes';
+import { internalAccountRoutes, sandboxFundRoutes } from './accounts/internal-routes';
+import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './accounts/external-routes';
+import { kycRoutes } from './kyc/routes';
+import { documentRoutes } from './documents/routes';
+import { umaProviderOperatorRoutes, umaProviderRoutes } from './uma/routes';
 
 export const API_VERSION = '2025-10-13';
 
 /** Every endpoint, in matching order (literal paths before parameterised siblings). */
-export const ROUTES: RouteDef[] = [...configRoutes, ...tokenRoutes, ...operatorRoutes];
+export const ROUTES: RouteDef[] = [
+  ...configRoutes,
+  ...tokenRoutes,
+  ...operatorRoutes,
+  ...umaProviderOperatorRoutes,
+  // Literal /customers/... paths before /customers/:customerId.
+  ...internalAccountRoutes,
+  ...customerExternalAccountRoutes,
+  ...platformExternalAccountRoutes,
+  ...bulkImportRoutes,
+  ...customerRoutes,
+  ...kycRoutes,
+  ...documentRoutes,
+  ...umaProviderRoutes,
+  ...sandboxFundRoutes,
+];
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
 
