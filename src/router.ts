@@ -13,6 +13,13 @@ import { sessionRoutes } from './wallet/session-routes';
 import { ratesRoutes } from './payments/rates-routes';
 import { clockRoutes } from './sandbox/clock-routes';
 import { webhookRoutes } from './webhooks/routes';
+import { customerRoutes } from './customers/routes';
+import { bulkImportRoutes } from './customers/bulk-routes';
+import { internalAccountRoutes, sandboxFundRoutes } from './accounts/internal-routes';
+import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './accounts/external-routes';
+import { kycRoutes } from './kyc/routes';
+import { documentRoutes } from './documents/routes';
+import { umaProviderOperatorRoutes, umaProviderRoutes } from './uma/routes';
 
 export const API_VERSION = '2025-10-13';
 
@@ -27,6 +34,17 @@ export const ROUTES: RouteDef[] = [
   ...webhookRoutes,
   ...ratesRoutes,
   ...clockRoutes,
+  ...umaProviderOperatorRoutes,
+  // Literal /customers/... paths before /customers/:customerId.
+  ...internalAccountRoutes,
+  ...customerExternalAccountRoutes,
+  ...platformExternalAccountRoutes,
+  ...bulkImportRoutes,
+  ...customerRoutes,
+  ...kycRoutes,
+  ...documentRoutes,
+  ...umaProviderRoutes,
+  ...sandboxFundRoutes,
 ];
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CurrencyConfig, WalletConfig } from '../platform/schema';
 
 /** Times are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601. */
@@ -52,16 +52,19 @@ export const customers = sqliteTable(
     email: text('email'),
     umaAddress: text('uma_address').notNull(),
     region: text('region'),
+    /** Currency codes enabled for this customer. */
+    currencies: text('currencies', { mode: 'json' }).$type<string[]>().notNull().default([]),
     /** kycStatus (INDIVIDUAL) or kybStatus (BUSINESS). */
-    verificationStatus: text('verification_status').notNull(),
+    verificationStatus: text('verification_status').$type<VerificationState>().notNull(),
     info: text('info', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     isDeleted: integer('is_deleted', { mode: 'boolean' }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('customers_platform_customer_id_uq').on(t.platformId, t.platformCustomerId),
-    uniqueIndex('customers_uma_address_uq').on(t.platformId, t.umaAddress),
+    // Unique among active customers only: a deleted customer's ids may be reused.
+    uniqueIndex('customers_platform_customer_id_uq').on(t.platformId, t.platformCustomerId).where(sql`is_deleted = 0`),
+    uniqueIndex('customers_uma_address_uq').on(t.platformId, t.umaAddress).where(sql`is_deleted = 0`),
     index('customers_platform_idx').on(t.platformId, t.id),
   ],
 );
@@ -90,6 +93,9 @@ export const internalAccounts = sqliteTable(
   (t) => [
     check('internal_accounts_balance_non_negative', sql`${t.balance} >= 0`),
     index('internal_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
+    index('internal_accounts_customer_idx').on(t.customerId),
+    // The platform's own accounts: one per (type, currency), so lazy provisioning can insert-or-ignore.
+    uniqueIndex('internal_accounts_platform_own_uq').on(t.platformId, t.type, t.currency).where(sql`customer_id IS NULL`),
   ],
 );
 
@@ -145,6 +151,192 @@ export const walletAuthIndex = sqliteTable('wallet_auth_index', {
   createdAt: createdAt(),
 });
 
+/** A customer's or beneficial owner's KYC/KYB state. */
+export type VerificationState = 'UNVERIFIED' | 'PENDING' | 'APPROVED' | 'REJECTED';
+
+export type BeneficiaryVerificationStatus = 'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI' | 'PENDING';
+
+/** A bank account or wallet outside the service, of a customer (customerId set) or of the platform. */
+export const externalAccounts = sqliteTable(
+  'external_accounts',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    customerId: text('customer_id').references(() => customers.id),
+    /** customerId, or the platform id for the platform's own accounts: the uniqueness scope. */
+    holderId: text('holder_id').notNull(),
+    status: text('status').$type<'PENDING' | 'ACTIVE' | 'UNDER_REVIEW' | 'INACTIVE'>().notNull(),
+    currency: text('currency').notNull(),
+    accountType: text('account_type').notNull(),
+    /** The account number, IBAN, CLABE, wallet address... that selects sandbox outcomes (spec 4.9). */
+    identifier: text('identifier').notNull(),
+    accountInfo: text('account_info', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    platformAccountId: text('platform_account_id'),
+    defaultUmaDepositAccount: integer('default_uma_deposit_account', { mode: 'boolean' }).notNull().default(false),
+    beneficiaryVerificationStatus: text('beneficiary_verification_status').$type<BeneficiaryVerificationStatus>(),
+    beneficiaryVerifiedData: text('beneficiary_verified_data', { mode: 'json' }).$type<{ fullName?: string }>(),
+    /** Soft delete: transfers keep pointing at the account. */
+    deletedAt: integer('deleted_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('external_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
+    // The same destination once per holder.
+    uniqueIndex('external_accounts_identifier_uq').on(t.holderId, t.accountType, t.identifier, t.currency).where(sql`deleted_at IS NULL`),
+  ],
+);
+
+/** A person who owns, directs or controls a business customer; KYC'd on their own. */
+export const beneficialOwners = sqliteTable(
+  'beneficial_owners',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    roles: text('roles', { mode: 'json' }).$type<string[]>().notNull(),
+    ownershipPercentage: integer('ownership_percentage').notNull(),
+    personalInfo: text('personal_info', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    kycStatus: text('kyc_status').$type<VerificationState>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('beneficial_owners_customer_idx').on(t.platformId, t.customerId, t.id)],
+);
+
+export type VerificationStatus = 'RESOLVE_ERRORS' | 'PENDING_MANUAL_REVIEW' | 'IN_PROGRESS' | 'APPROVED' | 'REJECTED' | 'READY_FOR_VERIFICATION';
+
+/** One KYC/KYB submission of a customer and its outcome. */
+export const verifications = sqliteTable(
+  'verifications',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    verificationStatus: text('verification_status').$type<VerificationStatus>().notNull(),
+    errors: text('errors', { mode: 'json' }).$type<Record<string, unknown>[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('verifications_platform_idx').on(t.platformId, t.customerId, t.id)],
+);
+
+/** Metadata of an uploaded verification document; the bytes live in R2 under `objectKey`. */
+export const documents = sqliteTable(
+  'documents',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    /** A Customer or BeneficialOwner id of the same platform. */
+    documentHolder: text('document_holder').notNull(),
+    documentType: text('document_type').notNull(),
+    side: text('side'),
+    country: text('country').notNull(),
+    documentNumber: text('document_number'),
+    issuingAuthority: text('issuing_authority'),
+    fileName: text('file_name').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    objectKey: text('object_key').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('documents_platform_idx').on(t.platformId, t.id), index('documents_holder_idx').on(t.platformId, t.documentHolder, t.id)],
+);
+
+export type BulkJobStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+
+/** A bulk CSV customer import; rows are processed in chunks through the JOBS queue. */
+export const bulkImportJobs = sqliteTable('bulk_import_jobs', {
+  id: text('id').primaryKey(),
+  platformId: text('platform_id')
+    .notNull()
+    .references(() => platforms.id),
+  status: text('status').$type<BulkJobStatus>().notNull(),
+  total: integer('total').notNull(),
+  processed: integer('processed').notNull().default(0),
+  successful: integer('successful').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+  /** Column names of the header row. */
+  columns: text('columns', { mode: 'json' }).$type<string[]>().notNull(),
+  /** Why the file itself cannot be imported; the first queue message turns the job FAILED. */
+  fileError: text('file_error'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  completedAt: integer('completed_at'),
+});
+
+/** The parsed rows of one chunk of a job, stored at upload so each queue message reads only its chunk. */
+export const bulkImportChunks = sqliteTable(
+  'bulk_import_chunks',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => bulkImportJobs.id),
+    /** Index of the chunk's first data row (0-based). */
+    rowOffset: integer('row_offset').notNull(),
+    rows: text('rows', { mode: 'json' }).$type<string[][]>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.rowOffset] })],
+);
+
+/** Written in the same batch as a chunk's customers: a redelivered message finds its chunk done and changes nothing. */
+export const bulkImportChunksDone = sqliteTable(
+  'bulk_import_chunks_done',
+  {
+    jobId: text('job_id').notNull(),
+    rowOffset: integer('row_offset').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.rowOffset] })],
+);
+
+/** One failed row of a job (row 0: the file itself). */
+export const bulkImportErrors = sqliteTable(
+  'bulk_import_errors',
+  {
+    jobId: text('job_id').notNull(),
+    rowNumber: integer('row_number').notNull(),
+    code: text('code').notNull(),
+    message: text('message').notNull(),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>(),
+    correlationId: text('correlation_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.rowNumber] })],
+);
+
+/** The UMA provider directory (spec 2.10): service-wide, seeded by migration, loaded by operators. */
+export const umaProviders = sqliteTable(
+  'uma_providers',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    domain: text('domain').notNull().unique(),
+    logoUrl: text('logo_url'),
+    supportedRegions: text('supported_regions', { mode: 'json' }).$type<string[]>().notNull(),
+    supportedCurrencies: text('supported_currencies', { mode: 'json' })
+      .$type<{ code: string; name: string; symbol: string; decimals: number }[]>()
+      .notNull(),
+    lei: text('lei'),
+    allowListStatus: integer('allow_list_status', { mode: 'boolean' }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('uma_providers_name_idx').on(t.name, t.id)],
+);
+
 export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
 export type PlatformRow = typeof platforms.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
@@ -153,3 +345,9 @@ export type InternalAccountRow = typeof internalAccounts.$inferSelect;
 export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
 
 export * from './infra-schema';
+export type ExternalAccountRow = typeof externalAccounts.$inferSelect;
+export type BeneficialOwnerRow = typeof beneficialOwners.$inferSelect;
+export type VerificationRow = typeof verifications.$inferSelect;
+export type DocumentRow = typeof documents.$inferSelect;
+export type BulkImportJobRow = typeof bulkImportJobs.$inferSelect;
+export type UmaProviderRow = typeof umaProviders.$inferSelect;

@@ -7,6 +7,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The credentials lack the permission this operation needs',
   404: 'Not found (also for records of other platforms)',
   409: 'Conflict with the current state',
+  410: 'The record was deleted',
   413: 'Request body too large',
   422: 'Idempotency-Key reused with a different request',
   429: 'Rate limited; see Retry-After',

@@ -4,10 +4,11 @@ import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
 import { deliverDueWebhooks, deliverEvent } from '../webhooks/delivery';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { jobDeps } from './deps';
+import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { applyDueTransitions, type TransitionDueJob } from './transitions';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
-export type Job = WebhookDeliverJob | TransitionDueJob;
+export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;
 
 /**
  * Queue consumer: each message is handled on its own; a failure retries only that message. Handlers
@@ -16,7 +17,7 @@ export type Job = WebhookDeliverJob | TransitionDueJob;
 export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Logger): Promise<void> {
   const deps = jobDeps(env, settings(env), log);
   for (const message of batch.messages) {
-    const job = message.body as Partial<Job> | null;
+    const job = message.body as Job | null;
     try {
       switch (job?.type) {
         case 'webhook.deliver':
@@ -25,8 +26,11 @@ export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Lo
         case 'transition.due':
           if (typeof job.id === 'string') await applyDueTransitions(deps, Date.now(), { id: job.id });
           break;
+        case 'bulk.import':
+          await processBulkChunk(deps.db, job, Date.now());
+          break;
         default:
-          log.warn('unknown job dropped', { type: String(job?.type) });
+          log.warn('unknown job dropped', { type: String((job as { type?: unknown } | null)?.type) });
       }
       message.ack();
     } catch (error) {
@@ -43,6 +47,7 @@ export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
     ['transitions', () => applyDueTransitions(deps, now)],
     ['webhooks', () => deliverDueWebhooks(deps, now)],
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
+    ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
   ];
   // Each step on its own: one failing does not starve the others.
   for (const [name, step] of steps) {

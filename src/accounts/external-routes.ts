@@ -1,0 +1,123 @@
+import { defineRoute, json, noContent } from '../http/route';
+import { errorResponses } from '../http/responses';
+import {
+  ExternalAccount,
+  ExternalAccountCreate,
+  ExternalAccountIdParams,
+  ExternalAccountList,
+  ExternalAccountListQuery,
+  PlatformExternalAccountCreate,
+  PlatformExternalAccountListQuery,
+} from './external-schema';
+import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts, loadExternalAccount } from './external-service';
+
+const tag = 'External Accounts';
+
+export const customerExternalAccountRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/customers/external-accounts',
+    operationId: 'createCustomerExternalAccount',
+    summary: 'Add an external bank account or wallet (sandbox: beneficiary verification by identifier suffix)',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    body: ExternalAccountCreate,
+    responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 404, 409, 410, 413) },
+    handler: async (c) => json(await createExternalAccount(c.db, c.auth.platform, c.body, c.settings.mode, c.now), 201),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/customers/external-accounts',
+    operationId: 'listCustomerExternalAccounts',
+    summary: "List customers' external accounts",
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: ExternalAccountListQuery,
+    responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listExternalAccounts(c.db, c.auth.platform.id, 'customers', c.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/customers/external-accounts/:externalAccountId',
+    operationId: 'getCustomerExternalAccountById',
+    summary: 'Get an external account',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    params: ExternalAccountIdParams,
+    responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => json(externalAccountView(await loadExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId))),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/customers/external-accounts/:externalAccountId',
+    operationId: 'deleteCustomerExternalAccountById',
+    summary: 'Delete an external account',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: ExternalAccountIdParams,
+    responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      await deleteExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId, 'any', c.now);
+      return noContent();
+    },
+  }),
+];
+
+export const platformExternalAccountRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/platform/external-accounts',
+    operationId: 'createPlatformExternalAccount',
+    summary: "Add one of the platform's own external accounts",
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    body: PlatformExternalAccountCreate,
+    responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 409, 413) },
+    handler: async (c) =>
+      json(await createExternalAccount(c.db, c.auth.platform, { ...c.body, defaultUmaDepositAccount: false }, c.settings.mode, c.now), 201),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/platform/external-accounts',
+    operationId: 'listPlatformExternalAccounts',
+    summary: "List the platform's own external accounts",
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: PlatformExternalAccountListQuery,
+    responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listExternalAccounts(c.db, c.auth.platform.id, 'platform', c.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/platform/external-accounts/:externalAccountId',
+    operationId: 'getPlatformExternalAccountById',
+    summary: "Get one of the platform's own external accounts",
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    params: ExternalAccountIdParams,
+    responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => json(externalAccountView(await loadExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId, 'platform'))),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/platform/external-accounts/:externalAccountId',
+    operationId: 'deletePlatformExternalAccountById',
+    summary: "Delete one of the platform's own external accounts",
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: ExternalAccountIdParams,
+    responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      await deleteExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId, 'platform', c.now);
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,151 @@
+import { and, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import type { ServiceMode } from '../env';
+import { internalAccounts, type InternalAccountRow, type PlatformRow } from '../db/schema';
+import { currency, currencyInfo } from '../common/currencies';
+import { iso } from '../common/time';
+import { newId } from '../crypto/ids';
+import { conflict, notFound } from '../http/errors';
+import { keysetPage, mapPage } from '../http/pagination';
+import { movementStatements, runMoneyBatch } from '../ledger/ledger';
+import { fundingInstructions } from './funding-instructions';
+import type { InternalAccountListQuery, InternalAccountView } from './internal-schema';
+
+type AccountType = InternalAccountRow['type'];
+
+/** INTERNAL_CRYPTO for crypto currencies (BTC, USDC), INTERNAL_FIAT otherwise. */
+export function holdingTypeFor(code: string): AccountType {
+  return currencyInfo(code).kind === 'CRYPTO' ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
+}
+
+function accountRow(platformId: string, customerId: string | null, type: AccountType, code: string, now: number): InternalAccountRow {
+  return {
+    id: newId('InternalAccount', now),
+    platformId,
+    customerId,
+    type,
+    status: 'ACTIVE',
+    currency: code,
+    balance: 0,
+    privateEnabled: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The accounts a new customer gets: one holding account per platform currency and, when the platform has
+ * embedded wallets configured, one EMBEDDED_WALLET (USD when supported, else the first currency). The wallet's
+ * Durable Object is initialised lazily by the wallet code, so nothing here touches it.
+ */
+export function customerAccountRows(platform: PlatformRow, customerId: string, now: number): InternalAccountRow[] {
+  const codes = platform.supportedCurrencies.map((c) => c.currencyCode);
+  const rows = codes.map((code) => accountRow(platform.id, customerId, holdingTypeFor(code), code, now));
+  if (platform.embeddedWalletConfig && codes.length > 0) {
+    rows.push(accountRow(platform.id, customerId, 'EMBEDDED_WALLET', codes.includes('USD') ? 'USD' : codes[0]!, now));
+  }
+  return rows;
+}
+
+/** The public InternalAccount shape (reference schema); payments code renders accounts with this too. */
+export function internalAccountView(row: InternalAccountRow, mode: ServiceMode): InternalAccountView {
+  const view: InternalAccountView = {
+    id: row.id,
+    ...(row.customerId ? { customerId: row.customerId } : {}),
+    type: row.type,
+    status: row.status,
+    balance: { amount: row.balance, currency: currency(row.currency) },
+    fundingPaymentInstructions: fundingInstructions(row, mode),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+  if (row.type === 'EMBEDDED_WALLET') view.privateEnabled = row.privateEnabled;
+  return view;
+}
+
+/** An internal account of this platform; another platform's id is 404 exactly like an unknown one. */
+export async function loadInternalAccount(db: Db, platformId: string, accountId: string): Promise<InternalAccountRow> {
+  const row = await db.query.internalAccounts.findFirst({
+    where: and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId)),
+  });
+  if (!row) throw notFound('NOT_FOUND', 'Internal account not found');
+  return row;
+}
+
+export async function listCustomerInternalAccounts(db: Db, platformId: string, q: InternalAccountListQuery, mode: ServiceMode) {
+  const where = [eq(internalAccounts.platformId, platformId), isNotNull(internalAccounts.customerId)];
+  if (q.customerId) where.push(eq(internalAccounts.customerId, q.customerId));
+  if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
+  if (q.type) where.push(eq(internalAccounts.type, q.type));
+  const page = await keysetPage<InternalAccountRow>(db, {
+    table: internalAccounts,
+    idColumn: internalAccounts.id,
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, (r) => internalAccountView(r, mode));
+}
+
+/**
+ * Creates the platform's own holding accounts that are missing (one per supported currency); idempotent and
+ * safe under concurrency thanks to the partial unique index on (platform, type, currency).
+ */
+export async function ensurePlatformAccounts(db: Db, platform: PlatformRow, now: number): Promise<void> {
+  const codes = platform.supportedCurrencies.map((c) => c.currencyCode);
+  if (codes.length === 0) return;
+  const rows = codes.map((code) => accountRow(platform.id, null, holdingTypeFor(code), code, now));
+  await db.insert(internalAccounts).values(rows).onConflictDoNothing();
+}
+
+export async function listPlatformInternalAccounts(
+  db: Db,
+  platform: PlatformRow,
+  q: { currency?: string; type?: AccountType },
+  now: number,
+  mode: ServiceMode,
+) {
+  await ensurePlatformAccounts(db, platform, now);
+  const where = [eq(internalAccounts.platformId, platform.id), isNull(internalAccounts.customerId)];
+  if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
+  if (q.type) where.push(eq(internalAccounts.type, q.type));
+  const rows = await db
+    .select()
+    .from(internalAccounts)
+    .where(and(...where))
+    .orderBy(internalAccounts.id);
+  return { data: rows.map((r) => internalAccountView(r, mode)) };
+}
+
+/** The pseudo account sandbox deposits are debited from; the ledger of a platform still sums to zero. */
+export const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
+
+/**
+ * Sandbox deposit: one ledger movement from the funding pseudo account, posted atomically with the balance
+ * change (concurrent deposits each add exactly their amount).
+ */
+export async function fundInternalAccount(db: Db, platformId: string, accountId: string, amount: number, now: number): Promise<InternalAccountRow> {
+  const account = await loadInternalAccount(db, platformId, accountId);
+  const notActive = () => conflict(`Internal account is ${account.status === 'ACTIVE' ? 'no longer active' : account.status}`);
+  if (account.status !== 'ACTIVE') throw notActive();
+  // Fails the batch (balance CHECK) if the account stopped being ACTIVE since it was read, e.g. closed by a customer deletion.
+  const guard = db
+    .update(internalAccounts)
+    .set({ balance: sql`-1` })
+    .where(and(eq(internalAccounts.id, account.id), ne(internalAccounts.status, 'ACTIVE')));
+  const stmts = movementStatements(db, {
+    platformId,
+    from: SANDBOX_FUNDING_ACCOUNT,
+    to: account.id,
+    amount,
+    currency: account.currency,
+    reference: newId('SandboxFunding', now),
+    kind: 'SANDBOX_FUNDING',
+    now,
+  });
+  const result = await runMoneyBatch(db, [guard, ...stmts]);
+  if (result === 'insufficient_funds') throw notActive();
+  if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
+  return loadInternalAccount(db, platformId, accountId);
+}

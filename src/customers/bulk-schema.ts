@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { DateTime } from '../common/time';
+
+export const BulkJobStatus = z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+
+export const BulkCustomerImportJobAccepted = z
+  .object({ jobId: z.string().meta({ example: 'Job:019542f5-b3e7-1d02-0000-000000000006' }), status: z.enum(['PENDING', 'PROCESSING']) })
+  .meta({ id: 'BulkCustomerImportJobAccepted' });
+
+export const BulkCustomerImportErrorEntry = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    correlationId: z.string().meta({ description: "The row's platformCustomerId, else its row number (first data row = 1; 0 = the file itself)" }),
+  })
+  .meta({ id: 'BulkCustomerImportErrorEntry' });
+
+export const BulkCustomerImportJob = z
+  .object({
+    id: z.string().meta({ example: 'Job:019542f5-b3e7-1d02-0000-000000000006' }),
+    status: BulkJobStatus,
+    progress: z.object({ total: z.int(), processed: z.int(), successful: z.int(), failed: z.int() }),
+    errors: z.array(BulkCustomerImportErrorEntry),
+    completedAt: DateTime.optional().meta({ description: 'Only when COMPLETED or FAILED' }),
+  })
+  .meta({ id: 'BulkCustomerImportJob' });
+export type BulkCustomerImportJobView = z.infer<typeof BulkCustomerImportJob>;
+
+export const BulkJobIdParams = z.object({ jobId: z.string().max(128) });

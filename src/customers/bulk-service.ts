@@ -1,0 +1,277 @@
+import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import {
+  bulkImportChunks,
+  bulkImportChunksDone,
+  bulkImportErrors,
+  bulkImportJobs,
+  customers,
+  platforms,
+  type BulkImportJobRow,
+} from '../db/schema';
+import { inJson, insertJsonRows, isUniqueViolation } from '../db/json-rows';
+import { iso } from '../common/time';
+import { newId } from '../crypto/ids';
+import { notFound } from '../http/errors';
+import { errorText, type Statement } from '../ledger/ledger';
+import { parseCsv } from './csv';
+import { headerProblem, rowToCustomer } from './bulk-rows';
+import { buildCustomer, insertCustomerStatements, type NewCustomer } from './service';
+import type { BulkCustomerImportJobView } from './bulk-schema';
+
+/** Rows per queue message: one D1 batch of customers and accounts, well inside a Worker invocation's limits. */
+export const BULK_CHUNK_ROWS = 500;
+export const BULK_MAX_ROWS = 100_000;
+export const BULK_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** The JOBS queue message that processes one chunk of a bulk import. */
+export interface BulkImportMessage {
+  type: 'bulk.import';
+  jobId: string;
+  /** Index of the chunk's first data row (0-based). */
+  offset: number;
+}
+
+type Chunk = { rowOffset: number; rows: string[][] };
+
+/** Parses the file and splits it into chunks; an unusable file becomes the job's `fileError`. */
+function prepare(bytes: Uint8Array): { columns: string[]; chunks: Chunk[]; total: number; fileError: string | null } {
+  const fail = (fileError: string) => ({ columns: [], chunks: [], total: 0, fileError });
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return fail('The file is not UTF-8 text');
+  }
+  const parsed = parseCsv(text);
+  if (!parsed.ok) return fail(`The file is not valid CSV: ${parsed.error}`);
+  const [header, ...rows] = parsed.records;
+  if (!header) return fail('The file is empty');
+  const columns = header.map((c) => c.trim());
+  const problem = headerProblem(columns);
+  if (problem) return fail(problem);
+  if (rows.length === 0) return fail('The file has a header but no data rows');
+  if (rows.length > BULK_MAX_ROWS) return fail(`The file has ${rows.length} rows; at most ${BULK_MAX_ROWS} per import`);
+  const chunks: Chunk[] = [];
+  for (let at = 0; at < rows.length; at += BULK_CHUNK_ROWS) chunks.push({ rowOffset: at, rows: rows.slice(at, at + BULK_CHUNK_ROWS) });
+  return { columns, chunks, total: rows.length, fileError: null };
+}
+
+async function sendChunks(queue: Queue<unknown>, jobId: string, offsets: number[]): Promise<void> {
+  for (let i = 0; i < offsets.length; i += 100) {
+    const messages = offsets.slice(i, i + 100).map((offset) => ({ body: { type: 'bulk.import', jobId, offset } satisfies BulkImportMessage }));
+    await queue.sendBatch(messages);
+  }
+}
+
+/**
+ * POST /customers/bulk/csv: stores the parsed rows in chunks with the job (PENDING) and queues one message per
+ * chunk. An unusable file still makes a job; its single message turns it FAILED.
+ */
+export async function startBulkImport(db: Db, queue: Queue<unknown>, platformId: string, file: Uint8Array, now: number) {
+  const { columns, chunks, total, fileError } = prepare(file);
+  const job: BulkImportJobRow = {
+    id: newId('Job', now),
+    platformId,
+    status: 'PENDING',
+    total,
+    processed: 0,
+    successful: 0,
+    failed: 0,
+    columns,
+    fileError,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+  const stmts: Statement[] = [db.insert(bulkImportJobs).values(job)];
+  for (const c of chunks) stmts.push(db.insert(bulkImportChunks).values({ jobId: job.id, rowOffset: c.rowOffset, rows: c.rows }));
+  await db.batch(stmts as [Statement, ...Statement[]]);
+  await sendChunks(queue, job.id, chunks.length ? chunks.map((c) => c.rowOffset) : [0]);
+  return { jobId: job.id, status: 'PENDING' as const };
+}
+
+interface RowError {
+  rowNumber: number;
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+  correlationId: string;
+}
+
+/**
+ * Processes one chunk (a queue message). Everything the chunk changes (its customers and accounts, its error
+ * entries, the job's progress, the chunk's done marker) is one D1 batch, so a redelivered message either finds
+ * the marker and changes nothing, or loses the race on the marker's primary key and rolls back whole.
+ */
+export async function processBulkChunk(db: Db, message: BulkImportMessage, wallNow: number): Promise<void> {
+  const job = await db.query.bulkImportJobs.findFirst({ where: eq(bulkImportJobs.id, message.jobId) });
+  if (!job || job.status === 'COMPLETED' || job.status === 'FAILED') return;
+  const platform = await db.query.platforms.findFirst({ where: eq(platforms.id, job.platformId) });
+  if (!platform) return;
+  const now = wallNow + platform.clockOffsetMs;
+  if (job.fileError) {
+    await db.batch([
+      db
+        .update(bulkImportJobs)
+        .set({ status: 'FAILED', completedAt: now, updatedAt: now })
+        .where(and(eq(bulkImportJobs.id, job.id), inArray(bulkImportJobs.status, ['PENDING', 'PROCESSING']))),
+      db
+        .insert(bulkImportErrors)
+        .values({ jobId: job.id, rowNumber: 0, code: 'INVALID_FILE', message: job.fileError, details: {}, correlationId: '0' })
+        .onConflictDoNothing(),
+    ]);
+    return;
+  }
+  const [chunks, done] = await db.batch([
+    db
+      .select()
+      .from(bulkImportChunks)
+      .where(and(eq(bulkImportChunks.jobId, job.id), eq(bulkImportChunks.rowOffset, message.offset))),
+    db
+      .select()
+      .from(bulkImportChunksDone)
+      .where(and(eq(bulkImportChunksDone.jobId, job.id), eq(bulkImportChunksDone.rowOffset, message.offset))),
+    db
+      .update(bulkImportJobs)
+      .set({ status: 'PROCESSING', updatedAt: now })
+      .where(and(eq(bulkImportJobs.id, job.id), eq(bulkImportJobs.status, 'PENDING'))),
+  ]);
+  const chunk = chunks[0];
+  if (!chunk || done.length > 0) return;
+  for (let attempt = 0; ; attempt++) {
+    const { created, errors } = await planChunk(db, platform, job, chunk, now);
+    const stmts: Statement[] = [
+      db.insert(bulkImportChunksDone).values({ jobId: job.id, rowOffset: chunk.rowOffset, createdAt: now }),
+      db.delete(bulkImportChunks).where(and(eq(bulkImportChunks.jobId, job.id), eq(bulkImportChunks.rowOffset, chunk.rowOffset))),
+      ...insertCustomerStatements(db, created),
+      ...insertJsonRows(db, bulkImportErrors, errors.map((e) => ({ jobId: job.id, ...e }))),
+      progressStatement(db, job.id, chunk.rows.length, created.length, errors.length, now),
+    ];
+    try {
+      await db.batch(stmts as [Statement, ...Statement[]]);
+      return;
+    } catch (error) {
+      const text = errorText(error);
+      if (isUniqueViolation(text, 'bulk_import_chunks_done')) return; // a concurrent delivery processed it
+      // A customer created meanwhile (API or another chunk) collided: plan again, the check now sees it.
+      if (isUniqueViolation(text, 'customers') && attempt < 3) continue;
+      throw error;
+    }
+  }
+}
+
+function progressStatement(db: Db, jobId: string, n: number, ok: number, failed: number, now: number) {
+  const completes = sql`${bulkImportJobs.processed} + ${n} >= ${bulkImportJobs.total}`;
+  return db
+    .update(bulkImportJobs)
+    .set({
+      processed: sql`${bulkImportJobs.processed} + ${n}`,
+      successful: sql`${bulkImportJobs.successful} + ${ok}`,
+      failed: sql`${bulkImportJobs.failed} + ${failed}`,
+      status: sql`CASE WHEN ${completes} THEN 'COMPLETED' ELSE 'PROCESSING' END`,
+      completedAt: sql`CASE WHEN ${completes} THEN ${now} ELSE NULL END`,
+      updatedAt: now,
+    })
+    .where(eq(bulkImportJobs.id, jobId));
+}
+
+/** Validates a chunk's rows and sorts them into customers to create and error entries. */
+async function planChunk(
+  db: Db,
+  platform: typeof platforms.$inferSelect,
+  job: BulkImportJobRow,
+  chunk: Chunk,
+  now: number,
+): Promise<{ created: NewCustomer[]; errors: RowError[] }> {
+  const created: NewCustomer[] = [];
+  const errors: RowError[] = [];
+  const candidates: { rowNumber: number; value: NewCustomer }[] = [];
+  chunk.rows.forEach((record, i) => {
+    const rowNumber = chunk.rowOffset + i + 1;
+    const pcid = record[job.columns.indexOf('platformCustomerId')]?.trim();
+    const correlationId = pcid || String(rowNumber);
+    const fail = (code: string, message: string, details: Record<string, unknown>) =>
+      errors.push({ rowNumber, code, message, details: { row: rowNumber, ...details }, correlationId });
+    const row = rowToCustomer(job.columns, record);
+    if (!row.ok) return fail('INVALID_INPUT', `Invalid row: ${[...new Set(row.issues.map((x) => x.field))].join(', ')}`, { fields: row.issues });
+    const built = buildCustomer(platform, row.input, now);
+    if (!built.ok) return fail('INVALID_INPUT', `Invalid row: ${built.issues.map((x) => x.field).join(', ')}`, { fields: built.issues });
+    candidates.push({ rowNumber, value: built.value });
+  });
+  const pcids = candidates.map((c) => c.value.customer.platformCustomerId);
+  const umas = candidates.map((c) => c.value.customer.umaAddress);
+  const existing = candidates.length
+    ? await db
+        .select({ platformCustomerId: customers.platformCustomerId, umaAddress: customers.umaAddress })
+        .from(customers)
+        .where(
+          and(
+            eq(customers.platformId, platform.id),
+            eq(customers.isDeleted, false),
+            or(inJson(customers.platformCustomerId, pcids), inJson(customers.umaAddress, umas)),
+          ),
+        )
+    : [];
+  const takenIds = new Map<string, string>(existing.map((e) => [e.platformCustomerId, 'an existing customer']));
+  const takenUmas = new Map<string, string>(existing.map((e) => [e.umaAddress, 'an existing customer']));
+  for (const { rowNumber, value } of candidates) {
+    const { platformCustomerId, umaAddress } = value.customer;
+    const correlationId = platformCustomerId;
+    const byId = takenIds.get(platformCustomerId);
+    const byUma = takenUmas.get(umaAddress);
+    if (byId) {
+      errors.push({ rowNumber, code: 'CONFLICT', message: `platformCustomerId ${platformCustomerId} is already used by ${byId}`, details: { row: rowNumber }, correlationId });
+    } else if (byUma) {
+      errors.push({ rowNumber, code: 'UMA_ADDRESS_EXISTS', message: `UMA address ${umaAddress} is already used by ${byUma}`, details: { row: rowNumber }, correlationId });
+    } else {
+      created.push(value);
+      takenIds.set(platformCustomerId, `row ${rowNumber}`);
+      takenUmas.set(umaAddress, `row ${rowNumber}`);
+    }
+  }
+  errors.sort((a, b) => a.rowNumber - b.rowNumber);
+  return { created, errors };
+}
+
+/** GET /customers/bulk/jobs/{jobId}: progress, error entries by row, completedAt only once finished. */
+export async function getBulkImportJob(db: Db, platformId: string, jobId: string): Promise<BulkCustomerImportJobView> {
+  const [jobs, errors] = await db.batch([
+    db
+      .select()
+      .from(bulkImportJobs)
+      .where(and(eq(bulkImportJobs.id, jobId), eq(bulkImportJobs.platformId, platformId))),
+    db.select().from(bulkImportErrors).where(eq(bulkImportErrors.jobId, jobId)).orderBy(bulkImportErrors.rowNumber),
+  ]);
+  const job = jobs[0];
+  if (!job) throw notFound('BULK_UPLOAD_JOB_NOT_FOUND', 'Bulk upload job not found');
+  const finished = job.status === 'COMPLETED' || job.status === 'FAILED';
+  return {
+    id: job.id,
+    status: job.status,
+    progress: { total: job.total, processed: job.processed, successful: job.successful, failed: job.failed },
+    errors: errors.map((e) => ({
+      code: e.code,
+      message: e.message,
+      ...(e.details && Object.keys(e.details).length ? { details: e.details } : {}),
+      correlationId: e.correlationId,
+    })),
+    ...(finished && job.completedAt !== null ? { completedAt: iso(job.completedAt) } : {}),
+  };
+}
+
+/** Cron backstop: re-queues the remaining chunks of imports idle for `idleMs` (a lost message, a failed send). */
+export async function resumeStalledImports(db: Db, queue: Queue<unknown>, now: number, idleMs = 10 * 60_000): Promise<number> {
+  const stalled = await db
+    .select({ id: bulkImportJobs.id })
+    .from(bulkImportJobs)
+    .where(and(inArray(bulkImportJobs.status, ['PENDING', 'PROCESSING']), lt(bulkImportJobs.updatedAt, now - idleMs)))
+    .limit(20);
+  for (const { id } of stalled) {
+    const [job] = await db.select().from(bulkImportJobs).where(eq(bulkImportJobs.id, id));
+    const left = await db.select({ rowOffset: bulkImportChunks.rowOffset }).from(bulkImportChunks).where(eq(bulkImportChunks.jobId, id));
+    await db.update(bulkImportJobs).set({ updatedAt: now }).where(eq(bulkImportJobs.id, id));
+    await sendChunks(queue, id, job?.fileError || left.length === 0 ? [0] : left.map((c) => c.rowOffset));
+  }
+  return stalled.length;
+}

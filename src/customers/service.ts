@@ -1,0 +1,275 @@
+import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { beneficialOwners, customers, internalAccounts, type BeneficialOwnerRow, type CustomerRow, type InternalAccountRow, type PlatformRow } from '../db/schema';
+import { inJson, insertJsonRows, isUniqueViolation } from '../db/json-rows';
+import { iso } from '../common/time';
+import { newId } from '../crypto/ids';
+import { ApiError, conflict, invalidFields, notFound, type FieldIssue } from '../http/errors';
+import { keysetPage } from '../http/pagination';
+import { errorText } from '../ledger/ledger';
+import { customerAccountRows } from '../accounts/internal-service';
+import { beneficialOwnerView } from '../kyc/views';
+import { UMA_LOCAL_PART, type BusinessInfo, type CustomerCreate, type CustomerListQuery, type CustomerUpdate, type CustomerView } from './schema';
+
+export const customerNotFound = () => notFound('USER_NOT_FOUND', 'Customer not found');
+export const customerDeleted = () => new ApiError(410, 'CUSTOMER_DELETED', 'Customer has been deleted');
+
+/** What a customer create writes: the customer and its provisioned internal accounts. */
+export interface NewCustomer {
+  customer: CustomerRow;
+  accounts: InternalAccountRow[];
+}
+
+export type BuildResult = { ok: true; value: NewCustomer } | { ok: false; issues: FieldIssue[] };
+
+/** Rules that need the platform: UMA domain, enabled currencies, who may set a KYC/KYB status. */
+function platformIssues(platform: PlatformRow, input: { umaAddress?: string; currencies?: string[]; kycStatus?: string; kybStatus?: string }): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (input.umaAddress !== undefined) {
+    const domain = input.umaAddress.slice(input.umaAddress.lastIndexOf('@') + 1);
+    if (domain.toLowerCase() !== platform.umaDomain.toLowerCase()) {
+      issues.push({ field: 'umaAddress', message: `Must be on the platform's UMA domain ${platform.umaDomain}` });
+    }
+  }
+  const supported = new Set(platform.supportedCurrencies.map((c) => c.currencyCode));
+  input.currencies?.forEach((code, i) => {
+    if (!supported.has(code)) issues.push({ field: `currencies.${i}`, message: `${code} is not among the platform's supported currencies` });
+  });
+  for (const field of ['kycStatus', 'kybStatus'] as const) {
+    if (input[field] !== undefined && !platform.isRegulatedFinancialInstitution) {
+      issues.push({ field, message: `Only a regulated platform may set ${field}; others use POST /verifications` });
+    }
+  }
+  return issues;
+}
+
+function infoOf(input: CustomerCreate): Record<string, unknown> {
+  const pick = (keys: string[]) =>
+    Object.fromEntries(keys.filter((k) => (input as Record<string, unknown>)[k] !== undefined).map((k) => [k, (input as Record<string, unknown>)[k]]));
+  return input.customerType === 'INDIVIDUAL' ? pick(['fullName', 'birthDate', 'nationality', 'address']) : pick(['address', 'businessInfo']);
+}
+
+/**
+ * Validates a parsed create request against the platform and builds the rows to insert (no I/O), so the API
+ * and the bulk import create customers identically. Expected refusals come back as field issues.
+ */
+export function buildCustomer(platform: PlatformRow, input: CustomerCreate, now: number): BuildResult {
+  const issues = platformIssues(platform, input);
+  const id = newId('Customer', now);
+  const platformCustomerId = input.platformCustomerId ?? id.slice('Customer:'.length);
+  let umaAddress = input.umaAddress;
+  if (umaAddress === undefined) {
+    if (UMA_LOCAL_PART.test(platformCustomerId)) umaAddress = `$${platformCustomerId}@${platform.umaDomain}`;
+    else issues.push({ field: 'umaAddress', message: 'Required when platformCustomerId cannot be a UMA address local part' });
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  const status = input.customerType === 'INDIVIDUAL' ? input.kycStatus : input.kybStatus;
+  const customer: CustomerRow = {
+    id,
+    platformId: platform.id,
+    platformCustomerId,
+    customerType: input.customerType,
+    email: input.email ?? null,
+    umaAddress: umaAddress!,
+    region: input.region ?? null,
+    currencies: input.currencies ?? platform.supportedCurrencies.map((c) => c.currencyCode),
+    verificationStatus: status ?? 'UNVERIFIED',
+    info: infoOf(input),
+    isDeleted: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { ok: true, value: { customer, accounts: customerAccountRows(platform, id, now) } };
+}
+
+/** The statements that insert built customers and their accounts (one batch makes them atomic). */
+export function insertCustomerStatements(db: Db, built: NewCustomer[]) {
+  return [...insertJsonRows(db, customers, built.map((b) => b.customer)), ...insertJsonRows(db, internalAccounts, built.flatMap((b) => b.accounts))];
+}
+
+/**
+ * Maps a unique violation of the customers table to the 409 the reference defines. SQLite names only the first
+ * index it trips, so the platformCustomerId collision (CONFLICT) is looked up first, else the UMA address one.
+ */
+export async function customerConflict(
+  db: Db,
+  platformId: string,
+  wanted: { platformCustomerId?: string; umaAddress?: string },
+  error: unknown,
+): Promise<ApiError | null> {
+  if (!isUniqueViolation(errorText(error), 'customers')) return null;
+  if (wanted.platformCustomerId !== undefined) {
+    const taken = await db.query.customers.findFirst({
+      columns: { id: true },
+      where: and(eq(customers.platformId, platformId), eq(customers.platformCustomerId, wanted.platformCustomerId), eq(customers.isDeleted, false)),
+    });
+    if (taken) return conflict('An active customer with this platformCustomerId already exists');
+  }
+  return conflict('This UMA address is already taken', 'UMA_ADDRESS_EXISTS');
+}
+
+export async function createCustomer(db: Db, platform: PlatformRow, input: CustomerCreate, now: number): Promise<CustomerView> {
+  const built = buildCustomer(platform, input, now);
+  if (!built.ok) throw invalidFields('request body', built.issues);
+  const [first, ...rest] = insertCustomerStatements(db, [built.value]);
+  try {
+    await db.batch([first!, ...rest]);
+  } catch (error) {
+    throw (await customerConflict(db, platform.id, built.value.customer, error)) ?? error;
+  }
+  return customerView(built.value.customer, []);
+}
+
+export function customerView(row: CustomerRow, owners: BeneficialOwnerRow[]): CustomerView {
+  const info = row.info as Record<string, unknown>;
+  const common = {
+    id: row.id,
+    platformCustomerId: row.platformCustomerId,
+    ...(row.region ? { region: row.region } : {}),
+    currencies: row.currencies,
+    ...(row.email ? { email: row.email } : {}),
+    umaAddress: row.umaAddress,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    isDeleted: row.isDeleted,
+  };
+  if (row.customerType === 'INDIVIDUAL') {
+    return { ...common, customerType: 'INDIVIDUAL', kycStatus: row.verificationStatus, ...info } as CustomerView;
+  }
+  return {
+    ...common,
+    customerType: 'BUSINESS',
+    kybStatus: row.verificationStatus,
+    ...info,
+    beneficialOwners: owners.map(beneficialOwnerView),
+  } as CustomerView;
+}
+
+/** A customer of this platform, deleted or not; another platform's id is 404 like an unknown one. */
+export async function loadCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
+  const row = await db.query.customers.findFirst({ where: and(eq(customers.id, customerId), eq(customers.platformId, platformId)) });
+  if (!row) throw customerNotFound();
+  return row;
+}
+
+/** A customer records can be attached to: 404 when unknown, 410 when deleted. */
+export async function loadActiveCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
+  const row = await loadCustomer(db, platformId, customerId);
+  if (row.isDeleted) throw customerDeleted();
+  return row;
+}
+
+async function ownersOf(db: Db, rows: CustomerRow[]): Promise<Map<string, BeneficialOwnerRow[]>> {
+  const ids = rows.filter((r) => r.customerType === 'BUSINESS').map((r) => r.id);
+  const byCustomer = new Map<string, BeneficialOwnerRow[]>();
+  if (ids.length === 0) return byCustomer;
+  const owners = await db.select().from(beneficialOwners).where(inJson(beneficialOwners.customerId, ids)).orderBy(beneficialOwners.id);
+  for (const o of owners) byCustomer.set(o.customerId, [...(byCustomer.get(o.customerId) ?? []), o]);
+  return byCustomer;
+}
+
+export async function getCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerView> {
+  const row = await loadCustomer(db, platformId, customerId);
+  return customerView(row, (await ownersOf(db, [row])).get(row.id) ?? []);
+}
+
+export async function listCustomers(db: Db, platformId: string, q: CustomerListQuery) {
+  const where: (SQL | undefined)[] = [eq(customers.platformId, platformId)];
+  if (!q.isIncludingDeleted) where.push(eq(customers.isDeleted, false));
+  if (q.platformCustomerId !== undefined) where.push(eq(customers.platformCustomerId, q.platformCustomerId));
+  if (q.customerType) where.push(eq(customers.customerType, q.customerType));
+  if (q.region) where.push(eq(customers.region, q.region));
+  if (q.umaAddress !== undefined) where.push(eq(customers.umaAddress, q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`));
+  if (q.currency) where.push(sql`EXISTS (SELECT 1 FROM json_each(${customers.currencies}) WHERE value = ${q.currency})`);
+  if (q.createdAfter !== undefined) where.push(gte(customers.createdAt, q.createdAfter));
+  if (q.createdBefore !== undefined) where.push(lte(customers.createdAt, q.createdBefore));
+  if (q.updatedAfter !== undefined) where.push(gte(customers.updatedAt, q.updatedAfter));
+  if (q.updatedBefore !== undefined) where.push(lte(customers.updatedAt, q.updatedBefore));
+  const page = await keysetPage<CustomerRow>(db, {
+    table: customers,
+    idColumn: customers.id,
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  const owners = await ownersOf(db, page.data);
+  return { ...page, data: page.data.map((r) => customerView(r, owners.get(r.id) ?? [])) };
+}
+
+function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unknown> {
+  const info = { ...(row.info as Record<string, unknown>) };
+  if (patch.customerType === 'INDIVIDUAL') {
+    for (const key of ['fullName', 'birthDate', 'nationality', 'address'] as const) if (patch[key] !== undefined) info[key] = patch[key];
+  } else {
+    if (patch.address !== undefined) info.address = patch.address;
+    if (patch.businessInfo !== undefined) info.businessInfo = { ...(info.businessInfo as BusinessInfo), ...patch.businessInfo };
+  }
+  return info;
+}
+
+/**
+ * PATCH /customers/{id}: ordinary field updates, e-mail included. Every customer update goes through here,
+ * so the embedded-wallet e-mail change (signed retry, spec 4.4) extends this one function.
+ * Optimistic: the write applies only if the row is unchanged since it was read, else it re-reads and re-merges.
+ */
+export async function updateCustomer(db: Db, platform: PlatformRow, customerId: string, patch: CustomerUpdate, now: number): Promise<CustomerView> {
+  for (let attempt = 0; ; attempt++) {
+    const row = await loadActiveCustomer(db, platform.id, customerId);
+    if (row.customerType !== patch.customerType) {
+      throw invalidFields('request body', [{ field: 'customerType', message: `Must be ${row.customerType}: a customer's type cannot change` }]);
+    }
+    const issues = platformIssues(platform, patch);
+    if (issues.length > 0) throw invalidFields('request body', issues);
+    const status = patch.customerType === 'INDIVIDUAL' ? patch.kycStatus : patch.kybStatus;
+    const changes: Partial<CustomerRow> = { info: mergeInfo(row, patch), updatedAt: Math.max(now, row.updatedAt) };
+    if (patch.email !== undefined) changes.email = patch.email;
+    if (patch.umaAddress !== undefined) changes.umaAddress = patch.umaAddress;
+    if (patch.currencies !== undefined) changes.currencies = patch.currencies;
+    if (status !== undefined) changes.verificationStatus = status;
+    let updated: CustomerRow[];
+    try {
+      updated = await db
+        .update(customers)
+        .set(changes)
+        .where(and(eq(customers.id, row.id), eq(customers.isDeleted, false), eq(customers.updatedAt, row.updatedAt), eq(customers.info, row.info)))
+        .returning();
+    } catch (error) {
+      throw (await customerConflict(db, platform.id, { umaAddress: patch.umaAddress }, error)) ?? error;
+    }
+    if (updated[0]) return customerView(updated[0], (await ownersOf(db, updated)).get(row.id) ?? []);
+    if (attempt >= 4) throw conflict('The customer changed concurrently; retry the request');
+  }
+}
+
+/**
+ * Soft delete (the record stays readable with isDeleted: true; its platformCustomerId and UMA address become
+ * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch.
+ */
+export async function deleteCustomer(db: Db, platformId: string, customerId: string, now: number): Promise<CustomerView> {
+  const row = await loadActiveCustomer(db, platformId, customerId);
+  const [deleted] = await db.batch([
+    db
+      .update(customers)
+      .set({ isDeleted: true, updatedAt: Math.max(now, row.updatedAt) })
+      .where(
+        and(
+          eq(customers.id, row.id),
+          eq(customers.isDeleted, false),
+          sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} WHERE ${internalAccounts.customerId} = ${row.id} AND ${internalAccounts.balance} > 0)`,
+        ),
+      )
+      .returning(),
+    db
+      .update(internalAccounts)
+      .set({ status: 'CLOSED', updatedAt: now })
+      .where(and(eq(internalAccounts.customerId, row.id), sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 1)`)),
+  ]);
+  if (!deleted[0]) {
+    const again = await loadCustomer(db, platformId, customerId);
+    if (again.isDeleted) throw customerDeleted();
+    throw conflict("The customer's internal accounts still hold funds; move them out before deleting");
+  }
+  return customerView(deleted[0], (await ownersOf(db, deleted)).get(row.id) ?? []);
+}
+

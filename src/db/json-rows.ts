@@ -1,0 +1,58 @@
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from './client';
+import type { Statement } from '../ledger/ledger';
+
+// Keeps each JSON parameter far below D1's 2 MB value limit.
+const MAX_JSON_BYTES = 400_000;
+
+/**
+ * INSERT statements that carry their rows as one JSON parameter each (`INSERT ... SELECT ... FROM json_each(?)`).
+ * D1 allows 100 bound parameters per statement, so a multi-row VALUES list stops working at a few rows;
+ * this form inserts hundreds of rows per statement. Rows pass through each column's driver mapping (JSON, boolean).
+ */
+export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: T['$inferInsert'][]): Statement[] {
+  const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
+  const encoded: string[] = rows.map((row) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      let value = (row as Record<string, unknown>)[key];
+      if (value === undefined && column.default !== undefined && !(column.default instanceof Object && 'queryChunks' in column.default)) {
+        value = column.default;
+      }
+      out[column.name] = value === undefined || value === null ? null : column.mapToDriverValue(value);
+    }
+    return JSON.stringify(out);
+  });
+  // The insert lists every column in table order, so the SELECT yields them in that order.
+  const values = sql.raw(columns.map(([, c]) => `json_extract(value, '$.${c.name}')`).join(', '));
+  const stmts: Statement[] = [];
+  let group: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (group.length === 0) return;
+    stmts.push(db.insert(table).select(sql`SELECT ${values} FROM json_each(${`[${group.join(',')}]`})`));
+    group = [];
+    size = 0;
+  };
+  for (const row of encoded) {
+    if (size + row.length > MAX_JSON_BYTES) flush();
+    group.push(row);
+    size += row.length + 1;
+  }
+  flush();
+  return stmts;
+}
+
+/** `column IN (values)` with the values as one JSON parameter, for lists longer than D1's parameter limit. */
+export function inJson(column: SQLiteColumn | SQL, values: readonly (string | number)[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/** True when `error` is a UNIQUE violation of `table` (optionally naming `column`). */
+export function isUniqueViolation(text: string, table: string, column?: string): boolean {
+  const m = text.match(/UNIQUE constraint failed: ([^|]*)/i);
+  if (!m) return false;
+  const cols = m[1]!;
+  return cols.includes(`${table}.`) && (column === undefined || cols.includes(`${table}.${column}`));
+}

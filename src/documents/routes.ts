@@ -1,0 +1,71 @@
+import { defineRoute, json, noContent } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { payloadTooLarge } from '../http/body';
+import { multipartBoundary, parseMultipart } from '../http/multipart';
+import { Document, DocumentIdParams, DocumentList, DocumentListQuery } from './schema';
+import { deleteDocument, getDocument, listDocuments, MAX_DOCUMENT_BYTES, uploadDocument } from './service';
+
+const tag = 'Documents';
+
+// Room for the metadata fields and part headers around the file.
+const FORM_OVERHEAD = 64 * 1024;
+
+export const documentRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/documents',
+    operationId: 'uploadDocument',
+    summary: 'Upload a verification document (multipart: file + documentHolder, documentType, country, ...; PDF/JPEG/PNG up to 10 MB)',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    body: 'multipart',
+    responses: { 201: { description: 'Uploaded', schema: Document }, ...errorResponses(400, 401, 403, 404, 410, 413) },
+    handler: async (c) => {
+      const boundary = multipartBoundary(c.request.headers.get('Content-Type'));
+      const declared = Number(c.request.headers.get('Content-Length') ?? NaN);
+      if (declared > MAX_DOCUMENT_BYTES + FORM_OVERHEAD) throw payloadTooLarge(MAX_DOCUMENT_BYTES);
+      const parts = parseMultipart(c.request.body, boundary);
+      return json(await uploadDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, parts, c.now), 201);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/documents',
+    operationId: 'listDocuments',
+    summary: 'List documents',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: DocumentListQuery,
+    responses: { 200: { description: 'A page of documents', schema: DocumentList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listDocuments(c.db, c.auth.platform.id, c.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/documents/:documentId',
+    operationId: 'getDocument',
+    summary: 'Get a document',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    params: DocumentIdParams,
+    responses: { 200: { description: 'The document', schema: Document }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => json(await getDocument(c.db, c.auth.platform.id, c.params.documentId)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/documents/:documentId',
+    operationId: 'deleteDocument',
+    summary: 'Delete a document and its file',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: DocumentIdParams,
+    responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      await deleteDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, c.params.documentId);
+      return noContent();
+    },
+  }),
+];

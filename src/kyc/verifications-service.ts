@@ -1,0 +1,103 @@
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import type { ServiceMode } from '../env';
+import { customers, verifications, type CustomerRow, type VerificationRow, type VerificationState, type VerificationStatus } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { notFound } from '../http/errors';
+import { keysetPage, mapPage } from '../http/pagination';
+import { loadActiveCustomer } from '../customers/service';
+import { sandboxKybStatus } from './sandbox';
+import type { VerificationErrorView } from './schema';
+import { verificationView } from './views';
+
+const missing = (customer: CustomerRow, field: string, reason: string): VerificationErrorView => ({
+  resourceId: customer.id,
+  type: 'MISSING_FIELD',
+  field: `customer.${field}`,
+  reason,
+});
+
+/** What must be on file before KYC (individuals) or KYB (businesses) can run. */
+function missingInformation(customer: CustomerRow): VerificationErrorView[] {
+  const info = customer.info as Record<string, any>;
+  const errors: VerificationErrorView[] = [];
+  if (!info.address) errors.push(missing(customer, 'address', 'Address is required'));
+  if (customer.customerType === 'INDIVIDUAL') {
+    if (!info.fullName) errors.push(missing(customer, 'fullName', 'Full name is required'));
+    if (!info.birthDate) errors.push(missing(customer, 'birthDate', 'Date of birth is required'));
+  } else {
+    const business = info.businessInfo ?? {};
+    if (!business.registrationNumber) errors.push(missing(customer, 'businessInfo.registrationNumber', 'Business registration number is required'));
+    if (!business.taxId) errors.push(missing(customer, 'businessInfo.taxId', 'Tax identification number is required'));
+    if (!business.incorporatedOn) errors.push(missing(customer, 'businessInfo.incorporatedOn', 'Date of incorporation is required'));
+  }
+  return errors;
+}
+
+const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationStatus> = {
+  PENDING: 'IN_PROGRESS',
+  APPROVED: 'APPROVED',
+  REJECTED: 'REJECTED',
+};
+
+/**
+ * POST /verifications: checks the customer's information and submits it. Sandbox: KYB outcome by the
+ * registration number suffix (spec 4.9; individuals are approved); production: submitted for review (PENDING).
+ * The verification row and the customer's kycStatus/kybStatus change in one batch.
+ */
+export async function submitVerification(db: Db, platformId: string, customerId: string, mode: ServiceMode, now: number) {
+  const customer = await loadActiveCustomer(db, platformId, customerId);
+  const errors = missingInformation(customer);
+  let outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = null;
+  if (errors.length === 0) {
+    const registrationNumber = (customer.info as { businessInfo?: { registrationNumber?: string } }).businessInfo?.registrationNumber;
+    outcome = mode !== 'sandbox' ? 'PENDING' : customer.customerType === 'BUSINESS' ? sandboxKybStatus(registrationNumber!) : 'APPROVED';
+  }
+  const row: VerificationRow = {
+    id: newId('Verification', now),
+    platformId,
+    customerId: customer.id,
+    verificationStatus: outcome ? STATUS_OF[outcome] : 'RESOLVE_ERRORS',
+    errors,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const insert = db.insert(verifications).values(row);
+  if (outcome) {
+    await db.batch([
+      insert,
+      db
+        .update(customers)
+        .set({ verificationStatus: outcome, updatedAt: Math.max(now, customer.updatedAt) })
+        .where(and(eq(customers.id, customer.id), eq(customers.platformId, platformId))),
+    ]);
+  } else {
+    await insert;
+  }
+  return verificationView(row);
+}
+
+export async function getVerification(db: Db, platformId: string, id: string) {
+  const row = await db.query.verifications.findFirst({ where: and(eq(verifications.id, id), eq(verifications.platformId, platformId)) });
+  if (!row) throw notFound('NOT_FOUND', 'Verification not found');
+  return verificationView(row);
+}
+
+export async function listVerifications(
+  db: Db,
+  platformId: string,
+  q: { customerId?: string; verificationStatus?: VerificationStatus; limit: number; cursor?: string },
+) {
+  const where: SQL[] = [eq(verifications.platformId, platformId)];
+  if (q.customerId) where.push(eq(verifications.customerId, q.customerId));
+  if (q.verificationStatus) where.push(eq(verifications.verificationStatus, q.verificationStatus));
+  const page = await keysetPage<VerificationRow>(db, {
+    table: verifications,
+    idColumn: verifications.id,
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, verificationView);
+}

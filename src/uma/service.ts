@@ -1,0 +1,70 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { umaProviders, type UmaProviderRow } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { inJson } from '../db/json-rows';
+import { keysetPage } from '../http/pagination';
+import type { Statement } from '../ledger/ledger';
+import type { UmaProviderInput, UmaProviderListQuery, UmaProviderView } from './schema';
+
+export function umaProviderView(row: UmaProviderRow): UmaProviderView {
+  return {
+    name: row.name,
+    supportedRegions: row.supportedRegions,
+    domain: row.domain,
+    ...(row.logoUrl ? { logoUrl: row.logoUrl } : {}),
+    supportedCurrencies: row.supportedCurrencies,
+    ...(row.lei ? { lei: row.lei } : {}),
+    allowListStatus: row.allowListStatus,
+  };
+}
+
+/**
+ * GET /uma-providers (spec 4.7): filters by region and currency, blocked providers included unless
+ * `hasBlockedProviders=false`, ordered by name (ties by id) in `sortOrder`, keyset-paged, with the total.
+ */
+export async function listUmaProviders(db: Db, q: UmaProviderListQuery) {
+  const where: SQL[] = [];
+  if (q.countryCode) where.push(sql`EXISTS (SELECT 1 FROM json_each(${umaProviders.supportedRegions}) WHERE value = ${q.countryCode})`);
+  if (q.currencyCode) {
+    where.push(sql`EXISTS (SELECT 1 FROM json_each(${umaProviders.supportedCurrencies}) WHERE json_extract(value, '$.code') = ${q.currencyCode})`);
+  }
+  if (q.hasBlockedProviders === false) where.push(eq(umaProviders.allowListStatus, true));
+  const page = await keysetPage<UmaProviderRow>(db, {
+    table: umaProviders,
+    idColumn: umaProviders.id,
+    sortColumn: umaProviders.name,
+    sortKey: (r) => r.name,
+    order: q.sortOrder,
+    where: where.length ? and(...where) : undefined,
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  return { data: page.data.map(umaProviderView), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), totalCount: page.totalCount ?? 0 };
+}
+
+/** Operator load: adds providers, or replaces those whose domain is already listed, in one batch. */
+export async function loadUmaProviders(db: Db, providers: UmaProviderInput[], now: number) {
+  const domains = providers.map((p) => p.domain.toLowerCase());
+  const existing = await db.select({ domain: umaProviders.domain }).from(umaProviders).where(inJson(umaProviders.domain, domains));
+  const stmts: Statement[] = providers.map((p) => {
+    const values = {
+      name: p.name,
+      domain: p.domain.toLowerCase(),
+      logoUrl: p.logoUrl ?? null,
+      supportedRegions: p.supportedRegions,
+      supportedCurrencies: p.supportedCurrencies,
+      lei: p.lei ?? null,
+      allowListStatus: p.allowListStatus,
+      updatedAt: now,
+    };
+    return db
+      .insert(umaProviders)
+      .values({ id: newId('UmaProvider', now), createdAt: now, ...values })
+      .onConflictDoUpdate({ target: umaProviders.domain, set: values });
+  });
+  await db.batch(stmts as [Statement, ...Statement[]]);
+  const updated = existing.length;
+  return { created: providers.length - updated, updated };
+}
