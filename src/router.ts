@@ -10,6 +10,7 @@ import { tokenRoutes } from './platform/token-routes';
 import { credentialRoutes } from './wallet/credential-routes';
 import { emailRoutes } from './wallet/email-routes';
 import { sessionRoutes } from './wallet/session-routes';
+import { walletAccountRoutes } from './wallet/account-routes';
 import { ratesRoutes } from './payments/rates-routes';
 import { clockRoutes } from './sandbox/clock-routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -31,6 +32,7 @@ export const ROUTES: RouteDef[] = [
   ...credentialRoutes,
   ...sessionRoutes,
   ...emailRoutes,
+  ...walletAccountRoutes,
   ...webhookRoutes,
   ...ratesRoutes,
   ...clockRoutes,

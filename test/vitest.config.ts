@@ -23,6 +23,8 @@ export default defineConfig({
           // A fixed P-256 test key (PKCS#8 DER, base64), generated once for the tests only.
           WEBHOOK_SIGNING_KEY:
             'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg6Ypq4vwzEyYUY03tot4k7DPcNpGz5CCbd4AxliWEvQ2hRANCAAR801gs05I5zfshxxUbUcGzcUK7APHqLRQ/Nur6knxJH3zNso08NgKzHRUnwTe7gJRSBudVrCty6weQUIGzUG9M',
+          // Production-mode tests send OTP e-mails to a provider that a fetch stub plays.
+          EMAIL_API_KEY: 'test-email-provider-key',
           LOG_LEVEL: 'error',
         },
       },

@@ -1,7 +1,9 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
-import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from './service';
+import { createCustomer, deleteCustomer, getCustomer, listCustomers } from './service';
+import { patchCustomer } from '../wallet/customer-email';
+import { AuthSignedRequestChallenge, SIGNATURE_HEADERS } from '../wallet/schema';
 
 const tag = 'Customers';
 
@@ -57,9 +59,14 @@ export const customerRoutes = [
     body: CustomerUpdate,
     responses: {
       200: { description: 'The updated customer', schema: Customer },
+      202: { description: 'E-mail change of a customer with an EMAIL_OTP wallet credential: sign and retry', schema: AuthSignedRequestChallenge },
       ...errorResponses(400, 401, 403, 404, 409, 410, 413),
     },
-    handler: async (c) => json(await updateCustomer(c.db, c.auth.platform, c.params.customerId, c.body, c.now)),
+    headers: SIGNATURE_HEADERS,
+    handler: async (c) => {
+      const result = await patchCustomer(c);
+      return json(result.body, result.status);
+    },
   }),
   defineRoute({
     method: 'DELETE',

@@ -242,6 +242,17 @@ export async function updateCustomer(db: Db, platform: PlatformRow, customerId: 
   }
 }
 
+/** updateCustomer's checks without writing: a signed e-mail change runs them before it challenges. */
+export async function checkCustomerUpdate(db: Db, platform: PlatformRow, customerId: string, patch: CustomerUpdate): Promise<CustomerRow> {
+  const row = await loadActiveCustomer(db, platform.id, customerId);
+  if (row.customerType !== patch.customerType) {
+    throw invalidFields('request body', [{ field: 'customerType', message: `Must be ${row.customerType}: a customer's type cannot change` }]);
+  }
+  const issues = platformIssues(platform, patch);
+  if (issues.length > 0) throw invalidFields('request body', issues);
+  return row;
+}
+
 /**
  * Soft delete (the record stays readable with isDeleted: true; its platformCustomerId and UMA address become
  * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch.
