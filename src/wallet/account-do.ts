@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Env } from '../env';
 import { newId } from '../crypto/ids';
 import { base64url } from '../crypto/secrets';
@@ -473,7 +473,7 @@ export class AccountDO extends DurableObject<Env> {
       type: c.type,
       nickname: c.nickname,
       webauthn_id: c.type === 'PASSKEY' ? c.passkey.credentialId : null,
-      passkey_public_key: c.type === 'PASSKEY' ? bytesToHex(c.passkey.publicKey) : null,
+      passkey_public_key: c.type === 'PASSKEY' ? c.passkey.publicKeyHex : null,
       counter: c.type === 'PASSKEY' ? c.passkey.counter : 0,
       transports: c.type === 'PASSKEY' ? JSON.stringify(c.passkey.transports ?? []) : null,
       oidc_iss: c.type === 'OAUTH' ? c.identity.iss : null,

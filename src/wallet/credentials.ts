@@ -1,3 +1,4 @@
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Settings } from '../env';
 import type { Db } from '../db/client';
 import { ApiError, badRequest } from '../http/errors';
@@ -30,7 +31,7 @@ export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCrea
       );
       if (!registered.ok) throw badRequest(`Passkey registration rejected: ${registered.reason}`, { fields: [{ field: 'attestation', message: registered.reason }] });
       const { credentialId, publicKey, counter, transports } = registered;
-      return { type: 'PASSKEY', nickname: body.nickname, passkey: { credentialId, publicKey, counter, transports } };
+      return { type: 'PASSKEY', nickname: body.nickname, passkey: { credentialId, publicKeyHex: bytesToHex(publicKey), counter, transports } };
     }
   }
 }

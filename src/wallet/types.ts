@@ -1,4 +1,3 @@
-import type { StoredPasskey } from './webauthn';
 import type { OidcIdentity } from './oidc';
 
 /** Who the account is, passed on every call so the object initialises itself on first use. */
@@ -25,7 +24,8 @@ export const OTP_MAX_ATTEMPTS = 5;
 export type NewCredential =
   | { type: 'EMAIL_OTP'; nickname: string }
   | { type: 'OAUTH'; nickname: string; identity: OidcIdentity }
-  | { type: 'PASSKEY'; nickname: string; passkey: StoredPasskey };
+  /** The passkey as stored: COSE public key in hex (the credential travels as JSON inside a pending request). */
+  | { type: 'PASSKEY'; nickname: string; passkey: { credentialId: string; publicKeyHex: string; counter: number; transports?: string[] } };
 
 /** AuthMethod (spec 2.1) with times as epoch ms; routes render them. */
 export interface AuthMethodView {
