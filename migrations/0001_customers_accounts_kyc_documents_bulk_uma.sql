@@ -130,5 +130,4 @@ DROP INDEX `customers_uma_address_uq`;--> statement-breakpoint
 ALTER TABLE `customers` ADD `currencies` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX `customers_platform_customer_id_uq` ON `customers` (`platform_id`,`platform_customer_id`) WHERE is_deleted = 0;--> statement-breakpoint
 CREATE UNIQUE INDEX `customers_uma_address_uq` ON `customers` (`platform_id`,`uma_address`) WHERE is_deleted = 0;--> statement-breakpoint
-CREATE INDEX `internal_accounts_customer_idx` ON `internal_accounts` (`customer_id`);--> statement-breakpoint
-CREATE UNIQUE INDEX `internal_accounts_platform_own_uq` ON `internal_accounts` (`platform_id`,`type`,`currency`) WHERE customer_id IS NULL;
+CREATE INDEX `internal_accounts_customer_idx` ON `internal_accounts` (`customer_id`);
