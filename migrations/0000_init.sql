@@ -149,7 +149,6 @@ CREATE TABLE `internal_accounts` (
 --> statement-breakpoint
 CREATE INDEX `internal_accounts_platform_idx` ON `internal_accounts` (`platform_id`,`customer_id`,`id`);--> statement-breakpoint
 CREATE INDEX `internal_accounts_customer_idx` ON `internal_accounts` (`customer_id`);--> statement-breakpoint
-CREATE UNIQUE INDEX `internal_accounts_platform_own_uq` ON `internal_accounts` (`platform_id`,`type`,`currency`) WHERE customer_id IS NULL;--> statement-breakpoint
 CREATE TABLE `ledger_entries` (
 	`id` text PRIMARY KEY NOT NULL,
 	`platform_id` text NOT NULL,

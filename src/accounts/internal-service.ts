@@ -2,6 +2,7 @@ import { and, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { internalAccounts, type InternalAccountRow, type PlatformRow } from '../db/schema';
+import { insertJsonRows } from '../db/json-rows';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
@@ -89,14 +90,16 @@ export async function listCustomerInternalAccounts(db: Db, platformId: string, q
 }
 
 /**
- * Creates the platform's own holding accounts that are missing (one per supported currency); idempotent and
- * safe under concurrency thanks to the partial unique index on (platform, type, currency).
+ * Creates the platform's own holding accounts that are missing (one per supported currency). One statement
+ * checks and inserts, and D1 runs statements one at a time, so concurrent calls cannot create duplicates.
  */
 export async function ensurePlatformAccounts(db: Db, platform: PlatformRow, now: number): Promise<void> {
   const codes = platform.supportedCurrencies.map((c) => c.currencyCode);
   if (codes.length === 0) return;
   const rows = codes.map((code) => accountRow(platform.id, null, holdingTypeFor(code), code, now));
-  await db.insert(internalAccounts).values(rows).onConflictDoNothing();
+  const missing = sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} AS own WHERE own.platform_id = ${platform.id} AND own.customer_id IS NULL
+    AND own.type = json_extract(value, '$.type') AND own.currency = json_extract(value, '$.currency'))`;
+  for (const stmt of insertJsonRows(db, internalAccounts, rows, missing)) await stmt;
 }
 
 export async function listPlatformInternalAccounts(

@@ -168,9 +168,21 @@ async function ownersOf(db: Db, rows: CustomerRow[]): Promise<Map<string, Benefi
   return byCustomer;
 }
 
+/** One round trip: the customer and its beneficial owners together. */
 export async function getCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerView> {
-  const row = await loadCustomer(db, platformId, customerId);
-  return customerView(row, (await ownersOf(db, [row])).get(row.id) ?? []);
+  const [rows, owners] = await db.batch([
+    db
+      .select()
+      .from(customers)
+      .where(and(eq(customers.id, customerId), eq(customers.platformId, platformId))),
+    db
+      .select()
+      .from(beneficialOwners)
+      .where(and(eq(beneficialOwners.customerId, customerId), eq(beneficialOwners.platformId, platformId)))
+      .orderBy(beneficialOwners.id),
+  ]);
+  if (!rows[0]) throw customerNotFound();
+  return customerView(rows[0], owners);
 }
 
 export async function listCustomers(db: Db, platformId: string, q: CustomerListQuery) {

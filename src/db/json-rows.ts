@@ -10,8 +10,9 @@ const MAX_JSON_BYTES = 400_000;
  * INSERT statements that carry their rows as one JSON parameter each (`INSERT ... SELECT ... FROM json_each(?)`).
  * D1 allows 100 bound parameters per statement, so a multi-row VALUES list stops working at a few rows;
  * this form inserts hundreds of rows per statement. Rows pass through each column's driver mapping (JSON, boolean).
+ * `where` filters the rows inside the statement (it may read a row's fields with `json_extract(value, '$.<column>')`).
  */
-export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: T['$inferInsert'][]): Statement[] {
+export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: T['$inferInsert'][], where?: SQL): Statement[] {
   const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
   const encoded: string[] = rows.map((row) => {
     const out: Record<string, unknown> = {};
@@ -31,7 +32,8 @@ export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: T[
   let size = 0;
   const flush = () => {
     if (group.length === 0) return;
-    stmts.push(db.insert(table).select(sql`SELECT ${values} FROM json_each(${`[${group.join(',')}]`})`));
+    const source = sql`SELECT ${values} FROM json_each(${`[${group.join(',')}]`})`;
+    stmts.push(db.insert(table).select(where ? sql`${source} WHERE ${where}` : source));
     group = [];
     size = 0;
   };

@@ -94,8 +94,6 @@ export const internalAccounts = sqliteTable(
     check('internal_accounts_balance_non_negative', sql`${t.balance} >= 0`),
     index('internal_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
     index('internal_accounts_customer_idx').on(t.customerId),
-    // The platform's own accounts: one per (type, currency), so lazy provisioning can insert-or-ignore.
-    uniqueIndex('internal_accounts_platform_own_uq').on(t.platformId, t.type, t.currency).where(sql`customer_id IS NULL`),
   ],
 );
 

@@ -192,6 +192,7 @@ describe('GET/DELETE /customers/external-accounts', () => {
     expect((await api('GET', '/customers/external-accounts', { auth: q.auth })).body.totalCount).toBe(0);
     expectError(await api('DELETE', `/customers/external-accounts/${eur}`, { auth: await tokenWith(p, ['VIEW']) }), 403);
     expectError(await api('GET', `/customers/external-accounts/${eur}`, { auth: await tokenWith(p, ['MANAGE']) }), 403);
+    expectError(await api('GET', '/customers/external-accounts', { auth: await tokenWith(p, ['MANAGE', 'TRANSACT']) }), 403);
 
     const del = await api('DELETE', `/customers/external-accounts/${eur}`, { auth: p.auth });
     expect(del.status).toBe(204);
@@ -226,6 +227,8 @@ describe('/platform/external-accounts', () => {
     expectError(await api('DELETE', `/platform/external-accounts/${res.body.id}`, { auth: q.auth }), 404);
     expectError(await api('POST', '/platform/external-accounts', { auth: await tokenWith(p, ['VIEW']), body: { currency: 'USD', accountInfo: usBank('300000002') } }), 403);
     expectError(await api('GET', '/platform/external-accounts', { auth: await tokenWith(p, ['TRANSACT']) }), 403);
+    expectError(await api('GET', `/platform/external-accounts/${res.body.id}`, { auth: await tokenWith(p, ['MANAGE']) }), 403);
+    expectError(await api('DELETE', `/platform/external-accounts/${res.body.id}`, { auth: await tokenWith(p, ['VIEW', 'TRANSACT']) }), 403);
     expect((await api('DELETE', `/platform/external-accounts/${res.body.id}`, { auth: p.auth })).status).toBe(204);
     expect((await api('GET', '/platform/external-accounts', { auth: p.auth })).body.totalCount).toBe(0);
   });

@@ -116,6 +116,10 @@ describe('GET /platform/internal-accounts', () => {
     expect((await api('GET', '/platform/internal-accounts?type=EMBEDDED_WALLET', { auth: p.auth })).body.data).toEqual([]);
     expectError(await api('GET', '/platform/internal-accounts?type=NOPE', { auth: p.auth }), 400);
     expectError(await api('GET', '/platform/internal-accounts', { auth: await tokenWith(p, ['TRANSACT']) }), 403);
+    // Another platform lists only its own accounts.
+    const theirs = (await api('GET', '/platform/internal-accounts', { auth: (await newPlatform()).auth })).body.data.map((a: any) => a.id);
+    expect(theirs).toHaveLength(5);
+    expect(theirs.filter((id: string) => res.body.data.some((a: any) => a.id === id))).toEqual([]);
     // Platform accounts do not appear among customer accounts.
     expect((await api('GET', '/customers/internal-accounts', { auth: p.auth })).body.totalCount).toBe(0);
   });
