@@ -286,4 +286,63 @@ CREATE TABLE `webhook_events` (
 	`data` text NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `webhook_events_platform_idx` ON `webhook_events` (`platform_id`,`id`);
+CREATE INDEX `webhook_events_platform_idx` ON `webhook_events` (`platform_id`,`id`);--> statement-breakpoint
+CREATE TABLE `agent_actions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform_id` text NOT NULL,
+	`agent_id` text NOT NULL,
+	`customer_id` text NOT NULL,
+	`type` text NOT NULL,
+	`status` text NOT NULL,
+	`quote_id` text,
+	`transfer_details` text,
+	`request` text NOT NULL,
+	`transaction_id` text,
+	`rejection_reason` text,
+	`failure_reason` text,
+	`policy_amount` integer NOT NULL,
+	`counted` integer DEFAULT false NOT NULL,
+	`day` text NOT NULL,
+	`month` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `agent_actions_agent_idx` ON `agent_actions` (`agent_id`,`id`);--> statement-breakpoint
+CREATE INDEX `agent_actions_usage_idx` ON `agent_actions` (`agent_id`,`counted`,`day`);--> statement-breakpoint
+CREATE INDEX `agent_actions_platform_status_idx` ON `agent_actions` (`platform_id`,`status`,`id`);--> statement-breakpoint
+CREATE TABLE `agent_device_codes` (
+	`code_hash` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`platform_id` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`redeemed_at` integer,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `agent_device_codes_agent_idx` ON `agent_device_codes` (`agent_id`);--> statement-breakpoint
+CREATE TABLE `agent_tokens` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`platform_id` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`revoked_at` integer,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `agent_tokens_hash_uq` ON `agent_tokens` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `agent_tokens_agent_idx` ON `agent_tokens` (`agent_id`);--> statement-breakpoint
+CREATE TABLE `agents` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform_id` text NOT NULL,
+	`customer_id` text NOT NULL,
+	`name` text NOT NULL,
+	`is_paused` integer DEFAULT false NOT NULL,
+	`is_connected` integer DEFAULT false NOT NULL,
+	`policy` text NOT NULL,
+	`deleted_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `agents_platform_idx` ON `agents` (`platform_id`,`id`);

@@ -11,6 +11,8 @@ import { credentialRoutes } from './wallet/credential-routes';
 import { emailRoutes } from './wallet/email-routes';
 import { sessionRoutes } from './wallet/session-routes';
 import { walletAccountRoutes } from './wallet/account-routes';
+import { agentRoutes } from './agents/routes';
+import { agentMeRoutes } from './agents/me-routes';
 import { ratesRoutes } from './payments/rates-routes';
 import { clockRoutes } from './sandbox/clock-routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -33,6 +35,9 @@ export const ROUTES: RouteDef[] = [
   ...sessionRoutes,
   ...emailRoutes,
   ...walletAccountRoutes,
+  // /agents/me... and /agents/device-codes/... before /agents/:agentId.
+  ...agentMeRoutes,
+  ...agentRoutes,
   ...webhookRoutes,
   ...ratesRoutes,
   ...clockRoutes,

@@ -1,6 +1,7 @@
 import type { Settings } from '../env';
 import type { Db } from '../db/client';
-import type { Permission, PlatformRow } from '../db/schema';
+import type { AgentRow, Permission, PlatformRow } from '../db/schema';
+import { findAgentByToken } from '../agents/tokens';
 import { hashSecret, safeEqual } from '../crypto/secrets';
 import { findTokenWithPlatform } from '../platform/tokens-service';
 import { ApiError, notFound, unauthorized } from './errors';
@@ -17,11 +18,19 @@ export interface OperatorPrincipal {
   kind: 'operator';
 }
 
+/** A software agent authenticated by its bearer token: bound to one customer of one platform. */
+export interface AgentPrincipal {
+  kind: 'agent';
+  agent: AgentRow;
+  platform: PlatformRow;
+}
+
 /** The principal each route auth kind yields. */
 export interface Principals {
   none: null;
   basic: PlatformPrincipal;
   operator: OperatorPrincipal;
+  agent: AgentPrincipal;
 }
 
 // Compared against when the clientId is unknown, so both paths hash and compare once.
@@ -39,6 +48,8 @@ export async function authenticate(
       return authenticateOperator(request, deps.settings);
     case 'basic':
       return authenticateBasic(request, deps.db);
+    case 'agent':
+      return authenticateAgent(request, deps.db);
   }
 }
 
@@ -63,6 +74,18 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1 || decoded.length > 512) return null;
   return { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+const agentUnauthorized = () =>
+  new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer realm="service-agent"' });
+
+async function authenticateAgent(request: Request, db: Db): Promise<AgentPrincipal> {
+  const match = request.headers.get('Authorization')?.match(/^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/);
+  if (!match) throw agentUnauthorized();
+  // The hash is the lookup key: a token that is not stored finds nothing, so no secret is compared.
+  const found = await findAgentByToken(db, hashSecret(match[1]!));
+  if (!found) throw agentUnauthorized();
+  return { kind: 'agent', agent: found.agent, platform: found.platform };
 }
 
 function authenticateOperator(request: Request, settings: Settings): OperatorPrincipal {

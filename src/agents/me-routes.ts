@@ -1,0 +1,114 @@
+import { defineRoute, json, noContent } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
+import { listCustomerInternalAccounts } from '../accounts/internal-service';
+import { ExternalAccount, ExternalAccountCreate, ExternalAccountIdParams, ExternalAccountList, ExternalAccountListQuery } from '../accounts/external-schema';
+import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts, loadExternalAccount } from '../accounts/external-service';
+import { notFound } from '../http/errors';
+import { Agent } from './schema';
+import { agentView, requireAgentPermission, usageOf } from './service';
+
+const tag = 'Agent Operations';
+const AgentExternalAccountCreate = ExternalAccountCreate.omit({ customerId: true }).meta({ id: 'AgentExternalAccountCreateRequest' });
+const AgentInternalAccountQuery = InternalAccountListQuery.omit({ customerId: true });
+const AgentExternalAccountQuery = ExternalAccountListQuery.omit({ customerId: true });
+
+/** An external account of the agent's customer, else 404 exactly as an unknown id. */
+async function customerExternalAccount(c: { db: Parameters<typeof loadExternalAccount>[0]; auth: { agent: { platformId: string; customerId: string } } }, id: string) {
+  const row = await loadExternalAccount(c.db, c.auth.agent.platformId, id);
+  if (row.customerId !== c.auth.agent.customerId) throw notFound('NOT_FOUND', 'External account not found');
+  return row;
+}
+
+/** The agent's own surface (Bearer token): everything is bound to the agent's one customer. */
+export const agentMeRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me',
+    operationId: 'getAgentMe',
+    summary: 'The calling agent, with its policy and usage',
+    tag,
+    auth: 'agent',
+    responses: { 200: { description: 'The agent', schema: Agent }, ...errorResponses(401) },
+    handler: async (c) => json(agentView(c.auth.agent, (await usageOf(c.db, [c.auth.agent.id], c.now)).get(c.auth.agent.id)!, c.now)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/internal-accounts',
+    operationId: 'agentListInternalAccounts',
+    summary: "The customer's internal accounts and balances (VIEW_TRANSACTIONS)",
+    tag,
+    auth: 'agent',
+    query: AgentInternalAccountQuery,
+    responses: { 200: { description: 'A page of accounts', schema: InternalAccountList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => {
+      requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
+      return json(await listCustomerInternalAccounts(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId }, c.settings.mode));
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/external-accounts',
+    operationId: 'agentListExternalAccounts',
+    summary: "The customer's external accounts (MANAGE_EXTERNAL_ACCOUNTS or VIEW_TRANSACTIONS)",
+    tag,
+    auth: 'agent',
+    query: AgentExternalAccountQuery,
+    responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => {
+      requireExternalRead(c.auth.agent);
+      return json(await listExternalAccounts(c.db, c.auth.agent.platformId, 'customers', { ...c.query, customerId: c.auth.agent.customerId }));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/me/external-accounts',
+    operationId: 'agentCreateExternalAccount',
+    summary: 'Add an external account for the customer (MANAGE_EXTERNAL_ACCOUNTS)',
+    tag,
+    auth: 'agent',
+    body: AgentExternalAccountCreate,
+    responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 409) },
+    handler: async (c) => {
+      requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
+      const body = { ...c.body, customerId: c.auth.agent.customerId };
+      return json(await createExternalAccount(c.db, c.auth.platform, body, c.settings.mode, c.now), 201);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/external-accounts/:externalAccountId',
+    operationId: 'agentGetExternalAccount',
+    summary: 'Get one of the customer’s external accounts',
+    tag,
+    auth: 'agent',
+    params: ExternalAccountIdParams,
+    responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      requireExternalRead(c.auth.agent);
+      return json(externalAccountView(await customerExternalAccount(c, c.params.externalAccountId)));
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/agents/me/external-accounts/:externalAccountId',
+    operationId: 'agentDeleteExternalAccount',
+    summary: 'Delete one of the customer’s external accounts (MANAGE_EXTERNAL_ACCOUNTS)',
+    tag,
+    auth: 'agent',
+    params: ExternalAccountIdParams,
+    responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
+      await customerExternalAccount(c, c.params.externalAccountId);
+      await deleteExternalAccount(c.db, c.auth.agent.platformId, c.params.externalAccountId, 'any', c.now);
+      return noContent();
+    },
+  }),
+];
+
+function requireExternalRead(agent: Parameters<typeof requireAgentPermission>[0]) {
+  const p = agent.policy.permissions;
+  if (!p.includes('MANAGE_EXTERNAL_ACCOUNTS')) requireAgentPermission(agent, 'VIEW_TRANSACTIONS');
+}
+

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { CurrencyCode } from '../common/currencies';
+import { DateTime, DateTimeParam } from '../common/time';
+import { BooleanParam } from '../common/fields';
+import { cursorParam, limitParam, pageOf } from '../http/pagination';
+
+export const AgentPermission = z
+  .enum(['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'])
+  .meta({ id: 'AgentPermission' });
+export type AgentPermission = z.infer<typeof AgentPermission>;
+
+export const AgentExecutionMode = z.enum(['AUTO', 'APPROVAL_REQUIRED']).meta({ id: 'AgentExecutionMode' });
+
+const Amount = z.int().min(0).meta({ description: 'Smallest unit of the policy currency' });
+
+export const AgentSpendingLimits = z
+  .strictObject({
+    currency: CurrencyCode,
+    perTransactionLimit: Amount,
+    dailyLimit: Amount.nullable().optional(),
+    dailyTransactionLimit: z.int().min(0).optional(),
+    monthlyLimit: Amount.nullable().optional(),
+  })
+  .meta({ id: 'AgentSpendingLimits' });
+
+export const AgentAccountRule = z
+  .strictObject({
+    accountId: z.string().min(1).max(128),
+    executionMode: AgentExecutionMode.optional(),
+    perTransactionLimit: Amount.nullable().optional(),
+  })
+  .meta({ id: 'AgentAccountRule' });
+
+export const AgentAccountRestrictions = z
+  .strictObject({
+    allowedAccountIds: z.array(z.string().min(1).max(128)).max(100).nullable().optional(),
+    accountRules: z.array(AgentAccountRule).max(100).optional(),
+  })
+  .meta({ id: 'AgentAccountRestrictions' });
+
+export const AgentApprovalThresholds = z
+  .strictObject({ currency: CurrencyCode.optional(), amount: Amount.nullable().optional() })
+  .refine((t) => t.amount === undefined || t.amount === null || t.currency !== undefined, {
+    message: 'currency is required when amount is set',
+    path: ['currency'],
+  })
+  .meta({ id: 'AgentApprovalThresholds' });
+
+export const AgentPolicy = z
+  .strictObject({
+    permissions: z.array(AgentPermission).max(5),
+    defaultExecutionMode: AgentExecutionMode,
+    spendingLimits: AgentSpendingLimits,
+    accountRestrictions: AgentAccountRestrictions.optional(),
+    approvalThresholds: AgentApprovalThresholds.optional(),
+  })
+  .meta({ id: 'AgentPolicy' });
+export type AgentPolicy = z.infer<typeof AgentPolicy>;
+
+/** PATCH /agents/{id}/policy: provided fields replace, spending limits merge field by field. */
+export const AgentPolicyUpdate = z
+  .strictObject({
+    permissions: z.array(AgentPermission).max(5).optional(),
+    defaultExecutionMode: AgentExecutionMode.optional(),
+    spendingLimits: z
+      .strictObject({
+        currency: CurrencyCode.optional(),
+        perTransactionLimit: Amount.optional(),
+        dailyLimit: Amount.nullable().optional(),
+        dailyTransactionLimit: z.int().min(0).optional(),
+        monthlyLimit: Amount.nullable().optional(),
+      })
+      .optional(),
+    accountRestrictions: AgentAccountRestrictions.optional(),
+    approvalThresholds: AgentApprovalThresholds.optional(),
+  })
+  .meta({ id: 'AgentPolicyUpdateRequest' });
+export type AgentPolicyUpdate = z.infer<typeof AgentPolicyUpdate>;
+
+export const AgentUsage = z
+  .object({
+    dailyTransactionCount: z.int(),
+    dailySpend: z.int(),
+    dailyResetDate: z.iso.date(),
+    monthlySpend: z.int(),
+    monthlyResetMonth: z.string(),
+  })
+  .meta({ id: 'AgentUsage' });
+
+export const Agent = z
+  .object({
+    id: z.string().meta({ example: 'Agent:019542f5-b3e7-1d02-0000-000000000001' }),
+    name: z.string(),
+    customerId: z.string(),
+    isPaused: z.boolean(),
+    isConnected: z.boolean(),
+    policy: AgentPolicy,
+    usage: AgentUsage,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'Agent' });
+
+export const AgentCreate = z
+  .strictObject({ name: z.string().trim().min(1).max(255), customerId: z.string().min(1).max(128), policy: AgentPolicy })
+  .meta({ id: 'AgentCreateRequest' });
+
+export const AgentUpdate = z
+  .strictObject({ name: z.string().trim().min(1).max(255).optional(), isPaused: z.boolean().optional() })
+  .refine((u) => u.name !== undefined || u.isPaused !== undefined, { message: 'Provide name or isPaused' })
+  .meta({ id: 'AgentUpdateRequest' });
+
+export const AgentDeviceCode = z
+  .object({ code: z.string(), agentId: z.string(), expiresAt: DateTime, redeemed: z.boolean() })
+  .meta({ id: 'AgentDeviceCode' });
+
+export const AgentCreateResponse = z.object({ agent: Agent, deviceCode: AgentDeviceCode }).meta({ id: 'AgentCreateResponse' });
+export const DeviceCodeStatus = z.object({ code: z.string(), redeemed: z.boolean() }).meta({ id: 'AgentDeviceCodeStatusResponse' });
+export const DeviceCodeRedeem = z
+  .object({ agentId: z.string(), agentName: z.string(), accessToken: z.string(), policy: AgentPolicy })
+  .meta({ id: 'AgentDeviceCodeRedeemResponse' });
+
+export const AgentList = pageOf(Agent, 'AgentListResponse');
+export const AgentListQuery = z.object({
+  customerId: z.string().max(128).optional(),
+  isPaused: BooleanParam.optional(),
+  isConnected: BooleanParam.optional(),
+  createdAfter: DateTimeParam,
+  createdBefore: DateTimeParam,
+  updatedAfter: DateTimeParam,
+  updatedBefore: DateTimeParam,
+  limit: limitParam,
+  cursor: cursorParam,
+});
+
+export const AgentIdParams = z.object({ agentId: z.string() });
+export const CodeParams = z.object({ code: z.string() });
+export const ActionParams = z.object({ agentId: z.string(), actionId: z.string() });
+export const ActionIdParams = z.object({ actionId: z.string() });
+
+export const AgentActionStatus = z.enum(['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'FAILED']).meta({ id: 'AgentActionStatus' });
+export const AgentActionType = z.enum(['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN']).meta({ id: 'AgentActionType' });
+
+export const AgentTransferDetails = z
+  .object({ amount: z.int(), currency: z.string(), sourceAccountId: z.string(), destinationAccountId: z.string() })
+  .meta({ id: 'AgentTransferDetails' });
+
+export const AgentAction = z
+  .object({
+    id: z.string().meta({ example: 'AgentAction:019542f5-b3e7-1d02-0000-000000000001' }),
+    agentId: z.string(),
+    customerId: z.string(),
+    platformCustomerId: z.string(),
+    status: AgentActionStatus,
+    type: AgentActionType,
+    quote: z.record(z.string(), z.unknown()).optional().meta({ description: 'EXECUTE_QUOTE only: the quote (spec 2.8)' }),
+    transferDetails: AgentTransferDetails.optional(),
+    transaction: z.record(z.string(), z.unknown()).optional().meta({ description: 'Once approved and execution has begun' }),
+    rejectionReason: z.string().optional(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'AgentAction' });
+
+export const AgentActionList = pageOf(AgentAction, 'AgentActionListResponse');
+export const AgentActionListQuery = z.object({ status: AgentActionStatus.optional(), limit: limitParam, cursor: cursorParam });
+export const ApprovalListQuery = z.object({
+  agentId: z.string().max(128).optional(),
+  customerId: z.string().max(128).optional(),
+  startDate: DateTimeParam,
+  endDate: DateTimeParam,
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+  limit: limitParam,
+  cursor: cursorParam,
+});
+export const RejectRequest = z.strictObject({ reason: z.string().trim().min(1).max(1000).optional() }).optional().meta({ id: 'AgentActionRejectRequest' });

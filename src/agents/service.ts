@@ -1,0 +1,255 @@
+import { and, eq, gt, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { agentActions, agentDeviceCodes, agents, agentTokens, internalAccounts, platforms, type AgentRow, type PlatformRow } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { hashSecret, randomToken } from '../crypto/secrets';
+import { iso } from '../common/time';
+import { ApiError, badRequest, invalidFields, notFound, type FieldIssue } from '../http/errors';
+import { keysetPage } from '../http/pagination';
+import { loadActiveCustomer } from '../customers/service';
+import type { AgentPolicy, AgentPolicyUpdate } from './schema';
+
+export const agentNotFound = () => notFound('NOT_FOUND', 'Agent not found');
+const DEVICE_CODE_TTL_MS = 10 * 60_000;
+// No 0/O, 1/I/L: codes are read off one screen and typed into another.
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/** UTC day (YYYY-MM-DD) and month (YYYY-MM) that limits count in. */
+export function periodOf(now: number) {
+  const day = new Date(now).toISOString().slice(0, 10);
+  return { day, month: day.slice(0, 7) };
+}
+
+export interface Usage {
+  dailyTransactionCount: number;
+  dailySpend: number;
+  monthlySpend: number;
+}
+
+/** Approved-and-executed spend per agent in the current UTC day and month, in the policy currency. */
+export async function usageOf(db: Db, agentIds: string[], now: number): Promise<Map<string, Usage>> {
+  const { day, month } = periodOf(now);
+  const out = new Map<string, Usage>(agentIds.map((id) => [id, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }]));
+  if (agentIds.length === 0) return out;
+  const rows = await db
+    .select({
+      agentId: agentActions.agentId,
+      dailyCount: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN 1 ELSE 0 END), 0)`,
+      dailySpend: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN ${agentActions.policyAmount} ELSE 0 END), 0)`,
+      monthlySpend: sql<number>`COALESCE(SUM(${agentActions.policyAmount}), 0)`,
+    })
+    .from(agentActions)
+    .where(and(inArray(agentActions.agentId, agentIds), eq(agentActions.counted, true), eq(agentActions.month, month)))
+    .groupBy(agentActions.agentId);
+  for (const r of rows) out.set(r.agentId, { dailyTransactionCount: r.dailyCount, dailySpend: r.dailySpend, monthlySpend: r.monthlySpend });
+  return out;
+}
+
+export function agentView(row: AgentRow, usage: Usage, now: number) {
+  const tomorrow = new Date(now + 86_400_000).toISOString().slice(0, 10);
+  const d = new Date(now);
+  const nextMonth = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 7);
+  return {
+    id: row.id,
+    name: row.name,
+    customerId: row.customerId,
+    isPaused: row.isPaused,
+    isConnected: row.isConnected,
+    policy: row.policy,
+    usage: { ...usage, dailyResetDate: tomorrow, monthlyResetMonth: nextMonth },
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/** Accounts a policy names must be internal accounts of the agent's customer. */
+async function checkPolicyAccounts(db: Db, platformId: string, customerId: string, policy: AgentPolicy) {
+  const named = [
+    ...(policy.accountRestrictions?.allowedAccountIds ?? []).map((id, i) => ({ id, field: `policy.accountRestrictions.allowedAccountIds.${i}` })),
+    ...(policy.accountRestrictions?.accountRules ?? []).map((r, i) => ({ id: r.accountId, field: `policy.accountRestrictions.accountRules.${i}.accountId` })),
+  ];
+  if (named.length === 0) return;
+  const owned = await db
+    .select({ id: internalAccounts.id })
+    .from(internalAccounts)
+    .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.customerId, customerId), inArray(internalAccounts.id, [...new Set(named.map((n) => n.id))])));
+  const ids = new Set(owned.map((o) => o.id));
+  const issues: FieldIssue[] = named.filter((n) => !ids.has(n.id)).map((n) => ({ field: n.field, message: "Not an internal account of the agent's customer" }));
+  if (issues.length) throw invalidFields('request body', issues);
+}
+
+function deviceCode() {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  const chars = [...bytes].map((b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+
+function newDeviceCode(agentId: string, platformId: string, now: number) {
+  const code = deviceCode();
+  const row = { codeHash: hashSecret(code), agentId, platformId, expiresAt: now + DEVICE_CODE_TTL_MS, redeemedAt: null, createdAt: now };
+  return { row, view: { code, agentId, expiresAt: iso(row.expiresAt), redeemed: false } };
+}
+
+export async function createAgent(db: Db, platform: PlatformRow, input: { name: string; customerId: string; policy: AgentPolicy }, now: number) {
+  await loadActiveCustomer(db, platform.id, input.customerId);
+  await checkPolicyAccounts(db, platform.id, input.customerId, input.policy);
+  const row: AgentRow = {
+    id: newId('Agent', now),
+    platformId: platform.id,
+    customerId: input.customerId,
+    name: input.name,
+    isPaused: false,
+    isConnected: false,
+    policy: input.policy,
+    deletedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const code = newDeviceCode(row.id, platform.id, now);
+  await db.batch([db.insert(agents).values(row), db.insert(agentDeviceCodes).values(code.row)]);
+  return { agent: agentView(row, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }, now), deviceCode: code.view };
+}
+
+export async function loadAgent(db: Db, platformId: string, agentId: string): Promise<AgentRow> {
+  const row = await db.query.agents.findFirst({ where: and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)) });
+  if (!row) throw agentNotFound();
+  return row;
+}
+
+export async function getAgent(db: Db, platformId: string, agentId: string, now: number) {
+  const row = await loadAgent(db, platformId, agentId);
+  return agentView(row, (await usageOf(db, [row.id], now)).get(row.id)!, now);
+}
+
+export interface AgentFilters {
+  customerId?: string;
+  isPaused?: boolean;
+  isConnected?: boolean;
+  createdAfter?: number;
+  createdBefore?: number;
+  updatedAfter?: number;
+  updatedBefore?: number;
+  limit: number;
+  cursor?: string;
+}
+
+export async function listAgents(db: Db, platformId: string, f: AgentFilters, now: number) {
+  const where: (SQL | undefined)[] = [eq(agents.platformId, platformId), isNull(agents.deletedAt)];
+  if (f.customerId !== undefined) where.push(eq(agents.customerId, f.customerId));
+  if (f.isPaused !== undefined) where.push(eq(agents.isPaused, f.isPaused));
+  if (f.isConnected !== undefined) where.push(eq(agents.isConnected, f.isConnected));
+  if (f.createdAfter !== undefined) where.push(gte(agents.createdAt, f.createdAfter));
+  if (f.createdBefore !== undefined) where.push(lte(agents.createdAt, f.createdBefore));
+  if (f.updatedAfter !== undefined) where.push(gte(agents.updatedAt, f.updatedAfter));
+  if (f.updatedBefore !== undefined) where.push(lte(agents.updatedAt, f.updatedBefore));
+  const page = await keysetPage<AgentRow>(db, { table: agents, idColumn: agents.id, where: and(...where), limit: f.limit, cursor: f.cursor, withTotal: true });
+  const usage = await usageOf(db, page.data.map((a) => a.id), now);
+  return { ...page, data: page.data.map((a) => agentView(a, usage.get(a.id)!, now)) };
+}
+
+export async function updateAgent(db: Db, platformId: string, agentId: string, patch: { name?: string; isPaused?: boolean }, now: number) {
+  const changes: Partial<AgentRow> = { updatedAt: now };
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.isPaused !== undefined) changes.isPaused = patch.isPaused;
+  const [row] = await db
+    .update(agents)
+    .set(changes)
+    .where(and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)))
+    .returning();
+  if (!row) throw agentNotFound();
+  return agentView(row, (await usageOf(db, [row.id], now)).get(row.id)!, now);
+}
+
+/** Policy merge: given fields replace, spending limits merge field by field; the result is validated whole. */
+export function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): AgentPolicy {
+  return {
+    permissions: patch.permissions ?? current.permissions,
+    defaultExecutionMode: patch.defaultExecutionMode ?? current.defaultExecutionMode,
+    spendingLimits: { ...current.spendingLimits, ...patch.spendingLimits },
+    ...((patch.accountRestrictions ?? current.accountRestrictions) ? { accountRestrictions: patch.accountRestrictions ?? current.accountRestrictions } : {}),
+    ...((patch.approvalThresholds ?? current.approvalThresholds) ? { approvalThresholds: patch.approvalThresholds ?? current.approvalThresholds } : {}),
+  };
+}
+
+export async function updatePolicy(db: Db, platformId: string, agentId: string, patch: AgentPolicyUpdate, now: number) {
+  const row = await loadAgent(db, platformId, agentId);
+  const policy = mergePolicy(row.policy, patch);
+  await checkPolicyAccounts(db, platformId, row.customerId, policy);
+  const [updated] = await db
+    .update(agents)
+    .set({ policy, updatedAt: now })
+    .where(and(eq(agents.id, agentId), isNull(agents.deletedAt)))
+    .returning();
+  if (!updated) throw agentNotFound();
+  return agentView(updated, (await usageOf(db, [row.id], now)).get(row.id)!, now);
+}
+
+/** Soft delete; its tokens and device codes stop working in the same batch. */
+export async function deleteAgent(db: Db, platformId: string, agentId: string, now: number) {
+  const [deleted] = await db.batch([
+    db
+      .update(agents)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)))
+      .returning({ id: agents.id }),
+    db.update(agentTokens).set({ revokedAt: now }).where(and(eq(agentTokens.agentId, agentId), eq(agentTokens.platformId, platformId), isNull(agentTokens.revokedAt))),
+    db.update(agentDeviceCodes).set({ expiresAt: now }).where(and(eq(agentDeviceCodes.agentId, agentId), eq(agentDeviceCodes.platformId, platformId), isNull(agentDeviceCodes.redeemedAt))),
+  ]);
+  if (deleted.length === 0) throw agentNotFound();
+}
+
+/** A fresh code; earlier unredeemed codes of the agent stop working. */
+export async function issueDeviceCode(db: Db, platformId: string, agentId: string, now: number) {
+  await loadAgent(db, platformId, agentId);
+  const code = newDeviceCode(agentId, platformId, now);
+  await db.batch([
+    db.update(agentDeviceCodes).set({ expiresAt: now }).where(and(eq(agentDeviceCodes.agentId, agentId), isNull(agentDeviceCodes.redeemedAt), gt(agentDeviceCodes.expiresAt, now))),
+    db.insert(agentDeviceCodes).values(code.row),
+  ]);
+  return code.view;
+}
+
+const codeNotFound = () => notFound('NOT_FOUND', 'Device code not found');
+
+export async function deviceCodeStatus(db: Db, platformId: string, code: string) {
+  const row = await db.query.agentDeviceCodes.findFirst({ where: and(eq(agentDeviceCodes.codeHash, hashSecret(code.toUpperCase())), eq(agentDeviceCodes.platformId, platformId)) });
+  if (!row) throw codeNotFound();
+  return { code: code.toUpperCase(), redeemed: row.redeemedAt !== null };
+}
+
+/**
+ * Redeems a device code once (a conditional update decides the one winner) and returns the agent's bearer
+ * token, shown only here. Earlier tokens of the agent are revoked: one installation at a time.
+ */
+export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
+  const codeHash = hashSecret(code.toUpperCase());
+  // No credentials name the platform here: its sandbox clock comes with the code.
+  const [found] = await db
+    .select({ offset: platforms.clockOffsetMs })
+    .from(agentDeviceCodes)
+    .innerJoin(platforms, eq(platforms.id, agentDeviceCodes.platformId))
+    .where(eq(agentDeviceCodes.codeHash, codeHash));
+  if (!found) throw codeNotFound();
+  const now = realNow + found.offset;
+  const [won] = await db
+    .update(agentDeviceCodes)
+    .set({ redeemedAt: now })
+    .where(and(eq(agentDeviceCodes.codeHash, codeHash), isNull(agentDeviceCodes.redeemedAt), gt(agentDeviceCodes.expiresAt, now)))
+    .returning();
+  if (!won) throw badRequest('This device code has expired or was already redeemed');
+  const agent = await db.query.agents.findFirst({ where: and(eq(agents.id, won.agentId), isNull(agents.deletedAt)) });
+  if (!agent) throw codeNotFound();
+  const accessToken = `agt_${randomToken(32)}`;
+  await db.batch([
+    db.update(agentTokens).set({ revokedAt: now }).where(and(eq(agentTokens.agentId, agent.id), isNull(agentTokens.revokedAt))),
+    db.insert(agentTokens).values({ id: newId('AgentToken', now), agentId: agent.id, platformId: agent.platformId, tokenHash: hashSecret(accessToken), revokedAt: null, createdAt: now }),
+    db.update(agents).set({ isConnected: true, updatedAt: now }).where(eq(agents.id, agent.id)),
+  ]);
+  return { agentId: agent.id, agentName: agent.name, accessToken, policy: agent.policy };
+}
+
+/** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */
+export function requireAgentPermission(agent: AgentRow, permission: AgentPolicy['permissions'][number], acting = false) {
+  if (!agent.policy.permissions.includes(permission)) throw new ApiError(403, 'FORBIDDEN', `The agent's policy does not grant ${permission}`);
+  if (acting && agent.isPaused) throw new ApiError(403, 'FORBIDDEN', 'The agent is paused');
+}

@@ -1,0 +1,90 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { AgentPolicy } from '../agents/schema';
+
+/** A software agent acting for one customer under a policy (spec 2.6; experimental). Deletion is soft. */
+export const agents = sqliteTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    customerId: text('customer_id').notNull(),
+    name: text('name').notNull(),
+    isPaused: integer('is_paused', { mode: 'boolean' }).notNull().default(false),
+    isConnected: integer('is_connected', { mode: 'boolean' }).notNull().default(false),
+    policy: text('policy', { mode: 'json' }).$type<AgentPolicy>().notNull(),
+    deletedAt: integer('deleted_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('agents_platform_idx').on(t.platformId, t.id)],
+);
+
+/** Device codes: short-lived, single use; stored only as a hash. */
+export const agentDeviceCodes = sqliteTable(
+  'agent_device_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    agentId: text('agent_id').notNull(),
+    platformId: text('platform_id').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    redeemedAt: integer('redeemed_at'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('agent_device_codes_agent_idx').on(t.agentId)],
+);
+
+/** Agent bearer tokens, stored only as hashes; revoked with the agent. */
+export const agentTokens = sqliteTable(
+  'agent_tokens',
+  {
+    id: text('id').primaryKey(),
+    agentId: text('agent_id').notNull(),
+    platformId: text('platform_id').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    revokedAt: integer('revoked_at'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('agent_tokens_hash_uq').on(t.tokenHash), index('agent_tokens_agent_idx').on(t.agentId)],
+);
+
+/**
+ * Each money-moving request of an agent (spec 2.6). `policyAmount` is its amount in the policy currency;
+ * `counted` marks it as spent against the limits (approved and executed), per UTC `day` and `month`.
+ */
+export const agentActions = sqliteTable(
+  'agent_actions',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    customerId: text('customer_id').notNull(),
+    type: text('type').$type<'EXECUTE_QUOTE' | 'TRANSFER_OUT' | 'TRANSFER_IN'>().notNull(),
+    status: text('status').$type<'PENDING_APPROVAL' | 'APPROVED' | 'REJECTED' | 'FAILED'>().notNull(),
+    quoteId: text('quote_id'),
+    transferDetails: text('transfer_details', { mode: 'json' }).$type<{
+      amount: number;
+      currency: string;
+      sourceAccountId: string;
+      destinationAccountId: string;
+    }>(),
+    /** The request as submitted, replayed when the platform approves. */
+    request: text('request', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    transactionId: text('transaction_id'),
+    rejectionReason: text('rejection_reason'),
+    failureReason: text('failure_reason'),
+    policyAmount: integer('policy_amount').notNull(),
+    counted: integer('counted', { mode: 'boolean' }).notNull().default(false),
+    day: text('day').notNull(),
+    month: text('month').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('agent_actions_agent_idx').on(t.agentId, t.id),
+    index('agent_actions_usage_idx').on(t.agentId, t.counted, t.day),
+    index('agent_actions_platform_status_idx').on(t.platformId, t.status, t.id),
+  ],
+);
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AgentActionRow = typeof agentActions.$inferSelect;
