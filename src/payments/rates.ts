@@ -254,3 +254,11 @@ function smallestSendingFor(
   }
   return hi;
 }
+
+/** `amount` (smallest unit of `from`) in the smallest unit of `to` at the window's mid-market rate, no fees. */
+export function convertAtMidMarket(amount: number, from: string, to: string, now: number): number {
+  if (from === to) return amount;
+  const { window } = rateWindow(now);
+  const major = amount / 10 ** currencyInfo(from).decimals;
+  return Math.round(((major * usdValue(from, window)) / usdValue(to, window)) * 10 ** currencyInfo(to).decimals);
+}
