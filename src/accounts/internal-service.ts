@@ -9,6 +9,8 @@ import { conflict, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { movementStatements, runMoneyBatch } from '../ledger/ledger';
 import { fundingInstructions } from './funding-instructions';
+import { balanceEvent } from '../payments/events';
+import { dispatchEvents } from '../webhooks/outbox';
 import type { InternalAccountListQuery, InternalAccountView } from './internal-schema';
 
 type AccountType = InternalAccountRow['type'];
@@ -125,7 +127,15 @@ export const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
  * Sandbox deposit: one ledger movement from the funding pseudo account, posted atomically with the balance
  * change (concurrent deposits each add exactly their amount).
  */
-export async function fundInternalAccount(db: Db, platformId: string, accountId: string, amount: number, now: number): Promise<InternalAccountRow> {
+export async function fundInternalAccount(
+  db: Db,
+  queue: Queue<unknown>,
+  mode: ServiceMode,
+  platformId: string,
+  accountId: string,
+  amount: number,
+  now: number,
+): Promise<InternalAccountRow> {
   const account = await loadInternalAccount(db, platformId, accountId);
   const notActive = () => conflict(`Internal account is ${account.status === 'ACTIVE' ? 'no longer active' : account.status}`);
   if (account.status !== 'ACTIVE') throw notActive();
@@ -144,8 +154,10 @@ export async function fundInternalAccount(db: Db, platformId: string, accountId:
     kind: 'SANDBOX_FUNDING',
     now,
   });
-  const result = await runMoneyBatch(db, [guard, ...stmts]);
+  const event = balanceEvent(db, account, mode, now);
+  const result = await runMoneyBatch(db, [guard, ...stmts, ...event.statements]);
   if (result === 'insufficient_funds') throw notActive();
   if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
+  await dispatchEvents(queue, [event.eventId]);
   return loadInternalAccount(db, platformId, accountId);
 }

@@ -59,7 +59,7 @@ export const customerRoutes = [
       200: { description: 'The updated customer', schema: Customer },
       ...errorResponses(400, 401, 403, 404, 409, 410, 413),
     },
-    handler: async (c) => json(await updateCustomer(c.db, c.auth.platform, c.params.customerId, c.body, c.now)),
+    handler: async (c) => json(await updateCustomer(c.db, c.env.JOBS, c.auth.platform, c.params.customerId, c.body, c.now)),
   }),
   defineRoute({
     method: 'DELETE',

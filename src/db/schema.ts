@@ -351,3 +351,4 @@ export type VerificationRow = typeof verifications.$inferSelect;
 export type DocumentRow = typeof documents.$inferSelect;
 export type BulkImportJobRow = typeof bulkImportJobs.$inferSelect;
 export type UmaProviderRow = typeof umaProviders.$inferSelect;
+export * from './payments-schema';
