@@ -90,6 +90,9 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
     if (input.source.customerId !== undefined && input.source.customerId !== (sourceAccount.customerId ?? platform.id)) {
       throw invalidFields('request body', [{ field: 'source.customerId', message: 'Is not the owner of source.accountId' }]);
     }
+    if (input.immediatelyExecute && sourceAccount.type === 'EMBEDDED_WALLET') {
+      throw invalidFields('request body', [{ field: 'immediatelyExecute', message: 'Not available for EMBEDDED_WALLET sources: execute with a signed retry' }]);
+    }
     customerId = sourceAccount.customerId;
     sendingCurrency = sourceAccount.currency;
   } else {
@@ -225,12 +228,7 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
   change.statements.unshift(db.insert(quotes).values(quote));
   await commitChange(deps, change);
 
-  if (input.immediatelyExecute && input.source.sourceType === 'ACCOUNT') {
-    if (sourceAccount!.type === 'EMBEDDED_WALLET') {
-      throw invalidFields('request body', [{ field: 'immediatelyExecute', message: 'Not available for EMBEDDED_WALLET sources: execute with a signed retry' }]);
-    }
-    return executeQuote(deps, platform.id, quoteId, now);
-  }
+  if (input.immediatelyExecute && sourceAccount) return executeQuote(deps, platform.id, quoteId, now);
   return quoteView(quote, 'PENDING');
 }
 

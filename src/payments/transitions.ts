@@ -20,8 +20,9 @@ registerTransitionHandler(STEP_TRANSITION, async (ctx) => {
   if (!tx || tx.status !== ctx.row.fromStatus || tx.scenario !== data?.scenario || typeof data.index !== 'number') return nothing;
   const mode = data.mode ?? 'sandbox';
   const step = dueStep(ctx.db, tx, data.index, ctx.now, mode);
-  const change = await buildChange(ctx.db, tx, step.hops, { now: ctx.now, mode, transitions: step.transitions });
-  return { statements: change.statements, eventIds: change.eventIds, transitions: change.transitions };
+  // The follow-up transition's statement joins the batch through `transitions` (applyDueTransitions adds it).
+  const change = await buildChange(ctx.db, tx, step.hops, { now: ctx.now, mode });
+  return { statements: change.statements, eventIds: change.eventIds, transitions: step.transitions };
 });
 
 /** A quote's expiry: its transaction, still PENDING (awaiting approval or not), ends EXPIRED with QUOTE_EXPIRED. */
