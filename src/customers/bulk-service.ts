@@ -205,7 +205,7 @@ function jobEndEvent(db: Db, job: BulkImportJobRow, status: 'COMPLETED' | 'FAILE
       'id', j.id, 'status', j.status,
       'progress', json_object('total', j.total, 'processed', j.processed, 'successful', j.successful, 'failed', j.failed),
       'errors', json((${errors})),
-      'completedAt', strftime('%Y-%m-%dT%H:%M:%fZ', j.completed_at / 1000.0, 'unixepoch'))
+      'completedAt', strftime('%Y-%m-%dT%H:%M:%S', j.completed_at / 1000, 'unixepoch') || printf('.%03dZ', j.completed_at % 1000))
     FROM ${bulkImportJobs} j WHERE j.id = ${job.id})`;
   const where = sql`EXISTS (SELECT 1 FROM ${bulkImportJobs} WHERE ${bulkImportJobs.id} = ${job.id} AND ${bulkImportJobs.status} = ${status})
     AND NOT EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.platformId} = ${job.platformId} AND ${webhookEvents.type} = ${type}
