@@ -9,7 +9,7 @@ import { conflict, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { movementStatements, runMoneyBatch } from '../ledger/ledger';
 import { fundingInstructions } from './funding-instructions';
-import { balanceEvent } from '../payments/events';
+import { sqlEventStatements } from '../webhooks/sql-events';
 import { dispatchEvents } from '../webhooks/outbox';
 import type { InternalAccountListQuery, InternalAccountView } from './internal-schema';
 
@@ -160,4 +160,19 @@ export async function fundInternalAccount(
   if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
   await dispatchEvents(queue, [event.eventId]);
   return loadInternalAccount(db, platformId, accountId);
+}
+
+/**
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED for an account whose balance the same batch changes: the balance in the
+ * payload is read inside the batch, after the change, so concurrent movements each report their own result.
+ */
+export function balanceEvent(db: Db, account: InternalAccountRow, mode: ServiceMode, now: number) {
+  const view = internalAccountView({ ...account, updatedAt: now }, mode);
+  const balance = db.select({ balance: internalAccounts.balance }).from(internalAccounts).where(eq(internalAccounts.id, account.id));
+  return sqlEventStatements(db, {
+    platformId: account.platformId,
+    type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+    data: sql`json_set(json(${JSON.stringify(view)}), '$.balance.amount', (${balance}), '$.updatedAt', ${iso(now)})`,
+    now,
+  });
 }

@@ -1,12 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import type { ServiceMode } from '../env';
-import { internalAccounts, type InternalAccountRow, type TransactionRow, type TransactionStatus } from '../db/schema';
-import { iso } from '../common/time';
+import type { TransactionRow, TransactionStatus } from '../db/schema';
 import type { Statement } from '../ledger/ledger';
-import { internalAccountView } from '../accounts/internal-service';
 import { eventStatements } from '../webhooks/outbox';
-import { sqlEventStatements } from '../webhooks/sql-events';
 import type { WebhookType } from '../webhooks/schema';
 import { transactionView } from './views';
 
@@ -50,19 +45,4 @@ export function transactionEvents(db: Db, row: TransactionRow, refundChanged: bo
     eventIds.push(e.eventId);
   }
   return { statements, eventIds };
-}
-
-/**
- * INTERNAL_ACCOUNT.BALANCE_UPDATED for an account whose balance the same batch changes: the balance in the
- * payload is read inside the batch, after the change, so concurrent movements each report their own result.
- */
-export function balanceEvent(db: Db, account: InternalAccountRow, mode: ServiceMode, now: number) {
-  const view = internalAccountView({ ...account, updatedAt: now }, mode);
-  const balance = db.select({ balance: internalAccounts.balance }).from(internalAccounts).where(eq(internalAccounts.id, account.id));
-  return sqlEventStatements(db, {
-    platformId: account.platformId,
-    type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-    data: sql`json_set(json(${JSON.stringify(view)}), '$.balance.amount', (${balance}), '$.updatedAt', ${iso(now)})`,
-    now,
-  });
 }

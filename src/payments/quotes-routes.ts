@@ -6,7 +6,8 @@ import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
 import { loadInternalAccount } from '../accounts/internal-service';
 import { Quote, QuoteIdParams, QuoteRequest } from './schema';
-import { checkExecutable, createQuote, executeQuote, getQuote, loadQuote } from './quotes-service';
+import { checkExecutable, executeQuote, getQuote, loadQuote } from './quotes-service';
+import { createQuote } from './quote-create';
 import { paymentDeps } from './state';
 
 const tag = 'Cross-Currency Transfers';

@@ -7,7 +7,8 @@ import type { Logger } from '../http/log';
 import { errorText, movementStatements, runMoneyBatch, type Movement, type Statement } from '../ledger/ledger';
 import { dispatchTransitions, scheduleTransition, type ScheduledTransition } from '../jobs/transitions';
 import { dispatchEvents } from '../webhooks/outbox';
-import { balanceEvent, transactionEvents } from './events';
+import { balanceEvent } from '../accounts/internal-service';
+import { transactionEvents } from './events';
 import { planOf, type Plan, type Step } from './outcomes';
 import { referenceFor } from './views';
 

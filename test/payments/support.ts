@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { database } from '../../src/db/client';
 import { internalAccounts, ledgerEntries, transactionHistory, webhookEvents } from '../../src/db/schema';
@@ -57,7 +57,7 @@ export async function advance(p: TestPlatform, seconds: number) {
 }
 
 export async function balanceOf(p: TestPlatform, accountId: string): Promise<number> {
-  const row = (await db().select().from(internalAccounts).where(eq(internalAccounts.id, accountId)))[0];
+  const row = (await db().select().from(internalAccounts).where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, p.id))))[0];
   return row!.balance;
 }
 
