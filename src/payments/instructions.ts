@@ -36,6 +36,6 @@ export function quotePaymentInstructions(quoteId: string, sendingCurrency: strin
 }
 
 /** The currency codes POST /sandbox/send accepts for these instructions. */
-export function instructionCurrencies(sendingCurrency: string, instructions: PaymentInstructions[]): string[] {
-  return instructions.map((i) => (i.accountOrWalletInfo.accountType === 'SPARK_WALLET' ? 'BTC' : sendingCurrency));
+export function instructionCurrencies(sendingCurrency: string, instructions: Record<string, unknown>[]): string[] {
+  return instructions.map((i) => ((i.accountOrWalletInfo as { accountType?: string }).accountType === 'SPARK_WALLET' ? 'BTC' : sendingCurrency));
 }

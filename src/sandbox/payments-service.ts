@@ -22,7 +22,7 @@ export async function sandboxSend(
 ): Promise<TransactionRow> {
   const { quote } = await loadQuote(deps.db, platformId, input.quoteId);
   if (quote.paymentInstructions) {
-    const accepted = instructionCurrencies(quote.sendingCurrency, quote.paymentInstructions as never);
+    const accepted = instructionCurrencies(quote.sendingCurrency, quote.paymentInstructions);
     if (!accepted.includes(input.currencyCode)) {
       throw invalidFields('request body', [{ field: 'currencyCode', message: `The quote's paymentInstructions take ${accepted.join(' or ')}` }]);
     }
