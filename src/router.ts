@@ -23,6 +23,10 @@ import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './
 import { kycRoutes } from './kyc/routes';
 import { documentRoutes } from './documents/routes';
 import { umaProviderOperatorRoutes, umaProviderRoutes } from './uma/routes';
+import { quoteRoutes } from './payments/quotes-routes';
+import { transferRoutes } from './payments/transfers-routes';
+import { transactionRoutes } from './payments/transactions-routes';
+import { sandboxPaymentRoutes } from './sandbox/payments-routes';
 
 export const API_VERSION = '2025-10-13';
 
@@ -52,6 +56,10 @@ export const ROUTES: RouteDef[] = [
   ...documentRoutes,
   ...umaProviderRoutes,
   ...sandboxFundRoutes,
+  ...quoteRoutes,
+  ...transferRoutes,
+  ...transactionRoutes,
+  ...sandboxPaymentRoutes,
 ];
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];

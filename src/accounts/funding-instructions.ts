@@ -34,7 +34,8 @@ function clabe(first17: string): string {
 
 type Info = Record<string, unknown> & { accountType: string };
 
-function infoFor(currency: string, seed: Uint8Array, reference: string): Info | null {
+/** Sandbox bank or wallet details in `currency`, derived from `seed` (also used for quote payment instructions). */
+export function infoFor(currency: string, seed: Uint8Array, reference: string): Info | null {
   switch (currency) {
     case 'USD':
       return { accountType: 'USD_ACCOUNT', accountNumber: digits(seed, 12), routingNumber: '021000021', paymentRails: ['ACH', 'WIRE', 'RTP'], reference };

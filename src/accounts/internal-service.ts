@@ -10,6 +10,8 @@ import { conflict, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { movementStatements, runMoneyBatch } from '../ledger/ledger';
 import { fundingInstructions } from './funding-instructions';
+import { sqlEventStatements } from '../webhooks/sql-events';
+import { dispatchEvents } from '../webhooks/outbox';
 import type { InternalAccountListQuery, InternalAccountView } from './internal-schema';
 
 type AccountType = InternalAccountRow['type'];
@@ -128,7 +130,15 @@ export const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
  * Sandbox deposit: one ledger movement from the funding pseudo account, posted atomically with the balance
  * change (concurrent deposits each add exactly their amount).
  */
-export async function fundInternalAccount(db: Db, platformId: string, accountId: string, amount: number, now: number): Promise<InternalAccountRow> {
+export async function fundInternalAccount(
+  db: Db,
+  queue: Queue<unknown>,
+  mode: ServiceMode,
+  platformId: string,
+  accountId: string,
+  amount: number,
+  now: number,
+): Promise<InternalAccountRow> {
   const account = await loadInternalAccount(db, platformId, accountId);
   const notActive = () => conflict(`Internal account is ${account.status === 'ACTIVE' ? 'no longer active' : account.status}`);
   if (account.status !== 'ACTIVE') throw notActive();
@@ -147,8 +157,25 @@ export async function fundInternalAccount(db: Db, platformId: string, accountId:
     kind: 'SANDBOX_FUNDING',
     now,
   });
-  const result = await runMoneyBatch(db, [guard, ...stmts]);
+  const event = balanceEvent(db, account, mode, now);
+  const result = await runMoneyBatch(db, [guard, ...stmts, ...event.statements]);
   if (result === 'insufficient_funds') throw notActive();
   if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
+  await dispatchEvents(queue, [event.eventId]);
   return loadInternalAccount(db, platformId, accountId);
+}
+
+/**
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED for an account whose balance the same batch changes: the balance in the
+ * payload is read inside the batch, after the change, so concurrent movements each report their own result.
+ */
+export function balanceEvent(db: Db, account: InternalAccountRow, mode: ServiceMode, now: number) {
+  const view = internalAccountView({ ...account, updatedAt: now }, mode);
+  const balance = db.select({ balance: internalAccounts.balance }).from(internalAccounts).where(eq(internalAccounts.id, account.id));
+  return sqlEventStatements(db, {
+    platformId: account.platformId,
+    type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+    data: sql`json_set(json(${JSON.stringify(view)}), '$.balance.amount', (${balance}), '$.updatedAt', ${iso(now)})`,
+    now,
+  });
 }

@@ -7,6 +7,7 @@ import {
   bulkImportJobs,
   customers,
   platforms,
+  webhookEvents,
   type BulkImportJobRow,
 } from '../db/schema';
 import { inJson, insertJsonRows, isUniqueViolation } from '../db/json-rows';
@@ -14,6 +15,8 @@ import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { notFound } from '../http/errors';
 import { errorText, type Statement } from '../ledger/ledger';
+import { dispatchEvents } from '../webhooks/outbox';
+import { sqlEventStatements } from '../webhooks/sql-events';
 import { parseCsv } from './csv';
 import { headerProblem, rowToCustomer } from './bulk-rows';
 import { buildCustomer, insertCustomerStatements, type NewCustomer } from './service';
@@ -104,13 +107,14 @@ interface RowError {
  * entries, the job's progress, the chunk's done marker) is one D1 batch, so a redelivered message either finds
  * the marker and changes nothing, or loses the race on the marker's primary key and rolls back whole.
  */
-export async function processBulkChunk(db: Db, message: BulkImportMessage, wallNow: number): Promise<void> {
+export async function processBulkChunk(db: Db, queue: Queue<unknown>, message: BulkImportMessage, wallNow: number): Promise<void> {
   const job = await db.query.bulkImportJobs.findFirst({ where: eq(bulkImportJobs.id, message.jobId) });
   if (!job || job.status === 'COMPLETED' || job.status === 'FAILED') return;
   const platform = await db.query.platforms.findFirst({ where: eq(platforms.id, job.platformId) });
   if (!platform) return;
   const now = wallNow + platform.clockOffsetMs;
   if (job.fileError) {
+    const event = jobEndEvent(db, job, 'FAILED', now);
     await db.batch([
       db
         .update(bulkImportJobs)
@@ -120,7 +124,9 @@ export async function processBulkChunk(db: Db, message: BulkImportMessage, wallN
         .insert(bulkImportErrors)
         .values({ jobId: job.id, rowNumber: 0, code: 'INVALID_FILE', message: job.fileError, details: {}, correlationId: '0' })
         .onConflictDoNothing(),
+      ...event.statements,
     ]);
+    await dispatchEvents(queue, [event.eventId]);
     return;
   }
   const [chunks, done] = await db.batch([
@@ -148,8 +154,12 @@ export async function processBulkChunk(db: Db, message: BulkImportMessage, wallN
       ...insertJsonRows(db, bulkImportErrors, errors.map((e) => ({ jobId: job.id, ...e }))),
       progressStatement(db, job.id, chunk.rows.length, created.length, errors.length, now),
     ];
+    // Written only by the batch whose chunk completes the job.
+    const event = jobEndEvent(db, job, 'COMPLETED', now);
+    stmts.push(...event.statements);
     try {
       await db.batch(stmts as [Statement, ...Statement[]]);
+      await dispatchEvents(queue, [event.eventId]);
       return;
     } catch (error) {
       const text = errorText(error);
@@ -174,6 +184,33 @@ function progressStatement(db: Db, jobId: string, n: number, ok: number, failed:
       updatedAt: now,
     })
     .where(eq(bulkImportJobs.id, jobId));
+}
+
+/** Error entries a BULK_UPLOAD.* webhook carries at most (the job endpoint lists them all). */
+const WEBHOOK_ERRORS = 100;
+
+/**
+ * BULK_UPLOAD.COMPLETED / .FAILED, written inside the batch that ends the job: the event exists only if
+ * the job now has that status and has not been announced yet, and its data (the job as GET
+ * /customers/bulk/jobs/{jobId} shows it) is read from the rows the batch just wrote.
+ */
+function jobEndEvent(db: Db, job: BulkImportJobRow, status: 'COMPLETED' | 'FAILED', now: number) {
+  const type = `BULK_UPLOAD.${status}` as const;
+  // Each entry as the job endpoint shows it: details only when not empty.
+  const errors = sql`SELECT json_group_array(json_remove(
+      json_object('code', e.code, 'message', e.message, 'details', json(coalesce(e.details, '{}')), 'correlationId', e.correlation_id),
+      CASE WHEN coalesce(e.details, '{}') = '{}' THEN '$.details' ELSE '$.none' END))
+    FROM (SELECT * FROM ${bulkImportErrors} WHERE ${bulkImportErrors.jobId} = ${job.id} ORDER BY ${bulkImportErrors.rowNumber} LIMIT ${WEBHOOK_ERRORS}) e`;
+  const data = sql`(SELECT json_object(
+      'id', j.id, 'status', j.status,
+      'progress', json_object('total', j.total, 'processed', j.processed, 'successful', j.successful, 'failed', j.failed),
+      'errors', json((${errors})),
+      'completedAt', strftime('%Y-%m-%dT%H:%M:%S', j.completed_at / 1000, 'unixepoch') || printf('.%03dZ', j.completed_at % 1000))
+    FROM ${bulkImportJobs} j WHERE j.id = ${job.id})`;
+  const where = sql`EXISTS (SELECT 1 FROM ${bulkImportJobs} WHERE ${bulkImportJobs.id} = ${job.id} AND ${bulkImportJobs.status} = ${status})
+    AND NOT EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.platformId} = ${job.platformId} AND ${webhookEvents.type} = ${type}
+      AND json_extract(${webhookEvents.data}, '$.id') = ${job.id})`;
+  return sqlEventStatements(db, { platformId: job.platformId, type, data, where, now });
 }
 
 /** Validates a chunk's rows and sorts them into customers to create and error entries. */

@@ -9,6 +9,9 @@ import { keysetPage } from '../http/pagination';
 import { errorText } from '../ledger/ledger';
 import { customerAccountRows } from '../accounts/internal-service';
 import { beneficialOwnerView } from '../kyc/views';
+import { dispatchEvents } from '../webhooks/outbox';
+import { conditionalEventStatements } from '../webhooks/sql-events';
+import type { WebhookType } from '../webhooks/schema';
 import { UMA_LOCAL_PART, type BusinessInfo, type CustomerCreate, type CustomerListQuery, type CustomerUpdate, type CustomerView } from './schema';
 
 export const customerNotFound = () => notFound('USER_NOT_FOUND', 'Customer not found');
@@ -168,6 +171,17 @@ async function ownersOf(db: Db, rows: CustomerRow[]): Promise<Map<string, Benefi
   return byCustomer;
 }
 
+/** The webhook type announcing a customer's KYC (individuals) or KYB (businesses) status; none for UNVERIFIED. */
+export function customerStatusEvent(row: CustomerRow): WebhookType | null {
+  if (row.verificationStatus === 'UNVERIFIED') return null;
+  return `CUSTOMER.${row.customerType === 'INDIVIDUAL' ? 'KYC' : 'KYB'}_${row.verificationStatus}`;
+}
+
+/** The customer as the API shows it, for a CUSTOMER.* webhook. */
+export async function customerEventData(db: Db, row: CustomerRow): Promise<Record<string, unknown>> {
+  return customerView(row, (await ownersOf(db, [row])).get(row.id) ?? []) as Record<string, unknown>;
+}
+
 /** One round trip: the customer and its beneficial owners together. */
 export async function getCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerView> {
   const [rows, owners] = await db.batch([
@@ -225,7 +239,7 @@ function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unkn
  * so the embedded-wallet e-mail change (signed retry, spec 4.4) extends this one function.
  * Optimistic: the write applies only if the row is unchanged since it was read, else it re-reads and re-merges.
  */
-export async function updateCustomer(db: Db, platform: PlatformRow, customerId: string, patch: CustomerUpdate, now: number): Promise<CustomerView> {
+export async function updateCustomer(db: Db, queue: Queue<unknown>, platform: PlatformRow, customerId: string, patch: CustomerUpdate, now: number): Promise<CustomerView> {
   for (let attempt = 0; ; attempt++) {
     const row = await loadActiveCustomer(db, platform.id, customerId);
     if (row.customerType !== patch.customerType) {
@@ -240,15 +254,29 @@ export async function updateCustomer(db: Db, platform: PlatformRow, customerId: 
     if (patch.currencies !== undefined) changes.currencies = patch.currencies;
     if (status !== undefined) changes.verificationStatus = status;
     let updated: CustomerRow[];
+    const update = db
+      .update(customers)
+      .set(changes)
+      .where(and(eq(customers.id, row.id), eq(customers.isDeleted, false), eq(customers.updatedAt, row.updatedAt), eq(customers.info, row.info)))
+      .returning();
+    // A KYC/KYB status change is announced (CUSTOMER.KYC_*/KYB_*) in the same batch, only if this update applied.
+    const next = { ...row, ...changes } as CustomerRow;
+    const type = status !== undefined && status !== row.verificationStatus ? customerStatusEvent(next) : null;
+    const event = type
+      ? conditionalEventStatements(db, {
+          platformId: platform.id,
+          type,
+          data: await customerEventData(db, next),
+          where: sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${and(eq(customers.id, row.id), eq(customers.updatedAt, next.updatedAt), eq(customers.verificationStatus, next.verificationStatus), eq(customers.info, next.info))})`,
+          now,
+        })
+      : null;
     try {
-      updated = await db
-        .update(customers)
-        .set(changes)
-        .where(and(eq(customers.id, row.id), eq(customers.isDeleted, false), eq(customers.updatedAt, row.updatedAt), eq(customers.info, row.info)))
-        .returning();
+      updated = event ? (await db.batch([update, ...event.statements]))[0] : await update;
     } catch (error) {
       throw (await customerConflict(db, platform.id, { umaAddress: patch.umaAddress }, error)) ?? error;
     }
+    if (event && updated[0]) await dispatchEvents(queue, [event.eventId]);
     if (updated[0]) return customerView(updated[0], (await ownersOf(db, updated)).get(row.id) ?? []);
     if (attempt >= 4) throw conflict('The customer changed concurrently; retry the request');
   }

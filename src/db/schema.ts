@@ -350,3 +350,4 @@ export type DocumentRow = typeof documents.$inferSelect;
 export type BulkImportJobRow = typeof bulkImportJobs.$inferSelect;
 export type UmaProviderRow = typeof umaProviders.$inferSelect;
 export * from './agents-schema';
+export * from './payments-schema';

@@ -6,6 +6,8 @@ import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { applyDueTransitions, type TransitionDueJob } from './transitions';
+// Registers the payment transition handlers (plan steps, quote expiry) wherever transitions are applied.
+import '../payments/transitions';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
 export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;
@@ -27,7 +29,7 @@ export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Lo
           if (typeof job.id === 'string') await applyDueTransitions(deps, Date.now(), { id: job.id });
           break;
         case 'bulk.import':
-          await processBulkChunk(deps.db, job, Date.now());
+          await processBulkChunk(deps.db, deps.queue, job, Date.now());
           break;
         default:
           log.warn('unknown job dropped', { type: String((job as { type?: unknown } | null)?.type) });

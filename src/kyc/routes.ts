@@ -79,7 +79,7 @@ export const kycRoutes = [
     permission: 'MANAGE',
     body: VerificationRequest,
     responses: { 200: { description: 'The verification and its status', schema: Verification }, ...errorResponses(400, 401, 403, 404, 410, 413) },
-    handler: async (c) => json(await submitVerification(c.db, c.auth.platform.id, c.body.customerId, c.settings.mode, c.now)),
+    handler: async (c) => json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, c.settings.mode, c.now)),
   }),
   defineRoute({
     method: 'GET',

@@ -5,7 +5,9 @@ import { customers, verifications, type CustomerRow, type VerificationRow, type 
 import { newId } from '../crypto/ids';
 import { notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
-import { loadActiveCustomer } from '../customers/service';
+import { customerEventData, customerStatusEvent, loadActiveCustomer } from '../customers/service';
+import type { Statement } from '../ledger/ledger';
+import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { sandboxKybStatus } from './sandbox';
 import type { VerificationErrorView } from './schema';
 import { verificationView } from './views';
@@ -45,7 +47,7 @@ const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationSt
  * registration number suffix (spec 4.9; individuals are approved); production: submitted for review (PENDING).
  * The verification row and the customer's kycStatus/kybStatus change in one batch.
  */
-export async function submitVerification(db: Db, platformId: string, customerId: string, mode: ServiceMode, now: number) {
+export async function submitVerification(db: Db, queue: Queue<unknown>, platformId: string, customerId: string, mode: ServiceMode, now: number) {
   const customer = await loadActiveCustomer(db, platformId, customerId);
   const errors = missingInformation(customer);
   let outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = null;
@@ -62,18 +64,27 @@ export async function submitVerification(db: Db, platformId: string, customerId:
     createdAt: now,
     updatedAt: now,
   };
-  const insert = db.insert(verifications).values(row);
+  // The verification, the customer's new status and their webhooks (VERIFICATION.*, CUSTOMER.KYC_*/KYB_*) commit together.
+  const statements: Statement[] = [db.insert(verifications).values(row)];
+  const verificationEvent = eventStatements(db, { platformId, type: `VERIFICATION.${row.verificationStatus}`, data: verificationView(row), now });
+  statements.push(...verificationEvent.statements);
+  const eventIds = [verificationEvent.eventId];
   if (outcome) {
-    await db.batch([
-      insert,
+    const updated: CustomerRow = { ...customer, verificationStatus: outcome, updatedAt: Math.max(now, customer.updatedAt) };
+    statements.push(
       db
         .update(customers)
-        .set({ verificationStatus: outcome, updatedAt: Math.max(now, customer.updatedAt) })
+        .set({ verificationStatus: outcome, updatedAt: updated.updatedAt })
         .where(and(eq(customers.id, customer.id), eq(customers.platformId, platformId))),
-    ]);
-  } else {
-    await insert;
+    );
+    if (outcome !== customer.verificationStatus) {
+      const e = eventStatements(db, { platformId, type: customerStatusEvent(updated)!, data: await customerEventData(db, updated), now });
+      statements.push(...e.statements);
+      eventIds.push(e.eventId);
+    }
   }
+  await db.batch(statements as [Statement, ...Statement[]]);
+  await dispatchEvents(queue, eventIds);
   return verificationView(row);
 }
 

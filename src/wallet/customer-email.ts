@@ -32,5 +32,5 @@ export async function patchCustomer(c: PatchCtx): Promise<{ status: 200 | 202; b
       if (result.status === 'challenge') return { status: 202, body: result.body };
     }
   }
-  return { status: 200, body: await updateCustomer(c.db, platform, customerId, c.body, c.now) };
+  return { status: 200, body: await updateCustomer(c.db, c.env.JOBS, platform, customerId, c.body, c.now) };
 }

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { internalAccounts, ledgerEntries } from '../../src/db/schema';
 import { movementStatements, runMoneyBatch } from '../../src/ledger/ledger';
-import { newPlatform } from '../helpers';
+import { newPlatform, type TestPlatform } from '../helpers';
+import { accountsOf, createCustomer } from '../customers/fixtures';
 
-async function account(platformId: string) {
-  const db = database(env.DB);
-  const id = `InternalAccount:${crypto.randomUUID()}`;
-  await db.insert(internalAccounts).values({ id, platformId, type: 'INTERNAL_FIAT', status: 'ACTIVE', currency: 'USD', createdAt: 0, updatedAt: 0 });
-  return id;
+/** The USD holding account of a new customer: accounts of two customers may share a currency (platform-owned ones may not). */
+async function account(p: TestPlatform) {
+  const customer = await createCustomer(p);
+  return (await accountsOf(p, customer.id)).find((a) => a.type === 'INTERNAL_FIAT' && a.balance.currency.code === 'USD').id as string;
 }
 
 const balance = async (id: string) =>
@@ -20,8 +20,8 @@ describe('ledger', () => {
   it('moves money with two entries, refuses overdrafts and second postings, and sums to zero', async () => {
     const p = await newPlatform();
     const db = database(env.DB);
-    const a = await account(p.id);
-    const b = await account(p.id);
+    const a = await account(p);
+    const b = await account(p);
     const m = (from: string, to: string, amount: number, reference: string) =>
       movementStatements(db, { platformId: p.id, from, to, amount, currency: 'USD', reference, kind: 'TEST', now: 1 });
 
@@ -38,7 +38,7 @@ describe('ledger', () => {
   it('never overdraws under concurrent debits', async () => {
     const p = await newPlatform();
     const db = database(env.DB);
-    const a = await account(p.id);
+    const a = await account(p);
     await runMoneyBatch(db, movementStatements(db, { platformId: p.id, from: 'Sandbox:funding', to: a, amount: 1000, currency: 'USD', reference: 'f', kind: 'FUND', now: 1 }));
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

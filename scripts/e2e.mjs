@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// `npm run e2e`: money movement end to end against a running `npm start` (wrangler dev), in real time.
+// Shows a transfer-out to an account ending in 005 failing on its own about 30 s later (a delayed queue
+// message drives it: no clock advance, no further call) and funded quotes completing.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const credentialsFile = join(root, '.sandbox', 'credentials.json');
+
+if (!existsSync(credentialsFile)) {
+  console.error('No .sandbox/credentials.json: start the server first with `npm start` (in another terminal), then run `npm run e2e`.');
+  process.exit(1);
+}
+const { baseUrl, clientId, clientSecret } = JSON.parse(readFileSync(credentialsFile, 'utf8'));
+const auth = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`.padStart(7);
+let stepNo = 0;
+const step = (text) => console.log(`\n${++stepNo}. ${text}`);
+const info = (text) => console.log(`   ${elapsed()}  ${text}`);
+
+async function call(method, path, body, headers = {}) {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { Authorization: auth, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  const json = text ? JSON.parse(text) : null;
+  return { status: res.status, body: json };
+}
+
+async function must(method, path, body, expected, headers) {
+  const res = await call(method, path, body, headers);
+  if (res.status !== expected) throw new Error(`${method} ${path}: expected HTTP ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const money = (amount, code) => `${(amount / 100).toFixed(2)} ${code}`;
+
+/** Polls a transaction until it reaches `status` (printing each change), or fails after `timeoutMs`. */
+async function waitFor(id, status, timeoutMs) {
+  let last;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const t = await must('GET', `/transactions/${id}`, undefined, 200);
+    if (t.status !== last) {
+      info(`transaction ${t.status}${t.failureReason ? ` (${t.failureReason})` : ''}${t.refund ? `, refund ${t.refund.status}` : ''}`);
+      last = t.status;
+    }
+    if (t.status === status) return t;
+    if (Date.now() > deadline) throw new Error(`transaction ${id} still ${t.status} after ${timeoutMs / 1000} s (expected ${status})`);
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}
+
+async function main() {
+  step(`Connect to ${baseUrl}`);
+  const config = await call('GET', '/config');
+  if (config.status !== 200) throw new Error(`GET /config answered ${config.status}: is \`npm start\` running? ${JSON.stringify(config.body)}`);
+  info(`platform ready; sandbox UMA domain ${config.body.sandboxUmaDomain ?? '(production mode)'}`);
+
+  step('Create a customer and fund its USD internal account (POST /sandbox/internal-accounts/{id}/fund)');
+  const tag = Date.now().toString(36);
+  const customer = await must('POST', '/customers', {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: `e2e-${tag}`,
+    fullName: 'Erin Example',
+    birthDate: '1990-01-15',
+    nationality: 'US',
+    address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+  }, 201);
+  const accounts = (await must('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`, undefined, 200)).data;
+  const usd = accounts.find((a) => a.type === 'INTERNAL_FIAT' && a.balance.currency.code === 'USD');
+  await must('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount: 100_000 }, 200);
+  info(`customer ${customer.id}, USD account ${usd.id} funded with ${money(100_000, 'USD')}`);
+
+  const beneficiary = { beneficiaryType: 'INDIVIDUAL', fullName: 'Erin Example', address: customer.address };
+  const external = async (currency, accountInfo) =>
+    must('POST', '/customers/external-accounts', { customerId: customer.id, currency, accountInfo: { ...accountInfo, beneficiary } }, 201);
+  const balance = async () =>
+    (await must('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`, undefined, 200)).data.find((a) => a.id === usd.id).balance.amount;
+  const digits = String(Date.now() % 1_000_000_000).padStart(9, '0');
+
+  step('Transfer out 125.50 USD to a bank account ending in 005 (spec 4.9: pending about 30 s, then fails)');
+  const slow = await external('USD', { accountType: 'USD_ACCOUNT', accountNumber: `${digits}005`, routingNumber: '021000021' });
+  const out = await must('POST', '/transfer-out', { source: { accountId: usd.id }, destination: { accountId: slow.id }, amount: 12_550 }, 201, {
+    'Idempotency-Key': `e2e-out-${tag}`,
+  });
+  info(`${out.id} is ${out.status}; the account is debited: ${money(await balance(), 'USD')}`);
+  info('waiting, without any further call, for the delayed queue message to fail it...');
+  const t0 = Date.now();
+  const failed = await waitFor(out.id, 'FAILED', 90_000);
+  info(`FAILED on its own ${((Date.now() - t0) / 1000).toFixed(0)} s after creation (failureReason ${failed.failureReason}, refund ${failed.refund?.status})`);
+  const restored = await balance();
+  info(`balance restored: ${money(restored, 'USD')}`);
+  if (restored !== 100_000) throw new Error('the refund did not restore the balance');
+
+  step('Quote 100.00 USD from the funded account to a EUR bank account, execute it (Idempotency-Key)');
+  const eur = await external('EUR', { accountType: 'EUR_ACCOUNT', iban: `DE89${digits}000000321` });
+  const quote = await must('POST', '/quotes', {
+    source: { sourceType: 'ACCOUNT', accountId: usd.id },
+    destination: { destinationType: 'ACCOUNT', accountId: eur.id },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 10_000,
+  }, 201);
+  info(`${quote.id}: ${money(quote.totalSendingAmount, 'USD')} -> ${money(quote.totalReceivingAmount, 'EUR')} at ${quote.exchangeRate}, fees ${money(quote.feesIncluded, 'USD')}, expires ${quote.expiresAt}`);
+  const executed = await must('POST', `/quotes/${quote.id}/execute`, undefined, 200, { 'Idempotency-Key': `e2e-exec-${tag}` });
+  info(`executed: quote ${executed.status}`);
+  await waitFor(quote.transactionId, 'COMPLETED', 60_000);
+
+  step('Real-time funded quote: pay its paymentInstructions with POST /sandbox/send');
+  const realtime = await must('POST', '/quotes', {
+    source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
+    destination: { destinationType: 'ACCOUNT', accountId: eur.id },
+    lockedCurrencySide: 'RECEIVING',
+    lockedCurrencyAmount: 5_000,
+  }, 201);
+  const bank = realtime.paymentInstructions[0].accountOrWalletInfo;
+  info(`pay ${money(realtime.totalSendingAmount, 'USD')} to ${bank.bankName} ${bank.accountNumber} (routing ${bank.routingNumber}), reference ${bank.reference}`);
+  const funded = await must('POST', '/sandbox/send', { quoteId: realtime.id, currencyCode: 'USD' }, 200);
+  info(`funding received: ${funded.status}`);
+  await waitFor(realtime.transactionId, 'COMPLETED', 60_000);
+
+  console.log(`\nAll steps passed in ${elapsed().trim()}.`);
+}
+
+main().catch((error) => {
+  console.error(`\nFAILED: ${error.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,149 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Tables of money movement: quotes, transactions and each transaction's status history.
+ * Re-exported by schema.ts; no foreign keys (accounts may be soft-deleted, the platform's data reset).
+ */
+
+export type TransactionStatus = 'CREATED' | 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'REJECTED' | 'FAILED' | 'REFUNDED' | 'EXPIRED';
+export type TransactionType = 'INCOMING' | 'OUTGOING';
+/** What created the transaction; decides its sandbox plan and its shape. */
+export type TransactionKind = 'QUOTE' | 'TRANSFER_IN' | 'TRANSFER_OUT' | 'UMA_RECEIVE';
+export type FailureReason =
+  | 'LNURLP_FAILED'
+  | 'PAY_REQUEST_FAILED'
+  | 'PAYMENT_APPROVAL_WEBHOOK_ERROR'
+  | 'PAYMENT_APPROVAL_TIMED_OUT'
+  | 'OFFRAMP_FAILED'
+  | 'MISSING_MANDATORY_PAYEE_DATA'
+  | 'QUOTE_EXPIRED'
+  | 'QUOTE_EXECUTION_FAILED';
+
+/** Either end of a transaction, as the API shows it (`sourceType` / `destinationType` plus its fields). */
+export type Endpoint = Record<string, unknown>;
+
+export interface Refund {
+  reference: string;
+  initiatedAt: number;
+  settledAt?: number;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED';
+  reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+}
+
+/** The deferred action of a transaction awaiting platform approval (POST /transactions/{id}/approve). */
+export type ApprovalAction =
+  | { type: 'EXECUTE_QUOTE'; quoteId: string }
+  | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; currency: string };
+
+export interface Approval {
+  action: ApprovalAction;
+  state: 'PENDING_APPROVAL' | 'APPROVED' | 'REJECTED';
+  requestedAt: number;
+  decidedAt?: number;
+  reason?: string;
+}
+
+export const transactions = sqliteTable(
+  'transactions',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    /** Null for the platform's own transactions (the API shows the platform id as customerId then). */
+    customerId: text('customer_id'),
+    platformCustomerId: text('platform_customer_id').notNull(),
+    type: text('type').$type<TransactionType>().notNull(),
+    kind: text('kind').$type<TransactionKind>().notNull(),
+    status: text('status').$type<TransactionStatus>().notNull(),
+    /** Bumped by every change; a change from version v also inserts history row v+1, so two changes from v cannot both commit. */
+    version: integer('version').notNull(),
+    source: text('source', { mode: 'json' }).$type<Endpoint>(),
+    destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
+    /** Internal or external account ids of either end, for the account filter. */
+    sourceAccountId: text('source_account_id'),
+    destinationAccountId: text('destination_account_id'),
+    sentAmount: integer('sent_amount'),
+    sentCurrency: text('sent_currency'),
+    receivedAmount: integer('received_amount').notNull(),
+    receivedCurrency: text('received_currency').notNull(),
+    exchangeRate: real('exchange_rate'),
+    fees: integer('fees').notNull(),
+    rateDetails: text('rate_details', { mode: 'json' }).$type<Record<string, number>>(),
+    quoteId: text('quote_id'),
+    paymentInstructions: text('payment_instructions', { mode: 'json' }).$type<Record<string, unknown>[]>(),
+    counterpartyInformation: text('counterparty_information', { mode: 'json' }).$type<Record<string, string>>(),
+    description: text('description'),
+    /** Reconciliation reference shown in reconciliationInstructions. */
+    reference: text('reference').notNull(),
+    /** UMA addresses of the two ends, when a UMA payment. */
+    senderUmaAddress: text('sender_uma_address'),
+    receiverUmaAddress: text('receiver_uma_address'),
+    failureReason: text('failure_reason').$type<FailureReason>(),
+    refund: text('refund', { mode: 'json' }).$type<Refund>(),
+    settledAt: integer('settled_at'),
+    /** Set when an agent initiated the transaction. */
+    agentId: text('agent_id'),
+    approval: text('approval', { mode: 'json' }).$type<Approval>(),
+    /** The sandbox plan (outcome scenario) the transaction follows once initiated. */
+    scenario: text('scenario'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    // Spec 2.7 and 8: fees are never negative; amounts are positive.
+    check('transactions_fees_non_negative', sql`${t.fees} >= 0`),
+    check('transactions_amounts_positive', sql`${t.receivedAmount} > 0 AND (${t.sentAmount} IS NULL OR ${t.sentAmount} > 0)`),
+    index('transactions_platform_idx').on(t.platformId, t.id),
+    index('transactions_customer_idx').on(t.platformId, t.customerId, t.id),
+    index('transactions_source_account_idx').on(t.sourceAccountId, t.id),
+    index('transactions_destination_account_idx').on(t.destinationAccountId, t.id),
+    index('transactions_quote_idx').on(t.quoteId),
+  ],
+);
+
+/** One row per status a transaction entered, in order; the primary key makes concurrent changes exclusive. */
+export const transactionHistory = sqliteTable(
+  'transaction_history',
+  {
+    transactionId: text('transaction_id').notNull(),
+    version: integer('version').notNull(),
+    platformId: text('platform_id').notNull(),
+    fromStatus: text('from_status').$type<TransactionStatus>(),
+    toStatus: text('to_status').$type<TransactionStatus>().notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.transactionId, t.version] }), index('transaction_history_platform_idx').on(t.platformId)],
+);
+
+/** A priced conversion; immutable once created. Its status is its transaction's (see quoteStatus). */
+export const quotes = sqliteTable(
+  'quotes',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    transactionId: text('transaction_id').notNull(),
+    customerId: text('customer_id'),
+    /** `ACCOUNT` (with sourceAccountId) or `REALTIME_FUNDING` (paid to paymentInstructions). */
+    sourceType: text('source_type').$type<'ACCOUNT' | 'REALTIME_FUNDING'>().notNull(),
+    sourceAccountId: text('source_account_id'),
+    source: text('source', { mode: 'json' }).$type<Endpoint>().notNull(),
+    destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
+    lockedSide: text('locked_side').$type<'SENDING' | 'RECEIVING'>().notNull(),
+    sendingCurrency: text('sending_currency').notNull(),
+    receivingCurrency: text('receiving_currency').notNull(),
+    totalSendingAmount: integer('total_sending_amount').notNull(),
+    totalReceivingAmount: integer('total_receiving_amount').notNull(),
+    exchangeRate: real('exchange_rate').notNull(),
+    feesIncluded: integer('fees_included').notNull(),
+    rateDetails: text('rate_details', { mode: 'json' }).$type<Record<string, number>>().notNull(),
+    paymentInstructions: text('payment_instructions', { mode: 'json' }).$type<Record<string, unknown>[]>(),
+    counterpartyInformation: text('counterparty_information', { mode: 'json' }).$type<Record<string, string>>(),
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('quotes_platform_idx').on(t.platformId, t.id)],
+);
+
+export type TransactionRow = typeof transactions.$inferSelect;
+export type TransactionHistoryRow = typeof transactionHistory.$inferSelect;
+export type QuoteRow = typeof quotes.$inferSelect;

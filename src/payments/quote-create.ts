@@ -1,0 +1,220 @@
+import type { Db } from '../db/client';
+import type { Settings } from '../env';
+import { quotes, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type QuoteRow, type TransactionRow } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { badRequest, invalidFields, notFound } from '../http/errors';
+import { ACCOUNT_TYPE_RULES, primaryIdentifier } from '../accounts/beneficiary';
+import { loadExternalAccount } from '../accounts/external-service';
+import { loadInternalAccount } from '../accounts/internal-service';
+import { loadActiveCustomer } from '../customers/service';
+import { scheduleTransition } from '../jobs/transitions';
+import { sandboxUmaReceiver } from '../sandbox/uma-receivers';
+import { computeExchange } from './rates';
+import { payoutScenario, type Scenario } from './outcomes';
+import { customerCounterparty, customerRow, externalCounterparty, ownerOf, requireActiveExternal, requireActiveInternal } from './parties';
+import { quotePaymentInstructions } from './instructions';
+import { executeQuote, QUOTE_TTL_MS } from './quotes-service';
+import type { QuoteRequest, QuoteView } from './schema';
+import { buildChange, commitChange, EXPIRE_TRANSITION, type PaymentDeps } from './state';
+import { quoteView, referenceFor } from './views';
+
+type Destination =
+  | { kind: 'external'; account: ExternalAccountRow }
+  | { kind: 'internal'; account: InternalAccountRow }
+  | { kind: 'uma'; address: string; currency: string; scenario: Scenario; name: string };
+
+async function resolveDestination(db: Db, platform: PlatformRow, input: QuoteRequest['destination'], s: Settings): Promise<Destination> {
+  if (input.destinationType === 'UMA_ADDRESS') {
+    const receiver = sandboxUmaReceiver(input.umaAddress, s);
+    if (!receiver) throw notFound('UMA_NOT_FOUND', `No receiver at ${input.umaAddress}`);
+    if (input.currency && input.currency !== receiver.currency) {
+      throw invalidFields('request body', [{ field: 'destination.currency', message: `${input.umaAddress} receives ${receiver.currency} only` }]);
+    }
+    return { kind: 'uma', address: receiver.address, currency: receiver.currency, scenario: receiver.scenario, name: receiver.name };
+  }
+  if (input.accountId.startsWith('InternalAccount:')) {
+    const account = await loadInternalAccount(db, platform.id, input.accountId);
+    requireActiveInternal(account);
+    return { kind: 'internal', account };
+  }
+  const account = await loadExternalAccount(db, platform.id, input.accountId);
+  requireActiveExternal(account);
+  return { kind: 'external', account };
+}
+
+/** The platform's limits for the sending currency (spec 2.9 supportedCurrencies). */
+function checkSendingLimits(platform: PlatformRow, code: string, amount: number, requireConfig: boolean): void {
+  const config = platform.supportedCurrencies.find((c) => c.currencyCode === code);
+  if (!config) {
+    if (requireConfig) throw invalidFields('request body', [{ field: 'source.currency', message: `${code} is not among the platform's supported currencies` }]);
+    return;
+  }
+  if (!config.enabledTransactionTypes.includes('OUTGOING')) throw badRequest(`Outgoing payments in ${code} are not enabled for this platform`);
+  if (amount < config.minAmount || amount > config.maxAmount) {
+    throw invalidFields('request body', [
+      { field: 'lockedCurrencyAmount', message: `The sending amount ${amount} is outside ${config.minAmount} to ${config.maxAmount} ${code}` },
+    ]);
+  }
+}
+
+/**
+ * POST /quotes: prices a conversion from an internal account (embedded wallets included) or real-time
+ * funding to an external account, an internal account or a UMA address, with `computeExchange` (the same
+ * numbers as GET /exchange-rates). The quote and its transaction (PENDING) are written together, with the
+ * due transition that expires it.
+ */
+export async function createQuote(deps: PaymentDeps, platform: PlatformRow, input: QuoteRequest, s: Settings, now: number): Promise<QuoteView> {
+  const { db } = deps;
+  let sourceAccount: InternalAccountRow | null = null;
+  let customerId: string | null;
+  let sendingCurrency: string;
+  if (input.source.sourceType === 'ACCOUNT') {
+    if (!input.source.accountId.startsWith('InternalAccount:')) {
+      throw invalidFields('request body', [{ field: 'source.accountId', message: 'Must be an internal account; pull from an external account with POST /transfer-in' }]);
+    }
+    sourceAccount = await loadInternalAccount(db, platform.id, input.source.accountId);
+    requireActiveInternal(sourceAccount);
+    if (input.source.customerId !== undefined && input.source.customerId !== (sourceAccount.customerId ?? platform.id)) {
+      throw invalidFields('request body', [{ field: 'source.customerId', message: 'Is not the owner of source.accountId' }]);
+    }
+    if (input.immediatelyExecute && sourceAccount.type === 'EMBEDDED_WALLET') {
+      throw invalidFields('request body', [{ field: 'immediatelyExecute', message: 'Not available for EMBEDDED_WALLET sources: execute with a signed retry' }]);
+    }
+    customerId = sourceAccount.customerId;
+    sendingCurrency = sourceAccount.currency;
+  } else {
+    customerId = input.source.customerId ?? null;
+    if (customerId) await loadActiveCustomer(db, platform.id, customerId);
+    sendingCurrency = input.source.currency;
+  }
+  const destination = await resolveDestination(db, platform, input.destination, s);
+  if (destination.kind !== 'uma' && destination.account.id === sourceAccount?.id) {
+    throw invalidFields('request body', [{ field: 'destination.accountId', message: 'Must differ from the source account' }]);
+  }
+  const receivingCurrency = destination.kind === 'uma' ? destination.currency : destination.account.currency;
+
+  const x = computeExchange(platform, { sendingCurrency, receivingCurrency, amount: input.lockedCurrencyAmount, lockedSide: input.lockedCurrencySide, now });
+  if (x.totalReceivingAmount <= 0 || x.totalSendingAmount <= 0) {
+    throw invalidFields('request body', [{ field: 'lockedCurrencyAmount', message: `Too small to cover the fees (${x.feesIncluded} ${sendingCurrency})` }]);
+  }
+  checkSendingLimits(platform, sendingCurrency, x.totalSendingAmount, input.source.sourceType === 'REALTIME_FUNDING');
+
+  let rail: string | undefined;
+  if (destination.kind === 'external') {
+    const rails = ACCOUNT_TYPE_RULES[destination.account.accountType as keyof typeof ACCOUNT_TYPE_RULES]?.paymentRails ?? [];
+    const wanted = input.destination.destinationType === 'ACCOUNT' ? input.destination.paymentRail : undefined;
+    if (wanted && !rails.includes(wanted)) {
+      throw invalidFields('request body', [{ field: 'destination.paymentRail', message: `The account is paid over ${rails.join(', ') || 'its wallet network'} only` }]);
+    }
+    rail = wanted ?? rails[0];
+  }
+
+  const quoteId = newId('Quote', now);
+  const transactionId = newId('Transaction', now);
+  const owner = await ownerOf(db, platform, customerId);
+  const sandbox = s.mode === 'sandbox';
+  let scenario: Scenario;
+  let counterparty: Record<string, string> | null;
+  if (destination.kind === 'external') {
+    scenario = payoutScenario(primaryIdentifier(destination.account).suffix, sandbox);
+    counterparty = externalCounterparty(destination.account);
+  } else if (destination.kind === 'internal') {
+    scenario = 'INTERNAL_CONVERSION';
+    counterparty = customerCounterparty(await customerRow(db, platform.id, destination.account.customerId));
+  } else {
+    scenario = destination.scenario;
+    counterparty = { FULL_NAME: destination.name };
+  }
+  const reference = referenceFor(input.source.sourceType === 'REALTIME_FUNDING' ? 'QUOTE' : 'TX', quoteId);
+  const instructions = input.source.sourceType === 'REALTIME_FUNDING' ? quotePaymentInstructions(quoteId, sendingCurrency, reference) : null;
+
+  const quoteSource =
+    input.source.sourceType === 'ACCOUNT'
+      ? { sourceType: 'ACCOUNT', accountId: sourceAccount!.id, ...(customerId ? { customerId } : {}) }
+      : { sourceType: 'REALTIME_FUNDING', ...(customerId ? { customerId } : {}), currency: sendingCurrency };
+  const quoteDestination =
+    destination.kind === 'uma'
+      ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.address, currency: receivingCurrency }
+      : { destinationType: 'ACCOUNT', accountId: destination.account.id, ...(rail ? { paymentRail: rail } : {}) };
+  const expiresAt = now + QUOTE_TTL_MS;
+  const quote: QuoteRow = {
+    id: quoteId,
+    platformId: platform.id,
+    transactionId,
+    customerId,
+    sourceType: input.source.sourceType,
+    sourceAccountId: sourceAccount?.id ?? null,
+    source: quoteSource,
+    destination: quoteDestination,
+    lockedSide: input.lockedCurrencySide,
+    sendingCurrency,
+    receivingCurrency,
+    totalSendingAmount: x.totalSendingAmount,
+    totalReceivingAmount: x.totalReceivingAmount,
+    exchangeRate: x.exchangeRate,
+    feesIncluded: x.feesIncluded,
+    rateDetails: { ...x.rateDetails },
+    paymentInstructions: instructions,
+    counterpartyInformation: counterparty,
+    expiresAt,
+    createdAt: now,
+  };
+  const tx: TransactionRow = {
+    id: transactionId,
+    platformId: platform.id,
+    customerId,
+    platformCustomerId: owner.platformCustomerId,
+    type: 'OUTGOING',
+    kind: 'QUOTE',
+    status: 'PENDING',
+    version: 0,
+    source:
+      input.source.sourceType === 'ACCOUNT'
+        ? { sourceType: 'ACCOUNT', accountId: sourceAccount!.id, currency: sendingCurrency }
+        : { sourceType: 'REALTIME_FUNDING', ...(customerId ? { customerId } : {}), currency: sendingCurrency },
+    destination:
+      destination.kind === 'uma'
+        ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.address, currency: receivingCurrency }
+        : { destinationType: 'ACCOUNT', accountId: destination.account.id, currency: receivingCurrency },
+    sourceAccountId: sourceAccount?.id ?? null,
+    destinationAccountId: destination.kind === 'uma' ? null : destination.account.id,
+    sentAmount: x.totalSendingAmount,
+    sentCurrency: sendingCurrency,
+    receivedAmount: x.totalReceivingAmount,
+    receivedCurrency: receivingCurrency,
+    exchangeRate: x.exchangeRate,
+    fees: x.feesIncluded,
+    rateDetails: { ...x.rateDetails },
+    quoteId,
+    paymentInstructions: instructions,
+    counterpartyInformation: counterparty,
+    description: input.description ?? null,
+    reference,
+    senderUmaAddress: destination.kind === 'uma' ? owner.umaAddress : null,
+    receiverUmaAddress: destination.kind === 'uma' ? destination.address : null,
+    failureReason: null,
+    refund: null,
+    settledAt: null,
+    agentId: null,
+    approval: null,
+    scenario,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const expiry = scheduleTransition(db, {
+    platformId: platform.id,
+    subjectId: transactionId,
+    kind: EXPIRE_TRANSITION,
+    from: 'PENDING',
+    to: 'EXPIRED',
+    dueAt: expiresAt,
+    now,
+  });
+  // A quote is only a price until executed: its transaction is created quietly (no webhook).
+  const change = await buildChange(db, tx, [], { now, mode: deps.mode, insert: true, quiet: true, transitions: [expiry] });
+  change.statements.unshift(db.insert(quotes).values(quote));
+  await commitChange(deps, change);
+
+  if (input.immediatelyExecute && sourceAccount) return executeQuote(deps, platform.id, quoteId, now);
+  return quoteView(quote, 'PENDING');
+}

@@ -1,0 +1,252 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import type { ServiceMode } from '../env';
+import { internalAccounts, transactionHistory, transactions, type TransactionRow, type TransactionStatus } from '../db/schema';
+import { isUniqueViolation } from '../db/json-rows';
+import type { Logger } from '../http/log';
+import { errorText, movementStatements, runMoneyBatch, type Movement, type Statement } from '../ledger/ledger';
+import { dispatchTransitions, scheduleTransition, type ScheduledTransition } from '../jobs/transitions';
+import { dispatchEvents } from '../webhooks/outbox';
+import { balanceEvent } from '../accounts/internal-service';
+import { transactionEvents } from './events';
+import { planOf, type Plan, type Step } from './outcomes';
+import { referenceFor } from './views';
+
+/** The service's own account between debit and payout; each currency's entries still sum to zero. */
+export const SETTLEMENT_ACCOUNT = 'Service:settlement';
+/** Where real-time funding comes from: the payer outside the service who paid the quote's instructions. */
+export const REALTIME_PAYER = 'Funding:realtime';
+/** Transition kinds (src/payments/transitions.ts). */
+export const STEP_TRANSITION = 'payment.step';
+export const EXPIRE_TRANSITION = 'quote.expire';
+
+/** What money-moving code needs, built from the request (or the job) context. */
+export interface PaymentDeps {
+  db: Db;
+  queue: Queue<unknown>;
+  log: Logger;
+  mode: ServiceMode;
+}
+
+/** One status a change moves the transaction into, with the fields and money that change with it. */
+export interface Hop {
+  status: TransactionStatus;
+  set?: Partial<TransactionRow>;
+  movements?: Movement[];
+}
+
+/** A change ready to commit: one batch, then its events and follow-up transitions. */
+export interface Change {
+  statements: Statement[];
+  eventIds: string[];
+  transitions: ScheduledTransition[];
+  /** The transaction as it is once the batch commits. */
+  row: TransactionRow;
+}
+
+const isInternal = (id: string) => id.startsWith('InternalAccount:');
+
+/**
+ * The batch of a change. A change from version v writes history rows v+1..v+n first: their primary key
+ * lets only one of several concurrent changes from v commit, whole. Each status entered gets its webhook
+ * event(s); each internal account whose balance moves gets a balance event.
+ * `insert` writes the transaction itself (version 0): the first hop, if any, is its initial status (with
+ * that hop's money), announced unless `quiet`.
+ */
+export async function buildChange(
+  db: Db,
+  base: TransactionRow,
+  hops: Hop[],
+  opts: { now: number; mode: ServiceMode; insert?: boolean; quiet?: boolean; transitions?: ScheduledTransition[] },
+): Promise<Change> {
+  const { now } = opts;
+  const statements: Statement[] = [];
+  const eventIds: string[] = [];
+  const touched = new Set<string>();
+  const history = (version: number, from: TransactionStatus | null, to: TransactionStatus) =>
+    db.insert(transactionHistory).values({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
+  const announce = (row: TransactionRow, refundChanged: boolean) => {
+    const e = transactionEvents(db, row, refundChanged, now);
+    statements.push(...e.statements);
+    eventIds.push(...e.eventIds);
+  };
+  const move = (movements: Movement[] | undefined) => {
+    for (const m of movements ?? []) {
+      statements.push(...movementStatements(db, m));
+      for (const id of [m.from, m.to]) if (isInternal(id)) touched.add(id);
+    }
+  };
+  let row = base;
+  let rest = hops;
+  if (opts.insert) {
+    const [first, ...others] = hops;
+    row = first ? { ...base, ...first.set, status: first.status, version: 0 } : { ...base, version: 0 };
+    rest = others;
+    statements.push(history(0, null, row.status), db.insert(transactions).values(row));
+    move(first?.movements);
+    if (!opts.quiet) announce(row, first?.set?.refund !== undefined);
+  }
+  const start = row;
+  for (const hop of rest) {
+    const next: TransactionRow = { ...row, ...hop.set, status: hop.status, version: row.version + 1, updatedAt: now };
+    statements.push(history(next.version, row.status, next.status));
+    move(hop.movements);
+    announce(next, hop.set?.refund !== undefined);
+    row = next;
+  }
+  if (rest.length > 0) {
+    const { id, ...fields } = row;
+    statements.push(db.update(transactions).set(fields).where(and(eq(transactions.id, id), eq(transactions.version, start.version))));
+  }
+  if (touched.size > 0) {
+    const accounts = await db.select().from(internalAccounts).where(inArray(internalAccounts.id, [...touched]));
+    for (const account of accounts) {
+      const e = balanceEvent(db, account, opts.mode, now);
+      statements.push(...e.statements);
+      eventIds.push(e.eventId);
+    }
+  }
+  const transitions = opts.transitions ?? [];
+  statements.push(...transitions.map((t) => t.statement));
+  return { statements, eventIds, transitions, row };
+}
+
+export type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
+
+/**
+ * Commits a change atomically, then dispatches its events and transitions. `conflict`: another change of
+ * the same transaction committed first (nothing of this one happened); `insufficient_funds`: a debit
+ * would overdraw (nothing happened).
+ */
+export async function commitChange(deps: PaymentDeps, change: Change): Promise<CommitResult> {
+  let result: Awaited<ReturnType<typeof runMoneyBatch>>;
+  try {
+    result = await runMoneyBatch(deps.db, change.statements);
+  } catch (error) {
+    if (isUniqueViolation(errorText(error), 'transaction_history')) return 'conflict';
+    throw error;
+  }
+  // A ledger posting already present means a concurrent change of this transaction posted it.
+  if (result === 'already_applied') return 'conflict';
+  if (result === 'insufficient_funds') return result;
+  await dispatchEvents(deps.queue, change.eventIds, deps.log);
+  await dispatchTransitions(deps.queue, change.transitions, deps.log);
+  return 'applied';
+}
+
+// --- money of a transaction ---
+
+/** The two ends of a transaction as ledger accounts (internal account ids or pseudo accounts outside the service). */
+export function partiesOf(row: TransactionRow): { payer: string; payee: string } {
+  const source = row.source ?? {};
+  const payer =
+    source.sourceType === 'REALTIME_FUNDING'
+      ? REALTIME_PAYER
+      : source.sourceType === 'UMA_ADDRESS'
+        ? `Uma:${String(source.umaAddress)}`
+        : String(source.accountId);
+  const dest = row.destination;
+  const payee = dest.destinationType === 'UMA_ADDRESS' ? `Uma:${String(dest.umaAddress)}` : String(dest.accountId);
+  return { payer, payee };
+}
+
+function movement(row: TransactionRow, from: string, to: string, amount: number, currency: string, kind: string, now: number): Movement {
+  return { platformId: row.platformId, from, to, amount, currency, reference: row.id, kind, now };
+}
+
+/** Initiating an outgoing payment takes the sent amount from the payer into settlement; incoming ones move nothing yet. */
+function initiationMovements(row: TransactionRow, now: number): Movement[] {
+  if (row.type === 'INCOMING') return [];
+  const { payer } = partiesOf(row);
+  const kind = payer === REALTIME_PAYER ? 'FUNDING' : 'DEBIT';
+  return [movement(row, payer, SETTLEMENT_ACCOUNT, row.sentAmount!, row.sentCurrency!, kind, now)];
+}
+
+/** The hop of one plan step: its status, fields and movements. */
+function stepHop(row: TransactionRow, step: Step, now: number): Hop {
+  const { payer, payee } = partiesOf(row);
+  const movements: Movement[] = [];
+  const set: Partial<TransactionRow> = {};
+  if (step.failureReason) set.failureReason = step.failureReason;
+  if (step.settle) {
+    set.settledAt = now;
+    movements.push(
+      row.type === 'INCOMING'
+        ? movement(row, payer, payee, row.receivedAmount, row.receivedCurrency, 'CREDIT', now)
+        : movement(row, SETTLEMENT_ACCOUNT, payee, row.receivedAmount, row.receivedCurrency, 'SETTLE', now),
+    );
+  }
+  if (step.returned) movements.push(movement(row, payee, SETTLEMENT_ACCOUNT, row.receivedAmount, row.receivedCurrency, 'RETURN', now));
+  if (step.refund && row.type === 'OUTGOING') {
+    const done = step.refund.status === 'COMPLETED';
+    set.refund = {
+      reference: referenceFor('RFD', row.id),
+      initiatedAt: now,
+      ...(done ? { settledAt: now } : {}),
+      status: step.refund.status,
+      reason: step.refund.reason,
+    };
+    if (done) movements.push(movement(row, SETTLEMENT_ACCOUNT, payer, row.sentAmount!, row.sentCurrency!, 'REFUND', now));
+  }
+  return { status: step.status, set, movements };
+}
+
+/**
+ * Hops for plan steps from `index` on: those due at once, up to the first delayed one, which comes back
+ * as a transition to schedule (its due time counted from `now`).
+ */
+function stepsFrom(db: Db, row: TransactionRow, plan: Plan, index: number, now: number, mode: ServiceMode) {
+  const hops: Hop[] = [];
+  let current = row;
+  let i = index;
+  for (; i < plan.steps.length && plan.steps[i]!.afterMs === 0; i++) {
+    const hop = stepHop(current, plan.steps[i]!, now);
+    hops.push(hop);
+    current = { ...current, ...hop.set, status: hop.status };
+  }
+  const transitions: ScheduledTransition[] = [];
+  const next = plan.steps[i];
+  if (next) {
+    transitions.push(
+      scheduleTransition(db, {
+        platformId: row.platformId,
+        subjectId: row.id,
+        kind: STEP_TRANSITION,
+        from: current.status,
+        to: next.status,
+        data: { scenario: row.scenario, index: i, mode },
+        dueAt: now + next.afterMs,
+        now,
+      }),
+    );
+  }
+  return { hops, transitions };
+}
+
+/**
+ * The hops that initiate a transaction by its plan: a failure at once (nothing moves), or the in-flight
+ * status with the initiating debit followed by any immediate steps; the first delayed step is scheduled.
+ * `set` joins the first hop (e.g. an approval decision).
+ */
+export function initiation(db: Db, row: TransactionRow, now: number, mode: ServiceMode, set: Partial<TransactionRow> = {}) {
+  const plan = planOf(row.scenario);
+  if (plan.failsAtOnce) return { hops: [{ status: 'FAILED' as const, set: { ...set, failureReason: plan.failsAtOnce } }], transitions: [] };
+  const first: Hop = { status: plan.inFlight, set, movements: initiationMovements(row, now) };
+  const rest = stepsFrom(db, { ...row, ...set, status: plan.inFlight }, plan, 0, now, mode);
+  return { hops: [first, ...rest.hops], transitions: rest.transitions };
+}
+
+/** The hops of a due plan step `index` (and the immediate ones after it), scheduling the next delayed one. */
+export function dueStep(db: Db, row: TransactionRow, index: number, now: number, mode: ServiceMode) {
+  const plan = planOf(row.scenario);
+  const step = plan.steps[index];
+  if (!step) return { hops: [], transitions: [] };
+  const hop = stepHop(row, step, now);
+  const after = stepsFrom(db, { ...row, ...hop.set, status: hop.status }, plan, index + 1, now, mode);
+  return { hops: [hop, ...after.hops], transitions: after.transitions };
+}
+
+/** PaymentDeps of a request. */
+export function paymentDeps(c: { db: Db; env: { JOBS: Queue<unknown> }; log: Logger; settings: { mode: ServiceMode } }): PaymentDeps {
+  return { db: c.db, queue: c.env.JOBS, log: c.log, mode: c.settings.mode };
+}

@@ -1,0 +1,66 @@
+import { defineRoute, json } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { ApproveRequest, RejectRequest, Transaction, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
+import { approveTransaction, rejectTransaction } from './approvals-service';
+import { paymentDeps } from './state';
+import { getTransaction, listTransactions } from './transactions-service';
+import { transactionView } from './views';
+
+const tag = 'Transactions';
+
+export const transactionRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/transactions',
+    operationId: 'listTransactions',
+    summary: 'List transactions (filters: customer, account, status, type, reference, dates)',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: TransactionListQuery,
+    responses: { 200: { description: 'A page of transactions', schema: TransactionList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listTransactions(c.db, c.auth.platform.id, c.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/transactions/:transactionId',
+    operationId: 'getTransactionById',
+    summary: 'Get a transaction',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    params: TransactionIdParams,
+    responses: { 200: { description: 'The transaction', schema: Transaction }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/transactions/:transactionId/approve',
+    operationId: 'approvePendingPayment',
+    summary: 'Approve a transaction awaiting platform approval: its deferred action runs now',
+    tag,
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: TransactionIdParams,
+    body: ApproveRequest.optional(),
+    responses: {
+      200: { description: 'Approved; the transaction as it is after the action ran (EXPIRED or FAILED when it could not)', schema: Transaction },
+      ...errorResponses(400, 401, 403, 404, 409, 413),
+    },
+    handler: async (c) => json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now))),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/transactions/:transactionId/reject',
+    operationId: 'rejectPendingPayment',
+    summary: 'Reject a transaction awaiting platform approval: nothing moves, it ends REJECTED',
+    tag,
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: TransactionIdParams,
+    body: RejectRequest.optional(),
+    responses: { 200: { description: 'Rejected', schema: Transaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
+    handler: async (c) =>
+      json(transactionView(await rejectTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.body?.reason, c.now))),
+  }),
+];

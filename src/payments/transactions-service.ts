@@ -1,0 +1,43 @@
+import { and, eq, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { transactions, type TransactionRow } from '../db/schema';
+import { notFound } from '../http/errors';
+import { keysetPage, mapPage } from '../http/pagination';
+import type { TransactionListQuery } from './schema';
+import { transactionView } from './views';
+
+export const transactionNotFound = () => notFound('TRANSACTION_NOT_FOUND', 'Transaction not found');
+
+/** A transaction of this platform; another platform's id is 404 exactly like an unknown one. */
+export async function loadTransaction(db: Db, platformId: string, id: string): Promise<TransactionRow> {
+  const row = await db.query.transactions.findFirst({ where: and(eq(transactions.id, id), eq(transactions.platformId, platformId)) });
+  if (!row) throw transactionNotFound();
+  return row;
+}
+
+export async function getTransaction(db: Db, platformId: string, id: string) {
+  return transactionView(await loadTransaction(db, platformId, id));
+}
+
+/** GET /transactions: newest first by default, keyset on the (time-ordered) id. */
+export async function listTransactions(db: Db, platformId: string, q: TransactionListQuery) {
+  const where: (SQL | undefined)[] = [eq(transactions.platformId, platformId)];
+  if (q.customerId) where.push(q.customerId === platformId ? isNull(transactions.customerId) : eq(transactions.customerId, q.customerId));
+  if (q.platformCustomerId) where.push(eq(transactions.platformCustomerId, q.platformCustomerId));
+  if (q.accountId) where.push(or(eq(transactions.sourceAccountId, q.accountId), eq(transactions.destinationAccountId, q.accountId)));
+  if (q.status) where.push(eq(transactions.status, q.status));
+  if (q.type) where.push(eq(transactions.type, q.type));
+  if (q.reference) where.push(eq(transactions.reference, q.reference));
+  if (q.startDate !== undefined) where.push(gte(transactions.createdAt, q.startDate));
+  if (q.endDate !== undefined) where.push(lte(transactions.createdAt, q.endDate));
+  const page = await keysetPage<TransactionRow>(db, {
+    table: transactions,
+    idColumn: transactions.id,
+    order: q.sortOrder,
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, transactionView);
+}

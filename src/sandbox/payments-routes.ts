@@ -1,0 +1,54 @@
+import { defineRoute, json, noContent } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { IncomingTransaction, OutgoingTransaction } from '../payments/schema';
+import { paymentDeps } from '../payments/state';
+import { transactionView } from '../payments/views';
+import { SandboxSendRequest, SandboxUmaReceiveRequest } from './payments-schema';
+import { sandboxReceiveUma, sandboxSend } from './payments-service';
+import { resetPlatform } from './reset';
+
+const tag = 'Sandbox';
+
+export const sandboxPaymentRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/sandbox/send',
+    operationId: 'sandboxSend',
+    summary: "Sandbox: pay a real-time-funded quote's paymentInstructions; the payment starts",
+    tag,
+    auth: 'basic',
+    permission: 'TRANSACT',
+    sandboxOnly: true,
+    body: SandboxSendRequest,
+    responses: { 200: { description: 'The quote’s transaction, funded', schema: OutgoingTransaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
+    handler: async (c) => json(transactionView(await sandboxSend(paymentDeps(c), c.auth.platform.id, c.body, c.now))),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/sandbox/uma/receive',
+    operationId: 'sandboxReceive',
+    summary: "Sandbox: an incoming UMA payment to one of the platform's customers",
+    tag,
+    auth: 'basic',
+    permission: 'TRANSACT',
+    sandboxOnly: true,
+    body: SandboxUmaReceiveRequest,
+    responses: { 200: { description: 'The incoming transaction (PENDING; COMPLETED a few seconds later)', schema: IncomingTransaction }, ...errorResponses(400, 401, 403, 404, 413) },
+    handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.now))),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/sandbox/reset',
+    operationId: 'sandboxReset',
+    summary: "Sandbox: delete all of this platform's data except its API tokens and configuration, and reset its clock",
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    sandboxOnly: true,
+    responses: { 204: { description: 'Reset' }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      await resetPlatform(c.db, c.env.DOCUMENTS, c.auth.platform.id);
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,129 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { customers, internalAccounts, type PlatformRow, type TransactionRow } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { invalidFields, notFound } from '../http/errors';
+import { computeExchange } from '../payments/rates';
+import { instructionCurrencies } from '../payments/instructions';
+import { fundQuote, loadQuote } from '../payments/quotes-service';
+import { buildChange, commitChange, initiation, type PaymentDeps } from '../payments/state';
+import { referenceFor } from '../payments/views';
+
+/**
+ * POST /sandbox/send: simulates paying a real-time-funded quote's paymentInstructions. `currencyCode`
+ * names the instruction paid (the sending currency's bank details, or BTC for the Lightning invoice,
+ * which the service converts at the quoted rate); `currencyAmount`, when given, must be what the quote
+ * asks. Funding arrives and the payment starts by its sandbox plan.
+ */
+export async function sandboxSend(
+  deps: PaymentDeps,
+  platformId: string,
+  input: { quoteId: string; currencyCode: string; currencyAmount?: number },
+  now: number,
+): Promise<TransactionRow> {
+  const { quote } = await loadQuote(deps.db, platformId, input.quoteId);
+  if (quote.paymentInstructions) {
+    const accepted = instructionCurrencies(quote.sendingCurrency, quote.paymentInstructions);
+    if (!accepted.includes(input.currencyCode)) {
+      throw invalidFields('request body', [{ field: 'currencyCode', message: `The quote's paymentInstructions take ${accepted.join(' or ')}` }]);
+    }
+    if (input.currencyAmount !== undefined && input.currencyCode === quote.sendingCurrency && input.currencyAmount !== quote.totalSendingAmount) {
+      throw invalidFields('request body', [
+        { field: 'currencyAmount', message: `The quote asks for exactly ${quote.totalSendingAmount} ${quote.sendingCurrency}` },
+      ]);
+    }
+  }
+  return fundQuote(deps, platformId, quote.id, now);
+}
+
+/**
+ * POST /sandbox/uma/receive: a payment from `senderUmaAddress` to the platform's customer whose UMA
+ * address is `receiverUmaAddress` (404 UMA_NOT_FOUND for none), into that customer's internal account in
+ * `receivingCurrencyCode`. It arrives PENDING and completes a few seconds later, crediting the account
+ * (INCOMING_PAYMENT.PENDING, then .COMPLETED).
+ */
+export async function sandboxReceiveUma(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  input: { senderUmaAddress: string; receiverUmaAddress?: string; customerId?: string; receivingCurrencyCode: string; receivingCurrencyAmount: number },
+  now: number,
+): Promise<TransactionRow> {
+  const { db } = deps;
+  const byAddress = input.receiverUmaAddress ? sql`lower(${customers.umaAddress}) = ${input.receiverUmaAddress.toLowerCase()}` : undefined;
+  const customer = await db.query.customers.findFirst({
+    where: and(
+      eq(customers.platformId, platform.id),
+      eq(customers.isDeleted, false),
+      byAddress,
+      input.customerId ? eq(customers.id, input.customerId) : undefined,
+    ),
+  });
+  if (!customer) throw notFound('UMA_NOT_FOUND', `No customer of this platform receives at ${input.receiverUmaAddress ?? input.customerId}`);
+  const code = input.receivingCurrencyCode;
+  const config = platform.supportedCurrencies.find((c) => c.currencyCode === code);
+  if (!config || !config.enabledTransactionTypes.includes('INCOMING')) {
+    throw invalidFields('request body', [{ field: 'receivingCurrencyCode', message: `The platform does not receive ${code}` }]);
+  }
+  const accounts = await db
+    .select()
+    .from(internalAccounts)
+    .where(and(eq(internalAccounts.customerId, customer.id), eq(internalAccounts.currency, code), eq(internalAccounts.status, 'ACTIVE')));
+  // The holding account of the currency, else the customer's embedded wallet in it.
+  const account = accounts.find((a) => a.type !== 'EMBEDDED_WALLET') ?? accounts[0];
+  if (!account) throw invalidFields('request body', [{ field: 'receivingCurrencyCode', message: `The receiver has no active ${code} internal account` }]);
+
+  const rates = computeExchange(platform, { sendingCurrency: code, receivingCurrency: code, amount: input.receivingCurrencyAmount, lockedSide: 'SENDING', now });
+  const id = newId('Transaction', now);
+  const sender = input.senderUmaAddress;
+  const row: TransactionRow = {
+    id,
+    platformId: platform.id,
+    customerId: customer.id,
+    platformCustomerId: customer.platformCustomerId,
+    type: 'INCOMING',
+    kind: 'UMA_RECEIVE',
+    status: 'PENDING',
+    version: 0,
+    source: { sourceType: 'UMA_ADDRESS', umaAddress: sender, currency: code },
+    destination: { destinationType: 'ACCOUNT', accountId: account.id, currency: code },
+    sourceAccountId: null,
+    destinationAccountId: account.id,
+    sentAmount: null,
+    sentCurrency: null,
+    receivedAmount: input.receivingCurrencyAmount,
+    receivedCurrency: code,
+    exchangeRate: null,
+    // The sender's side paid the conversion; the receiver gets the amount whole.
+    fees: 0,
+    rateDetails: { serviceApiMultiplier: rates.rateDetails.serviceApiMultiplier, serviceApiFixedFee: 0, serviceApiVariableFeeRate: 0, serviceApiVariableFeeAmount: 0 },
+    quoteId: null,
+    paymentInstructions: null,
+    counterpartyInformation: { FULL_NAME: senderName(sender) },
+    description: null,
+    reference: referenceFor('UMA', id),
+    senderUmaAddress: sender,
+    receiverUmaAddress: customer.umaAddress,
+    failureReason: null,
+    refund: null,
+    settledAt: null,
+    agentId: null,
+    approval: null,
+    scenario: 'UMA_RECEIVE',
+    createdAt: now,
+    updatedAt: now,
+  };
+  const start = initiation(db, row, now, deps.mode);
+  const change = await buildChange(db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions });
+  const result = await commitChange(deps, change);
+  if (result !== 'applied') throw new Error(`incoming payment not recorded: ${result}`);
+  return change.row;
+}
+
+/** A display name for a sandbox sender: its local part, words capitalised. */
+function senderName(address: string): string {
+  const local = address.replace(/^\$/, '').split('@')[0]!;
+  return local
+    .split(/[._+-]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
+}

@@ -1,0 +1,131 @@
+import { env } from 'cloudflare:test';
+import { and, asc, eq } from 'drizzle-orm';
+import { expect } from 'vitest';
+import { database } from '../../src/db/client';
+import { internalAccounts, ledgerEntries, transactionHistory, webhookEvents } from '../../src/db/schema';
+import { api, type TestPlatform } from '../helpers';
+import { ADDRESS, accountsOf, createCustomer } from '../customers/fixtures';
+
+export const db = () => database(env.DB);
+
+/**
+ * The ledger invariant: every movement is zero-sum, so all of a platform's entries (every currency,
+ * every account, pseudo accounts included) sum to 0; and each internal account's balance is exactly the
+ * sum of its entries.
+ */
+export async function expectLedgerInvariant(platformId: string) {
+  const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.platformId, platformId));
+  const byCurrency = new Map<string, number>();
+  for (const e of entries) byCurrency.set(e.currency, (byCurrency.get(e.currency) ?? 0) + e.amount);
+  for (const [currency, total] of byCurrency) expect(total, `ledger of ${currency}`).toBe(0);
+  expect(entries.reduce((n, e) => n + e.amount, 0)).toBe(0);
+  const accounts = await db().select().from(internalAccounts).where(eq(internalAccounts.platformId, platformId));
+  for (const a of accounts) {
+    const sum = entries.filter((e) => e.accountId === a.id).reduce((n, e) => n + e.amount, 0);
+    expect(a.balance, `balance of ${a.id}`).toBe(sum);
+    expect(a.balance).toBeGreaterThanOrEqual(0);
+  }
+  return entries;
+}
+
+/** The ledger kinds posted for a transaction, in order, e.g. ['DEBIT', 'SETTLE']. */
+export async function postings(reference: string) {
+  const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.reference, reference)).orderBy(asc(ledgerEntries.id));
+  return entries.filter((e) => e.amount > 0).map((e) => e.kind);
+}
+
+/** The statuses a transaction went through, from its history. */
+export async function statusPath(transactionId: string) {
+  const rows = await db().select().from(transactionHistory).where(eq(transactionHistory.transactionId, transactionId)).orderBy(asc(transactionHistory.version));
+  return rows.map((r) => r.toStatus);
+}
+
+/** Webhook events written for the platform, oldest first. */
+export async function events(platformId: string) {
+  return db().select().from(webhookEvents).where(eq(webhookEvents.platformId, platformId)).orderBy(asc(webhookEvents.id));
+}
+
+export async function eventsAbout(platformId: string, id: string) {
+  return (await events(platformId)).filter((e) => (e.data as { id?: string }).id === id);
+}
+
+/** Moves the platform's sandbox clock forward, applying what becomes due. */
+export async function advance(p: TestPlatform, seconds: number) {
+  const res = await api('POST', '/sandbox/clock/advance', { auth: p.auth, body: { seconds } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+export async function balanceOf(p: TestPlatform, accountId: string): Promise<number> {
+  const row = (await db().select().from(internalAccounts).where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, p.id))))[0];
+  return row!.balance;
+}
+
+export async function fund(p: TestPlatform, accountId: string, amount: number) {
+  const res = await api('POST', `/sandbox/internal-accounts/${accountId}/fund`, { auth: p.auth, body: { amount } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', birthDate: '1990-01-15', nationality: 'US', address: ADDRESS };
+
+/** An external account whose primary identifier ends with `suffix` (spec 4.9). */
+export function bankInfo(currency: string, suffix: string) {
+  const digits = `${Math.floor(Math.random() * 1e9)}`.padStart(9, '0');
+  switch (currency) {
+    case 'USD':
+      return { accountType: 'USD_ACCOUNT', accountNumber: `${digits}${suffix}`, routingNumber: '123456789', bankName: 'Chase Bank', beneficiary: person };
+    case 'EUR':
+      return { accountType: 'EUR_ACCOUNT', iban: `DE89${digits}0000000${suffix}`, beneficiary: person };
+    case 'MXN':
+      return { accountType: 'MXN_ACCOUNT', clabeNumber: `${digits}000000${suffix}`, beneficiary: person };
+    default:
+      throw new Error(`no bank fixture for ${currency}`);
+  }
+}
+
+export async function externalAccount(p: TestPlatform, customerId: string | undefined, currency: string, suffix: string) {
+  const path = customerId ? '/customers/external-accounts' : '/platform/external-accounts';
+  const res = await api('POST', path, { auth: p.auth, body: { ...(customerId ? { customerId } : {}), currency, accountInfo: bankInfo(currency, suffix) } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+/** A customer with its internal accounts by currency (`wallet`: the embedded wallet). */
+export async function customerWithAccounts(p: TestPlatform, body?: Record<string, unknown>) {
+  const customer = await createCustomer(p, body);
+  const accounts = await accountsOf(p, customer.id);
+  const byCurrency: Record<string, string> = {};
+  for (const a of accounts) {
+    if (a.type === 'EMBEDDED_WALLET') byCurrency.wallet = a.id;
+    else byCurrency[a.balance.currency.code] = a.id;
+  }
+  return { customer, accounts: byCurrency };
+}
+
+let keys = 0;
+export const idemKey = () => `key-${Date.now()}-${keys++}`;
+
+export async function createQuote(p: TestPlatform, body: Record<string, unknown>) {
+  const res = await api('POST', '/quotes', { auth: p.auth, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+export function execute(p: TestPlatform, quoteId: string, key = idemKey(), headers: Record<string, string> = {}) {
+  return api('POST', `/quotes/${quoteId}/execute`, { auth: p.auth, headers: { 'Idempotency-Key': key, ...headers } });
+}
+
+export async function tx(p: TestPlatform, id: string) {
+  const res = await api('GET', `/transactions/${id}`, { auth: p.auth });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+export function transfer(p: TestPlatform, direction: 'in' | 'out', source: string, destination: string, amount: number, key = idemKey()) {
+  return api('POST', `/transfer-${direction}`, {
+    auth: p.auth,
+    headers: { 'Idempotency-Key': key },
+    body: { source: { accountId: source }, destination: { accountId: destination }, amount },
+  });
+}

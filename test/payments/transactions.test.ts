@@ -1,0 +1,240 @@
+import { env } from 'cloudflare:test';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { platforms } from '../../src/db/schema';
+import { logger } from '../../src/http/log';
+import { requestPlatformApproval, type ApprovalRequest } from '../../src/payments/approvals-service';
+import { transactionView } from '../../src/payments/views';
+import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../helpers';
+import { walk } from '../customers/fixtures';
+import {
+  advance,
+  balanceOf,
+  createQuote,
+  customerWithAccounts,
+  db,
+  eventsAbout,
+  execute,
+  expectLedgerInvariant,
+  externalAccount,
+  fund,
+  postings,
+  statusPath,
+  transfer,
+  tx,
+} from './support';
+
+const T0 = Date.parse('2032-04-10T10:00:00.000Z');
+beforeEach(() => vi.setSystemTime(T0));
+afterEach(() => vi.useRealTimers());
+
+const deps = () => ({ db: db(), queue: env.JOBS, log: logger('error'), mode: 'sandbox' as const });
+const platformRow = async (p: TestPlatform) => (await db().select().from(platforms).where(eq(platforms.id, p.id)))[0]!;
+
+/** What the agents work calls: an action awaiting the platform's approval. */
+async function awaiting(p: TestPlatform, request: ApprovalRequest) {
+  return transactionView(await requestPlatformApproval(deps(), await platformRow(p), request, Date.now()));
+}
+
+async function setup() {
+  const p = await newPlatform();
+  const { customer, accounts } = await customerWithAccounts(p);
+  await fund(p, accounts.USD!, 100_000);
+  const ext = await externalAccount(p, customer.id, 'USD', '321');
+  const eur = await externalAccount(p, customer.id, 'EUR', '321');
+  return { p, customer, accounts, usd: accounts.USD!, ext, eur };
+}
+
+const quoteBody = (from: string, to: string, amount = 10_000) => ({
+  source: { sourceType: 'ACCOUNT', accountId: from },
+  destination: { destinationType: 'ACCOUNT', accountId: to },
+  lockedCurrencySide: 'SENDING',
+  lockedCurrencyAmount: amount,
+});
+
+describe('GET /transactions', () => {
+  it('filters by customer, account, status, type, reference and dates; pages by keyset', async () => {
+    const { p, customer, usd, ext, eur } = await setup();
+    const second = await customerWithAccounts(p);
+    await fund(p, second.accounts.USD!, 10_000);
+    const secondExt = await externalAccount(p, second.customer.id, 'USD', '002');
+
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      vi.setSystemTime(T0 + i * 1000);
+      ids.push((await transfer(p, 'out', usd, ext, 100 + i)).body.id);
+    }
+    vi.setSystemTime(T0 + 10_000);
+    const incoming = (await transfer(p, 'in', ext, usd, 500)).body.id;
+    const failed = (await transfer(p, 'out', second.accounts.USD!, secondExt, 100)).body.id;
+    const quote = await createQuote(p, quoteBody(usd, eur));
+    const list = (q: string) => api('GET', `/transactions${q}`, { auth: p.auth });
+
+    const all = await list('');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ hasMore: false, totalCount: 8 });
+    expect(all.body.data.map((t: any) => t.id)).toEqual([quote.transactionId, failed, incoming, ...ids.slice().reverse()]);
+    expect(all.body.data[0]).toEqual(await tx(p, quote.transactionId));
+
+    expect((await list(`?customerId=${second.customer.id}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
+    expect((await list(`?platformCustomerId=${customer.platformCustomerId}`)).body.totalCount).toBe(7);
+    expect((await list(`?accountId=${secondExt}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
+    expect((await list(`?accountId=${eur}`)).body.data.map((t: any) => t.id)).toEqual([quote.transactionId]);
+    expect((await list('?status=FAILED')).body.data.map((t: any) => t.id)).toEqual([failed]);
+    expect((await list('?status=PENDING')).body.data.map((t: any) => t.id)).toEqual([quote.transactionId]);
+    expect((await list('?type=INCOMING')).body.data.map((t: any) => t.id)).toEqual([incoming]);
+    const reference = (await tx(p, incoming)).reconciliationInstructions.reference;
+    expect((await list(`?reference=${reference}`)).body.data.map((t: any) => t.id)).toEqual([incoming]);
+    const from = encodeURIComponent(new Date(T0 + 1000).toISOString());
+    const to = encodeURIComponent(new Date(T0 + 3000).toISOString());
+    expect((await list(`?startDate=${from}&endDate=${to}`)).body.data.map((t: any) => t.id)).toEqual([ids[3], ids[2], ids[1]]);
+    expect((await list(`?customerId=${p.id}`)).body.data).toEqual([]);
+
+    // Keyset pages, both orders, with a transaction created while walking.
+    const desc = await walk('/transactions?limit=3', p.auth);
+    expect(desc.map((t) => t.id)).toEqual(all.body.data.map((t: any) => t.id));
+    let added = false;
+    const asc = await walk('/transactions?limit=2&sortOrder=asc', p.auth, async () => {
+      if (!added) {
+        added = true;
+        vi.setSystemTime(T0 + 20_000);
+        await transfer(p, 'out', usd, ext, 1);
+      }
+    });
+    expect(asc.map((t) => t.id).slice(0, 8)).toEqual(all.body.data.map((t: any) => t.id).reverse());
+    expect(asc).toHaveLength(9);
+
+    for (const q of ['?limit=0', '?limit=101', '?status=DONE', '?type=BOTH', '?startDate=yesterday', '?cursor=%%%', '?sortOrder=up']) {
+      expectError(await list(q), 400, 'INVALID_INPUT');
+    }
+    await expectLedgerInvariant(p.id);
+  });
+
+  it('lists only the calling platform’s transactions; another platform’s id is 404', async () => {
+    const a = await setup();
+    const b = await setup();
+    const mine = (await transfer(a.p, 'out', a.usd, a.ext, 100)).body.id;
+    const theirs = (await transfer(b.p, 'out', b.usd, b.ext, 100)).body.id;
+    expect((await api('GET', '/transactions', { auth: a.p.auth })).body.data.map((t: any) => t.id)).toEqual([mine]);
+    expectError(await api('GET', `/transactions/${theirs}`, { auth: a.p.auth }), 404, 'TRANSACTION_NOT_FOUND');
+    expectError(await api('GET', '/transactions/Transaction:019542f5-b3e7-1d02-0000-000000000005', { auth: a.p.auth }), 404, 'TRANSACTION_NOT_FOUND');
+    expect((await api('GET', `/transactions?customerId=${b.customer.id}`, { auth: a.p.auth })).body.data).toEqual([]);
+  });
+});
+
+describe('transactions awaiting platform approval', () => {
+  it('EXECUTE_QUOTE: pending with the agent id, approve executes it', async () => {
+    const { p, usd, eur } = await setup();
+    const quote = await createQuote(p, quoteBody(usd, eur));
+    const pending = await awaiting(p, { type: 'EXECUTE_QUOTE', quoteId: quote.id, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000042' });
+    expect(pending).toMatchObject({ id: quote.transactionId, status: 'PENDING', pendingPlatformApproval: true, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000042' });
+    expect(await tx(p, quote.transactionId)).toEqual(pending);
+    // The quote cannot be executed around the approval.
+    expectError(await execute(p, quote.id), 409, 'CONFLICT');
+    const res = await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ status: 'PROCESSING', agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000042' });
+    expect(res.body).not.toHaveProperty('pendingPlatformApproval');
+    expect(await balanceOf(p, usd)).toBe(90_000);
+    await advance(p, 5);
+    expect((await tx(p, quote.transactionId)).status).toBe('COMPLETED');
+    expect(await statusPath(quote.transactionId)).toEqual(['PENDING', 'PENDING', 'PROCESSING', 'COMPLETED']);
+    expect((await eventsAbout(p.id, quote.transactionId)).map((e) => e.type)).toEqual([
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
+    // Decided once.
+    expectError(await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(await api('POST', `/transactions/${quote.transactionId}/reject`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    await expectLedgerInvariant(p.id);
+  });
+
+  it('reject cancels it without moving money', async () => {
+    const { p, usd, ext } = await setup();
+    const pending = await awaiting(p, { type: 'TRANSFER_OUT', sourceAccountId: usd, destinationAccountId: ext, amount: 5_000 });
+    expect(pending).toMatchObject({ status: 'PENDING', type: 'OUTGOING', pendingPlatformApproval: true, sentAmount: { amount: 5_000 } });
+    expect(pending).not.toHaveProperty('agentId');
+    const res = await api('POST', `/transactions/${pending.id}/reject`, { auth: p.auth, body: { reason: 'Not today' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: pending.id, status: 'REJECTED' });
+    expect(res.body).not.toHaveProperty('pendingPlatformApproval');
+    expect(await postings(pending.id)).toEqual([]);
+    expect(await balanceOf(p, usd)).toBe(100_000);
+    expect((await eventsAbout(p.id, pending.id)).map((e) => e.type)).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED']);
+    expectError(await api('POST', `/transactions/${pending.id}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    const bad = await api('POST', `/transactions/${pending.id}/reject`, { auth: p.auth, body: { reason: 7 } });
+    expectError(bad, 400, 'INVALID_INPUT');
+    await expectLedgerInvariant(p.id);
+  });
+
+  it('TRANSFER_IN and TRANSFER_OUT approvals run the transfer with its suffix outcome', async () => {
+    const { p, customer, usd, ext } = await setup();
+    const incoming = await awaiting(p, { type: 'TRANSFER_IN', sourceAccountId: ext, destinationAccountId: usd, amount: 2_000 });
+    expect(incoming).toMatchObject({ type: 'INCOMING', status: 'PENDING', pendingPlatformApproval: true });
+    expect((await api('POST', `/transactions/${incoming.id}/approve`, { auth: p.auth, body: {} })).body.status).toBe('COMPLETED');
+    expect(await balanceOf(p, usd)).toBe(102_000);
+    const slow = await externalAccount(p, customer.id, 'USD', '005');
+    const out = await awaiting(p, { type: 'TRANSFER_OUT', sourceAccountId: usd, destinationAccountId: slow, amount: 2_000 });
+    expect((await api('POST', `/transactions/${out.id}/approve`, { auth: p.auth })).body.status).toBe('PROCESSING');
+    expect(await balanceOf(p, usd)).toBe(100_000);
+    await advance(p, 30);
+    expect(await tx(p, out.id)).toMatchObject({ status: 'FAILED', failureReason: 'OFFRAMP_FAILED' });
+    expect(await balanceOf(p, usd)).toBe(102_000);
+    await expectLedgerInvariant(p.id);
+  });
+
+  it('approve re-checks the quote expiry and the funds', async () => {
+    const { p, usd, eur, ext } = await setup();
+    const late = await createQuote(p, quoteBody(usd, eur));
+    await awaiting(p, { type: 'EXECUTE_QUOTE', quoteId: late.id });
+    const poor = await createQuote(p, quoteBody(usd, eur, 60_000));
+    await awaiting(p, { type: 'EXECUTE_QUOTE', quoteId: poor.id });
+    const transferTooBig = await awaiting(p, { type: 'TRANSFER_OUT', sourceAccountId: usd, destinationAccountId: ext, amount: 60_000 });
+    await transfer(p, 'out', usd, ext, 50_000); // spends half while they wait
+
+    expect((await api('POST', `/transactions/${poor.transactionId}/approve`, { auth: p.auth })).body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'QUOTE_EXECUTION_FAILED',
+    });
+    expect((await api('POST', `/transactions/${transferTooBig.id}/approve`, { auth: p.auth })).body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'OFFRAMP_FAILED',
+    });
+    vi.setSystemTime(T0 + 5 * 60_000);
+    expect((await api('POST', `/transactions/${late.transactionId}/approve`, { auth: p.auth })).body).toMatchObject({
+      status: 'EXPIRED',
+      failureReason: 'QUOTE_EXPIRED',
+    });
+    expect(await balanceOf(p, usd)).toBe(50_000);
+    await expectLedgerInvariant(p.id);
+  });
+
+  it('refuses what cannot await approval', async () => {
+    const { p, accounts, usd, eur, ext } = await setup();
+    const plat = await platformRow(p);
+    const quote = await createQuote(p, quoteBody(usd, eur));
+    await execute(p, quote.id);
+    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: quote.id }, Date.now())).rejects.toMatchObject({ status: 409 });
+    await fund(p, accounts.wallet!, 10_000);
+    const fromWallet = await createQuote(p, quoteBody(accounts.wallet!, eur, 1_000));
+    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: fromWallet.id }, Date.now())).rejects.toMatchObject({ status: 400 });
+    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: 'Quote:nope' }, Date.now())).rejects.toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
+    // An ordinary transaction is not awaiting approval.
+    const normal = (await transfer(p, 'in', ext, usd, 100)).body.id;
+    expectError(await api('POST', `/transactions/${normal}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(await api('POST', `/transactions/${normal}/reject`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(await api('POST', '/transactions/Transaction:nope/approve', { auth: p.auth }), 404, 'TRANSACTION_NOT_FOUND');
+    const res = await api('POST', `/transactions/${normal}/approve`, { auth: p.auth, body: { unknown: 1 } });
+    expect(failingFields(res)).toEqual(['unknown']);
+  });
+
+  it('a quote awaiting approval expires on time', async () => {
+    const { p, usd, eur } = await setup();
+    const quote = await createQuote(p, quoteBody(usd, eur));
+    await awaiting(p, { type: 'EXECUTE_QUOTE', quoteId: quote.id });
+    await advance(p, 300);
+    expect(await tx(p, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+    expectError(await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+  });
+});
