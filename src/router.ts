@@ -13,6 +13,7 @@ import { sessionRoutes } from './wallet/session-routes';
 import { walletAccountRoutes } from './wallet/account-routes';
 import { agentRoutes } from './agents/routes';
 import { agentMeRoutes } from './agents/me-routes';
+import { agentActionRoutes, agentApprovalRoutes } from './agents/action-routes';
 import { ratesRoutes } from './payments/rates-routes';
 import { clockRoutes } from './sandbox/clock-routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -41,6 +42,8 @@ export const ROUTES: RouteDef[] = [
   ...walletAccountRoutes,
   // /agents/me... and /agents/device-codes/... before /agents/:agentId.
   ...agentMeRoutes,
+  ...agentActionRoutes,
+  ...agentApprovalRoutes,
   ...agentRoutes,
   ...webhookRoutes,
   ...ratesRoutes,

@@ -10,6 +10,7 @@ import { loadExternalAccount } from '../accounts/external-service';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { approveTransaction, rejectTransaction, requestPlatformApproval } from '../payments/approvals-service';
 import { loadQuote, quoteNotFound } from '../payments/quotes-service';
+import { loadTransaction } from '../payments/transactions-service';
 import type { PaymentDeps } from '../payments/state';
 import { quoteView, transactionView } from '../payments/views';
 import { checkPeriodLimits, decide } from './policy';
@@ -144,7 +145,18 @@ export async function submitAction(deps: PaymentDeps, platform: PlatformRow, age
 
 /** Executes the approved action's transaction; a failed execution un-counts it and ends it FAILED. */
 async function finishApproved(deps: PaymentDeps, platform: PlatformRow, action: AgentActionRow, now: number) {
-  const tx = await approveTransaction(deps, platform, action.transactionId!, now);
+  let tx: TransactionRow;
+  try {
+    tx = await approveTransaction(deps, platform, action.transactionId!, now);
+  } catch (error) {
+    // The transaction ended on its own meanwhile (its quote expired): the approved action fails.
+    const current = await loadTransaction(deps.db, platform.id, action.transactionId!);
+    if (!failedOutcome(current)) {
+      await deps.db.update(agentActions).set({ status: 'FAILED', counted: false, updatedAt: now }).where(eq(agentActions.id, action.id));
+      throw error;
+    }
+    tx = current;
+  }
   const failed = failedOutcome(tx);
   const update: Partial<AgentActionRow> = { transactionId: tx.id, status: failed ? 'FAILED' : 'APPROVED', counted: !failed, updatedAt: now };
   if (failed) update.failureReason = tx.failureReason;

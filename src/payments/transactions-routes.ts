@@ -2,6 +2,7 @@ import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApproveRequest, RejectRequest, Transaction, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
 import { approveTransaction, rejectTransaction } from './approvals-service';
+import { actionOfTransaction, approveAction, rejectAction } from '../agents/actions-service';
 import { paymentDeps } from './state';
 import { getTransaction, listTransactions } from './transactions-service';
 import { transactionView } from './views';
@@ -47,7 +48,15 @@ export const transactionRoutes = [
       200: { description: 'Approved; the transaction as it is after the action ran (EXPIRED or FAILED when it could not)', schema: Transaction },
       ...errorResponses(400, 401, 403, 404, 409, 413),
     },
-    handler: async (c) => json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now))),
+    handler: async (c) => {
+      // An agent's pending action decides through the action, so its policy and limits are checked again.
+      const action = await actionOfTransaction(c.db, c.auth.platform.id, c.params.transactionId);
+      if (action) {
+        await approveAction(paymentDeps(c), c.auth.platform, action, c.now);
+        return json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId));
+      }
+      return json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now)));
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -60,7 +69,13 @@ export const transactionRoutes = [
     params: TransactionIdParams,
     body: RejectRequest.optional(),
     responses: { 200: { description: 'Rejected', schema: Transaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
-    handler: async (c) =>
-      json(transactionView(await rejectTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.body?.reason, c.now))),
+    handler: async (c) => {
+      const action = await actionOfTransaction(c.db, c.auth.platform.id, c.params.transactionId);
+      if (action) {
+        await rejectAction(paymentDeps(c), c.auth.platform, action, c.body?.reason, c.now);
+        return json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId));
+      }
+      return json(transactionView(await rejectTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.body?.reason, c.now)));
+    },
   }),
 ];

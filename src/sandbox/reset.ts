@@ -20,6 +20,10 @@ import {
   transactions,
   verifications,
   walletAuthIndex,
+  agentActions,
+  agentDeviceCodes,
+  agents,
+  agentTokens,
   webhookDeliveries,
   webhookEvents,
 } from '../db/schema';
@@ -27,7 +31,7 @@ import type { Statement } from '../ledger/ledger';
 
 /**
  * POST /sandbox/reset: deletes all of one platform's data except its API tokens and configuration
- * (customers, accounts, ledger, quotes, transactions, documents and their stored files, import jobs,
+ * (customers, accounts, agents, ledger, quotes, transactions, documents and their stored files, import jobs,
  * webhook events and deliveries, idempotency keys, due transitions, wallet index rows, sandbox e-mails)
  * and sets its sandbox clock back to real time. One D1 batch, children before parents (foreign keys);
  * then the documents' files. Queue messages still in flight find nothing and do nothing.
@@ -43,6 +47,10 @@ export async function resetPlatform(db: Db, bucket: R2Bucket, platformId: string
     db.delete(beneficialOwners).where(eq(beneficialOwners.platformId, platformId)),
     db.delete(verifications).where(eq(verifications.platformId, platformId)),
     db.delete(externalAccounts).where(eq(externalAccounts.platformId, platformId)),
+    db.delete(agentActions).where(eq(agentActions.platformId, platformId)),
+    db.delete(agentTokens).where(eq(agentTokens.platformId, platformId)),
+    db.delete(agentDeviceCodes).where(eq(agentDeviceCodes.platformId, platformId)),
+    db.delete(agents).where(eq(agents.platformId, platformId)),
     db.delete(internalAccounts).where(eq(internalAccounts.platformId, platformId)),
     db.delete(customers).where(eq(customers.platformId, platformId)),
     db.delete(ledgerEntries).where(eq(ledgerEntries.platformId, platformId)),

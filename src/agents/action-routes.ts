@@ -1,0 +1,234 @@
+import { z } from 'zod';
+import { defineRoute, json, type Ctx } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { ApiError, badRequest, notFound } from '../http/errors';
+import { IDEMPOTENCY_HEADER, withIdempotency } from '../http/idempotency';
+import { loadInternalAccount } from '../accounts/internal-service';
+import { loadExternalAccount } from '../accounts/external-service';
+import { Quote, QuoteRequest, Transaction, TransactionList, TransactionListQuery, TransferInRequest, TransferOutRequest } from '../payments/schema';
+import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
+import { createQuote } from '../payments/quote-create';
+import { listTransactions, loadTransaction, transactionNotFound } from '../payments/transactions-service';
+import { paymentDeps } from '../payments/state';
+import { transactionView } from '../payments/views';
+import type { AgentRow } from '../db/schema';
+import { ActionIdParams, ActionParams, AgentAction, AgentActionList, AgentActionListQuery, ApprovalListQuery, RejectRequest } from './schema';
+import { approveAction, listAgentActions, listApprovals, loadAction, rejectAction, submitAction, type MoneyRequest, actionView } from './actions-service';
+import { loadAgent, requireAgentPermission } from './service';
+
+const tag = 'Agent Operations';
+const optionalKey = { [IDEMPOTENCY_HEADER]: { description: 'Optional: a repeat with the same key replays the first answer' } };
+const actionResponses = { 201: { description: 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED', schema: AgentAction }, ...errorResponses(400, 401, 403, 404, 409, 422) };
+
+type AgentCtx = Ctx<'agent', any, any, any>;
+
+/** Runs an agent's money request, idempotently when it sent an `Idempotency-Key`. */
+function act(c: AgentCtx, request: () => MoneyRequest) {
+  const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), 201);
+  return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, `agent:${c.auth.agent.id}`, run) : run();
+}
+
+/** An account (internal or external) of the agent's customer, else 404 as unknown. */
+async function requireOwnAccount(c: AgentCtx, id: string) {
+  const owner = id.startsWith('InternalAccount:')
+    ? (await loadInternalAccount(c.db, c.auth.agent.platformId, id)).customerId
+    : (await loadExternalAccount(c.db, c.auth.agent.platformId, id)).customerId;
+  if (owner !== c.auth.agent.customerId) throw notFound('NOT_FOUND', 'Account not found');
+}
+
+function requireAllowed(agent: AgentRow, accountId: string) {
+  const allowed = agent.policy.accountRestrictions?.allowedAccountIds;
+  if (allowed && !allowed.includes(accountId)) throw new ApiError(403, 'FORBIDDEN', `The agent's policy does not allow account ${accountId}`);
+}
+
+export const agentActionRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/agents/me/quotes',
+    operationId: 'agentCreateQuote',
+    summary: "Create a quote from the customer's accounts (CREATE_QUOTES)",
+    tag,
+    auth: 'agent',
+    body: QuoteRequest,
+    responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404) },
+    handler: async (c) => {
+      const agent = c.auth.agent;
+      requireAgentPermission(agent, 'CREATE_QUOTES', true);
+      const body = c.body;
+      if (body.immediatelyExecute) throw badRequest('Agents execute quotes with POST /agents/me/quotes/{quoteId}/execute', { fields: [{ field: 'immediatelyExecute', message: 'Not available to agents' }] });
+      let source = body.source;
+      if (source.sourceType === 'ACCOUNT') {
+        await requireOwnAccount(c, source.accountId);
+        requireAllowed(agent, source.accountId);
+        source = { ...source, customerId: agent.customerId };
+      } else {
+        if (source.customerId && source.customerId !== agent.customerId) throw notFound('USER_NOT_FOUND', 'Customer not found');
+        source = { ...source, customerId: agent.customerId };
+      }
+      if (body.destination.destinationType === 'ACCOUNT') await requireOwnAccount(c, body.destination.accountId);
+      return json(await createQuote(paymentDeps(c), c.auth.platform, { ...body, source }, c.settings, c.now), 201);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/quotes/:quoteId',
+    operationId: 'agentGetQuote',
+    summary: 'Get a quote of the customer',
+    tag,
+    auth: 'agent',
+    params: z.object({ quoteId: z.string().max(128) }),
+    responses: { 200: { description: 'The quote', schema: Quote }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      const p = c.auth.agent.policy.permissions;
+      if (!p.includes('EXECUTE_QUOTES') && !p.includes('VIEW_TRANSACTIONS')) requireAgentPermission(c.auth.agent, 'CREATE_QUOTES');
+      const { quote } = await loadQuote(c.db, c.auth.agent.platformId, c.params.quoteId);
+      if (quote.customerId !== c.auth.agent.customerId) throw quoteNotFound();
+      return json(await getQuote(c.db, c.auth.agent.platformId, c.params.quoteId));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/me/quotes/:quoteId/execute',
+    operationId: 'agentExecuteQuote',
+    summary: 'Execute a quote under the policy (EXECUTE_QUOTES): executed, pending approval, or refused',
+    tag,
+    auth: 'agent',
+    params: z.object({ quoteId: z.string().max(128) }),
+    headers: optionalKey,
+    responses: actionResponses,
+    handler: (c) => {
+      requireAgentPermission(c.auth.agent, 'EXECUTE_QUOTES', true);
+      return act(c, () => ({ type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/me/transfer-out',
+    operationId: 'agentTransferOut',
+    summary: 'Transfer out under the policy (CREATE_TRANSFERS)',
+    tag,
+    auth: 'agent',
+    body: TransferOutRequest,
+    headers: optionalKey,
+    responses: actionResponses,
+    handler: (c) => {
+      requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
+      return act(c, () => ({ type: 'TRANSFER_OUT', sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount }));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/me/transfer-in',
+    operationId: 'agentTransferIn',
+    summary: 'Transfer in under the policy (CREATE_TRANSFERS)',
+    tag,
+    auth: 'agent',
+    body: TransferInRequest,
+    headers: optionalKey,
+    responses: actionResponses,
+    handler: (c) => {
+      requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
+      return act(c, () => ({ type: 'TRANSFER_IN', sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount }));
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/actions',
+    operationId: 'agentListActions',
+    summary: "The agent's own actions, newest first",
+    tag,
+    auth: 'agent',
+    query: AgentActionListQuery,
+    responses: { 200: { description: 'A page of actions', schema: AgentActionList }, ...errorResponses(400, 401) },
+    handler: async (c) => json(await listAgentActions(c.db, c.auth.agent, c.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/actions/:actionId',
+    operationId: 'agentGetAction',
+    summary: 'One of the agent’s actions',
+    tag,
+    auth: 'agent',
+    params: ActionIdParams,
+    responses: { 200: { description: 'The action', schema: AgentAction }, ...errorResponses(401, 404) },
+    handler: async (c) => json(await actionView(c.db, await loadAction(c.db, c.auth.agent.platformId, c.params.actionId, c.auth.agent.id))),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/transactions',
+    operationId: 'agentListTransactions',
+    summary: "The customer's transactions (VIEW_TRANSACTIONS)",
+    tag,
+    auth: 'agent',
+    query: TransactionListQuery.omit({ customerId: true, platformCustomerId: true }),
+    responses: { 200: { description: 'A page of transactions', schema: TransactionList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => {
+      requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
+      return json(await listTransactions(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId }));
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/agents/me/transactions/:transactionId',
+    operationId: 'agentGetTransaction',
+    summary: "One of the customer's transactions (VIEW_TRANSACTIONS)",
+    tag,
+    auth: 'agent',
+    params: z.object({ transactionId: z.string().max(128) }),
+    responses: { 200: { description: 'The transaction', schema: Transaction }, ...errorResponses(401, 403, 404) },
+    handler: async (c) => {
+      requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
+      const tx = await loadTransaction(c.db, c.auth.agent.platformId, c.params.transactionId);
+      if (tx.customerId !== c.auth.agent.customerId) throw transactionNotFound();
+      return json(transactionView(tx));
+    },
+  }),
+];
+
+/** The platform's side of agent actions (HTTP Basic). */
+export const agentApprovalRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/agents/approvals',
+    operationId: 'listAgentApprovals',
+    summary: 'Agent actions waiting for the platform',
+    tag: 'Agent Management',
+    auth: 'basic',
+    permission: 'VIEW',
+    query: ApprovalListQuery,
+    responses: { 200: { description: 'A page of actions', schema: AgentActionList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listApprovals(c.db, c.auth.platform.id, c.query)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/:agentId/actions/:actionId/approve',
+    operationId: 'approveAgentAction',
+    summary: 'Approve a pending action: policy and limits are checked again, then it executes',
+    tag: 'Agent Management',
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: ActionParams,
+    responses: { 200: { description: 'The action, APPROVED or FAILED', schema: AgentAction }, ...errorResponses(401, 403, 404, 409) },
+    handler: async (c) => {
+      await loadAgent(c.db, c.auth.platform.id, c.params.agentId);
+      const action = await loadAction(c.db, c.auth.platform.id, c.params.actionId, c.params.agentId);
+      return json(await approveAction(paymentDeps(c), c.auth.platform, action, c.now));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/:agentId/actions/:actionId/reject',
+    operationId: 'rejectAgentAction',
+    summary: 'Reject a pending action (optional reason); its transaction never executes',
+    tag: 'Agent Management',
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: ActionParams,
+    body: RejectRequest,
+    responses: { 200: { description: 'The action, REJECTED', schema: AgentAction }, ...errorResponses(400, 401, 403, 404, 409) },
+    handler: async (c) => {
+      const action = await loadAction(c.db, c.auth.platform.id, c.params.actionId, c.params.agentId);
+      return json(await rejectAction(paymentDeps(c), c.auth.platform, action, c.body?.reason, c.now));
+    },
+  }),
+];
