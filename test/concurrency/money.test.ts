@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { expectError, newPlatform } from '../helpers';
+import { balanceOf, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer, createQuote, execute } from '../payments/support';
+
+describe('money under concurrent requests', () => {
+  it('parallel transfers against one balance never overdraw it', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 1_000);
+    const ext = await externalAccount(p, customer.id, 'USD', '789');
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => transfer(p, 'out', accounts.USD!, ext, 100, `par-${i}`)));
+    const ok = results.filter((r) => r.status === 201);
+    expect(ok).toHaveLength(10);
+    for (const r of results.filter((x) => x.status !== 201)) expectError(r, 400, 'INSUFFICIENT_FUNDS');
+    expect(await balanceOf(p, accounts.USD!)).toBe(0);
+    await expectLedgerInvariant(p.id);
+  });
+
+  it('parallel executes of different quotes share one balance without overdrawing', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 10_000);
+    const ext = await externalAccount(p, customer.id, 'EUR', '789');
+    const quotes = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        createQuote(p, { source: { sourceType: 'ACCOUNT', accountId: accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 3_000 }),
+      ),
+    );
+    const results = await Promise.all(quotes.map((q) => execute(p, q.id)));
+    expect(results.filter((r) => r.status === 200 || r.status === 201)).toHaveLength(3);
+    expect(await balanceOf(p, accounts.USD!)).toBe(1_000);
+    await expectLedgerInvariant(p.id);
+  });
+});
