@@ -3,8 +3,6 @@ import { defineRoute, json, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { IDEMPOTENCY_HEADER, withIdempotency } from '../http/idempotency';
-import { loadInternalAccount } from '../accounts/internal-service';
-import { loadExternalAccount } from '../accounts/external-service';
 import { Quote, QuoteRequest, Transaction, TransactionList, TransactionListQuery, TransferInRequest, TransferOutRequest } from '../payments/schema';
 import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
 import { createQuote } from '../payments/quote-create';
@@ -14,7 +12,7 @@ import { transactionView } from '../payments/views';
 import type { AgentRow } from '../db/schema';
 import { ActionIdParams, ActionParams, AgentAction, AgentActionList, AgentActionListQuery, ApprovalListQuery, RejectRequest } from './schema';
 import { approveAction, listAgentActions, listApprovals, loadAction, rejectAction, submitAction, type MoneyRequest, actionView } from './actions-service';
-import { loadAgent, requireAgentPermission } from './service';
+import { loadAgent, requireAgentPermission, requireCustomerAccount } from './service';
 
 const tag = 'Agent Operations';
 const optionalKey = { [IDEMPOTENCY_HEADER]: { description: 'Optional: a repeat with the same key replays the first answer' } };
@@ -26,14 +24,6 @@ type AgentCtx = Ctx<'agent', any, any, any>;
 function act(c: AgentCtx, request: () => MoneyRequest) {
   const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), 201);
   return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, `agent:${c.auth.agent.id}`, run) : run();
-}
-
-/** An account (internal or external) of the agent's customer, else 404 as unknown. */
-async function requireOwnAccount(c: AgentCtx, id: string) {
-  const owner = id.startsWith('InternalAccount:')
-    ? (await loadInternalAccount(c.db, c.auth.agent.platformId, id)).customerId
-    : (await loadExternalAccount(c.db, c.auth.agent.platformId, id)).customerId;
-  if (owner !== c.auth.agent.customerId) throw notFound('NOT_FOUND', 'Account not found');
 }
 
 function requireAllowed(agent: AgentRow, accountId: string) {
@@ -58,14 +48,14 @@ export const agentActionRoutes = [
       if (body.immediatelyExecute) throw badRequest('Agents execute quotes with POST /agents/me/quotes/{quoteId}/execute', { fields: [{ field: 'immediatelyExecute', message: 'Not available to agents' }] });
       let source = body.source;
       if (source.sourceType === 'ACCOUNT') {
-        await requireOwnAccount(c, source.accountId);
+        await requireCustomerAccount(c.db, agent, source.accountId);
         requireAllowed(agent, source.accountId);
         source = { ...source, customerId: agent.customerId };
       } else {
         if (source.customerId && source.customerId !== agent.customerId) throw notFound('USER_NOT_FOUND', 'Customer not found');
         source = { ...source, customerId: agent.customerId };
       }
-      if (body.destination.destinationType === 'ACCOUNT') await requireOwnAccount(c, body.destination.accountId);
+      if (body.destination.destinationType === 'ACCOUNT') await requireCustomerAccount(c.db, agent, body.destination.accountId);
       return json(await createQuote(paymentDeps(c), c.auth.platform, { ...body, source }, c.settings, c.now), 201);
     },
   }),

@@ -6,7 +6,6 @@ import { iso } from '../common/time';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetPage, type Page } from '../http/pagination';
 import { loadInternalAccount } from '../accounts/internal-service';
-import { loadExternalAccount } from '../accounts/external-service';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { approveTransaction, rejectTransaction, requestPlatformApproval } from '../payments/approvals-service';
 import { loadQuote, quoteNotFound } from '../payments/quotes-service';
@@ -15,7 +14,7 @@ import type { PaymentDeps } from '../payments/state';
 import { quoteView, transactionView } from '../payments/views';
 import { checkPeriodLimits, decide } from './policy';
 import type { AgentPolicy } from './schema';
-import { loadAgent, periodOf, usageOf } from './service';
+import { loadAgent, periodOf, requireCustomerAccount, usageOf } from './service';
 
 /** What an agent asks to do with money (spec 2.6). */
 export type MoneyRequest =
@@ -25,14 +24,6 @@ export type MoneyRequest =
 const actionNotFound = () => notFound('NOT_FOUND', 'Agent action not found');
 const notPending = () => conflict('The action is not awaiting approval');
 const limitRefused = (message: string) => new ApiError(403, 'FORBIDDEN', message);
-
-/** True for an internal or external account id of the agent's customer; anything else answers 404 as unknown. */
-async function requireCustomerAccount(db: Db, agent: AgentRow, id: string) {
-  const owner = id.startsWith('InternalAccount:')
-    ? (await loadInternalAccount(db, agent.platformId, id)).customerId
-    : (await loadExternalAccount(db, agent.platformId, id)).customerId;
-  if (owner !== agent.customerId) throw notFound('NOT_FOUND', 'Account not found');
-}
 
 /** Amount, currency and accounts of a request, checked to be the agent's customer's. */
 async function describe(db: Db, agent: AgentRow, req: MoneyRequest) {

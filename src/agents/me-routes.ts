@@ -3,22 +3,14 @@ import { errorResponses } from '../http/responses';
 import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
 import { listCustomerInternalAccounts } from '../accounts/internal-service';
 import { ExternalAccount, ExternalAccountCreate, ExternalAccountIdParams, ExternalAccountList, ExternalAccountListQuery } from '../accounts/external-schema';
-import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts, loadExternalAccount } from '../accounts/external-service';
-import { notFound } from '../http/errors';
+import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts } from '../accounts/external-service';
 import { Agent } from './schema';
-import { agentView, requireAgentPermission, usageOf } from './service';
+import { agentExternalAccount, agentView, requireAgentPermission, usageOf } from './service';
 
 const tag = 'Agent Operations';
 const AgentExternalAccountCreate = ExternalAccountCreate.omit({ customerId: true }).meta({ id: 'AgentExternalAccountCreateRequest' });
 const AgentInternalAccountQuery = InternalAccountListQuery.omit({ customerId: true });
 const AgentExternalAccountQuery = ExternalAccountListQuery.omit({ customerId: true });
-
-/** An external account of the agent's customer, else 404 exactly as an unknown id. */
-async function customerExternalAccount(c: { db: Parameters<typeof loadExternalAccount>[0]; auth: { agent: { platformId: string; customerId: string } } }, id: string) {
-  const row = await loadExternalAccount(c.db, c.auth.agent.platformId, id);
-  if (row.customerId !== c.auth.agent.customerId) throw notFound('NOT_FOUND', 'External account not found');
-  return row;
-}
 
 /** The agent's own surface (Bearer token): everything is bound to the agent's one customer. */
 export const agentMeRoutes = [
@@ -86,7 +78,7 @@ export const agentMeRoutes = [
     responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
       requireExternalRead(c.auth.agent);
-      return json(externalAccountView(await customerExternalAccount(c, c.params.externalAccountId)));
+      return json(externalAccountView(await agentExternalAccount(c.db, c.auth.agent, c.params.externalAccountId)));
     },
   }),
   defineRoute({
@@ -100,7 +92,7 @@ export const agentMeRoutes = [
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
       requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
-      await customerExternalAccount(c, c.params.externalAccountId);
+      await agentExternalAccount(c.db, c.auth.agent, c.params.externalAccountId);
       await deleteExternalAccount(c.db, c.auth.agent.platformId, c.params.externalAccountId, 'any', c.now);
       return noContent();
     },

@@ -7,6 +7,8 @@ import { iso } from '../common/time';
 import { ApiError, badRequest, invalidFields, notFound, type FieldIssue } from '../http/errors';
 import { keysetPage } from '../http/pagination';
 import { loadActiveCustomer } from '../customers/service';
+import { loadExternalAccount } from '../accounts/external-service';
+import { loadInternalAccount } from '../accounts/internal-service';
 import type { AgentPolicy, AgentPolicyUpdate } from './schema';
 
 export const agentNotFound = () => notFound('NOT_FOUND', 'Agent not found');
@@ -246,6 +248,22 @@ export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
     db.update(agents).set({ isConnected: true, updatedAt: now }).where(eq(agents.id, agent.id)),
   ]);
   return { agentId: agent.id, agentName: agent.name, accessToken, policy: agent.policy };
+}
+
+/** An external account of the agent's customer; any other id answers 404 exactly as an unknown one. */
+export async function agentExternalAccount(db: Db, agent: AgentRow, id: string) {
+  const row = await loadExternalAccount(db, agent.platformId, id);
+  if (row.customerId !== agent.customerId) throw notFound('NOT_FOUND', 'External account not found');
+  return row;
+}
+
+/** An internal or external account of the agent's customer, else 404 as unknown. */
+export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string): Promise<void> {
+  if (!id.startsWith('InternalAccount:')) {
+    await agentExternalAccount(db, agent, id);
+    return;
+  }
+  if ((await loadInternalAccount(db, agent.platformId, id)).customerId !== agent.customerId) throw notFound('NOT_FOUND', 'Internal account not found');
 }
 
 /** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */
