@@ -8,4 +8,11 @@ declare global {
     }
   }
 }
+declare module 'vitest' {
+  // Values from test/vitest.config.ts `provide`, read with `inject()`.
+  export interface ProvidedContext {
+    FC_SEED: string;
+    FC_RUNS: string;
+  }
+}
 export {};

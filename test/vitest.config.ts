@@ -34,6 +34,8 @@ export default defineConfig({
     root: here('..'),
     include: ['test/**/*.test.ts'],
     setupFiles: [here('./setup.ts')],
+    // The hostile-input suite's seed and size: `FC_SEED=123 FC_RUNS=5000 npm test` replays or widens a run.
+    provide: { FC_SEED: process.env.FC_SEED ?? '', FC_RUNS: process.env.FC_RUNS ?? '' },
     testTimeout: 30_000,
     // The JSON report lets .ci/run print the plain "N passed, N failed" line.
     reporters: ['default', 'json'],

@@ -67,6 +67,8 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
       summary: r.summary,
       tags: [r.tag],
       security: SECURITY[r.auth],
+      // The API-token permission the operation needs (spec 5 leaves it unshown; clients and tests read it here).
+      ...(r.permission ? { 'x-required-permission': r.permission } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: Object.fromEntries(
         Object.entries(r.responses).map(([status, spec]) => [
@@ -120,7 +122,7 @@ export function openApiRoute(routes: () => RouteDef[], base: string): RouteDef {
     responses: { 200: { description: 'OpenAPI 3.1 document' } },
     handler: () => {
       doc ??= JSON.stringify(buildOpenApi(routes(), base));
-      return new Response(doc, { headers: { 'Content-Type': 'application/json' } });
+      return new Response(doc, { headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
     },
   });
 }

@@ -329,23 +329,32 @@ export class AccountDO extends DurableObject<Env> {
     input: { credentialId: string; otp: string; clientPublicKey: string; sandbox: boolean; ttlMs: number },
   ): Promise<Outcome<{ session: SessionView }>> {
     await this.ensure(meta);
+    // Checked before the session id is reserved in D1, so a wrong code leaves nothing behind.
+    const refused = this.ctx.storage.transactionSync(() => this.otpRefused(input, meta.now));
+    if (refused) return refused;
     const prepared = await this.prepareSession(input.clientPublicKey, meta);
     return this.ctx.storage.transactionSync(() => {
-      const credential = this.credential(input.credentialId);
-      if (!credential || credential.type !== 'EMAIL_OTP') return fail(404, 'NOT_FOUND', 'Credential not found');
-      const magic = input.sandbox && input.otp === SANDBOX_OTP;
-      if (!magic) {
-        const code = this.sql.exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>('SELECT * FROM otp WHERE credential_id = ?', input.credentialId).toArray()[0];
-        const invalid = fail(401, 'UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
-        if (!code || code.expires_at <= meta.now || code.attempts >= OTP_MAX_ATTEMPTS) return invalid;
-        if (!otpMatches(input.otp, code.salt, code.code_hash)) {
-          this.sql.exec('UPDATE otp SET attempts = attempts + 1 WHERE credential_id = ?', input.credentialId);
-          return invalid;
-        }
-      }
+      // Again inside the transaction: a concurrent verify may have used the code meanwhile.
+      const late = this.otpRefused(input, meta.now);
+      if (late) return late;
       this.sql.exec('DELETE FROM otp WHERE credential_id = ?', input.credentialId);
-      return { ok: true as const, session: this.insertSession(credential, prepared, meta.now, input.ttlMs) };
+      return { ok: true as const, session: this.insertSession(this.credential(input.credentialId)!, prepared, meta.now, input.ttlMs) };
     });
+  }
+
+  /** Why `input.otp` does not open this EMAIL_OTP credential now (a wrong code counts an attempt), or null. */
+  private otpRefused(input: { credentialId: string; otp: string; sandbox: boolean }, now: number): Failure | null {
+    const credential = this.credential(input.credentialId);
+    if (!credential || credential.type !== 'EMAIL_OTP') return fail(404, 'NOT_FOUND', 'Credential not found');
+    if (input.sandbox && input.otp === SANDBOX_OTP) return null;
+    const code = this.sql.exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>('SELECT * FROM otp WHERE credential_id = ?', input.credentialId).toArray()[0];
+    const invalid = fail(401, 'UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
+    if (!code || code.expires_at <= now || code.attempts >= OTP_MAX_ATTEMPTS) return invalid;
+    if (!otpMatches(input.otp, code.salt, code.code_hash)) {
+      this.sql.exec('UPDATE otp SET attempts = attempts + 1 WHERE credential_id = ?', input.credentialId);
+      return invalid;
+    }
+    return null;
   }
 
   // --- OAUTH ---
@@ -356,17 +365,26 @@ export class AccountDO extends DurableObject<Env> {
     input: { credentialId: string; identity: OidcIdentity; clientPublicKey: string; ttlMs: number },
   ): Promise<Outcome<{ session: SessionView }>> {
     await this.ensure(meta);
+    // Checked before the session id is reserved in D1, so a refused identity leaves nothing behind.
+    const refused = this.oauthRefused(input);
+    if (refused) return refused;
     const prepared = await this.prepareSession(input.clientPublicKey, meta);
     return this.ctx.storage.transactionSync(() => {
-      const credential = this.credential(input.credentialId);
-      if (!credential || credential.type !== 'OAUTH') return fail(404, 'NOT_FOUND', 'Credential not found');
-      const { iss, aud, sub } = input.identity;
-      if (credential.oidc_iss !== iss || credential.oidc_aud !== aud || credential.oidc_sub !== sub) {
-        const reason = 'OIDC token identity (iss, aud, sub) does not match the credential';
-        return fail(401, 'UNAUTHORIZED', reason, reason);
-      }
-      return { ok: true as const, session: this.insertSession(credential, prepared, meta.now, input.ttlMs) };
+      const late = this.oauthRefused(input);
+      if (late) return late;
+      return { ok: true as const, session: this.insertSession(this.credential(input.credentialId)!, prepared, meta.now, input.ttlMs) };
     });
+  }
+
+  private oauthRefused(input: { credentialId: string; identity: OidcIdentity }): Failure | null {
+    const credential = this.credential(input.credentialId);
+    if (!credential || credential.type !== 'OAUTH') return fail(404, 'NOT_FOUND', 'Credential not found');
+    const { iss, aud, sub } = input.identity;
+    if (credential.oidc_iss !== iss || credential.oidc_aud !== aud || credential.oidc_sub !== sub) {
+      const reason = 'OIDC token identity (iss, aud, sub) does not match the credential';
+      return fail(401, 'UNAUTHORIZED', reason, reason);
+    }
+    return null;
   }
 
   // --- PASSKEY ---

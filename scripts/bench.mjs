@@ -1,0 +1,318 @@
+#!/usr/bin/env node
+// `npm run bench`: the service and two reference Workers in workerd, each scenario driven by autocannon.
+// Nothing of the developer's is touched: state goes to a temporary --persist-to directory and the
+// secrets to a temporary env file (a copy of .dev.vars, completed with fresh local secrets).
+import autocannon from 'autocannon';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scenarios, targets } from './bench/scenarios.mjs';
+import {
+  createPlatform,
+  envFileText,
+  freePort,
+  host,
+  killChildNow,
+  readDevVars,
+  root,
+  spawnWranglerDev,
+  startService,
+  stopChild,
+  withLocalSecrets,
+} from './lib/service.mjs';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,32').split(',').map(Number);
+/** Substring filter on scenario names (the references always run: the ratios need them). */
+const ONLY = process.env.BENCH_ONLY;
+
+const tmp = mkdtempSync(join(tmpdir(), 'payments-bench-'));
+const children = [];
+let stopping = false;
+
+/** Remembers a started process; one that appears while stopping (a start still under way) is stopped at once. */
+function track(child) {
+  children.push(child);
+  if (stopping) stopChild(child);
+}
+
+async function cleanup() {
+  stopping = true;
+  await Promise.all(children.map((c) => stopChild(c)));
+  if (!process.env.BENCH_KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
+}
+process.on('exit', () => children.forEach(killChildNow));
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    console.error(`\n${sig}: stopping the servers`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+function logFile(name) {
+  const path = join(tmp, `${name}.log`);
+  return { path, fd: openSync(path, 'a') };
+}
+
+function tail(path, lines = 30) {
+  try {
+    return readFileSync(path, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** A reference Worker under `wrangler dev` with its own config and state. */
+async function startReference(name) {
+  const port = await freePort();
+  const log = logFile(`reference-${name}`);
+  const child = spawnWranglerDev({
+    port,
+    inspectorPort: await freePort(),
+    config: join(root, 'scripts', 'bench', `reference-${name}.toml`),
+    persistTo: join(tmp, `reference-${name}-state`),
+    extraArgs: ['--log-level', 'warn'],
+    stdio: ['ignore', log.fd, log.fd],
+  });
+  track(child);
+  closeSync(log.fd);
+  const origin = `http://${host}:${port}`;
+  await waitForHttp(origin, child, log.path);
+  return { origin, basePath: '' };
+}
+
+/** Any HTTP answer means the Worker is up (the D1 reference errors until its table exists). */
+async function waitForHttp(origin, child, log) {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error(`a reference Worker exited:\n${tail(log)}`);
+    try {
+      await (await fetch(origin)).arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  throw new Error(`${origin} did not answer within 120 s:\n${tail(log)}`);
+}
+
+async function startBenchService() {
+  const port = await freePort();
+  const secrets = withLocalSecrets(readDevVars(join(root, '.dev.vars')));
+  const envFile = join(tmp, 'service.env');
+  writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
+  const log = logFile('service');
+  try {
+    const svc = await startService({
+      port,
+      inspectorPort: await freePort(),
+      onSpawn: track,
+      persistTo: join(tmp, 'service-state'),
+      envFile,
+      vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '' },
+      extraArgs: ['--log-level', 'warn'],
+      stdio: ['ignore', log.fd, log.fd],
+      quietMigrations: true,
+    });
+    return { ...svc, operatorToken: secrets.OPERATOR_TOKEN, log: log.path };
+  } catch (error) {
+    throw new Error(`${error.message}\n${tail(log.path)}`);
+  } finally {
+    closeSync(log.fd);
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+
+/** autocannon options for one scenario's request(s) against its server. */
+function cannonOptions(server, req) {
+  if (req.requests) {
+    // Paths in a sequence are relative to the API base; prefix them after the scenario's own setupRequest.
+    const requests = req.requests.map((step) => ({
+      ...step,
+      setupRequest: (r, context) => {
+        const out = step.setupRequest ? step.setupRequest({ ...r }, context) : r;
+        return out && { ...out, path: `${server.basePath}${out.path}` };
+      },
+    }));
+    return { url: server.origin, requests };
+  }
+  const headers = { ...req.headers };
+  let body = req.body;
+  if (body !== undefined && typeof body !== 'string') {
+    body = JSON.stringify(body);
+    headers['content-type'] ??= 'application/json';
+  }
+  return { url: `${server.origin}${server.basePath}${req.path}`, method: req.method ?? 'GET', headers, body };
+}
+
+async function cannon(opts, connections, duration) {
+  const result = await autocannon({ ...opts, connections, duration, pipelining: 1, timeout: 10 });
+  return {
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    // A run that completed no request at all is as unusable as one full of errors.
+    errors: result.errors + result.timeouts + (result.requests.total === 0 ? 1 : 0),
+  };
+}
+
+async function measureScenario(s, ctx, servers) {
+  const out = { name: s.name, server: s.server ?? 'service', levels: [] };
+  if (s.measure) {
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push((await s.measure(ctx)).ms);
+    out.timed = { runs, ...summary(runs) };
+    return out;
+  }
+  const server = servers[out.server];
+  const opts = cannonOptions(server, await s.setup(ctx));
+  for (const connections of CONNECTIONS) {
+    await cannon(opts, connections, WARMUP);
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await cannon(opts, connections, DURATION));
+    out.levels.push({
+      connections,
+      runs,
+      reqPerSec: summary(runs.map((r) => r.reqPerSec)),
+      p50: summary(runs.map((r) => r.p50)),
+      p99: summary(runs.map((r) => r.p99)),
+      non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+      errors: runs.reduce((n, r) => n + r.errors, 0),
+    });
+    const l = out.levels.at(-1);
+    console.log(`  ${s.name} @${connections}: ${fmt(l.reqPerSec.median, 0)} req/s, p99 ${fmt(l.p99.median, 1)} ms${l.non2xx || l.errors ? `  (!) ${l.non2xx} non-2xx, ${l.errors} errors` : ''}`);
+  }
+  return out;
+}
+
+const fmt = (n, digits) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const range = (s, digits) => `${fmt(s.median, digits)} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`;
+
+function table(results) {
+  const rows = [['scenario', 'conns', 'req/s median (min-max)', 'p50 ms', 'p99 ms', 'non-2xx/errors']];
+  for (const r of results) {
+    if (r.timed) rows.push([r.name, '-', `${range({ median: r.timed.median / 1000, min: r.timed.min / 1000, max: r.timed.max / 1000 }, 1)} s`, '', '', '']);
+    for (const l of r.levels) {
+      rows.push([r.name, String(l.connections), range(l.reqPerSec, 0), range(l.p50, 1), range(l.p99, 1), l.non2xx || l.errors ? `${l.non2xx}/${l.errors}` : '0']);
+    }
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+function judge(results) {
+  const byName = new Map(results.map((r) => [r.name, r]));
+  const level = (name, c) => byName.get(name)?.levels.find((l) => l.connections === c);
+  return targets.map((t) => {
+    if (t.kind === 'ratio') {
+      const ratios = Object.fromEntries(
+        CONNECTIONS.map((c) => {
+          const a = level(t.numerator, c);
+          const b = level(t.denominator, c);
+          return [c, a && b ? a.reqPerSec.median / b.reqPerSec.median : undefined];
+        }),
+      );
+      const value = ratios[t.connections];
+      return { ...t, ratios, value, met: value === undefined ? null : value >= t.min };
+    }
+    if (t.kind === 'seconds') {
+      const r = byName.get(t.scenario);
+      const value = r?.timed ? r.timed.median / 1000 : undefined;
+      return { ...t, value, met: value === undefined ? null : value <= t.max };
+    }
+    const worst = results
+      .filter((r) => r.server === 'service')
+      .map((r) => ({ name: r.name, p99: level(r.name, t.connections)?.p99.median }))
+      .filter((x) => x.p99 !== undefined)
+      .sort((a, b) => b.p99 - a.p99)[0];
+    return { ...t, value: worst?.p99, worst: worst?.name, met: worst ? worst.p99 <= t.maxMs : null };
+  });
+}
+
+function describeTarget(t) {
+  const status = t.met === null ? 'not measured yet' : t.met ? 'met' : 'MISSED';
+  if (t.kind === 'ratio') {
+    const all = Object.entries(t.ratios)
+      .map(([c, v]) => `${v === undefined ? '-' : `${v.toFixed(2)}x`} @${c}`)
+      .join(', ');
+    return `${t.name}: ${all} (target >= ${t.min.toFixed(2)}x @${t.connections}): ${status}`;
+  }
+  if (t.kind === 'seconds') return `${t.name}: ${t.value === undefined ? '-' : `${t.value.toFixed(1)} s`} (target <= ${t.max} s): ${status}`;
+  return `${t.name}: worst ${t.value === undefined ? '-' : `${t.value.toFixed(1)} ms (${t.worst})`} (target <= ${t.maxMs} ms): ${status}`;
+}
+
+async function main() {
+  const started = Date.now();
+  const chosen = scenarios.filter((s) => !ONLY || s.server === 'empty' || s.server === 'd1' || s.name.includes(ONLY));
+  console.log(`Starting the service and the reference Workers (state in ${tmp})...`);
+  const [service, empty, d1] = await Promise.all([startBenchService(), startReference('empty'), startReference('d1')]);
+  const ready = await fetch(`${d1.origin}/setup`, { method: 'POST' });
+  if (!ready.ok) throw new Error(`setting up the D1 reference failed: ${ready.status}`);
+
+  const platform = await createPlatform(service.apiBase, service.operatorToken);
+  const api = async (method, path, body, headers = {}) => {
+    const r = await fetch(`${service.apiBase}${path}`, {
+      method,
+      headers: { authorization: platform.auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await r.text();
+    let parsed = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: r.status, body: parsed, headers: r.headers };
+  };
+  const servers = {
+    service: { origin: service.origin, basePath: new URL(service.apiBase).pathname },
+    empty,
+    d1,
+  };
+  const ctx = { api, platform, operatorToken: service.operatorToken, apiBase: service.apiBase, origins: { service: service.origin, empty: empty.origin, d1: d1.origin } };
+
+  console.log(`Measuring ${chosen.length} scenarios at ${CONNECTIONS.join(' and ')} connections, ${RUNS} runs of ${DURATION} s each (warm-up ${WARMUP} s)`);
+  const results = [];
+  for (const s of chosen) results.push(await measureScenario(s, ctx, servers));
+
+  const judged = judge(results);
+  console.log(`\n${table(results)}\n`);
+  console.log('Targets (from the same run):');
+  for (const t of judged) console.log(`  - ${describeTarget(t)}`);
+
+  const report = {
+    startedAt: new Date(started).toISOString(),
+    seconds: Math.round((Date.now() - started) / 1000),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, platform: process.platform },
+    settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, runs: RUNS, connections: CONNECTIONS },
+    results,
+    targets: judged,
+  };
+  mkdirSync(join(root, 'bench'), { recursive: true });
+  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nWrote bench/results.json (${report.seconds} s in all)`);
+  const failed = results.flatMap((r) => r.levels).some((l) => l.non2xx > 0 || l.errors > 0);
+  if (failed) console.warn('Some scenarios had non-2xx answers or socket errors: their figures are not comparable.');
+  return failed ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  console.error(error.stack ?? error);
+} finally {
+  await cleanup();
+}
+process.exit(code);

@@ -1,0 +1,197 @@
+// Starting the service (and other Workers) under `wrangler dev`, shared by `npm start` and `npm run bench`.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes, generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const wrangler = join(root, 'node_modules', '.bin', 'wrangler');
+export const host = '127.0.0.1';
+export const API_VERSION = '2025-10-13';
+
+/** Local-only secrets the Worker needs, with a generator for each. */
+export const LOCAL_SECRETS = {
+  OPERATOR_TOKEN: () => randomBytes(32).toString('base64url'),
+  WALLET_ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
+  WEBHOOK_SIGNING_KEY: () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'),
+};
+
+/** KEY="value" lines of a .dev.vars file as an object (missing file: empty). */
+export function readDevVars(file) {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .map((l) => l.match(/^\s*([A-Z0-9_]+)\s*=\s*"?(.*?)"?\s*$/))
+      .filter(Boolean)
+      .map((m) => [m[1], m[2]]),
+  );
+}
+
+/** `vars` plus a fresh value for every local secret it lacks. */
+export function withLocalSecrets(vars) {
+  const out = { ...vars };
+  for (const [k, make] of Object.entries(LOCAL_SECRETS)) if (!out[k]) out[k] = make();
+  return out;
+}
+
+/** The contents of an env file wrangler reads with `--env-file`. */
+export function envFileText(vars) {
+  return `${Object.entries(vars)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join('\n')}\n`;
+}
+
+/** A TCP port nobody listens on right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function runWrangler(args, { cwd = root, quiet = false } = {}) {
+  const r = spawnSync(wrangler, args, { cwd, stdio: quiet ? 'pipe' : 'inherit', env: { ...process.env, CI: 'true' }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed (${r.status})${quiet ? `\n${r.stdout}${r.stderr}` : ''}`);
+}
+
+/** Applies the D1 migrations locally (into `persistTo` when given, else wrangler's default state). */
+export function applyMigrations({ persistTo, config, quiet = false } = {}) {
+  runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...(config ? ['--config', config] : []), ...(persistTo ? ['--persist-to', persistTo] : [])], { quiet });
+}
+
+/**
+ * Spawns `wrangler dev`, by default in its own process group (so stopping it stops workerd too).
+ * `vars` become `--var` overrides; `envFile` replaces .dev.vars as the source of secrets.
+ */
+export function spawnWranglerDev({ port, inspectorPort, config, persistTo, envFile, vars = {}, extraArgs = [], stdio = 'inherit', cwd = root, detached = true }) {
+  const args = [
+    'dev',
+    '--ip',
+    host,
+    '--port',
+    String(port),
+    // The default inspector port (9229) is taken as soon as a second wrangler dev runs on the machine.
+    ...(inspectorPort ? ['--inspector-port', String(inspectorPort)] : []),
+    '--local',
+    '--show-interactive-dev-session=false',
+    ...(config ? ['--config', config] : []),
+    ...(persistTo ? ['--persist-to', persistTo] : []),
+    ...(envFile ? ['--env-file', envFile] : []),
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+    ...extraArgs,
+  ];
+  return spawn(wrangler, args, { cwd, stdio, detached, env: { ...process.env, CI: 'true' } });
+}
+
+/** Polls `url` until it answers 2xx; fails when `child` exits or after `seconds`. */
+export async function waitForOk(url, child, seconds = 120) {
+  for (let i = 0; i < seconds * 2; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`wrangler dev exited before ${url} answered`);
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} did not answer within ${seconds} s`);
+}
+
+/** Stops a child started with `spawnWranglerDev` (its whole process group); SIGKILL after `graceMs`. */
+export async function stopChild(child, graceMs = 5000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  const signal = (sig) => {
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+  // workerd may outlive wrangler by a moment; make sure nothing of the group is left.
+  signal('SIGKILL');
+}
+
+/** Synchronous last resort for process 'exit' handlers. */
+export function killChildNow(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Applies local migrations into `persistTo` and starts the service like `npm start` does.
+ * Returns the child and the URLs; the caller stops it with `stopChild(service.child)`. `onSpawn(child)`
+ * runs as soon as the process exists, so a caller can stop it even if starting fails or is interrupted.
+ */
+export async function startService({ port, inspectorPort, persistTo, envFile, vars = {}, extraArgs = [], stdio = 'inherit', quietMigrations = false, onSpawn }) {
+  applyMigrations({ persistTo, quiet: quietMigrations });
+  const child = spawnWranglerDev({ port, inspectorPort, persistTo, envFile, vars, extraArgs, stdio });
+  onSpawn?.(child);
+  const origin = `http://${host}:${port}`;
+  const prefix = (vars.API_PREFIX ?? '').replace(/^\/+|\/+$/g, '');
+  const apiBase = `${origin}${prefix ? `/${prefix}` : ''}/${API_VERSION}`;
+  try {
+    await waitForOk(`${origin}/healthz`, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { child, origin, apiBase };
+}
+
+/** Sandbox defaults: a handful of currencies with sensible limits and embedded wallets turned on. */
+export const SANDBOX_PLATFORM = {
+  name: 'Local sandbox platform',
+  umaDomain: 'sandbox.local.test',
+  isRegulatedFinancialInstitution: false,
+  supportedCurrencies: ['USD', 'EUR', 'MXN', 'BRL', 'INR'].map((currencyCode) => ({
+    currencyCode,
+    minAmount: 100,
+    maxAmount: 1_000_000_00,
+    enabledTransactionTypes: ['OUTGOING', 'INCOMING'],
+    requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+  })),
+  embeddedWalletConfig: {
+    appName: 'Sandbox Wallet',
+    sendFromEmailAddress: 'noreply@sandbox.local.test',
+    sendFromEmailSenderName: 'Sandbox Wallet',
+    replyToEmailAddress: 'support@sandbox.local.test',
+  },
+};
+
+/** Creates a platform through the operator endpoint; returns `{platformId, clientId, clientSecret, tokenId, auth}`. */
+export async function createPlatform(apiBase, operatorToken, body = SANDBOX_PLATFORM) {
+  const r = await fetch(`${apiBase}/operator/platforms`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${operatorToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (r.status !== 201) throw new Error(`creating a platform failed: ${r.status} ${await r.text()}`);
+  const created = await r.json();
+  const { clientId, clientSecret, id: tokenId } = created.token;
+  return {
+    platformId: created.platform.id,
+    clientId,
+    clientSecret,
+    tokenId,
+    auth: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+  };
+}

@@ -1,0 +1,193 @@
+import { env } from 'cloudflare:test';
+import { p256 } from '@noble/curves/nist.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import fc from 'fast-check';
+import { vi } from 'vitest';
+import { database } from '../../src/db/client';
+import { customers, internalAccounts } from '../../src/db/schema';
+import { newId } from '../../src/crypto/ids';
+import { api, newPlatform, type TestPlatform } from '../helpers';
+import { validish, type Hints } from './arbitraries';
+import { fillPath, isList, type ApiDoc } from './openapi';
+
+/**
+ * Tables a rejected request may legitimately write: `idempotency_keys` stores a 4xx answer so a retry
+ * with the same key replays it (IETF Idempotency-Key draft).
+ */
+export const STATE_EXEMPT_TABLES = new Set(['idempotency_keys']);
+/**
+ * 4xx codes that report the outcome of a request that was accepted and acted on, not a rejection:
+ * a TEST webhook is recorded (and listed) even when the endpoint refuses it.
+ */
+export const OUTCOME_CODES = new Set(['WEBHOOK_DELIVERY_FAILED']);
+
+/**
+ * Keeps the suite hermetic and its state snapshots stable: outbound fetches (webhook endpoints, JWKS)
+ * get an empty 200 JSON answer, and queue messages are dropped so no background job changes rows
+ * between two snapshots. The queue consumer and delivery have their own tests.
+ */
+export function isolateFromOutside(): void {
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async () => Response.json({ keys: [] }));
+  vi.spyOn(env.JOBS, 'send').mockResolvedValue(undefined as never);
+  vi.spyOn(env.JOBS, 'sendBatch').mockResolvedValue(undefined as never);
+}
+
+/** Real P-256 public keys (uncompressed hex), for `clientPublicKey` fields. */
+export function clientKeys(n = 4): string[] {
+  return Array.from({ length: n }, () => bytesToHex(p256.getPublicKey(p256.utils.randomSecretKey(), false)));
+}
+
+/**
+ * An embedded-wallet account with a customer e-mail, inserted directly: no endpoint creates one yet
+ * (the customers area will; then this can go through the API).
+ */
+export async function seedWallet(platformId: string): Promise<string> {
+  const db = database(env.DB);
+  const now = Date.now();
+  const customerId = newId('Customer', now);
+  const accountId = newId('InternalAccount', now);
+  await db.insert(customers).values({
+    id: customerId,
+    platformId,
+    platformCustomerId: `hostile-${customerId}`,
+    customerType: 'INDIVIDUAL',
+    email: `wallet-${crypto.randomUUID()}@example.com`,
+    umaAddress: `$hostile-${crypto.randomUUID()}@platform.test`,
+    verificationStatus: 'APPROVED',
+    info: {},
+    createdAt: now,
+    updatedAt: now,
+  });
+  await db.insert(internalAccounts).values({ id: accountId, platformId, customerId, type: 'EMBEDDED_WALLET', status: 'ACTIVE', currency: 'USDC', createdAt: now, updatedAt: now });
+  return accountId;
+}
+
+/** Names of the D1 tables with their columns (system tables left out). */
+async function tables(): Promise<{ name: string; columns: string[] }[]> {
+  const { results } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
+  ).all<{ name: string }>();
+  const out = [];
+  for (const { name } of results) {
+    const cols = await env.DB.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
+    out.push({ name, columns: cols.results.map((c) => c.name) });
+  }
+  return out;
+}
+
+/** Every id in D1 that belongs to `platformId` (rows with `id` and `platform_id` columns, and the platform itself). */
+export async function idsOf(platformId: string): Promise<string[]> {
+  const ids = [platformId];
+  for (const t of await tables()) {
+    if (!t.columns.includes('id') || !t.columns.includes('platform_id')) continue;
+    const { results } = await env.DB.prepare(`SELECT id FROM "${t.name}" WHERE platform_id = ?`).bind(platformId).all<{ id: string }>();
+    ids.push(...results.map((r) => r.id));
+  }
+  return ids;
+}
+
+/**
+ * A comparable picture of the database: every table's row count, and the full content of the rows of
+ * `platformIds` (tables with `platform_id`, and `platforms` itself). One D1 round trip.
+ */
+export async function snapshotter(platformIds: string[]): Promise<() => Promise<Record<string, string>>> {
+  const list = (await tables()).filter((t) => !STATE_EXEMPT_TABLES.has(t.name));
+  const marks = platformIds.map(() => '?').join(', ');
+  const statements = list.map((t) => {
+    const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
+    const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
+    const digest = scope ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY rowid))` : 'NULL';
+    return env.DB.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? platformIds : []));
+  });
+  return async () => {
+    const results = await env.DB.batch<{ n: number; rows: string | null }>(statements);
+    return Object.fromEntries(list.map((t, i) => [t.name, `${results[i]!.results[0]!.n} rows; ${results[i]!.results[0]!.rows ?? ''}`]));
+  };
+}
+
+/** Names of the tables whose picture differs. */
+export function changedTables(before: Record<string, string>, after: Record<string, string>): string[] {
+  return Object.keys({ ...before, ...after }).filter((k) => before[k] !== after[k]);
+}
+
+export interface World {
+  /** The platform the hostile requests come from (valid credentials for most of them). */
+  main: TestPlatform;
+  /** Another platform with its own data: its ids must answer like unknown ids. */
+  other: TestPlatform;
+  ownIds: string[];
+  otherIds: string[];
+  hints: Hints;
+}
+
+/** Ids that look real but belong to nobody. */
+const fabricatedIds = fc
+  .tuple(fc.constantFrom('ApiToken', 'Customer', 'InternalAccount', 'AuthMethod', 'Session', 'Request', 'WebhookDelivery', 'Transaction', 'Quote', 'Platform'), fc.uuid())
+  .map(([type, uuid]) => `${type}:${uuid}`);
+
+/**
+ * Gives a platform data through its own API: an embedded wallet with its EMAIL_OTP credential, an OTP
+ * e-mail and a session, a webhook endpoint with one TEST delivery, and for every POST
+ * operation without path parameters the first of a few generated bodies that succeeds (so new
+ * creation endpoints seed themselves).
+ */
+export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Promise<void> {
+  const accountId = await seedWallet(p.id);
+  // Generated bodies first: one may move the sandbox clock, which would expire the session made below.
+  const pool = await idsOf(p.id);
+  const hints: Hints = { ids: fc.constantFrom(...pool, accountId), fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)) } };
+  for (const op of doc.operations) {
+    if (op.method !== 'POST' || !op.security.includes('BasicAuth') || op.path.includes('{') || !op.body) continue;
+    const bodies = fc.sample(validish(doc, op.body.schema, hints), { seed, numRuns: 10 });
+    for (const body of bodies) {
+      if ((await api('POST', op.path, { auth: p.auth, body })).status < 300) break;
+    }
+  }
+  await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: 'https://hooks.test/hostile' } });
+  await api('POST', '/sandbox/webhooks/test', { auth: p.auth });
+  const credentials = await api('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`, { auth: p.auth });
+  // An OTP e-mail and a session (sandbox code), so the wallet's lists have records too.
+  const otp = credentials.body?.data?.[0]?.id;
+  if (otp) {
+    await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/challenge`, { auth: p.auth, body: {} });
+    await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: clientKeys(1)[0] } });
+  }
+  // Reading each list once lets lazily created records (an account's first credential) exist before the run.
+  for (const op of doc.operations) {
+    if (!isList(doc, op) || !op.security.includes('BasicAuth')) continue;
+    const query = op.params
+      .filter((q) => q.in === 'query' && q.required)
+      .map((q) => `${q.name}=${encodeURIComponent(/(^id$|Id$)/.test(q.name) ? accountId : 'x')}`)
+      .join('&');
+    await api('GET', `${fillPath(op.path, {})}${query ? `?${query}` : ''}`, { auth: p.auth });
+  }
+}
+
+/** One of `ids`, each id type (the part before `:`) equally likely, so rare types are tried as often as common ones. */
+function byType(ids: string[]): fc.Arbitrary<string> {
+  const groups = new Map<string, string[]>();
+  for (const id of ids) {
+    const type = id.split(':')[0]!;
+    groups.set(type, [...(groups.get(type) ?? []), id]);
+  }
+  return fc.constantFrom(...groups.values()).chain((group) => fc.constantFrom(...group));
+}
+
+/** Two populated platforms and the hints that point generated requests at their records. */
+export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
+  const main = await newPlatform();
+  const other = await newPlatform();
+  await populate(doc, main, seed);
+  await populate(doc, other, seed + 1);
+  // The run's own token stays out of the pool: deleting it would turn the rest of the run into 401s.
+  const ownIds = (await idsOf(main.id)).filter((id) => id !== main.tokenId);
+  const otherIds = await idsOf(other.id);
+  const hints: Hints = {
+    ids: fc.oneof({ weight: 3, arbitrary: byType(ownIds) }, { weight: 2, arbitrary: byType(otherIds) }, { weight: 1, arbitrary: fabricatedIds }),
+    fields: {
+      clientPublicKey: fc.constantFrom(...clientKeys()),
+      otp: fc.constantFrom('000000', '123456', '00000', 'abcdef'),
+    },
+  };
+  return { main, other, ownIds, otherIds, hints };
+}
