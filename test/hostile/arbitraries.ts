@@ -14,6 +14,8 @@ export interface Hints {
 export interface Credentials {
   basic: string;
   operator: string;
+  /** Bearer credentials of a connected agent. */
+  agent: string;
   /** clientId of the basic credentials, for "right id, wrong secret". */
   clientId: string;
 }
@@ -358,6 +360,7 @@ function bogusAuthorization(creds: Credentials): fc.Arbitrary<string | undefined
     asciiText(80).map((t) => `Bearer ${t}`),
     fc.constant(creds.operator),
     fc.constant(creds.basic),
+    fc.constant(creds.agent),
   );
 }
 
@@ -377,7 +380,13 @@ const idempotencyKey = fc.oneof(fc.uuid(), asciiText(40), fc.constantFrom('', '"
 /** Random and mutated requests to `op`: mostly with valid credentials, so they reach the validation layers. */
 export function hostileRequest(doc: ApiDoc, op: Operation, hints: Hints, creds: Credentials): fc.Arbitrary<HostileRequest> {
   const pathNames = op.params.filter((p) => p.in === 'path').map((p) => p.name);
-  const valid = op.security.includes('OperatorAuth') ? creds.operator : op.security.includes('BasicAuth') ? creds.basic : undefined;
+  const valid = op.security.includes('OperatorAuth')
+    ? creds.operator
+    : op.security.includes('BasicAuth')
+      ? creds.basic
+      : op.security.includes('AgentAuth')
+        ? creds.agent
+        : undefined;
   const authorization = fc.oneof({ weight: 12, arbitrary: fc.constant(valid) }, { weight: 1, arbitrary: bogusAuthorization(creds) });
   const declared = doc.methodsByPath.get(op.path) ?? [op.method];
   const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'TRACE'].filter((m) => !declared.includes(m));

@@ -69,7 +69,7 @@ function checkErrorShape(req: HostileRequest, res: Answer): { code: string } {
 describe('hostile input to every route of /openapi.json', () => {
   for (const op of doc.operations) {
     it(`${label(op)}: never 5xx, errors in the spec's shape, a rejected request changes nothing`, async () => {
-      const creds = { basic: world.main.auth, clientId: world.main.clientId, operator: OPERATOR };
+      const creds = { basic: world.main.auth, clientId: world.main.clientId, operator: OPERATOR, agent: world.mainAgent };
       let authenticated = 0;
       await fc.assert(
         fc.asyncProperty(hostileRequest(doc, op, world.hints, creds), async (req) => {

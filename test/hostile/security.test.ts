@@ -80,9 +80,11 @@ describe('authentication and permissions of every route', () => {
   });
 
   it('every BasicAuth route answers 403 to a token without the permission it declares, and not to one with it', async () => {
-    const none = await tokenWith(a, []);
-    const only = Object.fromEntries(await Promise.all(PERMISSIONS.map(async (p) => [p, await tokenWith(a, [p])] as const)));
-    const allBut = Object.fromEntries(await Promise.all(PERMISSIONS.map(async (p) => [p, await tokenWith(a, PERMISSIONS.filter((q) => q !== p))] as const)));
+    // Its own platform: the allowed calls act (POST /sandbox/reset among them).
+    const d = await newPlatform();
+    const none = await tokenWith(d, []);
+    const only = Object.fromEntries(await Promise.all(PERMISSIONS.map(async (p) => [p, await tokenWith(d, [p])] as const)));
+    const allBut = Object.fromEntries(await Promise.all(PERMISSIONS.map(async (p) => [p, await tokenWith(d, PERMISSIONS.filter((q) => q !== p))] as const)));
     for (const op of basicOps) {
       expect(PERMISSIONS, `${label(op)} declares x-required-permission`).toContain(op.permission);
       const target = anyTarget(op);
@@ -102,14 +104,14 @@ describe('Cache-Control', () => {
   it('every route answers with Cache-Control: no-store, success and errors alike', async () => {
     // Its own platform: this sweep changes things (the sandbox clock, tokens) the tenancy checks rely on.
     const c = await newPlatform();
-    await populate(doc, c, SEED + 2);
+    const { agentAuth } = await populate(doc, c, SEED + 2);
     const cIds = (await idsOf(c.id)).filter((id) => id !== c.tokenId);
     const hints: Hints = { ids: fc.constantFrom(...cIds), fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)) } };
     const byType = new Map<string, string>();
     for (const id of cIds) byType.set(id.split(':')[0]!, id);
     let successes = 0;
     for (const op of doc.operations) {
-      const auth = op.security.includes('OperatorAuth') ? OPERATOR : c.auth;
+      const auth = op.security.includes('OperatorAuth') ? OPERATOR : op.security.includes('AgentAuth') ? agentAuth : c.auth;
       const pathNames = op.params.filter((p) => p.in === 'path').map((p) => p.name);
       // One id of each kind the platform has: the right kind reaches the record, the others answer 404.
       const targets = pathNames.length ? [...byType.values()].map((id) => fillPath(op.path, Object.fromEntries(pathNames.map((n) => [n, encodeURIComponent(id)])))) : [op.path];

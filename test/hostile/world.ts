@@ -4,8 +4,6 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
 import { vi } from 'vitest';
 import { database } from '../../src/db/client';
-import { customers, internalAccounts } from '../../src/db/schema';
-import { newId } from '../../src/crypto/ids';
 import { api, newPlatform, type TestPlatform } from '../helpers';
 import { validish, type Hints } from './arbitraries';
 import { fillPath, isList, type ApiDoc } from './openapi';
@@ -38,28 +36,29 @@ export function clientKeys(n = 4): string[] {
 }
 
 /**
- * An embedded-wallet account with a customer e-mail, inserted directly: no endpoint creates one yet
- * (the customers area will; then this can go through the API).
+ * A customer with an e-mail (so its embedded wallet has an EMAIL_OTP credential) and a connected agent
+ * for it, all through the API. Returns the wallet account id and the agent's bearer credentials.
  */
-export async function seedWallet(platformId: string): Promise<string> {
-  const db = database(env.DB);
-  const now = Date.now();
-  const customerId = newId('Customer', now);
-  const accountId = newId('InternalAccount', now);
-  await db.insert(customers).values({
-    id: customerId,
-    platformId,
-    platformCustomerId: `hostile-${customerId}`,
-    customerType: 'INDIVIDUAL',
-    email: `wallet-${crypto.randomUUID()}@example.com`,
-    umaAddress: `$hostile-${crypto.randomUUID()}@platform.test`,
-    verificationStatus: 'APPROVED',
-    info: {},
-    createdAt: now,
-    updatedAt: now,
+export async function seedWalletAndAgent(p: TestPlatform): Promise<{ accountId: string; agentId: string; agentAuth: string }> {
+  const customer = await api('POST', '/customers', {
+    auth: p.auth,
+    body: { customerType: 'INDIVIDUAL', fullName: 'Hostile Tester', email: `wallet-${crypto.randomUUID()}@example.com` },
   });
-  await db.insert(internalAccounts).values({ id: accountId, platformId, customerId, type: 'EMBEDDED_WALLET', status: 'ACTIVE', currency: 'USDC', createdAt: now, updatedAt: now });
-  return accountId;
+  const accounts = await api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`, { auth: p.auth });
+  const agent = await api('POST', '/agents', {
+    auth: p.auth,
+    body: {
+      name: 'Hostile agent',
+      customerId: customer.body.id,
+      policy: {
+        permissions: ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'],
+        defaultExecutionMode: 'AUTO',
+        spendingLimits: { currency: 'USD', perTransactionLimit: 1_000_000 },
+      },
+    },
+  });
+  const redeemed = await api('POST', `/agents/device-codes/${agent.body.deviceCode.code}/redeem`);
+  return { accountId: accounts.body.data[0].id, agentId: agent.body.agent.id, agentAuth: `Bearer ${redeemed.body.accessToken}` };
 }
 
 /** Names of the D1 tables with their columns (system tables left out). */
@@ -113,6 +112,8 @@ export function changedTables(before: Record<string, string>, after: Record<stri
 export interface World {
   /** The platform the hostile requests come from (valid credentials for most of them). */
   main: TestPlatform;
+  /** Bearer credentials of a connected agent of `main` (for the agent-scoped routes). */
+  mainAgent: string;
   /** Another platform with its own data: its ids must answer like unknown ids. */
   other: TestPlatform;
   ownIds: string[];
@@ -131,8 +132,8 @@ const fabricatedIds = fc
  * operation without path parameters the first of a few generated bodies that succeeds (so new
  * creation endpoints seed themselves).
  */
-export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Promise<void> {
-  const accountId = await seedWallet(p.id);
+export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Promise<{ agentId: string; agentAuth: string }> {
+  const { accountId, agentId, agentAuth } = await seedWalletAndAgent(p);
   // Generated bodies first: one may move the sandbox clock, which would expire the session made below.
   const pool = await idsOf(p.id);
   const hints: Hints = { ids: fc.constantFrom(...pool, accountId), fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)) } };
@@ -161,6 +162,7 @@ export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Prom
       .join('&');
     await api('GET', `${fillPath(op.path, {})}${query ? `?${query}` : ''}`, { auth: p.auth });
   }
+  return { agentId, agentAuth };
 }
 
 /** One of `ids`, each id type (the part before `:`) equally likely, so rare types are tried as often as common ones. */
@@ -177,10 +179,10 @@ function byType(ids: string[]): fc.Arbitrary<string> {
 export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
   const main = await newPlatform();
   const other = await newPlatform();
-  await populate(doc, main, seed);
+  const mainAgent = await populate(doc, main, seed);
   await populate(doc, other, seed + 1);
-  // The run's own token stays out of the pool: deleting it would turn the rest of the run into 401s.
-  const ownIds = (await idsOf(main.id)).filter((id) => id !== main.tokenId);
+  // The run's own token and agent stay out of the pool: deleting either would turn the rest of the run into 401s.
+  const ownIds = (await idsOf(main.id)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
   const otherIds = await idsOf(other.id);
   const hints: Hints = {
     ids: fc.oneof({ weight: 3, arbitrary: byType(ownIds) }, { weight: 2, arbitrary: byType(otherIds) }, { weight: 1, arbitrary: fabricatedIds }),
@@ -189,5 +191,5 @@ export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
       otp: fc.constantFrom('000000', '123456', '00000', 'abcdef'),
     },
   };
-  return { main, other, ownIds, otherIds, hints };
+  return { main, mainAgent: mainAgent.agentAuth, other, ownIds, otherIds, hints };
 }

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, newPlatform } from '../helpers';
-import { clientKeys, seedWallet } from '../hostile/world';
+import { api, expectError } from '../helpers';
+import { clientKeys } from '../hostile/world';
+import { newWallet } from './fixtures';
 
 const indexRows = async (platformId: string) =>
   (await env.DB.prepare('SELECT count(*) AS n FROM wallet_auth_index WHERE platform_id = ?').bind(platformId).first<{ n: number }>())!.n;
@@ -9,8 +10,7 @@ const indexRows = async (platformId: string) =>
 // Found by the hostile-input suite: a refused verify used to reserve a session id in D1 before checking the code.
 describe('a refused credential verify leaves nothing behind', () => {
   it('a wrong OTP answers 401 and reserves no session id; the right one then issues a session', async () => {
-    const p = await newPlatform();
-    const accountId = await seedWallet(p.id);
+    const { p, accountId } = await newWallet();
     const list = await api('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`, { auth: p.auth });
     const credentialId: string = list.body.data[0].id;
     expect((await api('POST', `/auth/credentials/${credentialId}/challenge`, { auth: p.auth, body: {} })).status).toBe(200);
