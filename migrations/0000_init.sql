@@ -412,6 +412,7 @@ CREATE TABLE `transactions` (
 	`refund` text,
 	`settled_at` integer,
 	`agent_id` text,
+	`request_key` text,
 	`approval` text,
 	`scenario` text,
 	`created_at` integer NOT NULL,
@@ -424,4 +425,5 @@ CREATE INDEX `transactions_platform_idx` ON `transactions` (`platform_id`,`id`);
 CREATE INDEX `transactions_customer_idx` ON `transactions` (`platform_id`,`customer_id`,`id`);--> statement-breakpoint
 CREATE INDEX `transactions_source_account_idx` ON `transactions` (`source_account_id`,`id`);--> statement-breakpoint
 CREATE INDEX `transactions_destination_account_idx` ON `transactions` (`destination_account_id`,`id`);--> statement-breakpoint
-CREATE INDEX `transactions_quote_idx` ON `transactions` (`quote_id`);
+CREATE INDEX `transactions_quote_idx` ON `transactions` (`quote_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `transactions_request_key_uq` ON `transactions` (`platform_id`,`request_key`);

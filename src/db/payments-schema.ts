@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * Tables of money movement: quotes, transactions and each transaction's status history.
@@ -83,6 +83,12 @@ export const transactions = sqliteTable(
     settledAt: integer('settled_at'),
     /** Set when an agent initiated the transaction. */
     agentId: text('agent_id'),
+    /**
+     * The Idempotency-Key of the request that created it (transfers): a retry that finds its first
+     * attempt committed, but unanswered (the worker died in between), returns that transaction instead of
+     * moving money again.
+     */
+    requestKey: text('request_key'),
     approval: text('approval', { mode: 'json' }).$type<Approval>(),
     /** The sandbox plan (outcome scenario) the transaction follows once initiated. */
     scenario: text('scenario'),
@@ -98,6 +104,7 @@ export const transactions = sqliteTable(
     index('transactions_source_account_idx').on(t.sourceAccountId, t.id),
     index('transactions_destination_account_idx').on(t.destinationAccountId, t.id),
     index('transactions_quote_idx').on(t.quoteId),
+    uniqueIndex('transactions_request_key_uq').on(t.platformId, t.requestKey),
   ],
 );
 

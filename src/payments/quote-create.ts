@@ -196,6 +196,7 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
     refund: null,
     settledAt: null,
     agentId: null,
+    requestKey: null,
     approval: null,
     scenario,
     createdAt: now,

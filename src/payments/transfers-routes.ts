@@ -7,6 +7,8 @@ import { createTransfer } from './transfers-service';
 import { transactionView } from './views';
 
 const tag = 'Same-Currency Transfers';
+/** The request's Idempotency-Key, recorded on the transfer (withIdempotency has already required it). */
+const requestKey = (c: { request: Request }) => c.request.headers.get('Idempotency-Key') ?? undefined;
 const responses = {
   201: { description: 'The transfer, already initiated (sandbox outcome by the external account suffix)', schema: Transaction },
   ...errorResponses(400, 401, 403, 404, 409, 413, 422),
@@ -27,7 +29,7 @@ export const transferRoutes = [
     handler: (c) =>
       withIdempotency(c, 'platform', async () => {
         const input = { sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount };
-        return json(transactionView(await createTransfer(paymentDeps(c), c.auth.platform, 'IN', input, c.now)), 201);
+        return json(transactionView(await createTransfer(paymentDeps(c), c.auth.platform, 'IN', input, c.now, requestKey(c))), 201);
       }),
   }),
   defineRoute({
@@ -44,7 +46,7 @@ export const transferRoutes = [
     handler: (c) =>
       withIdempotency(c, 'platform', async () => {
         const input = { sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount };
-        return json(transactionView(await createTransfer(paymentDeps(c), c.auth.platform, 'OUT', input, c.now)), 201);
+        return json(transactionView(await createTransfer(paymentDeps(c), c.auth.platform, 'OUT', input, c.now, requestKey(c))), 201);
       }),
   }),
 ];

@@ -1,4 +1,8 @@
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { transactions } from '../db/schema';
+import { isUniqueViolation } from '../db/json-rows';
+import { errorText } from '../ledger/ledger';
 import type { Approval, ExternalAccountRow, InternalAccountRow, PlatformRow, TransactionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields } from '../http/errors';
@@ -80,6 +84,7 @@ async function transferRow(db: Db, platform: PlatformRow, direction: Direction, 
     refund: null,
     settledAt: null,
     agentId: null,
+    requestKey: null,
     approval: null,
     scenario: transferScenario(direction, primaryIdentifier(external).suffix, sandbox),
     createdAt: now,
@@ -92,15 +97,39 @@ async function transferRow(db: Db, platform: PlatformRow, direction: Direction, 
  * the same customer (or of the platform). The transaction is created already initiated: transfer-out
  * debits at once (a real shortfall is 400 INSUFFICIENT_FUNDS and records nothing); outcomes by suffix.
  */
-export async function createTransfer(deps: PaymentDeps, platform: PlatformRow, direction: Direction, input: TransferInput, now: number): Promise<TransactionRow> {
+export async function createTransfer(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  direction: Direction,
+  input: TransferInput,
+  now: number,
+  requestKey?: string,
+): Promise<TransactionRow> {
+  if (requestKey) {
+    const earlier = await byRequestKey(deps.db, platform.id, requestKey);
+    if (earlier) return earlier;
+  }
   const pair = await transferPair(deps.db, platform.id, direction, input);
-  const row = await transferRow(deps.db, platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
+  const row = { ...(await transferRow(deps.db, platform, direction, pair, input.amount, deps.mode === 'sandbox', now)), requestKey: requestKey ?? null };
   const start = initiation(deps.db, row, now, deps.mode);
   const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions });
-  const result = await commitChange(deps, change);
+  let result: Awaited<ReturnType<typeof commitChange>>;
+  try {
+    result = await commitChange(deps, change);
+  } catch (error) {
+    // The same request committed concurrently (its retry raced the first attempt): that one is the answer.
+    const earlier = requestKey && isUniqueViolation(errorText(error), 'transactions', 'request_key') ? await byRequestKey(deps.db, platform.id, requestKey) : undefined;
+    if (earlier) return earlier;
+    throw error;
+  }
   if (result === 'insufficient_funds') throw insufficientFunds(pair.internal.id);
   if (result !== 'applied') throw new Error(`transfer not recorded: ${result}`);
   return change.row;
+}
+
+async function byRequestKey(db: Db, platformId: string, requestKey: string): Promise<TransactionRow | undefined> {
+  const [row] = await db.select().from(transactions).where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey))).limit(1);
+  return row;
 }
 
 /**

@@ -106,6 +106,7 @@ export async function sandboxReceiveUma(
     refund: null,
     settledAt: null,
     agentId: null,
+    requestKey: null,
     approval: null,
     scenario: 'UMA_RECEIVE',
     createdAt: now,

@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { expectError, newPlatform } from '../helpers';
 import { balanceOf, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer, createQuote, execute } from '../payments/support';
@@ -29,6 +30,24 @@ describe('money under concurrent requests', () => {
     const results = await Promise.all(quotes.map((q) => execute(p, q.id)));
     expect(results.filter((r) => r.status === 200 || r.status === 201)).toHaveLength(3);
     expect(await balanceOf(p, accounts.USD!)).toBe(1_000);
+    await expectLedgerInvariant(p.id);
+  });
+});
+
+describe('a worker that dies between committing and answering', () => {
+  it('a retry with the same Idempotency-Key returns the committed transfer instead of moving money again', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 1_000);
+    const ext = await externalAccount(p, customer.id, 'USD', '789');
+    const first = await transfer(p, 'out', accounts.USD!, ext, 300, 'crash-key');
+    expect(first.status).toBe(201);
+    // Fault injection: the stored answer is lost, as when the worker died before recording it and its claim lapsed.
+    await env.DB.prepare('DELETE FROM idempotency_keys WHERE platform_id = ?').bind(p.id).run();
+    const retry = await transfer(p, 'out', accounts.USD!, ext, 300, 'crash-key');
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    expect(await balanceOf(p, accounts.USD!)).toBe(700);
     await expectLedgerInvariant(p.id);
   });
 });
