@@ -49,7 +49,6 @@ export const sandboxFundRoutes = [
     tag: 'Sandbox',
     auth: 'basic',
     permission: 'TRANSACT',
-    sandboxOnly: true,
     params: AccountIdParams,
     body: SandboxFundRequest,
     responses: { 200: { description: 'The funded account', schema: InternalAccount }, ...errorResponses(400, 401, 403, 404, 409, 413) },

@@ -241,12 +241,7 @@ function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unkn
  */
 export async function updateCustomer(db: Db, queue: Queue<unknown>, platform: PlatformRow, customerId: string, patch: CustomerUpdate, now: number): Promise<CustomerView> {
   for (let attempt = 0; ; attempt++) {
-    const row = await loadActiveCustomer(db, platform.id, customerId);
-    if (row.customerType !== patch.customerType) {
-      throw invalidFields('request body', [{ field: 'customerType', message: `Must be ${row.customerType}: a customer's type cannot change` }]);
-    }
-    const issues = platformIssues(platform, patch);
-    if (issues.length > 0) throw invalidFields('request body', issues);
+    const row = await checkCustomerUpdate(db, platform, customerId, patch);
     const status = patch.customerType === 'INDIVIDUAL' ? patch.kycStatus : patch.kybStatus;
     const changes: Partial<CustomerRow> = { info: mergeInfo(row, patch), updatedAt: Math.max(now, row.updatedAt) };
     if (patch.email !== undefined) changes.email = patch.email;

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Db } from '../db/client';
+import { canonicalJson } from '../crypto/canonical';
 import { idempotencyKeys, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
 import { ApiError, badRequest, errorResponse } from './errors';
@@ -191,18 +192,6 @@ function canonicalBody(body: string): string {
   } catch {
     return body;
   }
-}
-
-/** JSON with object keys sorted at every level and no whitespace. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** Deletes keys past their retention (cron); a bounded batch per call. */

@@ -4,7 +4,7 @@ import { database, type Db } from '../db/client';
 import type { Permission } from '../db/schema';
 import { authenticate, type Principals } from './auth';
 import { readJson } from './body';
-import { forbidden, invalidFields, notFound, zodIssues } from './errors';
+import { forbidden, invalidFields, zodIssues } from './errors';
 import type { Logger } from './log';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -44,8 +44,6 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
   auth: A;
   /** Required API-token permission (Basic auth only). */
   permission?: Permission;
-  /** Exists only in sandbox mode: production answers 404 before authenticating, as for an unknown path. */
-  sandboxOnly?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
@@ -65,7 +63,6 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
   spec: RouteSpec<A, P, Q, B>,
 ): RouteDef {
   const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
-    if (spec.sandboxOnly && settings.mode !== 'sandbox') throw notFound('NOT_FOUND', 'No route matches this path');
     const db = database(env.DB);
     const auth = await authenticate(spec.auth, request, { db, settings });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {

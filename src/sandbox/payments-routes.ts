@@ -18,7 +18,6 @@ export const sandboxPaymentRoutes = [
     tag,
     auth: 'basic',
     permission: 'TRANSACT',
-    sandboxOnly: true,
     body: SandboxSendRequest,
     responses: { 200: { description: 'The quote’s transaction, funded', schema: OutgoingTransaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
     handler: async (c) => json(transactionView(await sandboxSend(paymentDeps(c), c.auth.platform.id, c.body, c.now))),
@@ -31,7 +30,6 @@ export const sandboxPaymentRoutes = [
     tag,
     auth: 'basic',
     permission: 'TRANSACT',
-    sandboxOnly: true,
     body: SandboxUmaReceiveRequest,
     responses: { 200: { description: 'The incoming transaction (PENDING; COMPLETED a few seconds later)', schema: IncomingTransaction }, ...errorResponses(400, 401, 403, 404, 413) },
     handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.now))),
@@ -44,7 +42,6 @@ export const sandboxPaymentRoutes = [
     tag,
     auth: 'basic',
     permission: 'MANAGE',
-    sandboxOnly: true,
     responses: { 204: { description: 'Reset' }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
       await resetPlatform(c.db, c.env.DOCUMENTS, c.auth.platform.id);
