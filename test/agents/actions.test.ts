@@ -48,12 +48,13 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
 
   it('perTransactionLimit: at the limit passes, one above is refused with 403 and nothing happens', async () => {
     const a = await fundedAgent(limits({ perTransactionLimit: 1_000 }));
+    expect((await out(a, 999)).body.status).toBe('APPROVED');
     expect((await out(a, 1_000)).body.status).toBe('APPROVED');
     const refused = await out(a, 1_001);
     expectError(refused, 403, 'FORBIDDEN');
     expect(refused.body.message).toContain('per-transaction limit');
-    expect(await balanceOf(a.p, a.usd)).toBe(99_000);
-    expect((await api('GET', '/agents/me/actions', { auth: a.bearer })).body.totalCount).toBe(1);
+    expect(await balanceOf(a.p, a.usd)).toBe(98_001);
+    expect((await api('GET', '/agents/me/actions', { auth: a.bearer })).body.totalCount).toBe(2);
   });
 
   it('dailyLimit: up to the limit passes, beyond it is refused', async () => {
@@ -74,8 +75,9 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     expectError(await out(count, 10), 403, 'FORBIDDEN');
 
     const monthly = await fundedAgent(limits({ monthlyLimit: 5_000 }));
-    expect((await out(monthly, 5_000)).status).toBe(201);
-    expectError(await out(monthly, 1), 403, 'FORBIDDEN');
+    expect((await out(monthly, 4_999)).status).toBe(201); // just below
+    expect((await out(monthly, 1)).status).toBe(201); // at
+    expectError(await out(monthly, 1), 403, 'FORBIDDEN'); // above
   });
 
   it('amounts in another currency count in the policy currency', async () => {
@@ -87,17 +89,18 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
 
   it('an approval threshold forces approval above it, not at it; nothing moves while pending; a webhook announces it', async () => {
     const a = await fundedAgent({ approvalThresholds: { currency: 'USD', amount: 5_000 } });
+    expect((await out(a, 4_999)).body.status).toBe('APPROVED');
     expect((await out(a, 5_000)).body.status).toBe('APPROVED');
     const pending = await out(a, 5_001);
     expect(pending.status).toBe(201);
     expect(pending.body.status).toBe('PENDING_APPROVAL');
     expect(pending.body).not.toHaveProperty('transaction');
-    expect(await balanceOf(a.p, a.usd)).toBe(95_000);
+    expect(await balanceOf(a.p, a.usd)).toBe(90_001);
     const announced = (await events(a.p.id)).filter((e) => e.type === 'AGENT_ACTION.PENDING_APPROVAL');
     expect(announced).toHaveLength(1);
     expect(announced[0]!.data).toMatchObject({ id: pending.body.id, status: 'PENDING_APPROVAL' });
     // Pending actions do not count against limits.
-    expect((await api('GET', '/agents/me', { auth: a.bearer })).body.usage.dailySpend).toBe(5_000);
+    expect((await api('GET', '/agents/me', { auth: a.bearer })).body.usage.dailySpend).toBe(9_999);
   });
 
   it('APPROVAL_REQUIRED: the platform approves, the action executes', async () => {
