@@ -11,7 +11,7 @@ const PAYLOAD = '{"type":"ACTIVITY_TYPE_REVOKE_SESSION","organizationId":"Intern
 /** A session key the way a client really gets it: sealed by the server, opened with @turnkey/crypto. */
 async function sessionKey(): Promise<SessionKey> {
   const client = newWalletClient();
-  return openSessionKey(client, await sealToClient(client.clientPublicKey, generateSessionKeyPair().privateKey));
+  return openSessionKey(client, await sealToClient(client.clientPublicKey, (await generateSessionKeyPair()).privateKey));
 }
 
 function encode(value: unknown): string {
