@@ -1,9 +1,10 @@
-import { defineRoute, json } from '../http/route';
+import type { z } from 'zod';
+import { defineRoute, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { idempotencyHeaderDoc, withIdempotency } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './state';
-import { createTransfer } from './transfers-service';
+import { createTransfer, transferReads, type Direction } from './transfers-service';
 import { transactionView } from './views';
 
 const tag = 'Same-Currency Transfers';
@@ -11,6 +12,30 @@ const responses = {
   201: { description: 'The transfer, already initiated (sandbox outcome by the external account suffix)', schema: Transaction },
   ...errorResponses(400, 401, 403, 404, 409, 413, 422),
 };
+
+/**
+ * One transfer under its Idempotency-Key in three round trips: authentication; the key's claim with the
+ * accounts' reads; the money batch, which also records the response for replays.
+ */
+function transfer(direction: Direction) {
+  return (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
+    const input = { sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount };
+    const reads = transferReads(c.db, c.auth.platform, direction, input);
+    return withIdempotency(
+      c,
+      'platform',
+      async (claim) => {
+        let body = '';
+        await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
+          pair: reads.pair(claim.reads),
+          with: (row) => [claim.record(201, (body = JSON.stringify(transactionView(row))))],
+        });
+        return claim.recorded(201, body);
+      },
+      { reads: [...reads.statements] },
+    );
+  };
+}
 
 export const transferRoutes = [
   defineRoute({
@@ -24,11 +49,7 @@ export const transferRoutes = [
     body: TransferInRequest,
     headers: idempotencyHeaderDoc,
     responses,
-    handler: (c) =>
-      withIdempotency(c, 'platform', async () => {
-        const input = { sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount };
-        return json(transactionView(await createTransfer(paymentDeps(c), c.auth.platform, 'IN', input, c.now)), 201);
-      }),
+    handler: transfer('IN'),
   }),
   defineRoute({
     method: 'POST',
@@ -41,10 +62,6 @@ export const transferRoutes = [
     body: TransferOutRequest,
     headers: idempotencyHeaderDoc,
     responses,
-    handler: (c) =>
-      withIdempotency(c, 'platform', async () => {
-        const input = { sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount };
-        return json(transactionView(await createTransfer(paymentDeps(c), c.auth.platform, 'OUT', input, c.now)), 201);
-      }),
+    handler: transfer('OUT'),
   }),
 ];

@@ -1,12 +1,14 @@
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import type { Approval, ExternalAccountRow, InternalAccountRow, PlatformRow, TransactionRow } from '../db/schema';
+import { customers, internalAccounts, type Approval, type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
+import type { Statement } from '../ledger/ledger';
 import { newId } from '../crypto/ids';
 import { invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../accounts/beneficiary';
-import { loadExternalAccount } from '../accounts/external-service';
-import { loadInternalAccount } from '../accounts/internal-service';
+import { externalAccountNotFound, liveExternalAccount } from '../accounts/external-service';
+import { internalAccountNotFound } from '../accounts/internal-service';
 import { transferScenario } from './outcomes';
-import { checkTransferPair, externalCounterparty, insufficientFunds, ownerOf, requireActiveExternal, requireActiveInternal } from './parties';
+import { checkTransferPair, externalCounterparty, insufficientFunds, ownerFrom, requireActiveExternal, requireActiveInternal, type Owner } from './parties';
 import { buildChange, commitChange, initiation, type PaymentDeps } from './state';
 import { referenceFor } from './views';
 
@@ -19,17 +21,50 @@ export interface TransferInput {
   amount: number;
 }
 
-interface Pair {
+export interface Pair {
   internal: InternalAccountRow;
   external: ExternalAccountRow;
+  /** Who the internal account belongs to (the transaction's owner). */
+  owner: Owner;
 }
 
-/** Loads and checks both accounts: same platform, active, same currency, same holder (spec 4.8). */
-export async function transferPair(db: Db, platformId: string, direction: Direction, input: TransferInput): Promise<Pair> {
+/**
+ * The queries a transfer reads (both accounts and the internal account's customer, for one round trip,
+ * possibly shared with other statements), and `pair`, which checks their results.
+ */
+export function transferReads(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput) {
   const [internalId, externalId] = direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
+  const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platform.id));
+  const statements = [
+    db.select().from(internalAccounts).where(internalWhere).limit(1),
+    liveExternalAccount(db, platform.id, externalId).limit(1),
+    db
+      .select()
+      .from(customers)
+      .where(
+        and(
+          eq(customers.platformId, platform.id),
+          eq(customers.id, db.select({ id: internalAccounts.customerId }).from(internalAccounts).where(internalWhere)),
+        ),
+      )
+      .limit(1),
+  ] as const;
+  const pair = (results: readonly unknown[][]) =>
+    checkedPair(platform, direction, results[0]![0] as InternalAccountRow | undefined, results[1]![0] as ExternalAccountRow | undefined, results[2]![0] as CustomerRow | undefined);
+  return { statements, pair };
+}
+
+/** Loads and checks both accounts of a transfer in one round trip (see `checkedPair`). */
+export async function transferPair(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput): Promise<Pair> {
+  const reads = transferReads(db, platform, direction, input);
+  return reads.pair(await db.batch(reads.statements));
+}
+
+/** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
+function checkedPair(platform: PlatformRow, direction: Direction, internal: InternalAccountRow | undefined, external: ExternalAccountRow | undefined, customer: CustomerRow | undefined): Pair {
   const [internalField, externalField] = direction === 'OUT' ? ['source.accountId', 'destination.accountId'] : ['destination.accountId', 'source.accountId'];
-  const internal = await loadInternalAccount(db, platformId, internalId);
-  const external = await loadExternalAccount(db, platformId, externalId);
+  if (!internal) throw internalAccountNotFound();
+  if (!external) throw externalAccountNotFound();
   requireActiveInternal(internal);
   requireActiveExternal(external);
   checkTransferPair(internal, external, internalField, externalField);
@@ -39,14 +74,13 @@ export async function transferPair(db: Db, platformId: string, direction: Direct
       { field: 'source.accountId', message: 'An EMBEDDED_WALLET pays out through a quote executed with a signed retry (POST /quotes/{quoteId}/execute)' },
     ]);
   }
-  return { internal, external };
+  return { internal, external, owner: ownerFrom(platform, internal.customerId, customer) };
 }
 
 /** The transaction row of a transfer, in `status`, following spec 4.9's suffix table. */
-async function transferRow(db: Db, platform: PlatformRow, direction: Direction, pair: Pair, amount: number, sandbox: boolean, now: number): Promise<TransactionRow> {
-  const { internal, external } = pair;
+function transferRow(platform: PlatformRow, direction: Direction, pair: Pair, amount: number, sandbox: boolean, now: number): TransactionRow {
+  const { internal, external, owner } = pair;
   const id = newId('Transaction', now);
-  const owner = await ownerOf(db, platform, internal.customerId);
   const internalEnd = { accountId: internal.id, currency: internal.currency };
   const externalEnd = { accountId: external.id, currency: external.currency };
   return {
@@ -92,11 +126,25 @@ async function transferRow(db: Db, platform: PlatformRow, direction: Direction, 
  * the same customer (or of the platform). The transaction is created already initiated: transfer-out
  * debits at once (a real shortfall is 400 INSUFFICIENT_FUNDS and records nothing); outcomes by suffix.
  */
-export async function createTransfer(deps: PaymentDeps, platform: PlatformRow, direction: Direction, input: TransferInput, now: number): Promise<TransactionRow> {
-  const pair = await transferPair(deps.db, platform.id, direction, input);
-  const row = await transferRow(deps.db, platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
+export async function createTransfer(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  direction: Direction,
+  input: TransferInput,
+  now: number,
+  opts: {
+    /** The accounts, if the caller has read them (`transferReads`). */
+    pair?: Pair;
+    /** Statements to commit with the transfer, given the transaction as it will be (e.g. the idempotent response). */
+    with?: (row: TransactionRow) => Statement[];
+  } = {},
+): Promise<TransactionRow> {
+  const pair = opts.pair ?? (await transferPair(deps.db, platform, direction, input));
+  const row = transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
   const start = initiation(deps.db, row, now, deps.mode);
-  const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions });
+  // The internal account was just read: its balance event needs no second read.
+  const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions, accounts: [pair.internal] });
+  change.statements.push(...(opts.with?.(change.row) ?? []));
   const result = await commitChange(deps, change);
   if (result === 'insufficient_funds') throw insufficientFunds(pair.internal.id);
   if (result !== 'applied') throw new Error(`transfer not recorded: ${result}`);
@@ -115,8 +163,8 @@ export async function createPendingTransfer(
   now: number,
   extra: { agentId?: string },
 ): Promise<TransactionRow> {
-  const pair = await transferPair(deps.db, platform.id, direction, input);
-  const row = await transferRow(deps.db, platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
+  const pair = await transferPair(deps.db, platform, direction, input);
+  const row = transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
   const approval: Approval = {
     action: { type: direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN', sourceAccountId: input.sourceAccountId, destinationAccountId: input.destinationAccountId, amount: input.amount, currency: pair.internal.currency },
     state: 'PENDING_APPROVAL',
