@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';
 import { iso } from '../common/time';
@@ -71,15 +71,25 @@ interface Pending {
   retryInSeconds?: number;
 }
 
+const NO_ENDPOINT = 'No webhookEndpoint is configured (PATCH /config to set one)';
+
 /**
  * `deliverEvent` for several events (a queue batch, a sweep): every claim in one D1 round trip, the
  * POSTs `PARALLEL_SENDS` at a time, every result in one more round trip, the retry messages in one send.
+ * Due deliveries of platforms without an endpoint are settled (SKIPPED) by the claim batch itself.
  * Outcomes are in the order of `eventIds`.
  */
 export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realNow: number): Promise<AttemptOutcome[]> {
   if (eventIds.length === 0) return [];
   const { db } = deps;
   const platformNow = platformNowSql(realNow);
+  const due = and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.status, 'PENDING'), lte(webhookDeliveries.nextAttemptAt, platformNow));
+  const noEndpoint = sql`(SELECT ${platforms.webhookEndpoint} FROM ${platforms} WHERE ${platforms.id} = ${webhookDeliveries.platformId}) IS NULL`;
+  const skip = db
+    .update(webhookDeliveries)
+    .set({ status: 'SKIPPED', attempts: sql`${webhookDeliveries.attempts} + 1`, lastError: NO_ENDPOINT, lastAttemptAt: platformNow, nextAttemptAt: platformNow, updatedAt: platformNow })
+    .where(and(due, noEndpoint))
+    .returning({ eventId: webhookDeliveries.eventId });
   const claims: Statement[] = eventIds.flatMap((eventId) => [
     db
       .update(webhookDeliveries)
@@ -92,22 +102,17 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
       .innerJoin(platforms, eq(platforms.id, webhookEvents.platformId))
       .where(eq(webhookEvents.id, eventId)),
   ]);
-  const results = (await db.batch(claims as [Statement, ...Statement[]])) as unknown[][];
-  const outcomes: AttemptOutcome[] = eventIds.map(() => ({ result: 'not_due' }));
+  const [skipped, ...results] = (await db.batch([skip, ...claims])) as [{ eventId: string }[], ...unknown[][]];
+  const skippedIds = new Set(skipped.map((r) => r.eventId));
+  const outcomes: AttemptOutcome[] = eventIds.map((id) => (skippedIds.has(id) ? { result: 'skipped', reason: NO_ENDPOINT } : { result: 'not_due' }));
   const pending: Pending[] = [];
   const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEventRow; endpoint: string; now: number }[] = [];
   eventIds.forEach((_, index) => {
     const claimed = results[2 * index]![0] as WebhookDeliveryRow | undefined;
     const context = results[2 * index + 1]![0] as { event: WebhookEventRow; endpoint: string | null; offset: number } | undefined;
-    if (!claimed || !context) return;
-    const now = realNow + context.offset;
-    if (!context.endpoint) {
-      const reason = 'No webhookEndpoint is configured (PATCH /config to set one)';
-      pending.push({ index, claimed, changes: { status: 'SKIPPED', lastError: reason, lastAttemptAt: now, nextAttemptAt: now, updatedAt: now } });
-      outcomes[index] = { result: 'skipped', reason };
-      return;
-    }
-    sends.push({ index, claimed, event: context.event, endpoint: context.endpoint, now });
+    // A claimed delivery has an endpoint: those without one were settled by the skip, earlier in the same transaction.
+    if (!claimed || !context?.endpoint) return;
+    sends.push({ index, claimed, event: context.event, endpoint: context.endpoint, now: realNow + context.offset });
   });
   const signingKey = deps.signingKey;
   if (sends.length > 0 && signingKey) {

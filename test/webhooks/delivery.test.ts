@@ -247,6 +247,23 @@ describe('webhook delivery', () => {
     expect(await deliveryOf(notDue)).toMatchObject({ status: 'PENDING', attempts: 0 });
   });
 
+  it('settles the deliveries of platforms without an endpoint in the claim round trip itself', async () => {
+    const without = await newPlatform();
+    const ids = [await writeEvent(without.id, T0), await writeEvent(without.id, T0)];
+    let batches = 0;
+    const real = database(env.DB);
+    const db = new Proxy(real, {
+      get: (target, prop) => (prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop)),
+    });
+    const outcomes = await deliverEvents({ ...deps(), db }, ids, T0);
+    expect(outcomes).toEqual(ids.map(() => ({ result: 'skipped', reason: expect.stringContaining('No webhookEndpoint') })));
+    expect(batches).toBe(1);
+    for (const id of ids) {
+      expect(await deliveryOf(id)).toMatchObject({ status: 'SKIPPED', attempts: 1, lastAttemptAt: T0, nextAttemptAt: T0, lastError: expect.stringContaining('No webhookEndpoint') });
+    }
+    expect(await deliverEvents(deps(), ids, T0 + 60_000)).toEqual([{ result: 'not_due' }, { result: 'not_due' }]);
+  });
+
   it('the consumer delivers the webhook messages of a batch together and acks each (a duplicate too)', async () => {
     const url = hookUrl();
     const p = await newPlatform({ webhookEndpoint: url });
