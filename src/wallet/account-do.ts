@@ -56,6 +56,7 @@ const PURGE_AFTER_MS = 86_400_000;
 export class AccountDO extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private lastPurge = 0;
+  private metaRow: { account_id: string; wallet_secret: string } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -98,7 +99,9 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   private meta(): { account_id: string; wallet_secret: string } | undefined {
-    return this.sql.exec<{ account_id: string; wallet_secret: string }>('SELECT account_id, wallet_secret FROM meta').toArray()[0];
+    // Written once (ensure) and never changed: read from storage until it exists, then kept in memory.
+    this.metaRow ??= this.sql.exec<{ account_id: string; wallet_secret: string }>('SELECT account_id, wallet_secret FROM meta').toArray()[0];
+    return this.metaRow;
   }
 
   private accountId(): string {
