@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runLoop } from './bench/loop.mjs';
 import { scenarios, targets } from './bench/scenarios.mjs';
 import {
   createPlatform,
@@ -25,8 +26,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,32').split(',').map(Number);
-/** Substring filter on scenario names (the references always run: the ratios need them). */
-const ONLY = process.env.BENCH_ONLY;
+/** Comma-separated substrings of scenario names to run (the references always run: the ratios need them). */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((x) => x.trim()).filter(Boolean);
 
 const tmp = mkdtempSync(join(tmpdir(), 'payments-bench-'));
 const children = [];
@@ -110,7 +111,8 @@ async function startBenchService() {
       onSpawn: track,
       persistTo: join(tmp, 'service-state'),
       envFile,
-      vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '' },
+      // Sessions outlive the whole bench (the default 900 s would expire the signing session mid-run).
+      vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '', SESSION_TTL_SECONDS: '86400' },
       extraArgs: ['--log-level', 'warn'],
       stdio: ['ignore', log.fd, log.fd],
       quietMigrations: true,
@@ -165,33 +167,91 @@ async function cannon(opts, connections, duration) {
   };
 }
 
-async function measureScenario(s, ctx, servers) {
-  const out = { name: s.name, server: s.server ?? 'service', levels: [] };
-  if (s.measure) {
-    const runs = [];
-    for (let i = 0; i < RUNS; i++) runs.push((await s.measure(ctx)).ms);
-    out.timed = { runs, ...summary(runs) };
-    return out;
-  }
+/** A `loop` scenario under scripts/bench/loop.mjs, its paths relative to the API base like autocannon's. */
+function loopRunner(server, loop) {
+  const step = (client) => loop({ request: (method, path, opts) => client.request(method, `${server.basePath}${path}`, opts) });
+  return (connections, duration) => runLoop({ origin: server.origin, connections, duration, step });
+}
+
+/** A load scenario set up and ready to drive: `drive(connections, seconds)` runs it once. */
+async function prepareScenario(s, ctx, servers) {
+  const out = { name: s.name, server: s.server ?? 'service', ...(s.note ? { note: s.note } : {}), levels: [] };
   const server = servers[out.server];
-  const opts = cannonOptions(server, await s.setup(ctx));
-  for (const connections of CONNECTIONS) {
-    await cannon(opts, connections, WARMUP);
-    const runs = [];
-    for (let i = 0; i < RUNS; i++) runs.push(await cannon(opts, connections, DURATION));
-    out.levels.push({
-      connections,
-      runs,
-      reqPerSec: summary(runs.map((r) => r.reqPerSec)),
-      p50: summary(runs.map((r) => r.p50)),
-      p99: summary(runs.map((r) => r.p99)),
-      non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
-      errors: runs.reduce((n, r) => n + r.errors, 0),
-    });
-    const l = out.levels.at(-1);
-    console.log(`  ${s.name} @${connections}: ${fmt(l.reqPerSec.median, 0)} req/s, p99 ${fmt(l.p99.median, 1)} ms${l.non2xx || l.errors ? `  (!) ${l.non2xx} non-2xx, ${l.errors} errors` : ''}`);
+  const req = await s.setup(ctx);
+  let drive;
+  if (req.loop) {
+    out.driver = 'loop';
+    drive = loopRunner(server, req.loop);
+  } else {
+    const opts = cannonOptions(server, req);
+    drive = (connections, duration) => cannon(opts, connections, duration);
   }
+  // Background work a run leaves behind (queued webhooks) must not land in the next scenario's run.
+  const settle = s.settle ? () => s.settle(ctx) : async () => {};
+  return { s, out, drive, settle };
+}
+
+function levelOf(connections, runs, loop) {
+  return {
+    connections,
+    runs,
+    reqPerSec: summary(runs.map((r) => r.reqPerSec)),
+    p50: summary(runs.map((r) => r.p50)),
+    p99: summary(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    ...(loop ? { labels: labelSummary(runs) } : {}),
+  };
+}
+
+/**
+ * Every load scenario at each connection count: a warm-up each, then RUNS rounds in which every scenario
+ * runs once. Interleaved rounds spread a shared machine's load swings over all scenarios alike, so the
+ * ratios of the targets compare figures taken side by side.
+ */
+async function measureLoad(prepared) {
+  for (const connections of CONNECTIONS) {
+    for (const p of prepared) {
+      await p.drive(connections, WARMUP);
+      await p.settle();
+    }
+    const runs = prepared.map(() => []);
+    for (let i = 0; i < RUNS; i++) {
+      console.log(`  @${connections} connections, round ${i + 1} of ${RUNS}`);
+      for (const [k, p] of prepared.entries()) {
+        runs[k].push(await p.drive(connections, DURATION));
+        await p.settle();
+      }
+    }
+    for (const [k, p] of prepared.entries()) {
+      const l = levelOf(connections, runs[k], p.out.driver === 'loop');
+      p.out.levels.push(l);
+      console.log(`  ${p.s.name} @${connections}: ${fmt(l.reqPerSec.median, 0)} req/s, p99 ${fmt(l.p99.median, 1)} ms${l.non2xx || l.errors ? `  (!) ${l.non2xx} non-2xx, ${l.errors} errors` : ''}`);
+    }
+  }
+}
+
+/** A timed scenario (`measure`), RUNS times. */
+async function measureTimed(s, ctx) {
+  const out = { name: s.name, server: 'service', ...(s.note ? { note: s.note } : {}), levels: [] };
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    runs.push((await s.measure(ctx)).ms);
+    console.log(`  ${s.name}: run ${i + 1} ${(runs.at(-1) / 1000).toFixed(1)} s`);
+  }
+  out.timed = { runs, ...summary(runs) };
   return out;
+}
+
+/** Median p50/p99 per request label over the runs of a loop scenario. */
+function labelSummary(runs) {
+  const labels = [...new Set(runs.flatMap((r) => Object.keys(r.labels)))];
+  return Object.fromEntries(
+    labels.map((label) => {
+      const of = runs.map((r) => r.labels[label]).filter(Boolean);
+      return [label, { p50: median(of.map((x) => x.p50)), p99: median(of.map((x) => x.p99)) }];
+    }),
+  );
 }
 
 const fmt = (n, digits) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -207,7 +267,13 @@ function table(results) {
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+  const notes = results.filter((r) => r.note).map((r) => `- ${r.name}: ${r.note}`);
+  const labels = results.flatMap((r) =>
+    r.levels
+      .filter((l) => l.labels && Object.keys(l.labels).length > 1)
+      .map((l) => `- ${r.name} @${l.connections}, per request: ${Object.entries(l.labels).map(([k, v]) => `${k} p50 ${fmt(v.p50, 1)} / p99 ${fmt(v.p99, 1)} ms`).join(', ')}`),
+  );
+  return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line), '', ...notes, ...labels].join('\n');
 }
 
 function judge(results) {
@@ -220,6 +286,20 @@ function judge(results) {
           const a = level(t.numerator, c);
           const b = level(t.denominator, c);
           return [c, a && b ? a.reqPerSec.median / b.reqPerSec.median : undefined];
+        }),
+      );
+      const value = ratios[t.connections];
+      return { ...t, ratios, value, met: value === undefined ? null : value >= t.min };
+    }
+    if (t.kind === 'pair') {
+      const ratios = Object.fromEntries(
+        CONNECTIONS.map((c) => {
+          const pair = level(t.pair, c)?.reqPerSec.median;
+          const first = level(t.first, c)?.reqPerSec.median;
+          if (!pair || !first) return [c, undefined];
+          // Service time of the retry alone: one pair (2/R) less the first step (1/C); none left means "as fast".
+          const retrySeconds = 2 / pair - 1 / first;
+          return [c, retrySeconds > 0 ? 1 / retrySeconds / first : Infinity];
         }),
       );
       const value = ratios[t.connections];
@@ -241,9 +321,9 @@ function judge(results) {
 
 function describeTarget(t) {
   const status = t.met === null ? 'not measured yet' : t.met ? 'met' : 'MISSED';
-  if (t.kind === 'ratio') {
+  if (t.kind === 'ratio' || t.kind === 'pair') {
     const all = Object.entries(t.ratios)
-      .map(([c, v]) => `${v === undefined ? '-' : `${v.toFixed(2)}x`} @${c}`)
+      .map(([c, v]) => `${v === undefined ? '-' : Number.isFinite(v) ? `${v.toFixed(2)}x` : 'no measurable cost'} @${c}`)
       .join(', ');
     return `${t.name}: ${all} (target >= ${t.min.toFixed(2)}x @${t.connections}): ${status}`;
   }
@@ -253,7 +333,7 @@ function describeTarget(t) {
 
 async function main() {
   const started = Date.now();
-  const chosen = scenarios.filter((s) => !ONLY || s.server === 'empty' || s.server === 'd1' || s.name.includes(ONLY));
+  const chosen = scenarios.filter((s) => !ONLY || s.server === 'empty' || s.server === 'd1' || ONLY.some((x) => s.name.includes(x)));
   console.log(`Starting the service and the reference Workers (state in ${tmp})...`);
   const [service, empty, d1] = await Promise.all([startBenchService(), startReference('empty'), startReference('d1')]);
   const ready = await fetch(`${d1.origin}/setup`, { method: 'POST' });
@@ -283,8 +363,15 @@ async function main() {
   const ctx = { api, platform, operatorToken: service.operatorToken, apiBase: service.apiBase, origins: { service: service.origin, empty: empty.origin, d1: d1.origin } };
 
   console.log(`Measuring ${chosen.length} scenarios at ${CONNECTIONS.join(' and ')} connections, ${RUNS} runs of ${DURATION} s each (warm-up ${WARMUP} s)`);
-  const results = [];
-  for (const s of chosen) results.push(await measureScenario(s, ctx, servers));
+  const prepared = [];
+  for (const s of chosen.filter((x) => !x.measure)) {
+    console.log(`  setting up ${s.name}`);
+    prepared.push(await prepareScenario(s, ctx, servers));
+  }
+  await measureLoad(prepared);
+  const results = prepared.map((p) => p.out);
+  // Timed scenarios last: their background work would disturb the load runs.
+  for (const s of chosen.filter((x) => x.measure)) results.push(await measureTimed(s, ctx));
 
   const judged = judge(results);
   console.log(`\n${table(results)}\n`);

@@ -29,7 +29,7 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
   };
 }
 
-const externalAccountNotFound = () => notFound('NOT_FOUND', 'External account not found');
+export const externalAccountNotFound = () => notFound('NOT_FOUND', 'External account not found');
 
 /**
  * Creates an external account of a customer or (no customerId) of the platform. The beneficiary check runs
@@ -83,11 +83,16 @@ export async function createExternalAccount(db: Db, platform: PlatformRow, input
 
 /** A live external account of this platform (404 when deleted, unknown or another platform's). */
 export async function loadExternalAccount(db: Db, platformId: string, id: string, scope: 'any' | 'platform' = 'any'): Promise<ExternalAccountRow> {
-  const where = [eq(externalAccounts.id, id), eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
-  if (scope === 'platform') where.push(isNull(externalAccounts.customerId));
-  const row = await db.query.externalAccounts.findFirst({ where: and(...where) });
+  const [row] = await liveExternalAccount(db, platformId, id, scope).limit(1);
   if (!row) throw externalAccountNotFound();
   return row;
+}
+
+/** The query of `loadExternalAccount`, to run inside a batch. */
+export function liveExternalAccount(db: Db, platformId: string, id: string, scope: 'any' | 'platform' = 'any') {
+  const where = [eq(externalAccounts.id, id), eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
+  if (scope === 'platform') where.push(isNull(externalAccounts.customerId));
+  return db.select().from(externalAccounts).where(and(...where));
 }
 
 export async function listExternalAccounts(db: Db, platformId: string, scope: 'customers' | 'platform', q: Partial<ExternalAccountListQuery> & { limit: number }) {

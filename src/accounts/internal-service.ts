@@ -71,9 +71,11 @@ export async function loadInternalAccount(db: Db, platformId: string, accountId:
   const row = await db.query.internalAccounts.findFirst({
     where: and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId)),
   });
-  if (!row) throw notFound('NOT_FOUND', 'Internal account not found');
+  if (!row) throw internalAccountNotFound();
   return row;
 }
+
+export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
 
 export async function listCustomerInternalAccounts(db: Db, platformId: string, q: InternalAccountListQuery, mode: ServiceMode) {
   const where = [eq(internalAccounts.platformId, platformId), isNotNull(internalAccounts.customerId)];

@@ -1,7 +1,7 @@
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';
-import { compressPublicKey, parseClientPublicKey } from './p256';
+import { compressValidPoint, parseClientPublicKey } from './p256';
 
 /** HPKE `info` of the credential-bundle format (DESIGN.md 3); clients' decryptors expect exactly this. */
 export const BUNDLE_INFO = new TextEncoder().encode('turnkey_hpke');
@@ -26,7 +26,8 @@ export async function sealToClient(clientPublicKeyHex: string, plaintext: Uint8A
   aad.set(enc);
   aad.set(key.bytes, enc.length);
   const ciphertext = new Uint8Array(await sender.seal(plaintext, aad));
-  const compressedEnc = compressPublicKey(enc);
+  // enc is the ephemeral key WebCrypto just made: valid by construction.
+  const compressedEnc = compressValidPoint(enc);
   const payload = new Uint8Array(compressedEnc.length + ciphertext.length);
   payload.set(compressedEnc);
   payload.set(ciphertext, compressedEnc.length);

@@ -52,10 +52,34 @@ export interface SessionKeyPair {
   publicKey: string;
 }
 
-/** A fresh P-256 key pair for a session. */
-export function generateSessionKeyPair(): SessionKeyPair {
-  const privateKey = p256.utils.randomSecretKey();
-  return { privateKey, publicKey: bytesToHex(p256.getPublicKey(privateKey, true)) };
+/** A fresh P-256 key pair for a session, made by WebCrypto (native; pure-JS key generation costs a scalar multiplication in JS). */
+export async function generateSessionKeyPair(): Promise<SessionKeyPair> {
+  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])) as CryptoKeyPair;
+  const jwk = (await crypto.subtle.exportKey('jwk', pair.privateKey)) as JsonWebKey;
+  const x = base64urlBytes(jwk.x!);
+  const y = base64urlBytes(jwk.y!);
+  const publicKey = new Uint8Array(33);
+  publicKey[0] = 0x02 | (y[31]! & 1);
+  publicKey.set(x, 1);
+  return { privateKey: base64urlBytes(jwk.d!), publicKey: bytesToHex(publicKey) };
+}
+
+/**
+ * The 33-byte compressed form of a 65-byte uncompressed point known to be valid (e.g. one WebCrypto made):
+ * the prefix carries the parity of y, so no curve arithmetic is needed.
+ */
+export function compressValidPoint(point: Uint8Array): Uint8Array {
+  if (point.length !== 65 || point[0] !== 0x04) throw new TypeError('expected a 65-byte uncompressed point');
+  const out = new Uint8Array(33);
+  out[0] = 0x02 | (point[64]! & 1);
+  out.set(point.subarray(1, 33), 1);
+  return out;
+}
+
+function base64urlBytes(text: string): Uint8Array {
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
 }
 
 function isOnCurve(bytes: Uint8Array): boolean {

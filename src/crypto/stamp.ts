@@ -60,7 +60,7 @@ export function parseStamp(header: string): ParseStampResult {
     return malformed('stamp must have string fields publicKey, scheme and signature');
   }
   if (scheme !== STAMP_SCHEME) return malformed(`stamp scheme must be ${STAMP_SCHEME}`);
-  const key = parseCompressedPublicKey(publicKey);
+  const key = validKey(publicKey);
   if (!key.ok) return malformed(`stamp ${key.reason}`);
   if (!HEX.test(signature) || signature.length > 2 * 72) return malformed('stamp signature must be hex DER');
   let raw: Uint8Array;
@@ -98,7 +98,27 @@ export async function verifyStamp(stamp: string | ParsedStamp, payloadToSign: st
     : { ok: false, code: 'WALLET_SIGNATURE_INVALID', reason: 'stamp signature does not verify over payloadToSign' };
 }
 
-// A session signs many requests: import its key once per isolate; least recently used keys go first past the bound.
+// A session signs many requests: decompress (a square root in JS) and import its key once per isolate;
+// least recently used keys go first past the bound.
+const POINT_CACHE_SIZE = 512;
+const points = new Map<string, Uint8Array>();
+
+/** `parseCompressedPublicKey`, remembering the valid points it decompressed. */
+function validKey(hex: string): ReturnType<typeof parseCompressedPublicKey> {
+  const cached = points.get(hex);
+  if (cached) {
+    points.delete(hex);
+    points.set(hex, cached);
+    return { ok: true, bytes: cached };
+  }
+  const key = parseCompressedPublicKey(hex);
+  if (key.ok) {
+    if (points.size >= POINT_CACHE_SIZE) points.delete(points.keys().next().value!);
+    points.set(hex, key.bytes);
+  }
+  return key;
+}
+
 const KEY_CACHE_SIZE = 512;
 const keyCache = new Map<string, Promise<CryptoKey>>();
 

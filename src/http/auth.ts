@@ -2,6 +2,7 @@ import type { Settings } from '../env';
 import type { Db } from '../db/client';
 import type { AgentRow, Permission, PlatformRow } from '../db/schema';
 import { findAgentByToken } from '../agents/tokens';
+import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
 import { findTokenWithPlatform } from '../platform/tokens-service';
 import { ApiError, notFound, unauthorized } from './errors';
@@ -57,7 +58,8 @@ async function authenticateBasic(request: Request, db: Db): Promise<PlatformPrin
   const credentials = parseBasic(request.headers.get('Authorization'));
   if (!credentials) throw unauthorized();
   const found = await findTokenWithPlatform(db, credentials.clientId);
-  const ok = safeEqual(hashSecret(credentials.secret), found?.token.secretHash ?? DUMMY_HASH);
+  // Two SHA-256 hex digests: equal lengths, so a constant-time comparison of the strings is enough.
+  const ok = constantTimeEqual(hashSecret(credentials.secret), found?.token.secretHash ?? DUMMY_HASH);
   if (!found || !ok) throw unauthorized();
   return { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions };
 }

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Db } from '../db/client';
@@ -41,6 +42,21 @@ export interface IdempotentRequest {
 export interface IdempotencyOptions {
   /** Whether a response may be replayed later; default: every status below 500. */
   store?: (status: number) => boolean;
+  /** Queries of the action, run in the claim's round trip (harmless when the key turns out taken). */
+  reads?: BatchItem<'sqlite'>[];
+}
+
+/** What the action of a claimed request gets. */
+export interface Claim {
+  /** Results of `IdempotencyOptions.reads`, in order. */
+  reads: unknown[][];
+  /**
+   * The statement recording `body` (JSON) with `status` as the key's response: put it in the batch that does
+   * the work, then answer with `recorded`, and the response costs no further round trip.
+   */
+  record(status: number, body: string): BatchItem<'sqlite'>;
+  /** The response whose `record` statement has committed. */
+  recorded(status: number, body: string): Response;
 }
 
 /** The parts of a route context the wrapper needs. */
@@ -59,7 +75,7 @@ export interface IdempotencyCtx {
  * while the first is in flight is 409. 5xx responses are not stored: the claim is released so the
  * client may retry.
  */
-export function withIdempotency(c: IdempotencyCtx, scope: string, action: () => Promise<Response>, opts?: IdempotencyOptions): Promise<Response> {
+export function withIdempotency(c: IdempotencyCtx, scope: string, action: (claim: Claim) => Promise<Response>, opts?: IdempotencyOptions): Promise<Response> {
   const url = new URL(c.request.url);
   return runIdempotent(
     c.db,
@@ -78,7 +94,7 @@ export function withIdempotency(c: IdempotencyCtx, scope: string, action: () => 
 }
 
 /** `withIdempotency` on explicit inputs. */
-export async function runIdempotent(db: Db, req: IdempotentRequest, action: () => Promise<Response>, opts: IdempotencyOptions = {}): Promise<Response> {
+export async function runIdempotent(db: Db, req: IdempotentRequest, action: (claim: Claim) => Promise<Response>, opts: IdempotencyOptions = {}): Promise<Response> {
   const key = parseKey(req.key);
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
   const pk = and(eq(idempotencyKeys.platformId, req.platformId), eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, key));
@@ -94,15 +110,16 @@ export async function runIdempotent(db: Db, req: IdempotentRequest, action: () =
     expiresAt: req.now + KEY_TTL_MS,
   };
 
-  // One round trip: claim if free, and read whoever holds it.
-  const [inserted, existing] = await db.batch([
+  // One round trip: claim if free, read whoever holds it, and the action's own reads.
+  const [inserted, existing, ...reads] = (await db.batch([
     db
       .insert(idempotencyKeys)
       .values({ platformId: req.platformId, scope: req.scope, key, ...claim })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key }),
     db.select().from(idempotencyKeys).where(pk),
-  ]);
+    ...(opts.reads ?? []),
+  ])) as [{ key: string }[], IdempotencyKeyRow[], ...unknown[][]];
   let owned = inserted.length > 0;
   let held = existing[0];
   if (!owned && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
@@ -117,26 +134,40 @@ export async function runIdempotent(db: Db, req: IdempotentRequest, action: () =
   }
   if (!owned) return answerRepeat(held, fingerprint);
 
+  const done = (status: number, body: string) =>
+    db
+      .update(idempotencyKeys)
+      .set({ state: 'DONE', responseStatus: status, responseBody: body })
+      .where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
+  let recorded = false;
+  const granted: Claim = {
+    reads,
+    record: done,
+    recorded: (status, body) => {
+      recorded = true;
+      return new Response(body, { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+    },
+  };
   let response: Response;
   try {
-    response = await action();
+    response = await action(granted);
   } catch (error) {
+    // The work committed together with its response: a repeat replays that, whatever failed after.
+    if (recorded) throw error;
     if (!(error instanceof ApiError) || error.status >= 500) {
       await release(db, pk, claimToken);
       throw error;
     }
     response = errorResponse(error);
   }
+  if (recorded) return response;
   const keep = opts.store ?? ((status: number) => status < 500);
   if (!keep(response.status)) {
     await release(db, pk, claimToken);
     return response;
   }
   const body = await response.text();
-  await db
-    .update(idempotencyKeys)
-    .set({ state: 'DONE', responseStatus: response.status, responseBody: body })
-    .where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
+  await done(response.status, body);
   return new Response(body === '' ? null : body, { status: response.status, headers: response.headers });
 }
 

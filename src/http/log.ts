@@ -7,6 +7,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of `level` are written (to skip building costly fields). */
+  enabled(level: LogLevel): boolean;
 }
 
 /** JSON-lines logger; never pass secrets, keys or codes in `fields`. */
@@ -18,5 +20,5 @@ export function logger(level: LogLevel): Logger {
     else if (l === 'warn') console.warn(line);
     else console.log(line);
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (l) => ORDER[l] >= ORDER[level] };
 }

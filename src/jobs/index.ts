@@ -1,7 +1,7 @@
 import { settings, type Env } from '../env';
 import type { Logger } from '../http/log';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
-import { deliverDueWebhooks, deliverEvent } from '../webhooks/delivery';
+import { deliverDueWebhooks, deliverEvents } from '../webhooks/delivery';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
@@ -13,17 +13,23 @@ import '../payments/transitions';
 export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;
 
 /**
- * Queue consumer: each message is handled on its own; a failure retries only that message. Handlers
- * are idempotent (conditional claims), so a redelivered message changes nothing twice.
+ * Queue consumer: each message is handled on its own and a failure retries only that message, except
+ * webhook deliveries, which the batch attempts together (their claims and results each take one D1 round
+ * trip for the whole batch); if that fails, those messages are retried. Handlers are idempotent
+ * (conditional claims), so a redelivered message changes nothing twice.
  */
 export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Logger): Promise<void> {
   const deps = jobDeps(env, settings(env), log);
+  const deliveries: { message: Message<unknown>; eventId: string }[] = [];
   for (const message of batch.messages) {
     const job = message.body as Job | null;
+    if (job?.type === 'webhook.deliver' && typeof job.eventId === 'string') {
+      deliveries.push({ message, eventId: job.eventId });
+      continue;
+    }
     try {
       switch (job?.type) {
         case 'webhook.deliver':
-          if (typeof job.eventId === 'string') await deliverEvent(deps, job.eventId, Date.now());
           break;
         case 'transition.due':
           if (typeof job.id === 'string') await applyDueTransitions(deps, Date.now(), { id: job.id });
@@ -39,6 +45,14 @@ export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Lo
       log.error('job failed', { type: String(job?.type), error: String(error) });
       message.retry();
     }
+  }
+  if (deliveries.length === 0) return;
+  try {
+    await deliverEvents(deps, [...new Set(deliveries.map((d) => d.eventId))], Date.now());
+    for (const d of deliveries) d.message.ack();
+  } catch (error) {
+    log.error('job failed', { type: 'webhook.deliver', count: deliveries.length, error: String(error) });
+    for (const d of deliveries) d.message.retry();
   }
 }
 

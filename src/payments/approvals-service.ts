@@ -65,7 +65,7 @@ export async function approveTransaction(deps: PaymentDeps, platform: PlatformRo
     failed = { status: 'FAILED', set: { approval, failureReason: 'QUOTE_EXECUTION_FAILED' } };
   } else {
     // The accounts may have been closed or deleted meanwhile: that fails the approved transfer.
-    const stillValid = await transferPair(deps.db, platform.id, action.type === 'TRANSFER_OUT' ? 'OUT' : 'IN', action).then(
+    const stillValid = await transferPair(deps.db, platform, action.type === 'TRANSFER_OUT' ? 'OUT' : 'IN', action).then(
       () => true,
       () => false,
     );

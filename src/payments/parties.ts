@@ -16,8 +16,12 @@ export async function customerRow(db: Db, platformId: string, customerId: string
 }
 
 export async function ownerOf(db: Db, platform: PlatformRow, customerId: string | null): Promise<Owner> {
+  return ownerFrom(platform, customerId, await customerRow(db, platform.id, customerId));
+}
+
+/** The owner of an account of `customerId` (null: the platform's own), given that customer's row. */
+export function ownerFrom(platform: PlatformRow, customerId: string | null, row: CustomerRow | undefined): Owner {
   if (!customerId) return { customerId: null, platformCustomerId: platform.id, umaAddress: null };
-  const row = await customerRow(db, platform.id, customerId);
   return { customerId, platformCustomerId: row?.platformCustomerId ?? customerId, umaAddress: row?.umaAddress ?? null };
 }
 

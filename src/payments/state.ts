@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
-import { internalAccounts, transactionHistory, transactions, type TransactionRow, type TransactionStatus } from '../db/schema';
+import { internalAccounts, transactionHistory, transactions, type InternalAccountRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { isUniqueViolation } from '../db/json-rows';
 import type { Logger } from '../http/log';
 import { errorText, movementStatements, runMoneyBatch, type Movement, type Statement } from '../ledger/ledger';
@@ -57,7 +57,15 @@ export async function buildChange(
   db: Db,
   base: TransactionRow,
   hops: Hop[],
-  opts: { now: number; mode: ServiceMode; insert?: boolean; quiet?: boolean; transitions?: ScheduledTransition[] },
+  opts: {
+    now: number;
+    mode: ServiceMode;
+    insert?: boolean;
+    quiet?: boolean;
+    transitions?: ScheduledTransition[];
+    /** Rows of internal accounts the caller has just read (their balance events need no second read). */
+    accounts?: InternalAccountRow[];
+  },
 ): Promise<Change> {
   const { now } = opts;
   const statements: Statement[] = [];
@@ -99,7 +107,12 @@ export async function buildChange(
     statements.push(db.update(transactions).set(fields).where(and(eq(transactions.id, id), eq(transactions.version, start.version))));
   }
   if (touched.size > 0) {
-    const accounts = await db.select().from(internalAccounts).where(inArray(internalAccounts.id, [...touched]));
+    // A balance event reads the balance inside the batch; the row only gives the account's other fields.
+    const known = new Map((opts.accounts ?? []).map((a) => [a.id, a]));
+    const missing = [...touched].filter((id) => !known.has(id));
+    const read = missing.length ? await db.select().from(internalAccounts).where(inArray(internalAccounts.id, missing)) : [];
+    // In id order, as the read returns them.
+    const accounts = [...touched].sort().map((id) => known.get(id) ?? read.find((a) => a.id === id)).filter((a) => a !== undefined);
     for (const account of accounts) {
       const e = balanceEvent(db, account, opts.mode, now);
       statements.push(...e.statements);

@@ -1,16 +1,15 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { transactions } from '../db/schema';
+import { customers, internalAccounts, transactions, type Approval, type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
+import { errorText, type Statement } from '../ledger/ledger';
 import { isUniqueViolation } from '../db/json-rows';
-import { errorText } from '../ledger/ledger';
-import type { Approval, ExternalAccountRow, InternalAccountRow, PlatformRow, TransactionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../accounts/beneficiary';
-import { loadExternalAccount } from '../accounts/external-service';
-import { loadInternalAccount } from '../accounts/internal-service';
+import { externalAccountNotFound, liveExternalAccount } from '../accounts/external-service';
+import { internalAccountNotFound } from '../accounts/internal-service';
 import { transferScenario } from './outcomes';
-import { checkTransferPair, externalCounterparty, insufficientFunds, ownerOf, requireActiveExternal, requireActiveInternal } from './parties';
+import { checkTransferPair, externalCounterparty, insufficientFunds, ownerFrom, requireActiveExternal, requireActiveInternal, type Owner } from './parties';
 import { buildChange, commitChange, initiation, type PaymentDeps } from './state';
 import { referenceFor } from './views';
 
@@ -23,17 +22,57 @@ export interface TransferInput {
   amount: number;
 }
 
-interface Pair {
+export interface Pair {
   internal: InternalAccountRow;
   external: ExternalAccountRow;
+  /** Who the internal account belongs to (the transaction's owner). */
+  owner: Owner;
 }
 
-/** Loads and checks both accounts: same platform, active, same currency, same holder (spec 4.8). */
-export async function transferPair(db: Db, platformId: string, direction: Direction, input: TransferInput): Promise<Pair> {
+/**
+ * The queries a transfer reads (both accounts, the internal account's customer and, given its
+ * Idempotency-Key, a transfer that key already created), for one round trip possibly shared with other
+ * statements; `pair` checks their results and `earlier` finds that transfer.
+ */
+export function transferReads(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput, requestKey = '') {
   const [internalId, externalId] = direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
+  const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platform.id));
+  const statements = [
+    db.select().from(internalAccounts).where(internalWhere).limit(1),
+    liveExternalAccount(db, platform.id, externalId).limit(1),
+    db
+      .select()
+      .from(customers)
+      .where(
+        and(
+          eq(customers.platformId, platform.id),
+          eq(customers.id, db.select({ id: internalAccounts.customerId }).from(internalAccounts).where(internalWhere)),
+        ),
+      )
+      .limit(1),
+    byRequestKey(db, platform.id, requestKey),
+  ] as const;
+  const pair = (results: readonly unknown[][]) =>
+    checkedPair(platform, direction, results[0]![0] as InternalAccountRow | undefined, results[1]![0] as ExternalAccountRow | undefined, results[2]![0] as CustomerRow | undefined);
+  const earlier = (results: readonly unknown[][]) => results[3]![0] as TransactionRow | undefined;
+  return { statements, pair, earlier };
+}
+
+function byRequestKey(db: Db, platformId: string, requestKey: string) {
+  return db.select().from(transactions).where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey))).limit(1);
+}
+
+/** Loads and checks both accounts of a transfer in one round trip (see `checkedPair`). */
+export async function transferPair(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput): Promise<Pair> {
+  const reads = transferReads(db, platform, direction, input);
+  return reads.pair(await db.batch(reads.statements));
+}
+
+/** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
+function checkedPair(platform: PlatformRow, direction: Direction, internal: InternalAccountRow | undefined, external: ExternalAccountRow | undefined, customer: CustomerRow | undefined): Pair {
   const [internalField, externalField] = direction === 'OUT' ? ['source.accountId', 'destination.accountId'] : ['destination.accountId', 'source.accountId'];
-  const internal = await loadInternalAccount(db, platformId, internalId);
-  const external = await loadExternalAccount(db, platformId, externalId);
+  if (!internal) throw internalAccountNotFound();
+  if (!external) throw externalAccountNotFound();
   requireActiveInternal(internal);
   requireActiveExternal(external);
   checkTransferPair(internal, external, internalField, externalField);
@@ -43,14 +82,13 @@ export async function transferPair(db: Db, platformId: string, direction: Direct
       { field: 'source.accountId', message: 'An EMBEDDED_WALLET pays out through a quote executed with a signed retry (POST /quotes/{quoteId}/execute)' },
     ]);
   }
-  return { internal, external };
+  return { internal, external, owner: ownerFrom(platform, internal.customerId, customer) };
 }
 
 /** The transaction row of a transfer, in `status`, following spec 4.9's suffix table. */
-async function transferRow(db: Db, platform: PlatformRow, direction: Direction, pair: Pair, amount: number, sandbox: boolean, now: number): Promise<TransactionRow> {
-  const { internal, external } = pair;
+function transferRow(platform: PlatformRow, direction: Direction, pair: Pair, amount: number, sandbox: boolean, now: number): TransactionRow {
+  const { internal, external, owner } = pair;
   const id = newId('Transaction', now);
-  const owner = await ownerOf(db, platform, internal.customerId);
   const internalEnd = { accountId: internal.id, currency: internal.currency };
   const externalEnd = { accountId: external.id, currency: external.currency };
   return {
@@ -103,33 +141,37 @@ export async function createTransfer(
   direction: Direction,
   input: TransferInput,
   now: number,
-  requestKey?: string,
+  opts: {
+    /** The accounts, if the caller has read them (`transferReads`). */
+    pair?: Pair;
+    /** Statements to commit with the transfer, given the transaction as it will be (e.g. the idempotent response). */
+    with?: (row: TransactionRow) => Statement[];
+    /**
+     * The request's Idempotency-Key, recorded on the transaction: unique per platform, so even a retry whose
+     * claim on the key lapsed while the first attempt was still running cannot move money twice.
+     */
+    requestKey?: string;
+  } = {},
 ): Promise<TransactionRow> {
-  if (requestKey) {
-    const earlier = await byRequestKey(deps.db, platform.id, requestKey);
-    if (earlier) return earlier;
-  }
-  const pair = await transferPair(deps.db, platform.id, direction, input);
-  const row = { ...(await transferRow(deps.db, platform, direction, pair, input.amount, deps.mode === 'sandbox', now)), requestKey: requestKey ?? null };
+  const pair = opts.pair ?? (await transferPair(deps.db, platform, direction, input));
+  const row = { ...transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now), requestKey: opts.requestKey ?? null };
   const start = initiation(deps.db, row, now, deps.mode);
-  const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions });
+  // The internal account was just read: its balance event needs no second read.
+  const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions, accounts: [pair.internal] });
+  change.statements.push(...(opts.with?.(change.row) ?? []));
   let result: Awaited<ReturnType<typeof commitChange>>;
   try {
     result = await commitChange(deps, change);
   } catch (error) {
-    // The same request committed concurrently (its retry raced the first attempt): that one is the answer.
-    const earlier = requestKey && isUniqueViolation(errorText(error), 'transactions', 'request_key') ? await byRequestKey(deps.db, platform.id, requestKey) : undefined;
+    // The same request committed meanwhile: that transfer is the answer.
+    if (!opts.requestKey || !isUniqueViolation(errorText(error), 'transactions', 'request_key')) throw error;
+    const [earlier] = await byRequestKey(deps.db, platform.id, opts.requestKey);
     if (earlier) return earlier;
     throw error;
   }
   if (result === 'insufficient_funds') throw insufficientFunds(pair.internal.id);
   if (result !== 'applied') throw new Error(`transfer not recorded: ${result}`);
   return change.row;
-}
-
-async function byRequestKey(db: Db, platformId: string, requestKey: string): Promise<TransactionRow | undefined> {
-  const [row] = await db.select().from(transactions).where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey))).limit(1);
-  return row;
 }
 
 /**
@@ -144,8 +186,8 @@ export async function createPendingTransfer(
   now: number,
   extra: { agentId?: string },
 ): Promise<TransactionRow> {
-  const pair = await transferPair(deps.db, platform.id, direction, input);
-  const row = await transferRow(deps.db, platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
+  const pair = await transferPair(deps.db, platform, direction, input);
+  const row = transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
   const approval: Approval = {
     action: { type: direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN', sourceAccountId: input.sourceAccountId, destinationAccountId: input.destinationAccountId, amount: input.amount, currency: pair.internal.currency },
     state: 'PENDING_APPROVAL',

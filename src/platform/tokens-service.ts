@@ -1,4 +1,4 @@
-import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, platforms, type ApiTokenRow, type Permission } from '../db/schema';
 import { newId } from '../crypto/ids';
@@ -8,14 +8,23 @@ import { notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import type { ApiToken } from './schema';
 
-/** The token with its platform, in one query: authentication and the platform's config cost one round trip. */
-export async function findTokenWithPlatform(db: Db, clientId: string) {
-  const rows = await db
+const prepareTokenLookup = (db: Db) =>
+  db
     .select({ token: apiTokens, platform: platforms })
     .from(apiTokens)
     .innerJoin(platforms, eq(apiTokens.platformId, platforms.id))
-    .where(eq(apiTokens.clientId, clientId))
-    .limit(1);
+    .where(eq(apiTokens.clientId, sql.placeholder('clientId')))
+    .limit(1)
+    .prepare();
+
+// Every authenticated request runs this query: its SQL is built once per client, not per request.
+const tokenLookups = new WeakMap<Db, ReturnType<typeof prepareTokenLookup>>();
+
+/** The token with its platform, in one query: authentication and the platform's config cost one round trip. */
+export async function findTokenWithPlatform(db: Db, clientId: string) {
+  let lookup = tokenLookups.get(db);
+  if (!lookup) tokenLookups.set(db, (lookup = prepareTokenLookup(db)));
+  const rows = await lookup.all({ clientId });
   return rows[0];
 }
 

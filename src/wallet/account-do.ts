@@ -35,6 +35,18 @@ export const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
 
 const fail = (status: number, code: string, message: string, reason?: string): Failure => ({ ok: false, status, code, message, reason });
 
+/** A verify body of another credential type than the credential's (400, naming the `type` field). */
+const typeMismatch = (actual: string, sent: string): Failure => ({
+  ...fail(400, 'INVALID_INPUT', `This credential is ${actual}, not ${sent}`),
+  fields: [{ field: 'type', message: `Must be ${actual}` }],
+});
+
+const isFailure = (x: CredentialRow | Failure): x is Failure => x.ok === false;
+
+/** Expired sessions and challenges are purged at most this often per object (a purge scans its tables). */
+const PURGE_INTERVAL_MS = 60_000;
+const PURGE_AFTER_MS = 86_400_000;
+
 /**
  * One per embedded-wallet internal account. It owns the account's credentials, sessions, pending
  * signed-retry requests, OTP and passkey challenges and rate-limit state. Every check-and-change runs
@@ -43,6 +55,8 @@ const fail = (status: number, code: string, message: string, reason?: string): F
  */
 export class AccountDO extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private lastPurge = 0;
+  private metaRow: { account_id: string; wallet_secret: string } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -85,7 +99,9 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   private meta(): { account_id: string; wallet_secret: string } | undefined {
-    return this.sql.exec<{ account_id: string; wallet_secret: string }>('SELECT account_id, wallet_secret FROM meta').toArray()[0];
+    // Written once (ensure) and never changed: read from storage until it exists, then kept in memory.
+    this.metaRow ??= this.sql.exec<{ account_id: string; wallet_secret: string }>('SELECT account_id, wallet_secret FROM meta').toArray()[0];
+    return this.metaRow;
   }
 
   private accountId(): string {
@@ -231,7 +247,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   private async prepare(effect: Effect, meta: AccountMeta): Promise<Prepared> {
-    if (effect.kind === 'refreshSession') return { session: await this.prepareSession(effect.clientPublicKey, meta) };
+    if (effect.kind === 'refreshSession') return { session: await this.prepareSession(effect.clientPublicKey, await this.reserve('Session', meta)) };
     if (effect.kind === 'addCredential') return { credentialId: await this.reserve('AuthMethod', meta) };
     if (effect.kind === 'exportWallet') {
       const key = await atRestKey(this.env.WALLET_ENCRYPTION_KEY);
@@ -323,16 +339,20 @@ export class AccountDO extends DurableObject<Env> {
     });
   }
 
-  /** Checks a code (single use, expiring, a few wrong tries burn it) and issues a session sealed to `clientPublicKey`. */
+  /**
+   * Checks a code (single use, expiring, a few wrong tries burn it) and issues session `sessionId` (reserved
+   * in the id index by the caller) sealed to `clientPublicKey`. One call does the whole verify: the
+   * credential's existence and type are checked here too.
+   */
   async verifyOtp(
     meta: AccountMeta,
-    input: { credentialId: string; otp: string; clientPublicKey: string; sandbox: boolean; ttlMs: number },
+    input: { credentialId: string; otp: string; clientPublicKey: string; sandbox: boolean; ttlMs: number; sessionId: string },
   ): Promise<Outcome<{ session: SessionView }>> {
     await this.ensure(meta);
-    // Checked before the session id is reserved in D1, so a wrong code leaves nothing behind.
+    // Checked before any sealing, so a wrong code costs no crypto.
     const refused = this.ctx.storage.transactionSync(() => this.otpRefused(input, meta.now));
     if (refused) return refused;
-    const prepared = await this.prepareSession(input.clientPublicKey, meta);
+    const prepared = await this.prepareSession(input.clientPublicKey, input.sessionId);
     return this.ctx.storage.transactionSync(() => {
       // Again inside the transaction: a concurrent verify may have used the code meanwhile.
       const late = this.otpRefused(input, meta.now);
@@ -344,8 +364,8 @@ export class AccountDO extends DurableObject<Env> {
 
   /** Why `input.otp` does not open this EMAIL_OTP credential now (a wrong code counts an attempt), or null. */
   private otpRefused(input: { credentialId: string; otp: string; sandbox: boolean }, now: number): Failure | null {
-    const credential = this.credential(input.credentialId);
-    if (!credential || credential.type !== 'EMAIL_OTP') return fail(404, 'NOT_FOUND', 'Credential not found');
+    const credential = this.credentialOfType(input.credentialId, 'EMAIL_OTP');
+    if (isFailure(credential)) return credential;
     if (input.sandbox && input.otp === SANDBOX_OTP) return null;
     const code = this.sql.exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>('SELECT * FROM otp WHERE credential_id = ?', input.credentialId).toArray()[0];
     const invalid = fail(401, 'UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
@@ -362,13 +382,12 @@ export class AccountDO extends DurableObject<Env> {
   /** Issues a session for an OIDC identity the Worker has verified; it must be this credential's identity. */
   async verifyOauth(
     meta: AccountMeta,
-    input: { credentialId: string; identity: OidcIdentity; clientPublicKey: string; ttlMs: number },
+    input: { credentialId: string; identity: OidcIdentity; clientPublicKey: string; ttlMs: number; sessionId: string },
   ): Promise<Outcome<{ session: SessionView }>> {
     await this.ensure(meta);
-    // Checked before the session id is reserved in D1, so a refused identity leaves nothing behind.
     const refused = this.oauthRefused(input);
     if (refused) return refused;
-    const prepared = await this.prepareSession(input.clientPublicKey, meta);
+    const prepared = await this.prepareSession(input.clientPublicKey, input.sessionId);
     return this.ctx.storage.transactionSync(() => {
       const late = this.oauthRefused(input);
       if (late) return late;
@@ -377,8 +396,8 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   private oauthRefused(input: { credentialId: string; identity: OidcIdentity }): Failure | null {
-    const credential = this.credential(input.credentialId);
-    if (!credential || credential.type !== 'OAUTH') return fail(404, 'NOT_FOUND', 'Credential not found');
+    const credential = this.credentialOfType(input.credentialId, 'OAUTH');
+    if (isFailure(credential)) return credential;
     const { iss, aud, sub } = input.identity;
     if (credential.oidc_iss !== iss || credential.oidc_aud !== aud || credential.oidc_sub !== sub) {
       const reason = 'OIDC token identity (iss, aud, sub) does not match the credential';
@@ -414,11 +433,11 @@ export class AccountDO extends DurableObject<Env> {
   /** Checks the assertion against the challenge of `requestId` and issues a session sealed to the key bound there. */
   async verifyPasskey(
     meta: AccountMeta,
-    input: { credentialId: string; requestId: string; assertion: PasskeyAssertion; sandbox: boolean; rp: RelyingParty; ttlMs: number },
+    input: { credentialId: string; requestId: string; assertion: PasskeyAssertion; sandbox: boolean; rp: RelyingParty; ttlMs: number; sessionId: string },
   ): Promise<Outcome<{ session: SessionView }>> {
     await this.ensure(meta);
-    const credential = this.credential(input.credentialId);
-    if (!credential || credential.type !== 'PASSKEY') return fail(404, 'NOT_FOUND', 'Credential not found');
+    const credential = this.credentialOfType(input.credentialId, 'PASSKEY');
+    if (isFailure(credential)) return credential;
     const challenge = this.passkeyChallengeRow(input.requestId, input.credentialId, meta.now);
     if (!challenge) return fail(401, 'UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
     const invalid = fail(401, 'UNAUTHORIZED', 'Invalid passkey signature', 'Invalid passkey signature');
@@ -440,7 +459,7 @@ export class AccountDO extends DurableObject<Env> {
       if (!verified.ok) return input.sandbox ? invalid : fail(401, 'UNAUTHORIZED', `Passkey assertion rejected: ${verified.reason}`);
       counter = verified.counter;
     }
-    const prepared = await this.prepareSession(challenge.client_public_key, meta);
+    const prepared = await this.prepareSession(challenge.client_public_key, input.sessionId);
     return this.ctx.storage.transactionSync(() => {
       if (!this.passkeyChallengeRow(input.requestId, input.credentialId, meta.now)) {
         return fail(401, 'UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
@@ -451,12 +470,12 @@ export class AccountDO extends DurableObject<Env> {
     });
   }
 
-  /** A fresh session key pair with its private key sealed to the client; the private key is then dropped. */
-  private async prepareSession(clientPublicKey: string, meta: AccountMeta): Promise<PreparedSession> {
-    const pair = generateSessionKeyPair();
+  /** Session `id` (already in the id index) with a fresh key pair, its private key sealed to the client and then dropped. */
+  private async prepareSession(clientPublicKey: string, id: string): Promise<PreparedSession> {
+    const pair = await generateSessionKeyPair();
     const sealed = await sealToClient(clientPublicKey, pair.privateKey);
     pair.privateKey.fill(0);
-    return { id: await this.reserve('Session', meta), publicKey: pair.publicKey, sealed };
+    return { id, publicKey: pair.publicKey, sealed };
   }
 
   // --- storage helpers (synchronous) ---
@@ -467,6 +486,13 @@ export class AccountDO extends DurableObject<Env> {
 
   private credential(id: string): CredentialRow | undefined {
     return this.sql.exec<CredentialRow>('SELECT * FROM credentials WHERE id = ?', id).toArray()[0];
+  }
+
+  /** Credential `id` if it exists and is of `type`; otherwise the refusal (404, or 400 for another type). */
+  private credentialOfType(id: string, type: CredentialRow['type']): CredentialRow | Failure {
+    const credential = this.credential(id);
+    if (!credential) return fail(404, 'NOT_FOUND', 'Credential not found');
+    return credential.type === type ? credential : typeMismatch(credential.type, type);
   }
 
   private conflict(c: NewCredential): Failure | null {
@@ -549,8 +575,18 @@ export class AccountDO extends DurableObject<Env> {
       'INSERT INTO sessions (id, credential_id, type, nickname, webauthn_id, public_key, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ...Object.values(row),
     );
-    this.sql.exec('DELETE FROM sessions WHERE expires_at <= ? OR revoked_at IS NOT NULL AND revoked_at < ?', now - 86_400_000, now - 86_400_000);
+    this.purge(now);
     return { ...this.sessionView(row), encryptedSessionSigningKey: prepared.sealed };
+  }
+
+  /** Drops sessions and challenges dead for a day; at most once per interval, since it scans whole tables. */
+  private purge(now: number): void {
+    if (Math.abs(now - this.lastPurge) < PURGE_INTERVAL_MS) return;
+    this.lastPurge = now;
+    const before = now - PURGE_AFTER_MS;
+    this.sql.exec('DELETE FROM sessions WHERE expires_at <= ? OR revoked_at IS NOT NULL AND revoked_at < ?', before, before);
+    this.sql.exec('DELETE FROM pending WHERE expires_at <= ?', before);
+    this.sql.exec('DELETE FROM passkey_challenges WHERE expires_at <= ?', before);
   }
 
   private credentialView(r: CredentialRow): AuthMethodView {

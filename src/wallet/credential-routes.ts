@@ -1,5 +1,6 @@
+import { newId } from '../crypto/ids';
 import { ApiError, badRequest, notFound } from '../http/errors';
-import { defineRoute, json, noContent } from '../http/route';
+import { defineRoute, json, noContent, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { addCredentialOperation, checkOidc, newCredential, sendOtp } from './credentials';
 import {
@@ -15,7 +16,7 @@ import {
   PasskeyAuthChallenge,
   SIGNATURE_HEADERS,
 } from './schema';
-import { authMethodJson, failure, metaOf, sessionJson, walletByAccount, walletByAuthId } from './service';
+import { authMethodJson, failure, metaOf, releaseSessionId, sessionJson, walletByAccount, walletByAuthId, walletReservingSession, type Wallet } from './service';
 import { signedRetry } from './signed-retry';
 
 const tag = 'Embedded Wallet Auth';
@@ -147,33 +148,54 @@ export const credentialRoutes = [
     headers: { 'Request-Id': { description: 'PASSKEY: the requestId of the challenge' } },
     responses: { 200: { description: 'The new session, with its key', schema: AuthSession }, ...errorResponses(400, 401, 403, 404) },
     handler: async (c) => {
-      const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, credentialNotFound);
-      const meta = metaOf(wallet, c.now);
-      const credential = await wallet.stub.getCredential(meta, c.params.id);
-      if (!credential) throw credentialNotFound();
-      const body = c.body;
-      if (body.type !== credential.type) {
-        throw badRequest(`This credential is ${credential.type}, not ${body.type}`, { fields: [{ field: 'type', message: `Must be ${credential.type}` }] });
+      // The new session's id is reserved with the lookup (one round trip) and given back if verify refuses.
+      const sessionId = newId('Session', c.now);
+      const wallet = await walletReservingSession(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, { sessionId, now: c.now }, credentialNotFound);
+      let outcome: Awaited<ReturnType<typeof issueSession>>;
+      try {
+        outcome = await issueSession(c, wallet, sessionId);
+      } catch (error) {
+        // A refusal before the account acted; any other failure leaves the row (the session may exist).
+        if (error instanceof ApiError) await releaseSessionId(c.db, wallet.platformId, sessionId);
+        throw error;
       }
-      const ttlMs = c.settings.sessionTtlSeconds * 1000;
-      const sandbox = c.settings.mode === 'sandbox';
-      let outcome;
-      if (body.type === 'EMAIL_OTP') {
-        outcome = await wallet.stub.verifyOtp(meta, { credentialId: credential.id, otp: body.otp, clientPublicKey: body.clientPublicKey, sandbox, ttlMs });
-      } else if (body.type === 'OAUTH') {
-        const { identity } = await checkOidc(c.settings, body.oidcToken, c.now, body.clientPublicKey);
-        outcome = await wallet.stub.verifyOauth(meta, { credentialId: credential.id, identity, clientPublicKey: body.clientPublicKey, ttlMs });
-      } else {
-        const requestId = c.request.headers.get('Request-Id');
-        if (!requestId) throw new ApiError(401, 'REQUEST_ID_MISSING', 'Request-Id (from the challenge) is required to verify a PASSKEY');
-        const rp = { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins };
-        outcome = await wallet.stub.verifyPasskey(meta, { credentialId: credential.id, requestId, assertion: body.assertion, sandbox, rp, ttlMs });
+      if (!outcome.ok) {
+        await releaseSessionId(c.db, wallet.platformId, sessionId);
+        throw failure(outcome);
       }
-      if (!outcome.ok) throw failure(outcome);
       return json(sessionJson(outcome.session));
     },
   }),
 ];
+
+/**
+ * Verify of credential `c.params.id` issuing session `sessionId`: one call to the account, which checks the
+ * credential's existence and type itself. OAUTH first reads the credential, so a token of the wrong type is
+ * refused before its issuer's keys are fetched.
+ */
+async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never>, CredentialVerify>, wallet: Wallet, sessionId: string) {
+  const meta = metaOf(wallet, c.now);
+  const credentialId = c.params.id;
+  const body = c.body;
+  const ttlMs = c.settings.sessionTtlSeconds * 1000;
+  const sandbox = c.settings.mode === 'sandbox';
+  if (body.type === 'EMAIL_OTP') {
+    return wallet.stub.verifyOtp(meta, { credentialId, otp: body.otp, clientPublicKey: body.clientPublicKey, sandbox, ttlMs, sessionId });
+  }
+  if (body.type === 'OAUTH') {
+    const credential = await wallet.stub.getCredential(meta, credentialId);
+    if (!credential) throw credentialNotFound();
+    if (credential.type !== 'OAUTH') {
+      throw badRequest(`This credential is ${credential.type}, not OAUTH`, { fields: [{ field: 'type', message: `Must be ${credential.type}` }] });
+    }
+    const { identity } = await checkOidc(c.settings, body.oidcToken, c.now, body.clientPublicKey);
+    return wallet.stub.verifyOauth(meta, { credentialId, identity, clientPublicKey: body.clientPublicKey, ttlMs, sessionId });
+  }
+  const requestId = c.request.headers.get('Request-Id');
+  if (!requestId) throw new ApiError(401, 'REQUEST_ID_MISSING', 'Request-Id (from the challenge) is required to verify a PASSKEY');
+  const rp = { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins };
+  return wallet.stub.verifyPasskey(meta, { credentialId, requestId, assertion: body.assertion, sandbox, rp, ttlMs, sessionId });
+}
 
 /** 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2). */
 async function created(c: Parameters<typeof sendOtp>[0], wallet: Parameters<typeof sendOtp>[1], credential: Parameters<typeof authMethodJson>[0]) {

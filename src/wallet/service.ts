@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Env } from '../env';
 import type { Db } from '../db/client';
 import { customers, internalAccounts, walletAuthIndex } from '../db/schema';
@@ -41,17 +41,57 @@ export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: st
   return walletOf(ns, row);
 }
 
-/** The wallet holding credential or session `id` (via the id index), for endpoints that name only that id. */
-export async function walletByAuthId(db: Db, ns: Env['ACCOUNT'], platformId: string, id: string, missing: () => ApiError): Promise<Wallet> {
-  const [row] = await db
+const byAuthId = (db: Db, platformId: string, id: string) =>
+  db
     .select(walletColumns)
     .from(walletAuthIndex)
     .innerJoin(internalAccounts, eq(internalAccounts.id, walletAuthIndex.accountId))
     .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
     .where(and(eq(walletAuthIndex.id, id), eq(walletAuthIndex.platformId, platformId)))
     .limit(1);
+
+/** The wallet holding credential or session `id` (via the id index), for endpoints that name only that id. */
+export async function walletByAuthId(db: Db, ns: Env['ACCOUNT'], platformId: string, id: string, missing: () => ApiError): Promise<Wallet> {
+  const [row] = await byAuthId(db, platformId, id);
   if (!row) throw missing();
   return walletOf(ns, row);
+}
+
+/**
+ * `walletByAuthId`, and in the same round trip the index row of `sessionId`, a session the wallet is about
+ * to issue (nothing is inserted when `id` is unknown). A refused issue gives the id back with
+ * `releaseSessionId`; until the account commits the session, the id answers 404 like any unknown id.
+ */
+export async function walletReservingSession(
+  db: Db,
+  ns: Env['ACCOUNT'],
+  platformId: string,
+  id: string,
+  reserve: { sessionId: string; now: number },
+  missing: () => ApiError,
+): Promise<Wallet> {
+  const [rows] = await db.batch([
+    byAuthId(db, platformId, id),
+    // Column order of the table: id, account_id, platform_id, created_at.
+    db
+      .insert(walletAuthIndex)
+      .select(
+        sql`SELECT ${reserve.sessionId}, ${walletAuthIndex.accountId}, ${walletAuthIndex.platformId}, ${reserve.now} FROM ${walletAuthIndex}
+            WHERE ${walletAuthIndex.id} = ${id} AND ${walletAuthIndex.platformId} = ${platformId}`,
+      ),
+  ]);
+  const row = rows[0];
+  if (!row) throw missing();
+  return walletOf(ns, row);
+}
+
+/** Removes the index row of a session that was not issued (best effort: a leftover row only answers 404). */
+export async function releaseSessionId(db: Db, platformId: string, sessionId: string): Promise<void> {
+  try {
+    await db.delete(walletAuthIndex).where(and(eq(walletAuthIndex.id, sessionId), eq(walletAuthIndex.platformId, platformId)));
+  } catch {
+    // see above
+  }
 }
 
 /** The wallet of a customer (its one EMBEDDED_WALLET account), if it has one. */
@@ -71,7 +111,8 @@ export function metaOf(w: Wallet, now: number): AccountMeta {
 
 /** An expected refusal from the account, in the spec's error shape. */
 export function failure(f: Failure): ApiError {
-  return new ApiError(f.status, f.code, f.message, f.reason ? { reason: f.reason } : undefined, undefined, f.reason);
+  const details = f.fields || f.reason ? { ...(f.fields ? { fields: f.fields } : {}), ...(f.reason ? { reason: f.reason } : {}) } : undefined;
+  return new ApiError(f.status, f.code, f.message, details, undefined, f.reason);
 }
 
 export function authMethodJson(v: AuthMethodView) {

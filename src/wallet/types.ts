@@ -86,6 +86,8 @@ export interface Failure {
   code: string;
   message: string;
   reason?: string;
+  /** The fields a 400 names (error details `fields`). */
+  fields?: { field: string; message: string }[];
 }
 
 export type Outcome<T> = ({ ok: true } & T) | Failure;

@@ -1,9 +1,10 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow } from '../db/schema';
+import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';
 import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
 import type { Logger } from '../http/log';
+import type { Statement } from '../ledger/ledger';
 import type { WebhookDeliverJob } from './outbox';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -17,6 +18,8 @@ export const MAX_QUEUE_DELAY_SECONDS = 43_200;
 const RESPONSE_BODY_LIMIT = 16 * 1024;
 /** Workers allow six simultaneous outgoing connections per invocation. */
 const PARALLEL_SENDS = 6;
+/** Events the sweep claims per D1 round trip. */
+const SWEEP_CHUNK = 20;
 
 /** Delay before the retry that follows failed attempt number `attempts` (1-based): 30 s, 1 m, 2 m, 4 m, ... at most 30 m. */
 export function retryDelayMs(attempts: number): number {
@@ -56,9 +59,38 @@ const platformNowSql = (realNow: number) =>
  * sandbox offset is added in SQL.
  */
 export async function deliverEvent(deps: WebhookDeps, eventId: string, realNow: number): Promise<AttemptOutcome> {
+  return (await deliverEvents(deps, [eventId], realNow))[0]!;
+}
+
+/** An attempt's result to write, and what to do once it is written. */
+interface Pending {
+  index: number;
+  claimed: WebhookDeliveryRow;
+  changes: Partial<WebhookDeliveryRow>;
+  /** Seconds until the retry message, for an attempt to retry. */
+  retryInSeconds?: number;
+}
+
+const NO_ENDPOINT = 'No webhookEndpoint is configured (PATCH /config to set one)';
+
+/**
+ * `deliverEvent` for several events (a queue batch, a sweep): every claim in one D1 round trip, the
+ * POSTs `PARALLEL_SENDS` at a time, every result in one more round trip, the retry messages in one send.
+ * Due deliveries of platforms without an endpoint are settled (SKIPPED) by the claim batch itself.
+ * Outcomes are in the order of `eventIds`.
+ */
+export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realNow: number): Promise<AttemptOutcome[]> {
+  if (eventIds.length === 0) return [];
   const { db } = deps;
   const platformNow = platformNowSql(realNow);
-  const [claimed, found] = await db.batch([
+  const due = and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.status, 'PENDING'), lte(webhookDeliveries.nextAttemptAt, platformNow));
+  const noEndpoint = sql`(SELECT ${platforms.webhookEndpoint} FROM ${platforms} WHERE ${platforms.id} = ${webhookDeliveries.platformId}) IS NULL`;
+  const skip = db
+    .update(webhookDeliveries)
+    .set({ status: 'SKIPPED', attempts: sql`${webhookDeliveries.attempts} + 1`, lastError: NO_ENDPOINT, lastAttemptAt: platformNow, nextAttemptAt: platformNow, updatedAt: platformNow })
+    .where(and(due, noEndpoint))
+    .returning({ eventId: webhookDeliveries.eventId });
+  const claims: Statement[] = eventIds.flatMap((eventId) => [
     db
       .update(webhookDeliveries)
       .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: sql`${platformNow} + ${LEASE_MS}`, updatedAt: platformNow })
@@ -70,62 +102,84 @@ export async function deliverEvent(deps: WebhookDeps, eventId: string, realNow: 
       .innerJoin(platforms, eq(platforms.id, webhookEvents.platformId))
       .where(eq(webhookEvents.id, eventId)),
   ]);
-  const delivery = claimed[0];
-  const context = found[0];
-  if (!delivery || !context) return { result: 'not_due' };
-  const now = realNow + context.offset;
-
-  if (!context.endpoint) {
-    const reason = 'No webhookEndpoint is configured (PATCH /config to set one)';
-    await record(db, delivery, { status: 'SKIPPED', lastError: reason, lastAttemptAt: now, nextAttemptAt: now, updatedAt: now });
-    return { result: 'skipped', reason };
+  const [skipped, ...results] = (await db.batch([skip, ...claims])) as [{ eventId: string }[], ...unknown[][]];
+  const skippedIds = new Set(skipped.map((r) => r.eventId));
+  const outcomes: AttemptOutcome[] = eventIds.map((id) => (skippedIds.has(id) ? { result: 'skipped', reason: NO_ENDPOINT } : { result: 'not_due' }));
+  const pending: Pending[] = [];
+  const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEventRow; endpoint: string; now: number }[] = [];
+  eventIds.forEach((_, index) => {
+    const claimed = results[2 * index]![0] as WebhookDeliveryRow | undefined;
+    const context = results[2 * index + 1]![0] as { event: WebhookEventRow; endpoint: string | null; offset: number } | undefined;
+    // A claimed delivery has an endpoint: those without one were settled by the skip, earlier in the same transaction.
+    if (!claimed || !context?.endpoint) return;
+    sends.push({ index, claimed, event: context.event, endpoint: context.endpoint, now: realNow + context.offset });
+  });
+  const signingKey = deps.signingKey;
+  if (sends.length > 0 && signingKey) {
+    for (let i = 0; i < sends.length; i += PARALLEL_SENDS) {
+      await Promise.all(
+        sends.slice(i, i + PARALLEL_SENDS).map(async (send) => {
+          const attempt = await attemptSend(signingKey, send.claimed, send.event, send.endpoint, send.now);
+          outcomes[send.index] = attempt.outcome;
+          pending.push({ index: send.index, claimed: send.claimed, changes: attempt.changes, retryInSeconds: attempt.retryInSeconds });
+        }),
+      );
+    }
   }
-  if (!deps.signingKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
+  await recordAll(deps, eventIds, pending);
+  // Claimed but not attempted: the lease runs out and a later sweep or redelivery attempts them.
+  if (sends.length > 0 && !signingKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
+  return outcomes;
+}
 
-  const { event } = context;
+/** One POST and the result to record: delivered, failed for good, or retried later. */
+async function attemptSend(signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
   const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
-  const signature = await signWebhookBody(deps.signingKey, body);
-  const sent = await post(context.endpoint, body, signature);
-  const base = {
-    url: context.endpoint,
-    lastAttemptAt: now,
-    lastResponseStatus: sent.status ?? null,
-    lastError: sent.error ?? null,
-    updatedAt: now,
-  };
-  const outcome = { url: context.endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
+  const signature = await signWebhookBody(signingKey, body);
+  const sent = await post(endpoint, body, signature);
+  const base = { url: endpoint, lastAttemptAt: now, lastResponseStatus: sent.status ?? null, lastError: sent.error ?? null, updatedAt: now };
+  const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
   // 2xx, or 409 (the platform already has this event id), is final success.
   if (sent.status !== undefined && ((sent.status >= 200 && sent.status < 300) || sent.status === 409)) {
-    await record(db, delivery, { ...base, status: 'DELIVERED', deliveredAt: now, nextAttemptAt: now });
-    return { result: 'delivered', ...outcome };
+    return { outcome: { result: 'delivered' as const, ...outcome }, changes: { ...base, status: 'DELIVERED' as const, deliveredAt: now, nextAttemptAt: now } };
   }
-  const next = now + retryDelayMs(delivery.attempts);
+  const next = now + retryDelayMs(claimed.attempts);
   // A TEST event reports its single attempt to the caller; retrying it would only add noise.
-  if (event.type === 'TEST' || next > delivery.createdAt + GIVE_UP_AFTER_MS) {
-    await record(db, delivery, { ...base, status: 'FAILED', nextAttemptAt: now });
-    return { result: 'failed', ...outcome };
+  if (event.type === 'TEST' || next > claimed.createdAt + GIVE_UP_AFTER_MS) {
+    return { outcome: { result: 'failed' as const, ...outcome }, changes: { ...base, status: 'FAILED' as const, nextAttemptAt: now } };
   }
-  const stillOurs = await record(db, delivery, { ...base, nextAttemptAt: next });
-  if (stillOurs) {
-    const delaySeconds = Math.min(Math.ceil((next - now) / 1000), MAX_QUEUE_DELAY_SECONDS);
-    try {
-      await deps.queue.send({ type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob, { delaySeconds });
-    } catch (error) {
-      deps.log.warn('webhook retry not queued; the sweep will retry', { eventId, error: String(error) });
-    }
-  }
-  return { result: 'retry', ...outcome, nextAttemptAt: next };
+  return {
+    outcome: { result: 'retry' as const, ...outcome, nextAttemptAt: next },
+    changes: { ...base, nextAttemptAt: next },
+    retryInSeconds: Math.min(Math.ceil((next - now) / 1000), MAX_QUEUE_DELAY_SECONDS),
+  };
 }
 
-/** Writes an attempt's result, only if this attempt still holds the delivery (its lease was not taken over). */
-async function record(db: Db, claimed: WebhookDeliveryRow, changes: Partial<WebhookDeliveryRow>): Promise<boolean> {
-  const rows = await db
-    .update(webhookDeliveries)
-    .set(changes)
-    .where(and(eq(webhookDeliveries.id, claimed.id), eq(webhookDeliveries.status, 'PENDING'), eq(webhookDeliveries.attempts, claimed.attempts)))
-    .returning({ id: webhookDeliveries.id });
-  return rows.length > 0;
+/**
+ * Writes every attempt's result in one round trip, each only if its attempt still holds the delivery (its
+ * lease was not taken over), then queues the retries that are still ours.
+ */
+async function recordAll(deps: WebhookDeps, eventIds: string[], pending: Pending[]): Promise<void> {
+  if (pending.length === 0) return;
+  const { db } = deps;
+  const updates: Statement[] = pending.map(({ claimed, changes }) =>
+    db
+      .update(webhookDeliveries)
+      .set(changes)
+      .where(and(eq(webhookDeliveries.id, claimed.id), eq(webhookDeliveries.status, 'PENDING'), eq(webhookDeliveries.attempts, claimed.attempts)))
+      .returning({ id: webhookDeliveries.id }),
+  );
+  const written = (await db.batch(updates as [Statement, ...Statement[]])) as unknown[][];
+  const retries = pending
+    .filter((p, i) => p.retryInSeconds !== undefined && written[i]!.length > 0)
+    .map((p) => ({ body: { type: 'webhook.deliver', eventId: eventIds[p.index]! } satisfies WebhookDeliverJob, delaySeconds: p.retryInSeconds }));
+  if (retries.length === 0) return;
+  try {
+    await deps.queue.sendBatch(retries);
+  } catch (error) {
+    deps.log.warn('webhook retry not queued; the sweep will retry', { count: retries.length, error: String(error) });
+  }
 }
 
 interface Sent {
@@ -200,11 +254,12 @@ export async function dueDeliveryEventIds(db: Db, realNow: number, opts: { platf
 export async function deliverDueWebhooks(deps: WebhookDeps, realNow: number, opts: { platformId?: string; limit?: number } = {}): Promise<number> {
   const eventIds = await dueDeliveryEventIds(deps.db, realNow, opts);
   let attempted = 0;
-  for (let i = 0; i < eventIds.length; i += PARALLEL_SENDS) {
-    const results = await Promise.allSettled(eventIds.slice(i, i + PARALLEL_SENDS).map((id) => deliverEvent(deps, id, realNow)));
-    for (const [j, r] of results.entries()) {
-      if (r.status === 'rejected') deps.log.error('webhook delivery failed', { eventId: eventIds[i + j], error: String(r.reason) });
-      else if (r.value.result !== 'not_due') attempted++;
+  for (let i = 0; i < eventIds.length; i += SWEEP_CHUNK) {
+    const chunk = eventIds.slice(i, i + SWEEP_CHUNK);
+    try {
+      attempted += (await deliverEvents(deps, chunk, realNow)).filter((o) => o.result !== 'not_due').length;
+    } catch (error) {
+      deps.log.error('webhook delivery failed', { eventIds: chunk, error: String(error) });
     }
   }
   return attempted;

@@ -9,7 +9,7 @@ import { newWalletClient, openBundle, openSessionKey } from '../support/wallet-c
 describe('sealToClient (credential bundle)', () => {
   it('seals a session key that decryptCredentialBundle opens, yielding the matching key pair', async () => {
     const client = newWalletClient();
-    const session = generateSessionKeyPair();
+    const session = await generateSessionKeyPair();
     const bundle = await sealToClient(client.clientPublicKey, session.privateKey);
     const opened = openSessionKey(client, bundle);
     expect(opened.privateKey).toBe(bytesToHex(session.privateKey));

@@ -3,6 +3,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import {
   compressPublicKey,
+  compressValidPoint,
   decompressPublicKey,
   generateSessionKeyPair,
   parseClientPublicKey,
@@ -64,12 +65,33 @@ describe('compressed keys', () => {
 });
 
 describe('generateSessionKeyPair', () => {
-  it('returns a 32-byte private key and its compressed public key, fresh each time', () => {
-    const a = generateSessionKeyPair();
-    const b = generateSessionKeyPair();
+  it('returns a 32-byte private key and its compressed public key, fresh each time', async () => {
+    const a = await generateSessionKeyPair();
+    const b = await generateSessionKeyPair();
     expect(a.privateKey.length).toBe(32);
     expect(a.publicKey).toMatch(/^0[23][0-9a-f]{64}$/);
     expect(a.publicKey).toBe(bytesToHex(p256.getPublicKey(a.privateKey, true)));
     expect(a.publicKey).not.toBe(b.publicKey);
+  });
+
+  it('gets the compressed prefix right for both parities of y', async () => {
+    const prefixes = new Set<string>();
+    for (let i = 0; i < 40 && prefixes.size < 2; i++) {
+      const pair = await generateSessionKeyPair();
+      expect(pair.publicKey).toBe(bytesToHex(p256.getPublicKey(pair.privateKey, true)));
+      prefixes.add(pair.publicKey.slice(0, 2));
+    }
+    expect([...prefixes].sort()).toEqual(['02', '03']);
+  });
+});
+
+describe('compressValidPoint', () => {
+  it('matches the curve library on real points and refuses anything but an uncompressed point', async () => {
+    for (let i = 0; i < 8; i++) {
+      const point = p256.getPublicKey(p256.utils.randomSecretKey(), false);
+      expect(bytesToHex(compressValidPoint(point))).toBe(bytesToHex(compressPublicKey(point)));
+    }
+    expect(() => compressValidPoint(new Uint8Array(33))).toThrow(/uncompressed/);
+    expect(() => compressValidPoint(new Uint8Array(65))).toThrow(/uncompressed/);
   });
 });

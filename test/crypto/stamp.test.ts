@@ -11,7 +11,7 @@ const PAYLOAD = '{"type":"ACTIVITY_TYPE_REVOKE_SESSION","organizationId":"Intern
 /** A session key the way a client really gets it: sealed by the server, opened with @turnkey/crypto. */
 async function sessionKey(): Promise<SessionKey> {
   const client = newWalletClient();
-  return openSessionKey(client, await sealToClient(client.clientPublicKey, generateSessionKeyPair().privateKey));
+  return openSessionKey(client, await sealToClient(client.clientPublicKey, (await generateSessionKeyPair()).privateKey));
 }
 
 function encode(value: unknown): string {
@@ -67,6 +67,21 @@ describe('verifyStamp', () => {
     expect(parsed.stamp.publicKey).toBe(key.publicKey);
     expect(parsed.stamp.signature.length).toBe(64);
     expect(await verifyStamp(parsed.stamp, PAYLOAD)).toEqual({ ok: true, publicKey: key.publicKey });
+  });
+
+  it('parses a key seen before (from the point cache) exactly like the first time; a refused key stays refused', async () => {
+    const key = await sessionKey();
+    const header = await stamp(key, PAYLOAD);
+    const first = parseStamp(header);
+    const again = parseStamp(header);
+    expect(first.ok && again.ok).toBe(true);
+    if (!first.ok || !again.ok) return;
+    expect(bytesToHex(again.stamp.publicKeyBytes)).toBe(bytesToHex(first.stamp.publicKeyBytes));
+    expect(bytesToHex(again.stamp.publicKeyBytes)).toBe(bytesToHex(p256.Point.fromHex(key.publicKey).toBytes(false)));
+    expect(await verifyStamp(again.stamp, PAYLOAD)).toEqual({ ok: true, publicKey: key.publicKey });
+    // x = 1 has no point above it on P-256.
+    const offCurve = encode({ ...decode(header), publicKey: `02${'0'.repeat(63)}1` });
+    for (let i = 0; i < 2; i++) expect(parseStamp(offCurve)).toMatchObject({ ok: false, code: 'WALLET_SIGNATURE_MALFORMED' });
   });
 
   describe('malformed stamps', async () => {

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { idempotencyKeys } from '../../src/db/schema';
@@ -10,6 +10,7 @@ import {
   purgeExpiredIdempotencyKeys,
   runIdempotent,
   withIdempotency,
+  type Claim,
   type IdempotentRequest,
 } from '../../src/http/idempotency';
 import { json } from '../../src/http/route';
@@ -162,6 +163,58 @@ describe('Idempotency-Key', () => {
     expect((await runIdempotent(db(), r, challenge.action, { store })).status).toBe(202);
     expect((await runIdempotent(db(), r, challenge.action, { store })).status).toBe(202);
     expect(challenge.runs).toBe(2);
+  });
+
+  it("runs the action's reads in the claim's round trip and hands it their results", async () => {
+    const r = req();
+    const seen: unknown[][][] = [];
+    // The reads run after the claim in the same batch: the second one sees the key just claimed.
+    const reads = [
+      db().select({ one: sql<number>`1` }).from(idempotencyKeys).limit(0),
+      db().select({ key: idempotencyKeys.key, state: idempotencyKeys.state }).from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!)),
+    ];
+    const action = async (claim: Claim) => {
+      seen.push(claim.reads);
+      return json({ ok: true }, 201);
+    };
+    expect((await runIdempotent(db(), r, action, { reads })).status).toBe(201);
+    expect(seen).toEqual([[[], [{ key: r.key, state: 'IN_FLIGHT' }]]]);
+    // A repeat is answered from the key; the action (and its reads' results) are not used.
+    expect((await runIdempotent(db(), r, action, { reads })).headers.get('Idempotent-Replayed')).toBe('true');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('records the response in the batch that does the work, then writes nothing more', async () => {
+    const r = req();
+    let body = '';
+    const res = await runIdempotent(db(), r, async (claim) => {
+      body = JSON.stringify({ done: crypto.randomUUID() });
+      await db().batch([claim.record(201, body)]);
+      return claim.recorded(201, body);
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('Content-Type')).toBe('application/json');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+    expect(await res.text()).toBe(body);
+    const row = (await db().select().from(idempotencyKeys).where(and(eq(idempotencyKeys.platformId, r.platformId), eq(idempotencyKeys.key, r.key!))))[0];
+    expect(row).toMatchObject({ state: 'DONE', responseStatus: 201, responseBody: body });
+    const replay = await call(r, counter().action);
+    expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(JSON.stringify(replay.body)).toBe(body);
+  });
+
+  it('keeps a recorded response when the action fails after its work committed', async () => {
+    const r = req();
+    await expect(
+      runIdempotent(db(), r, async (claim) => {
+        await db().batch([claim.record(201, '{"done":true}')]);
+        claim.recorded(201, '{"done":true}');
+        throw new Error('failed after the commit');
+      }),
+    ).rejects.toThrow('failed after the commit');
+    const replay = await call(r, counter().action);
+    expect(replay).toMatchObject({ status: 201, body: { done: true } });
+    expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
   });
 
   it('runs the action exactly once under 20 concurrent requests with one key', async () => {

@@ -1,8 +1,10 @@
-import { env } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, expectError } from '../helpers';
 import { clientKeys } from '../hostile/world';
-import { newWallet } from './fixtures';
+import { SoftPasskey } from '../support/passkey';
+import { newWalletClient } from '../support/wallet-client';
+import { advance, challengeOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from './fixtures';
 
 const indexRows = async (platformId: string) =>
   (await env.DB.prepare('SELECT count(*) AS n FROM wallet_auth_index WHERE platform_id = ?').bind(platformId).first<{ n: number }>())!.n;
@@ -27,5 +29,74 @@ describe('a refused credential verify leaves nothing behind', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.encryptedSessionSigningKey).toEqual(expect.any(String));
     expect(await indexRows(p.id)).toBe(before + 1);
+  });
+});
+
+// The sandbox OTP: no e-mail challenge per session, so no re-issue limit in the way.
+const SANDBOX = { otp: '000000' };
+
+describe('verify refusals decided by the account itself (one call does the whole verify)', () => {
+  it('a body of another type is 400 naming `type`, for EMAIL_OTP and PASSKEY bodies; nothing is left behind', async () => {
+    const w = await newWallet();
+    const { key } = await otpSession(w, SANDBOX);
+    const passkey = new SoftPasskey();
+    const challenge = btoa('platform-registration-challenge-0123456789').replace(/=+$/, '');
+    const added = await signed(w, 'POST', '/auth/credentials', { type: 'PASSKEY', accountId: w.accountId, nickname: 'Key', challenge, attestation: passkey.register(challenge) }, key);
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const email = await emailCredential(w);
+    const before = await indexRows(w.p.id);
+
+    const otpToPasskey = await api('POST', `/auth/credentials/${added.body.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey } });
+    expectError(otpToPasskey, 400, 'INVALID_INPUT');
+    expect(otpToPasskey.body.message).toBe('This credential is PASSKEY, not EMAIL_OTP');
+    expect(otpToPasskey.body.details).toEqual({ fields: [{ field: 'type', message: 'Must be PASSKEY' }] });
+
+    const passkeyToOtp = await api('POST', `/auth/credentials/${email.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion: passkey.assert('c29tZS1jaGFsbGVuZ2U') },
+      headers: { 'Request-Id': 'Request:00000000-0000-7000-8000-000000000000' },
+    });
+    expectError(passkeyToOtp, 400, 'INVALID_INPUT');
+    expect(passkeyToOtp.body.details).toEqual({ fields: [{ field: 'type', message: 'Must be EMAIL_OTP' }] });
+
+    // Refused before the account is called: a PASSKEY verify without Request-Id.
+    expectError(await api('POST', `/auth/credentials/${added.body.id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: passkey.assert('eA') } }), 401, 'REQUEST_ID_MISSING');
+    // A session id where a credential id belongs: in the index, but not a credential.
+    const sessionPath = await api('POST', `/auth/credentials/${(await sessionsOf(w))[0].id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey } });
+    expectError(sessionPath, 404, 'NOT_FOUND');
+    expect(await indexRows(w.p.id)).toBe(before);
+  });
+
+  it('the issued session is reachable by its id at once: listed, and revocable by a signed retry', async () => {
+    const w = await newWallet();
+    const first = await otpSession(w, SANDBOX);
+    const second = await otpSession(w, SANDBOX);
+    expect((await sessionsOf(w)).map((s) => s.id).sort()).toEqual([first.session.id, second.session.id].sort());
+    const revoked = await signed(w, 'DELETE', `/auth/sessions/${second.session.id}`, undefined, first.key);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(204);
+    expect((await sessionsOf(w)).map((s) => s.id)).toEqual([first.session.id]);
+  });
+});
+
+describe('expired sessions and challenges are purged', () => {
+  it('rows dead for a day go at the next session issued after the interval; live ones stay', async () => {
+    const w = await newWallet();
+    const old = await otpSession(w, SANDBOX);
+    await challengeOf(w, 'PATCH', `/internal-accounts/${w.accountId}`, { privateEnabled: true });
+    const tables = async () => {
+      const stub = env.ACCOUNT.get(env.ACCOUNT.idFromName(w.accountId));
+      return runInDurableObject(stub, async (_o, state) => ({
+        sessions: state.storage.sql.exec<{ id: string }>('SELECT id FROM sessions ORDER BY id').toArray().map((r) => r.id),
+        pending: state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM pending').one().n,
+      }));
+    };
+    expect(await tables()).toEqual({ sessions: [old.session.id], pending: 1 });
+    // Two days on (the sandbox clock): the old session and the challenge are a day past their expiry.
+    await advance(w.p, 2 * 86_400);
+    const fresh = await otpSession(w, SANDBOX);
+    expect(await tables()).toEqual({ sessions: [fresh.session.id], pending: 0 });
+    // Live sessions are never purged.
+    const another = await otpSession(w, SANDBOX);
+    expect((await tables()).sessions.sort()).toEqual([fresh.session.id, another.session.id].sort());
   });
 });

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { database } from '../../src/db/client';
 import { logger } from '../../src/http/log';
-import { deliverEvent, GIVE_UP_AFTER_MS, retryDelayMs } from '../../src/webhooks/delivery';
+import { deliverEvent, deliverEvents, GIVE_UP_AFTER_MS, retryDelayMs } from '../../src/webhooks/delivery';
 import { dispatchEvents } from '../../src/webhooks/outbox';
 import { api, newPlatform } from '../helpers';
 import { consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, writeEvent } from './hooks';
@@ -215,6 +215,66 @@ describe('webhook delivery', () => {
     for (let i = 0; i < 50 && (await deliveryOf(eventId)).status === 'PENDING'; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await deliveryOf(eventId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
     expect(hook.calls).toHaveLength(1);
+  });
+
+  it('attempts a batch of events together: one round trip for the claims, one for the results, one retry send', async () => {
+    const ok = hookUrl();
+    const failing = hookUrl();
+    const withHook = await newPlatform({ webhookEndpoint: ok });
+    const other = await newPlatform({ webhookEndpoint: failing });
+    const without = await newPlatform();
+    const hookOk = fakeEndpoint(ok, () => 200);
+    fakeEndpoint(failing, () => 503);
+    const delivered = await writeEvent(withHook.id, T0);
+    const retried = await writeEvent(other.id, T0);
+    const skipped = await writeEvent(without.id, T0);
+    const notDue = await writeEvent(withHook.id, T0 + 60_000);
+    let batches = 0;
+    const real = database(env.DB);
+    const db = new Proxy(real, {
+      get: (target, prop) => (prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop)),
+    });
+    const sent: unknown[] = [];
+    const queue = { send: () => Promise.reject(new Error('one sendBatch expected')), sendBatch: async (m: unknown[]) => void sent.push(...m) } as unknown as Queue<unknown>;
+    const outcomes = await deliverEvents({ ...deps(), db, queue }, [delivered, retried, skipped, notDue], T0);
+    expect(outcomes.map((o) => o.result)).toEqual(['delivered', 'retry', 'skipped', 'not_due']);
+    expect(batches).toBe(2);
+    expect(sent).toEqual([{ body: { type: 'webhook.deliver', eventId: retried }, delaySeconds: 30 }]);
+    expect(hookOk.calls).toHaveLength(1);
+    expect(await deliveryOf(delivered)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    expect(await deliveryOf(retried)).toMatchObject({ status: 'PENDING', attempts: 1, nextAttemptAt: T0 + 30_000 });
+    expect(await deliveryOf(skipped)).toMatchObject({ status: 'SKIPPED', attempts: 1 });
+    expect(await deliveryOf(notDue)).toMatchObject({ status: 'PENDING', attempts: 0 });
+  });
+
+  it('settles the deliveries of platforms without an endpoint in the claim round trip itself', async () => {
+    const without = await newPlatform();
+    const ids = [await writeEvent(without.id, T0), await writeEvent(without.id, T0)];
+    let batches = 0;
+    const real = database(env.DB);
+    const db = new Proxy(real, {
+      get: (target, prop) => (prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop)),
+    });
+    const outcomes = await deliverEvents({ ...deps(), db }, ids, T0);
+    expect(outcomes).toEqual(ids.map(() => ({ result: 'skipped', reason: expect.stringContaining('No webhookEndpoint') })));
+    expect(batches).toBe(1);
+    for (const id of ids) {
+      expect(await deliveryOf(id)).toMatchObject({ status: 'SKIPPED', attempts: 1, lastAttemptAt: T0, nextAttemptAt: T0, lastError: expect.stringContaining('No webhookEndpoint') });
+    }
+    expect(await deliverEvents(deps(), ids, T0 + 60_000)).toEqual([{ result: 'not_due' }, { result: 'not_due' }]);
+  });
+
+  it('the consumer delivers the webhook messages of a batch together and acks each (a duplicate too)', async () => {
+    const url = hookUrl();
+    const p = await newPlatform({ webhookEndpoint: url });
+    const hook = fakeEndpoint(url, () => 200);
+    const ids = [await writeEvent(p.id, T0), await writeEvent(p.id, T0), await writeEvent(p.id, T0)];
+    at(T0);
+    const result = await consume(...ids.map(deliver), deliver(ids[0]!), { type: 'no.such.job' });
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(5);
+    expect(hook.calls.map((c) => JSON.parse(c.body).id).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(await deliveryOf(id)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
   });
 
   it('dispatchEvents never throws: a failed send is left to the sweep', async () => {

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { newPlatform, OPERATOR } from '../helpers';
+import { individualBody } from '../customers/fixtures';
+import { balanceOf, customerWithAccounts, externalAccount, fund, idemKey } from '../payments/support';
+import { emailCredential, newWallet, otpSession } from '../wallet/fixtures';
+import { newWalletClient, stamp } from '../support/wallet-client';
+import { measured } from './counting';
+
+// DESIGN.md 6: every D1 round trip costs a millisecond or more; the benchmarked requests keep to a budget.
+describe('round trips per request (the requests of npm run bench)', () => {
+  it('GET /config: one query (authentication brings the platform)', async () => {
+    const p = await newPlatform();
+    const res = await measured('GET', '/config', { auth: p.auth });
+    expect(res.status).toBe(200);
+    expect(res.cost).toMatchObject({ d1: 1, account: [], queue: 0 });
+  });
+
+  it('GET /uma-providers, first page and by cursor: authentication, then the page with its total in one batch', async () => {
+    const p = await newPlatform();
+    const first = await measured('GET', '/uma-providers?limit=1', { auth: p.auth });
+    expect(first.status).toBe(200);
+    expect(first.cost).toMatchObject({ d1: 2, statements: [1, 2] });
+    const next = await measured('GET', `/uma-providers?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`, { auth: p.auth });
+    expect(next.status).toBe(200);
+    expect(next.cost).toMatchObject({ d1: 2, statements: [1, 2] });
+  });
+
+  it('POST /customers: authentication and one batch', async () => {
+    const p = await newPlatform();
+    const res = await measured('POST', '/customers', { auth: p.auth, body: individualBody() });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.cost.d1).toBeLessThanOrEqual(3);
+  });
+
+  it('EMAIL_OTP verify: authentication, the wallet lookup with the session id reserved, one call to the account', async () => {
+    const w = await newWallet();
+    const credential = await emailCredential(w);
+    const res = await measured('POST', `/auth/credentials/${credential.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.cost).toMatchObject({ d1: 2, statements: [1, 2], account: ['verifyOtp'], queue: 0 });
+  });
+
+  it('a refused verify gives the reserved id back: one more round trip, on the refusal only', async () => {
+    const w = await newWallet();
+    const credential = await emailCredential(w);
+    const res = await measured('POST', `/auth/credentials/${credential.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: '123456', clientPublicKey: newWalletClient().clientPublicKey },
+    });
+    expect(res.status).toBe(401);
+    expect(res.cost).toMatchObject({ d1: 3, account: ['verifyOtp'] });
+  });
+
+  it('wallet privacy: the challenge is two queries and one account call; the signed retry one more query for the update', async () => {
+    const w = await newWallet();
+    const { key } = await otpSession(w);
+    const path = `/internal-accounts/${w.accountId}`;
+    const challenge = await measured('PATCH', path, { auth: w.p.auth, body: { privateEnabled: true } });
+    expect(challenge.status).toBe(202);
+    expect(challenge.cost).toMatchObject({ d1: 2, account: ['issueChallenge'] });
+    const retry = await measured('PATCH', path, {
+      auth: w.p.auth,
+      body: { privateEnabled: true },
+      headers: { 'Service-Wallet-Signature': await stamp(key, challenge.body.payloadToSign), 'Request-Id': challenge.body.requestId },
+    });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.cost).toMatchObject({ d1: 3, account: ['completeSignedRetry'] });
+  });
+
+  it('transfer-out and GET /transactions/{id}', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 100_000);
+    const external = await externalAccount(p, customer.id, 'USD', '001');
+    const res = await measured('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': idemKey() },
+      body: { source: { accountId: accounts.USD }, destination: { accountId: external }, amount: 1_000 },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.status).toBe('COMPLETED');
+    // Authentication; the key's claim with both accounts, the owner and a transfer the key made before; the money
+    // batch with the stored response.
+    expect(res.cost).toMatchObject({ d1: 3, statements: [1, 6, expect.any(Number)], account: [], queue: 1 });
+    const read = await measured('GET', `/transactions/${res.body.id}`, { auth: p.auth });
+    expect(read.status).toBe(200);
+    expect(read.cost).toMatchObject({ d1: 2, queue: 0 });
+    expect(read.body).toEqual(res.body);
+  });
+
+  it('a transfer-out replayed by its Idempotency-Key: two round trips, the same body, no money moved', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 100_000);
+    const external = await externalAccount(p, customer.id, 'USD', '001');
+    const key = idemKey();
+    const body = { source: { accountId: accounts.USD }, destination: { accountId: external }, amount: 1_000 };
+    const first = await measured('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': key }, body });
+    expect(first.status).toBe(201);
+    const again = await measured('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': key }, body });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.cost).toMatchObject({ d1: 2, queue: 0 });
+    expect(await balanceOf(p, accounts.USD!)).toBe(99_000);
+  });
+
+  it('a refused transfer-out (unknown account) is stored under its key like before', async () => {
+    const p = await newPlatform();
+    const { accounts } = await customerWithAccounts(p);
+    const key = idemKey();
+    const body = { source: { accountId: accounts.USD }, destination: { accountId: 'ExternalAccount:00000000-0000-7000-8000-000000000000' }, amount: 1_000 };
+    const first = await measured('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': key }, body });
+    expect(first.status).toBe(404);
+    expect(first.cost.d1).toBe(3);
+    const again = await measured('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': key }, body });
+    expect(again).toMatchObject({ status: 404, body: first.body });
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+  });
+
+  it('the operator load of UMA providers is one batch after the domain check', async () => {
+    const res = await measured('POST', '/operator/uma-providers', {
+      auth: OPERATOR,
+      body: { providers: [{ name: 'Round Trip Bank', domain: `rt-${Date.now()}.example`, supportedRegions: ['US'], supportedCurrencies: ['USD'] }] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.cost.d1).toBe(2);
+  });
+});
