@@ -1,10 +1,12 @@
+import type { SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Settings } from '../env';
 import type { Db } from '../db/client';
 import type { AgentRow, Permission, PlatformRow } from '../db/schema';
 import { findAgentByToken } from '../agents/tokens';
 import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
-import { findTokenWithPlatform } from '../platform/tokens-service';
+import { findTokenWithPlatform, findTokenWithPlatformAnd } from '../platform/tokens-service';
 import { ApiError, notFound, unauthorized } from './errors';
 
 /** A platform authenticated by one of its API tokens (HTTP Basic). */
@@ -37,31 +39,40 @@ export interface Principals {
 // Compared against when the clientId is unknown, so both paths hash and compare once.
 const DUMMY_HASH = hashSecret('no-such-token');
 
+/**
+ * Statements a route runs in the Basic authentication round trip (see `RouteSpec.preload`). `platformId` is
+ * SQL for the authenticated platform's id, NULL unless the credentials and the route's permission hold.
+ */
+export type Preload = (platformId: SQL) => BatchItem<'sqlite'>[];
+
 export async function authenticate(
   kind: keyof Principals,
   request: Request,
-  deps: { db: Db; settings: Settings },
-): Promise<Principals[keyof Principals]> {
+  deps: { db: Db; settings: Settings; permission?: Permission; preload?: Preload },
+): Promise<{ principal: Principals[keyof Principals]; preloaded: unknown[][] }> {
   switch (kind) {
     case 'none':
-      return null;
+      return { principal: null, preloaded: [] };
     case 'operator':
-      return authenticateOperator(request, deps.settings);
+      return { principal: authenticateOperator(request, deps.settings), preloaded: [] };
     case 'basic':
-      return authenticateBasic(request, deps.db);
+      return authenticateBasic(request, deps.db, deps.permission, deps.preload);
     case 'agent':
-      return authenticateAgent(request, deps.db);
+      return { principal: await authenticateAgent(request, deps.db), preloaded: [] };
   }
 }
 
-async function authenticateBasic(request: Request, db: Db): Promise<PlatformPrincipal> {
+async function authenticateBasic(request: Request, db: Db, permission?: Permission, preload?: Preload): Promise<{ principal: PlatformPrincipal; preloaded: unknown[][] }> {
   const credentials = parseBasic(request.headers.get('Authorization'));
   if (!credentials) throw unauthorized();
-  const found = await findTokenWithPlatform(db, credentials.clientId);
+  const secretHash = hashSecret(credentials.secret);
+  const { found, results } = preload
+    ? await findTokenWithPlatformAnd(db, credentials.clientId, secretHash, permission, preload)
+    : { found: await findTokenWithPlatform(db, credentials.clientId), results: [] };
   // Two SHA-256 hex digests: equal lengths, so a constant-time comparison of the strings is enough.
-  const ok = constantTimeEqual(hashSecret(credentials.secret), found?.token.secretHash ?? DUMMY_HASH);
+  const ok = constantTimeEqual(secretHash, found?.token.secretHash ?? DUMMY_HASH);
   if (!found || !ok) throw unauthorized();
-  return { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions };
+  return { principal: { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions }, preloaded: results };
 }
 
 function parseBasic(header: string | null): { clientId: string; secret: string } | null {

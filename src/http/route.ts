@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Env, Settings } from '../env';
 import { database, type Db } from '../db/client';
 import type { Permission } from '../db/schema';
@@ -26,6 +28,8 @@ export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B 
   body: B;
   /** The body exactly as received (JSON routes); signed retries hash its canonical form. */
   rawBody: string;
+  /** Results of the route's `preload` statements, in order (empty without one). */
+  preloaded: unknown[][];
 }
 
 export interface ResponseSpec {
@@ -51,6 +55,12 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
   /** Extra request headers worth documenting (e.g. `Idempotency-Key`). */
   headers?: Record<string, { description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
+  /**
+   * Statements to run in the authentication round trip (Basic auth), given the valid input; `platformId` is
+   * SQL for the authenticated platform's id, NULL unless the credentials and `permission` hold, so statements
+   * filtered on it read and write nothing for anyone else. A handler refusing later undoes what they wrote.
+   */
+  preload?: (input: { db: Db; params: P; body: B; platformId: SQL }) => BatchItem<'sqlite'>[];
   handler: (c: Ctx<A, P, Q, B>) => Promise<Response> | Response;
 }
 
@@ -64,19 +74,17 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
 ): RouteDef {
   const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
     const db = database(env.DB);
-    const auth = await authenticate(spec.auth, request, { db, settings });
+    // With a preload the input is read first, so an invalid request adds nothing to the authentication
+    // round trip; its error still comes after authentication's.
+    const early = spec.preload ? await readInput(spec, request).catch((error: unknown) => ({ error })) : undefined;
+    const valid = early && !('error' in early) ? early : undefined;
+    const preload = valid && spec.preload ? (platformId: SQL) => spec.preload!({ db, params: valid.params as P, body: valid.body as B, platformId }) : undefined;
+    const { principal: auth, preloaded } = await authenticate(spec.auth, request, { db, settings, permission: spec.permission, preload });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
     }
-    const params = parse(spec.params, decodeParams((request as unknown as { params?: Record<string, string> }).params), 'path parameters', '');
-    const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
-    let body: unknown;
-    let rawBody = '';
-    if (spec.body && spec.body !== 'multipart') {
-      const read = await readJson(request);
-      rawBody = read.raw;
-      body = parse(spec.body, read.value, 'request body', '');
-    }
+    if (early && 'error' in early) throw early.error;
+    const { params, query, body, rawBody } = valid ?? (await readInput(spec, request));
     return spec.handler({
       request,
       env,
@@ -91,9 +99,24 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
       query: query as Q,
       body: body as B,
       rawBody,
+      preloaded,
     });
   };
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown>), run };
+}
+
+/** Path parameters, query and JSON body, validated (400 naming the fields). */
+async function readInput(spec: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType | 'multipart' }, request: Request) {
+  const params = parse(spec.params, decodeParams((request as unknown as { params?: Record<string, string> }).params), 'path parameters', '');
+  const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
+  let body: unknown;
+  let rawBody = '';
+  if (spec.body && spec.body !== 'multipart') {
+    const read = await readJson(request);
+    rawBody = read.raw;
+    body = parse(spec.body, read.value, 'request body', '');
+  }
+  return { params, query, body, rawBody };
 }
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: string, prefix: string): unknown {

@@ -16,7 +16,7 @@ import {
   PasskeyAuthChallenge,
   SIGNATURE_HEADERS,
 } from './schema';
-import { authMethodJson, failure, metaOf, releaseSessionId, sessionJson, walletByAccount, walletByAuthId, walletReservingSession, type Wallet } from './service';
+import { authMethodJson, failure, metaOf, releaseSessionId, sessionJson, walletByAccount, walletByAuthId, reserveSession, reservedSession, type Wallet } from './service';
 import { signedRetry } from './signed-retry';
 
 const tag = 'Embedded Wallet Auth';
@@ -147,10 +147,11 @@ export const credentialRoutes = [
     body: CredentialVerify,
     headers: { 'Request-Id': { description: 'PASSKEY: the requestId of the challenge' } },
     responses: { 200: { description: 'The new session, with its key', schema: AuthSession }, ...errorResponses(400, 401, 403, 404) },
+    // The wallet lookup and the new session's id reservation ride on the authentication round trip; the id
+    // is given back if verify refuses.
+    preload: ({ db, params, platformId }) => reserveSession(db, platformId, params.id),
     handler: async (c) => {
-      // The new session's id is reserved with the lookup (one round trip) and given back if verify refuses.
-      const sessionId = newId('Session', c.now);
-      const wallet = await walletReservingSession(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, { sessionId, now: c.now }, credentialNotFound);
+      const { wallet, sessionId } = reservedSession(c.env.ACCOUNT, c.preloaded, credentialNotFound);
       let outcome: Awaited<ReturnType<typeof issueSession>>;
       try {
         outcome = await issueSession(c, wallet, sessionId);

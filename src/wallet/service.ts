@@ -1,4 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { newId } from '../crypto/ids';
 import type { Env } from '../env';
 import type { Db } from '../db/client';
 import { customers, internalAccounts, walletAuthIndex } from '../db/schema';
@@ -41,7 +42,7 @@ export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: st
   return walletOf(ns, row);
 }
 
-const byAuthId = (db: Db, platformId: string, id: string) =>
+const byAuthId = (db: Db, platformId: string | SQL, id: string) =>
   db
     .select(walletColumns)
     .from(walletAuthIndex)
@@ -58,31 +59,34 @@ export async function walletByAuthId(db: Db, ns: Env['ACCOUNT'], platformId: str
 }
 
 /**
- * `walletByAuthId`, and in the same round trip the index row of `sessionId`, a session the wallet is about
- * to issue (nothing is inserted when `id` is unknown). A refused issue gives the id back with
- * `releaseSessionId`; until the account commits the session, the id answers 404 like any unknown id.
+ * Statements finding the wallet of credential `id` and reserving the index row of a new session id for it
+ * (nothing is inserted when `id` is unknown), run in the authentication round trip (`RouteSpec.preload`);
+ * `reservedSession` reads their results. A refused issue gives the id back with `releaseSessionId`; until the
+ * account commits the session, the id answers 404 like any unknown id.
  */
-export async function walletReservingSession(
-  db: Db,
-  ns: Env['ACCOUNT'],
-  platformId: string,
-  id: string,
-  reserve: { sessionId: string; now: number },
-  missing: () => ApiError,
-): Promise<Wallet> {
-  const [rows] = await db.batch([
+export function reserveSession(db: Db, platformId: SQL, id: string) {
+  const now = Date.now();
+  const sessionId = newId('Session', now);
+  return [
     byAuthId(db, platformId, id),
     // Column order of the table: id, account_id, platform_id, created_at.
     db
       .insert(walletAuthIndex)
       .select(
-        sql`SELECT ${reserve.sessionId}, ${walletAuthIndex.accountId}, ${walletAuthIndex.platformId}, ${reserve.now} FROM ${walletAuthIndex}
+        sql`SELECT ${sessionId}, ${walletAuthIndex.accountId}, ${walletAuthIndex.platformId}, ${now} FROM ${walletAuthIndex}
             WHERE ${walletAuthIndex.id} = ${id} AND ${walletAuthIndex.platformId} = ${platformId}`,
-      ),
-  ]);
+      )
+      .returning({ id: walletAuthIndex.id }),
+  ];
+}
+
+/** The wallet and the session id `reserveSession` found and reserved (`missing` when the credential is unknown). */
+export function reservedSession(ns: Env['ACCOUNT'], results: unknown[][], missing: () => ApiError): { wallet: Wallet; sessionId: string } {
+  const [rows, reserved] = results as [Parameters<typeof walletOf>[1][], { id: string }[]];
   const row = rows[0];
-  if (!row) throw missing();
-  return walletOf(ns, row);
+  const sessionId = reserved[0]?.id;
+  if (!row || !sessionId) throw missing();
+  return { wallet: walletOf(ns, row), sessionId };
 }
 
 /** Removes the index row of a session that was not issued (best effort: a leftover row only answers 404). */

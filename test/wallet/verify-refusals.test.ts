@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, expectError } from '../helpers';
+import { api, basic, expectError, newPlatform, tokenWith } from '../helpers';
 import { clientKeys } from '../hostile/world';
 import { SoftPasskey } from '../support/passkey';
 import { newWalletClient } from '../support/wallet-client';
@@ -28,6 +28,32 @@ describe('a refused credential verify leaves nothing behind', () => {
     const ok = await api('POST', `/auth/credentials/${credentialId}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: key } });
     expect(ok.status).toBe(200);
     expect(ok.body.encryptedSessionSigningKey).toEqual(expect.any(String));
+    expect(await indexRows(p.id)).toBe(before + 1);
+  });
+});
+
+// The wallet lookup and the session id reservation ride on the authentication round trip, filtered on the
+// platform the credentials authenticate with MANAGE: a request refused there reserves nothing.
+describe('a verify refused before the account acts reserves nothing', () => {
+  it('wrong or foreign credentials, a token without MANAGE, an invalid body, an unknown credential', async () => {
+    const { p, accountId } = await newWallet();
+    const other = await newPlatform();
+    const list = await api('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`, { auth: p.auth });
+    const credentialId: string = list.body.data[0].id;
+    const [key] = clientKeys(1);
+    const body = { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: key };
+    const path = `/auth/credentials/${credentialId}/verify`;
+    const before = await indexRows(p.id);
+
+    expectError(await api('POST', path, { auth: basic(p.clientId, `${p.clientSecret}x`), body }), 401, 'UNAUTHORIZED');
+    expectError(await api('POST', path, { auth: await tokenWith(p, ['VIEW', 'TRANSACT']), body }), 403, 'FORBIDDEN');
+    expectError(await api('POST', path, { auth: other.auth, body }), 404);
+    expectError(await api('POST', path, { auth: p.auth, body: { ...body, clientPublicKey: 'zz' } }), 400, 'INVALID_INPUT');
+    expectError(await api('POST', `/auth/credentials/AuthMethod:${crypto.randomUUID()}/verify`, { auth: p.auth, body }), 404);
+    expect(await indexRows(p.id)).toBe(before);
+    expect(await indexRows(other.id)).toBe(0);
+
+    expect((await api('POST', path, { auth: p.auth, body })).status).toBe(200);
     expect(await indexRows(p.id)).toBe(before + 1);
   });
 });
