@@ -89,7 +89,7 @@ export async function loadExternalAccount(db: Db, platformId: string, id: string
 }
 
 /** The query of `loadExternalAccount`, to run inside a batch. */
-export function liveExternalAccount(db: Db, platformId: string, id: string, scope: 'any' | 'platform' = 'any') {
+export function liveExternalAccount(db: Db, platformId: string | SQL, id: string, scope: 'any' | 'platform' = 'any') {
   const where = [eq(externalAccounts.id, id), eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
   if (scope === 'platform') where.push(isNull(externalAccounts.customerId));
   return db.select().from(externalAccounts).where(and(...where));

@@ -1,10 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Db } from '../db/client';
 import { canonicalJson } from '../crypto/canonical';
-import { idempotencyKeys, type IdempotencyKeyRow } from '../db/schema';
+import { idempotencyKeys, platforms, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
 import { ApiError, badRequest, errorResponse } from './errors';
 
@@ -44,6 +44,8 @@ export interface IdempotencyOptions {
   store?: (status: number) => boolean;
   /** Queries of the action, run in the claim's round trip (harmless when the key turns out taken). */
   reads?: BatchItem<'sqlite'>[];
+  /** Results of `preloadClaim` run with authentication (`c.preloaded`): the claim round trip already made. */
+  preloaded?: unknown[][];
 }
 
 /** What the action of a claimed request gets. */
@@ -93,46 +95,101 @@ export function withIdempotency(c: IdempotencyCtx, scope: string, action: (claim
   );
 }
 
+/**
+ * For `RouteSpec.preload`: the claim round trip of `withIdempotency` (the claim, its holder and the action's
+ * `reads`), run in the authentication batch with `platformId` the authenticated platform's SQL; hand
+ * `c.preloaded` to `withIdempotency` as `preloaded`. `now` is the wall clock the route's `c.now` derives from.
+ * Nothing for an invalid key: the wrapper then answers its 400 as usual.
+ */
+export function preloadClaim(db: Db, input: { request: Request; rawBody: string; now: number }, scope: string, platformId: SQL, reads: BatchItem<'sqlite'>[]): BatchItem<'sqlite'>[] {
+  let key: string;
+  try {
+    key = parseKey(input.request.headers.get(IDEMPOTENCY_HEADER));
+  } catch {
+    return [];
+  }
+  const url = new URL(input.request.url);
+  const fingerprint = requestFingerprint(input.request.method, url.pathname + url.search, input.rawBody);
+  // The platform's time, as `c.now` will be: the wall clock plus its sandbox offset.
+  return claimStatements(db, { platformId, scope, key, fingerprint, at: sql`(${input.now} + ${platforms.clockOffsetMs})` }, reads);
+}
+
+/** Claim the key if free, read whoever holds it, and the action's reads. */
+function claimStatements(db: Db, r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL }, reads: BatchItem<'sqlite'>[]) {
+  const claimToken = randomToken(16);
+  const claim =
+    typeof r.platformId === 'string' && typeof r.at === 'number'
+      ? db
+          .insert(idempotencyKeys)
+          .values({
+            platformId: r.platformId,
+            scope: r.scope,
+            key: r.key,
+            fingerprint: r.fingerprint,
+            state: 'IN_FLIGHT',
+            claimToken,
+            lockedUntil: r.at + IN_FLIGHT_LEASE_MS,
+            responseStatus: null,
+            responseBody: null,
+            createdAt: r.at,
+            expiresAt: r.at + KEY_TTL_MS,
+          })
+      : db
+          .insert(idempotencyKeys)
+          // Before authentication is checked: a row only for the platform `platformId` finds. Columns in table
+          // order: platform_id, scope, key, fingerprint, state, claim_token, locked_until, response_status,
+          // response_body, created_at, expires_at.
+          .select(
+            sql`SELECT ${platforms.id}, ${r.scope}, ${r.key}, ${r.fingerprint}, 'IN_FLIGHT', ${claimToken}, ${r.at} + ${IN_FLIGHT_LEASE_MS}, NULL, NULL, ${r.at}, ${r.at} + ${KEY_TTL_MS}
+                FROM ${platforms} WHERE ${platforms.id} = ${r.platformId}`,
+          );
+  return [
+    claim.onConflictDoNothing().returning({ claimToken: idempotencyKeys.claimToken }),
+    db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.platformId, r.platformId), eq(idempotencyKeys.scope, r.scope), eq(idempotencyKeys.key, r.key))),
+    ...reads,
+  ] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+}
+
 /** `withIdempotency` on explicit inputs. */
 export async function runIdempotent(db: Db, req: IdempotentRequest, action: (claim: Claim) => Promise<Response>, opts: IdempotencyOptions = {}): Promise<Response> {
   const key = parseKey(req.key);
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
   const pk = and(eq(idempotencyKeys.platformId, req.platformId), eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, key));
-  const claimToken = randomToken(16);
-  const claim = {
-    fingerprint,
-    state: 'IN_FLIGHT' as const,
-    claimToken,
-    lockedUntil: req.now + IN_FLIGHT_LEASE_MS,
-    responseStatus: null,
-    responseBody: null,
-    createdAt: req.now,
-    expiresAt: req.now + KEY_TTL_MS,
-  };
 
-  // One round trip: claim if free, read whoever holds it, and the action's own reads.
-  const [inserted, existing, ...reads] = (await db.batch([
-    db
-      .insert(idempotencyKeys)
-      .values({ platformId: req.platformId, scope: req.scope, key, ...claim })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key }),
-    db.select().from(idempotencyKeys).where(pk),
-    ...(opts.reads ?? []),
-  ])) as [{ key: string }[], IdempotencyKeyRow[], ...unknown[][]];
-  let owned = inserted.length > 0;
+  // One round trip (or none, when made with authentication): claim if free, read whoever holds it, and the
+  // action's own reads.
+  const [inserted, existing, ...reads] = (opts.preloaded ??
+    (await db.batch(claimStatements(db, { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now }, opts.reads ?? [])))) as [
+    { claimToken: string }[],
+    IdempotencyKeyRow[],
+    ...unknown[][],
+  ];
+  let claimToken = inserted[0]?.claimToken ?? '';
   let held = existing[0];
-  if (!owned && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
+  if (!claimToken && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
     // Expired key, or a claimant that died: take it over, unless someone else just did.
+    const claim = {
+      fingerprint,
+      state: 'IN_FLIGHT' as const,
+      claimToken: randomToken(16),
+      lockedUntil: req.now + IN_FLIGHT_LEASE_MS,
+      responseStatus: null,
+      responseBody: null,
+      createdAt: req.now,
+      expiresAt: req.now + KEY_TTL_MS,
+    };
     const taken = await db
       .update(idempotencyKeys)
       .set(claim)
       .where(and(pk, eq(idempotencyKeys.claimToken, held.claimToken)))
       .returning({ key: idempotencyKeys.key });
-    owned = taken.length > 0;
-    if (!owned) held = (await db.select().from(idempotencyKeys).where(pk))[0];
+    if (taken.length > 0) claimToken = claim.claimToken;
+    else held = (await db.select().from(idempotencyKeys).where(pk))[0];
   }
-  if (!owned) return answerRepeat(held, fingerprint);
+  if (!claimToken) return answerRepeat(held, fingerprint);
 
   const done = (status: number, body: string) =>
     db

@@ -38,6 +38,18 @@ export interface ResponseSpec {
   headers?: Record<string, string>;
 }
 
+/** What `RouteSpec.preload` gets: the valid input, and SQL for the platform the credentials authenticate. */
+export interface PreloadInput<B, P = unknown> {
+  db: Db;
+  request: Request;
+  params: P;
+  body: B;
+  rawBody: string;
+  platformId: SQL;
+  /** The wall clock `c.now` derives from (`c.now` adds the platform's sandbox clock offset). */
+  now: number;
+}
+
 export interface RouteSpec<A extends AuthKind, P, Q, B> {
   method: Method;
   /** itty-router pattern below the version base, e.g. `/tokens/:tokenId`. */
@@ -60,7 +72,7 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
    * SQL for the authenticated platform's id, NULL unless the credentials and `permission` hold, so statements
    * filtered on it read and write nothing for anyone else. A handler refusing later undoes what they wrote.
    */
-  preload?: (input: { db: Db; params: P; body: B; platformId: SQL }) => BatchItem<'sqlite'>[];
+  preload?: (input: PreloadInput<B, P>) => BatchItem<'sqlite'>[];
   handler: (c: Ctx<A, P, Q, B>) => Promise<Response> | Response;
 }
 
@@ -74,11 +86,12 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
 ): RouteDef {
   const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
     const db = database(env.DB);
+    const wall = Date.now();
     // With a preload the input is read first, so an invalid request adds nothing to the authentication
     // round trip; its error still comes after authentication's.
     const early = spec.preload ? await readInput(spec, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
-    const preload = valid && spec.preload ? (platformId: SQL) => spec.preload!({ db, params: valid.params as P, body: valid.body as B, platformId }) : undefined;
+    const preload = valid && spec.preload ? (platformId: SQL) => spec.preload!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall }) : undefined;
     const { principal: auth, preloaded } = await authenticate(spec.auth, request, { db, settings, permission: spec.permission, preload });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
@@ -93,7 +106,7 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
       log,
       db,
       // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
-      now: Date.now() + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0),
+      now: wall + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0),
       auth: auth as Principals[A],
       params: params as P,
       query: query as Q,

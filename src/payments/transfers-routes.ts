@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { defineRoute, json, type Ctx } from '../http/route';
+import { defineRoute, json, type Ctx, type PreloadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { idempotencyHeaderDoc, withIdempotency } from '../http/idempotency';
+import { idempotencyHeaderDoc, preloadClaim, withIdempotency } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './state';
-import { createTransfer, transferReads, type Direction } from './transfers-service';
+import { createTransfer, liveEarlier, transferReads, type Direction } from './transfers-service';
 import { transactionView } from './views';
 
 const tag = 'Same-Currency Transfers';
@@ -13,37 +13,50 @@ const responses = {
   ...errorResponses(400, 401, 403, 404, 409, 413, 422),
 };
 
+const inputOf = (body: z.infer<typeof TransferInRequest>) => ({
+  sourceAccountId: body.source.accountId,
+  destinationAccountId: body.destination.accountId,
+  amount: body.amount,
+});
+const keyOf = (request: Request) => request.headers.get('Idempotency-Key') ?? '';
+
 /**
- * One transfer under its Idempotency-Key in three round trips: authentication; the key's claim with the
- * accounts' reads; the money batch, which also records the response for replays. The key is also recorded
- * on the transaction, so a retry whose stored answer was lost (a worker that died after committing, a claim
- * that lapsed) returns the committed transfer instead of moving money again.
+ * One transfer under its Idempotency-Key in two round trips: authentication, which carries the key's claim
+ * and the accounts' reads (`preload`); then the money batch, which also records the response for replays.
+ * The key is also recorded on the transaction, so a retry whose stored answer was lost (a worker that died
+ * after committing, a claim that lapsed) returns the committed transfer instead of moving money again.
  */
 function transfer(direction: Direction) {
-  return (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
-    const input = { sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount };
-    const requestKey = c.request.headers.get('Idempotency-Key') ?? '';
-    const reads = transferReads(c.db, c.auth.platform, direction, input, requestKey);
-    return withIdempotency(
-      c,
-      'platform',
-      async (claim) => {
-        const earlier = reads.earlier(claim.reads);
-        if (earlier) return json(transactionView(earlier), 201);
-        let built: { id: string; body: string } | undefined;
-        const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
-          pair: reads.pair(claim.reads),
-          requestKey,
-          with: (row) => {
-            built = { id: row.id, body: JSON.stringify(transactionView(row)) };
-            return [claim.record(201, built.body)];
-          },
-        });
-        // Another attempt of this request committed first: its transfer is the answer, recorded as usual.
-        return built?.id === row.id ? claim.recorded(201, built.body) : json(transactionView(row), 201);
-      },
-      { reads: [...reads.statements] },
-    );
+  return {
+    preload: (p: PreloadInput<z.infer<typeof TransferInRequest>>) =>
+      preloadClaim(p.db, p, 'platform', p.platformId, [...transferReads(p.db, p.platformId, direction, inputOf(p.body), keyOf(p.request)).statements]),
+    handler: (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
+      const input = inputOf(c.body);
+      const requestKey = keyOf(c.request);
+      const reads = transferReads(c.db, c.auth.platform.id, direction, input, requestKey);
+      return withIdempotency(
+        c,
+        'platform',
+        async (claim) => {
+          const earlier = liveEarlier(reads.earlier(claim.reads), c.now);
+          if (earlier) return json(transactionView(earlier), 201);
+          let built: { id: string; body: string } | undefined;
+          const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
+            pair: reads.pair(claim.reads, c.auth.platform),
+            requestKey,
+            with: (row) => {
+              built = { id: row.id, body: JSON.stringify(transactionView(row)) };
+              return [claim.record(201, built.body)];
+            },
+          });
+          // Another attempt of this request committed first: its transfer is the answer, recorded as usual.
+          return built?.id === row.id ? claim.recorded(201, built.body) : json(transactionView(row), 201);
+        },
+        // The claim was made with authentication; only for an invalid key (refused before any round trip) is
+        // there none, and the wrapper would then make its own with these reads.
+        { reads: [...reads.statements], preloaded: c.preloaded.length > 0 ? c.preloaded : undefined },
+      );
+    },
   };
 }
 
@@ -59,7 +72,7 @@ export const transferRoutes = [
     body: TransferInRequest,
     headers: idempotencyHeaderDoc,
     responses,
-    handler: transfer('IN'),
+    ...transfer('IN'),
   }),
   defineRoute({
     method: 'POST',
@@ -72,6 +85,6 @@ export const transferRoutes = [
     body: TransferOutRequest,
     headers: idempotencyHeaderDoc,
     responses,
-    handler: transfer('OUT'),
+    ...transfer('OUT'),
   }),
 ];

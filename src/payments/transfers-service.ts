@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, lte, type SQL } from 'drizzle-orm';
+import { KEY_TTL_MS } from '../http/idempotency';
 import type { Db } from '../db/client';
 import { customers, internalAccounts, transactions, type Approval, type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
 import { errorText, type Statement } from '../ledger/ledger';
@@ -32,40 +33,53 @@ export interface Pair {
 /**
  * The queries a transfer reads (both accounts, the internal account's customer and, given its
  * Idempotency-Key, a transfer that key already created), for one round trip possibly shared with other
- * statements; `pair` checks their results and `earlier` finds that transfer.
+ * statements (`platformId` may be SQL: see `RouteSpec.preload`); `pair` checks their results and `earlier`
+ * finds that transfer.
  */
-export function transferReads(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput, requestKey = '') {
+export function transferReads(db: Db, platformId: string | SQL, direction: Direction, input: TransferInput, requestKey = '') {
   const [internalId, externalId] = direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
-  const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platform.id));
+  const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platformId));
   const statements = [
     db.select().from(internalAccounts).where(internalWhere).limit(1),
-    liveExternalAccount(db, platform.id, externalId).limit(1),
+    liveExternalAccount(db, platformId, externalId).limit(1),
     db
       .select()
       .from(customers)
       .where(
         and(
-          eq(customers.platformId, platform.id),
+          eq(customers.platformId, platformId),
           eq(customers.id, db.select({ id: internalAccounts.customerId }).from(internalAccounts).where(internalWhere)),
         ),
       )
       .limit(1),
-    byRequestKey(db, platform.id, requestKey),
+    byRequestKey(db, platformId, requestKey),
   ] as const;
-  const pair = (results: readonly unknown[][]) =>
+  const pair = (results: readonly unknown[][], platform: PlatformRow) =>
     checkedPair(platform, direction, results[0]![0] as InternalAccountRow | undefined, results[1]![0] as ExternalAccountRow | undefined, results[2]![0] as CustomerRow | undefined);
   const earlier = (results: readonly unknown[][]) => results[3]![0] as TransactionRow | undefined;
   return { statements, pair, earlier };
 }
 
-function byRequestKey(db: Db, platformId: string, requestKey: string) {
+/** A transfer made under `requestKey` while that key is still remembered (see `KEY_TTL_MS`), else undefined. */
+export function liveEarlier(row: TransactionRow | undefined, now: number): TransactionRow | undefined {
+  return row && row.createdAt > now - KEY_TTL_MS ? row : undefined;
+}
+
+function releaseExpiredKey(db: Db, platformId: string, requestKey: string, now: number) {
+  return db
+    .update(transactions)
+    .set({ requestKey: null })
+    .where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey), lte(transactions.createdAt, now - KEY_TTL_MS)));
+}
+
+function byRequestKey(db: Db, platformId: string | SQL, requestKey: string) {
   return db.select().from(transactions).where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey))).limit(1);
 }
 
 /** Loads and checks both accounts of a transfer in one round trip (see `checkedPair`). */
 export async function transferPair(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput): Promise<Pair> {
-  const reads = transferReads(db, platform, direction, input);
-  return reads.pair(await db.batch(reads.statements));
+  const reads = transferReads(db, platform.id, direction, input);
+  return reads.pair(await db.batch(reads.statements), platform);
 }
 
 /** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
@@ -147,8 +161,9 @@ export async function createTransfer(
     /** Statements to commit with the transfer, given the transaction as it will be (e.g. the idempotent response). */
     with?: (row: TransactionRow) => Statement[];
     /**
-     * The request's Idempotency-Key, recorded on the transaction: unique per platform, so even a retry whose
-     * claim on the key lapsed while the first attempt was still running cannot move money twice.
+     * The request's Idempotency-Key, recorded on the transaction: unique per platform while the key lives, so
+     * even a retry whose claim on the key lapsed while the first attempt was still running cannot move money
+     * twice. A transfer of an expired use of the key gives it up.
      */
     requestKey?: string;
   } = {},
@@ -159,6 +174,7 @@ export async function createTransfer(
   // The internal account was just read: its balance event needs no second read.
   const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions, accounts: [pair.internal] });
   change.statements.push(...(opts.with?.(change.row) ?? []));
+  if (opts.requestKey) change.statements.unshift(releaseExpiredKey(deps.db, platform.id, opts.requestKey, now));
   let result: Awaited<ReturnType<typeof commitChange>>;
   try {
     result = await commitChange(deps, change);
@@ -166,7 +182,7 @@ export async function createTransfer(
     // The same request committed meanwhile: that transfer is the answer.
     if (!opts.requestKey || !isUniqueViolation(errorText(error), 'transactions', 'request_key')) throw error;
     const [earlier] = await byRequestKey(deps.db, platform.id, opts.requestKey);
-    if (earlier) return earlier;
+    if (liveEarlier(earlier, now)) return earlier!;
     throw error;
   }
   if (result === 'insufficient_funds') throw insufficientFunds(pair.internal.id);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
-import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../helpers';
+import { env } from 'cloudflare:test';
+import { api, basic, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
 import {
   advance,
   balanceOf,
@@ -232,5 +233,49 @@ describe('transfer rules', () => {
     const { p, usd, ext } = await setup('321');
     expect((await api('DELETE', `/customers/external-accounts/${ext}`, { auth: p.auth })).status).toBe(204);
     expectError(await transfer(p, 'out', usd, ext, 100), 404, 'NOT_FOUND');
+  });
+});
+
+// The key's claim rides on the authentication round trip, filtered on the platform the credentials
+// authenticate with TRANSACT; its times are the platform's (sandbox clock included).
+describe('the Idempotency-Key of a transfer', () => {
+  const keyRows = async (platformId: string) =>
+    (await env.DB.prepare('SELECT count(*) AS n FROM idempotency_keys WHERE platform_id = ?').bind(platformId).first<{ n: number }>())!.n;
+  const send = (auth: string, key: string, body: unknown) => api('POST', '/transfer-out', { auth, headers: { 'Idempotency-Key': key }, body });
+
+  it('is not claimed by a request refused for its credentials, permission, platform or input', async () => {
+    const { p, usd, ext } = await setup('001');
+    const other = await newPlatform();
+    const body = { source: { accountId: usd }, destination: { accountId: ext }, amount: 500 };
+    const key = 'refused-first';
+    expectError(await send(basic(p.clientId, `${p.clientSecret}x`), key, body), 401, 'UNAUTHORIZED');
+    expectError(await send(await tokenWith(p, ['VIEW', 'MANAGE']), key, body), 403, 'FORBIDDEN');
+    expectError(await send(p.auth, key, { ...body, amount: -5 }), 400, 'INVALID_INPUT');
+    expectError(await send(other.auth, key, body), 404);
+    expect(await keyRows(p.id)).toBe(0);
+
+    const first = await send(p.auth, key, body);
+    expect(first.status).toBe(201);
+    const again = await send(p.auth, key, body);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect(await balanceOf(p, usd)).toBe(49_500);
+  });
+
+  it('lives 24 hours of the platform’s clock: replayed within them, a new transfer after', async () => {
+    const { p, usd, ext } = await setup('001');
+    await advance(p, 10 * 3600);
+    const first = await transfer(p, 'out', usd, ext, 500, 'day-key');
+    expect(first.status).toBe(201);
+    await advance(p, 20 * 3600);
+    const within = await transfer(p, 'out', usd, ext, 500, 'day-key');
+    expect(within.body.id).toBe(first.body.id);
+    await advance(p, 5 * 3600);
+    const after = await transfer(p, 'out', usd, ext, 500, 'day-key');
+    expect(after.status).toBe(201);
+    expect(after.body.id).not.toBe(first.body.id);
+    expect(await balanceOf(p, usd)).toBe(49_000);
+    await expectLedgerInvariant(p.id);
   });
 });
