@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, json, type RouteDef } from './route';
+import { defineRoute, type RouteDef } from './route';
 
 type JsonSchema = Record<string, unknown>;
 

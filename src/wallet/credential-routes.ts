@@ -1,4 +1,3 @@
-import { newId } from '../crypto/ids';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { defineRoute, json, noContent, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
@@ -149,7 +148,7 @@ export const credentialRoutes = [
     responses: { 200: { description: 'The new session, with its key', schema: AuthSession }, ...errorResponses(400, 401, 403, 404) },
     // The wallet lookup and the new session's id reservation ride on the authentication round trip; the id
     // is given back if verify refuses.
-    preload: ({ db, params, platformId }) => reserveSession(db, platformId, params.id),
+    preload: ({ db, params, platformId, now }) => reserveSession(db, platformId, params.id, now),
     handler: async (c) => {
       const { wallet, sessionId } = reservedSession(c.env.ACCOUNT, c.preloaded, credentialNotFound);
       let outcome: Awaited<ReturnType<typeof issueSession>>;

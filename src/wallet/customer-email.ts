@@ -1,5 +1,4 @@
 import type { Ctx } from '../http/route';
-import type { Principals } from '../http/auth';
 import type { CustomerUpdate } from '../customers/schema';
 import { checkCustomerUpdate, updateCustomer } from '../customers/service';
 import { metaOf, walletOfCustomer } from './service';

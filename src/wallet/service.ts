@@ -64,8 +64,7 @@ export async function walletByAuthId(db: Db, ns: Env['ACCOUNT'], platformId: str
  * `reservedSession` reads their results. A refused issue gives the id back with `releaseSessionId`; until the
  * account commits the session, the id answers 404 like any unknown id.
  */
-export function reserveSession(db: Db, platformId: SQL, id: string) {
-  const now = Date.now();
+export function reserveSession(db: Db, platformId: SQL, id: string, now: number) {
   const sessionId = newId('Session', now);
   return [
     byAuthId(db, platformId, id),

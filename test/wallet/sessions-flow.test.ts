@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError } from '../helpers';
-import { newWalletClient, openBundle } from '../support/wallet-client';
-import { challengeOf, credentialsOf, emailCredential, latestOtp, newWallet, otpSession, sessionsOf, signed } from './fixtures';
+import { challengeOf, credentialsOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from './fixtures';
 
 describe('embedded wallet: the EMAIL_OTP path end to end', () => {
   it('a new wallet starts with an EMAIL_OTP credential bound to the customer e-mail', async () => {
