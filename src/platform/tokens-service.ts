@@ -9,6 +9,7 @@ import { notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import type { ApiToken } from './schema';
 
+// A drizzle prepared statement: `sql.placeholder('clientId')` is its bind parameter, filled per call.
 const prepareTokenLookup = (db: Db) =>
   db
     .select({ token: apiTokens, platform: platforms })
@@ -18,7 +19,7 @@ const prepareTokenLookup = (db: Db) =>
     .limit(1)
     .prepare();
 
-// Every authenticated request runs this query: its SQL is built once per client, not per request.
+// Every Basic authentication without a route preload runs this query: its SQL is built once per client.
 const tokenLookups = new WeakMap<Db, ReturnType<typeof prepareTokenLookup>>();
 
 /** The token with its platform, in one query: authentication and the platform's config cost one round trip. */
