@@ -4,7 +4,7 @@ import { apiTokens, platforms, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetPage } from '../http/pagination';
 import type { Settings } from '../env';
 import { webhookPublicKeyPem } from '../crypto/webhook-signature';
 import { newToken } from './tokens-service';
@@ -17,16 +17,16 @@ import {
   type WalletConfig,
 } from './schema';
 
-/** Service-wide parts of every PlatformConfig view, from the settings. */
+/** Parts of a PlatformConfig view that come from the settings rather than the platform row. */
 export interface ConfigExtras {
   webhookPublicKey: string;
   sandboxUmaDomain?: string;
 }
 
-/** The webhook verification key (imported once per isolate) and, in sandbox mode, the sandbox UMA domain. */
-export async function configExtras(s: Settings): Promise<ConfigExtras> {
+/** The platform's webhook verification key (derived once per isolate) and, in sandbox mode, the sandbox UMA domain. */
+export async function configExtras(s: Settings, platformId: string): Promise<ConfigExtras> {
   if (!s.webhookSigningKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
-  const extras: ConfigExtras = { webhookPublicKey: await webhookPublicKeyPem(s.webhookSigningKey) };
+  const extras: ConfigExtras = { webhookPublicKey: await webhookPublicKeyPem(s.webhookSigningKey, platformId) };
   if (s.mode === 'sandbox') extras.sandboxUmaDomain = s.sandboxUmaDomain;
   return extras;
 }
@@ -59,7 +59,8 @@ function currencyView(c: CurrencyConfig) {
 }
 
 /** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
-export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, extras: ConfigExtras) {
+export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
+  const extras = await configExtras(s, platform.id);
   const changes: Partial<PlatformRow> = { updatedAt: now };
   if (patch.umaDomain !== undefined) changes.umaDomain = patch.umaDomain;
   if (patch.webhookEndpoint !== undefined) changes.webhookEndpoint = patch.webhookEndpoint;
@@ -84,9 +85,11 @@ export function platformView(p: PlatformRow, extras: ConfigExtras) {
 }
 
 /** Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically. */
-export async function createPlatform(db: Db, input: PlatformCreate, now: number, extras: ConfigExtras) {
+export async function createPlatform(db: Db, input: PlatformCreate, now: number, s: Settings) {
+  const id = newId('Platform', now);
+  const extras = await configExtras(s, id);
   const row: PlatformRow = {
-    id: newId('Platform', now),
+    id,
     configId: newId('PlatformConfig', now),
     name: input.name,
     umaDomain: input.umaDomain,
@@ -104,7 +107,7 @@ export async function createPlatform(db: Db, input: PlatformCreate, now: number,
   return { platform: platformView(row, extras), token: token.view };
 }
 
-export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }, extras: ConfigExtras) {
+export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }, s: Settings) {
   const page = await keysetPage<PlatformRow>(db, {
     table: platforms,
     idColumn: platforms.id,
@@ -113,5 +116,5 @@ export async function listPlatforms(db: Db, q: { limit: number; cursor?: string 
     cursor: q.cursor,
     withTotal: true,
   });
-  return mapPage(page, (p) => platformView(p, extras));
+  return { ...page, data: await Promise.all(page.data.map(async (p) => platformView(p, await configExtras(s, p.id)))) };
 }

@@ -30,7 +30,7 @@ export function retryDelayMs(attempts: number): number {
 export interface WebhookDeps {
   db: Db;
   queue: Queue<unknown>;
-  /** WEBHOOK_SIGNING_KEY (base64 PKCS#8 DER, P-256). */
+  /** WEBHOOK_SIGNING_KEY (base64 PKCS#8 DER, P-256): each platform's key is derived from it. */
   signingKey: string | undefined;
   log: Logger;
 }
@@ -135,7 +135,7 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
 /** One POST and the result to record: delivered, failed for good, or retried later. */
 async function attemptSend(signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
   const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
-  const signature = await signWebhookBody(signingKey, body);
+  const signature = await signWebhookBody(signingKey, event.platformId, body);
   const sent = await post(endpoint, body, signature);
   const base = { url: endpoint, lastAttemptAt: now, lastResponseStatus: sent.status ?? null, lastError: sent.error ?? null, updatedAt: now };
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
