@@ -3,7 +3,9 @@ import type { Db } from '../db/client';
 import { apiTokens, platforms, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
+import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
+import { invalidFields } from '../http/errors';
 import { keysetPage } from '../http/pagination';
 import type { Settings } from '../env';
 import { webhookPublicKeyPem } from '../crypto/webhook-signature';
@@ -29,6 +31,12 @@ export async function configExtras(s: Settings, platformId: string): Promise<Con
   const extras: ConfigExtras = { webhookPublicKey: await webhookPublicKeyPem(s.webhookSigningKey, platformId) };
   if (s.mode === 'sandbox') extras.sandboxUmaDomain = s.sandboxUmaDomain;
   return extras;
+}
+
+/** 400 naming `webhookEndpoint` when the mode's endpoint rules refuse it (checked again at each delivery). */
+function checkWebhookEndpoint(url: string | undefined, s: Settings) {
+  const problem = url === undefined ? undefined : endpointProblem(url, s.mode === 'production');
+  if (problem) throw invalidFields('request body', [{ field: 'webhookEndpoint', message: problem }]);
 }
 
 /** The PlatformConfig view of a platform row (spec 2.9), with the provider-required fields filled in. */
@@ -60,6 +68,7 @@ function currencyView(c: CurrencyConfig) {
 
 /** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
 export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
+  checkWebhookEndpoint(patch.webhookEndpoint, s);
   const extras = await configExtras(s, platform.id);
   const changes: Partial<PlatformRow> = { updatedAt: now };
   if (patch.umaDomain !== undefined) changes.umaDomain = patch.umaDomain;
@@ -86,6 +95,7 @@ export function platformView(p: PlatformRow, extras: ConfigExtras) {
 
 /** Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically. */
 export async function createPlatform(db: Db, input: PlatformCreate, now: number, s: Settings) {
+  checkWebhookEndpoint(input.webhookEndpoint, s);
   const id = newId('Platform', now);
   const extras = await configExtras(s, id);
   const row: PlatformRow = {
