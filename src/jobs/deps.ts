@@ -7,5 +7,5 @@ import type { WebhookDeps } from '../webhooks/delivery';
 export type JobDeps = WebhookDeps;
 
 export function jobDeps(env: Env, s: Settings, log: Logger, db: Db = database(env.DB)): JobDeps {
-  return { db, queue: env.JOBS, signingKey: s.webhookSigningKey, log };
+  return { db, queue: env.JOBS, signingKey: s.webhookSigningKey, mode: s.mode, log };
 }

@@ -16,7 +16,7 @@ export const configRoutes = [
     permission: 'VIEW',
     responses: { 200: { description: 'The configuration', schema: PlatformConfig }, ...errorResponses(401, 403) },
     // The platform row arrived with the token lookup: no further query.
-    handler: async (c) => json(configView(c.auth.platform, await configExtras(c.settings))),
+    handler: async (c) => json(configView(c.auth.platform, await configExtras(c.settings, c.auth.platform.id))),
   }),
   defineRoute({
     method: 'PATCH',
@@ -28,6 +28,6 @@ export const configRoutes = [
     permission: 'MANAGE',
     body: PlatformConfigUpdate,
     responses: { 200: { description: 'The updated configuration', schema: PlatformConfig }, ...errorResponses(400, 401, 403, 413) },
-    handler: async (c) => json(await updateConfig(c.db, c.auth.platform, c.body, c.now, await configExtras(c.settings))),
+    handler: async (c) => json(await updateConfig(c.db, c.auth.platform, c.body, c.now, c.settings)),
   }),
 ];

@@ -1,7 +1,7 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { PlatformCreate, PlatformCreated, PlatformList, PlatformListQuery } from './schema';
-import { configExtras, createPlatform, listPlatforms } from './service';
+import { createPlatform, listPlatforms } from './service';
 
 const tag = 'Operator';
 
@@ -16,7 +16,7 @@ export const operatorRoutes = [
     auth: 'operator',
     body: PlatformCreate,
     responses: { 201: { description: 'Created', schema: PlatformCreated }, ...errorResponses(400, 401, 404, 413) },
-    handler: async (c) => json(await createPlatform(c.db, c.body, c.now, await configExtras(c.settings)), 201),
+    handler: async (c) => json(await createPlatform(c.db, c.body, c.now, c.settings), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -27,6 +27,6 @@ export const operatorRoutes = [
     auth: 'operator',
     query: PlatformListQuery,
     responses: { 200: { description: 'A page of platforms', schema: PlatformList }, ...errorResponses(400, 401, 404) },
-    handler: async (c) => json(await listPlatforms(c.db, c.query, await configExtras(c.settings))),
+    handler: async (c) => json(await listPlatforms(c.db, c.query, c.settings)),
   }),
 ];

@@ -3,8 +3,10 @@ import type { Db } from '../db/client';
 import { apiTokens, platforms, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
+import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
-import { keysetPage, mapPage } from '../http/pagination';
+import { invalidFields } from '../http/errors';
+import { keysetPage } from '../http/pagination';
 import type { Settings } from '../env';
 import { webhookPublicKeyPem } from '../crypto/webhook-signature';
 import { newToken } from './tokens-service';
@@ -17,18 +19,24 @@ import {
   type WalletConfig,
 } from './schema';
 
-/** Service-wide parts of every PlatformConfig view, from the settings. */
+/** Parts of a PlatformConfig view that come from the settings rather than the platform row. */
 export interface ConfigExtras {
   webhookPublicKey: string;
   sandboxUmaDomain?: string;
 }
 
-/** The webhook verification key (imported once per isolate) and, in sandbox mode, the sandbox UMA domain. */
-export async function configExtras(s: Settings): Promise<ConfigExtras> {
+/** The platform's webhook verification key (derived once per isolate) and, in sandbox mode, the sandbox UMA domain. */
+export async function configExtras(s: Settings, platformId: string): Promise<ConfigExtras> {
   if (!s.webhookSigningKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
-  const extras: ConfigExtras = { webhookPublicKey: await webhookPublicKeyPem(s.webhookSigningKey) };
+  const extras: ConfigExtras = { webhookPublicKey: await webhookPublicKeyPem(s.webhookSigningKey, platformId) };
   if (s.mode === 'sandbox') extras.sandboxUmaDomain = s.sandboxUmaDomain;
   return extras;
+}
+
+/** 400 naming `webhookEndpoint` when the mode's endpoint rules refuse it (checked again at each delivery). */
+function checkWebhookEndpoint(url: string | undefined, s: Settings) {
+  const problem = url === undefined ? undefined : endpointProblem(url, s.mode === 'production');
+  if (problem) throw invalidFields('request body', [{ field: 'webhookEndpoint', message: problem }]);
 }
 
 /** The PlatformConfig view of a platform row (spec 2.9), with the provider-required fields filled in. */
@@ -59,7 +67,9 @@ function currencyView(c: CurrencyConfig) {
 }
 
 /** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
-export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, extras: ConfigExtras) {
+export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
+  checkWebhookEndpoint(patch.webhookEndpoint, s);
+  const extras = await configExtras(s, platform.id);
   const changes: Partial<PlatformRow> = { updatedAt: now };
   if (patch.umaDomain !== undefined) changes.umaDomain = patch.umaDomain;
   if (patch.webhookEndpoint !== undefined) changes.webhookEndpoint = patch.webhookEndpoint;
@@ -84,9 +94,12 @@ export function platformView(p: PlatformRow, extras: ConfigExtras) {
 }
 
 /** Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically. */
-export async function createPlatform(db: Db, input: PlatformCreate, now: number, extras: ConfigExtras) {
+export async function createPlatform(db: Db, input: PlatformCreate, now: number, s: Settings) {
+  checkWebhookEndpoint(input.webhookEndpoint, s);
+  const id = newId('Platform', now);
+  const extras = await configExtras(s, id);
   const row: PlatformRow = {
-    id: newId('Platform', now),
+    id,
     configId: newId('PlatformConfig', now),
     name: input.name,
     umaDomain: input.umaDomain,
@@ -104,7 +117,7 @@ export async function createPlatform(db: Db, input: PlatformCreate, now: number,
   return { platform: platformView(row, extras), token: token.view };
 }
 
-export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }, extras: ConfigExtras) {
+export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }, s: Settings) {
   const page = await keysetPage<PlatformRow>(db, {
     table: platforms,
     idColumn: platforms.id,
@@ -113,5 +126,5 @@ export async function listPlatforms(db: Db, q: { limit: number; cursor?: string 
     cursor: q.cursor,
     withTotal: true,
   });
-  return mapPage(page, (p) => platformView(p, extras));
+  return { ...page, data: await Promise.all(page.data.map(async (p) => platformView(p, await configExtras(s, p.id)))) };
 }

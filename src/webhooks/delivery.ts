@@ -1,11 +1,14 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';
+import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
+import type { ServiceMode } from '../env';
 import type { Logger } from '../http/log';
 import type { Statement } from '../ledger/ledger';
 import type { WebhookDeliverJob } from './outbox';
+import { ECHOED_BODY_BYTES } from './schema';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const FIRST_RETRY_MS = 30_000;
@@ -15,7 +18,6 @@ export const GIVE_UP_AFTER_MS = 3 * 24 * 60 * 60_000;
 export const LEASE_MS = 60_000;
 /** Cloudflare Queues refuse a longer `delaySeconds` (12 h). */
 export const MAX_QUEUE_DELAY_SECONDS = 43_200;
-const RESPONSE_BODY_LIMIT = 16 * 1024;
 /** Workers allow six simultaneous outgoing connections per invocation. */
 const PARALLEL_SENDS = 6;
 /** Events the sweep claims per D1 round trip. */
@@ -30,8 +32,10 @@ export function retryDelayMs(attempts: number): number {
 export interface WebhookDeps {
   db: Db;
   queue: Queue<unknown>;
-  /** WEBHOOK_SIGNING_KEY (base64 PKCS#8 DER, P-256). */
+  /** WEBHOOK_SIGNING_KEY (base64 PKCS#8 DER, P-256): each platform's key is derived from it. */
   signingKey: string | undefined;
+  /** Which endpoint rules hold at delivery time (`endpointProblem`). */
+  mode: ServiceMode;
   log: Logger;
 }
 
@@ -119,7 +123,7 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
     for (let i = 0; i < sends.length; i += PARALLEL_SENDS) {
       await Promise.all(
         sends.slice(i, i + PARALLEL_SENDS).map(async (send) => {
-          const attempt = await attemptSend(signingKey, send.claimed, send.event, send.endpoint, send.now);
+          const attempt = await attemptSend(deps, signingKey, send.claimed, send.event, send.endpoint, send.now);
           outcomes[send.index] = attempt.outcome;
           pending.push({ index: send.index, claimed: send.claimed, changes: attempt.changes, retryInSeconds: attempt.retryInSeconds });
         }),
@@ -132,11 +136,20 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
   return outcomes;
 }
 
-/** One POST and the result to record: delivered, failed for good, or retried later. */
-async function attemptSend(signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
-  const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
-  const signature = await signWebhookBody(signingKey, body);
-  const sent = await post(endpoint, body, signature);
+/**
+ * One POST and the result to record: delivered, failed for good, or retried later. An endpoint the rules
+ * refuse now (stored before them, or under the other mode) is not fetched: the attempt fails and is
+ * retried like any other, so fixing the endpoint lets the event through.
+ */
+async function attemptSend(deps: WebhookDeps, signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
+  const refused = endpointProblem(endpoint, deps.mode === 'production');
+  let sent: Sent;
+  if (refused) {
+    sent = { error: `webhookEndpoint refused: ${refused}` };
+  } else {
+    const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
+    sent = await post(endpoint, body, await signWebhookBody(signingKey, event.platformId, body), deps.log);
+  }
   const base = { url: endpoint, lastAttemptAt: now, lastResponseStatus: sent.status ?? null, lastError: sent.error ?? null, updatedAt: now };
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
@@ -188,7 +201,7 @@ interface Sent {
   error?: string;
 }
 
-async function post(url: string, body: string, signature: string): Promise<Sent> {
+async function post(url: string, body: string, signature: string, log: Logger): Promise<Sent> {
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -202,7 +215,9 @@ async function post(url: string, body: string, signature: string): Promise<Sent>
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     if (name === 'TimeoutError' || name === 'AbortError') return { error: `No response within ${DELIVERY_TIMEOUT_MS / 1000} s` };
-    return { error: `Request failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500) };
+    // The runtime's text (DNS, TCP, TLS details) stays in the log: shown to the platform it would map networks.
+    log.info('webhook POST failed', { error: String(error) });
+    return { error: 'Connection failed' };
   }
 }
 
@@ -212,7 +227,7 @@ async function readCapped(res: Response): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    while (size < RESPONSE_BODY_LIMIT) {
+    while (size < ECHOED_BODY_BYTES) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
@@ -229,7 +244,7 @@ async function readCapped(res: Response): Promise<string> {
     all.set(c, offset);
     offset += c.byteLength;
   }
-  return new TextDecoder().decode(all.subarray(0, RESPONSE_BODY_LIMIT));
+  return new TextDecoder().decode(all.subarray(0, ECHOED_BODY_BYTES));
 }
 
 /** Event ids of deliveries due by each platform's own clock, oldest first. */

@@ -88,12 +88,15 @@ export const WebhookDeliveryListQuery = z.object({
 
 export const WebhookDeliveryIdParams = z.object({ deliveryId: z.string() });
 
+/** How much of an endpoint's answer is read and echoed by `POST /sandbox/webhooks/test`. */
+export const ECHOED_BODY_BYTES = 1024;
+
 /** `POST /sandbox/webhooks/test` result (reference `TestWebhookResponse`). */
 export const TestWebhookResponse = z
   .object({
     url: z.string().meta({ description: 'URL where the webhook was sent' }),
     response_status: z.int().meta({ description: 'HTTP status returned by the endpoint' }),
-    response_body: z.string().optional().meta({ description: 'Body returned by the endpoint (first 16 KiB)' }),
+    response_body: z.string().optional().meta({ description: `Body returned by the endpoint (its first ${ECHOED_BODY_BYTES} bytes)` }),
     eventId: z.string().meta({ description: 'Id of the TEST event, as listed in GET /webhooks/deliveries' }),
   })
   .meta({ id: 'TestWebhookResponse' });

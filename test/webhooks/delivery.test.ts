@@ -10,7 +10,7 @@ import { consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, w
 const T0 = Date.parse('2031-03-01T12:00:00.000Z');
 const at = (ms: number) => vi.setSystemTime(new Date(ms));
 const deliver = (eventId: string) => ({ type: 'webhook.deliver', eventId });
-const deps = () => ({ db: database(env.DB), queue: env.JOBS, signingKey: env.WEBHOOK_SIGNING_KEY, log: logger('error') });
+const deps = () => ({ db: database(env.DB), queue: env.JOBS, signingKey: env.WEBHOOK_SIGNING_KEY, mode: 'sandbox' as const, log: logger('error') });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -130,15 +130,15 @@ describe('webhook delivery', () => {
     expect(await deliverEvent(deps(), eventId, T0)).toMatchObject({ result: 'retry', responseStatus: status, nextAttemptAt: T0 + 30_000 });
   });
 
-  it('records a network error without a status and retries', async () => {
+  it('records a network error without a status, as one generic message, and retries', async () => {
     const url = hookUrl();
     const p = await newPlatform({ webhookEndpoint: url });
     fakeEndpoint(url, () => {
       throw new TypeError('connection refused');
     });
     const eventId = await writeEvent(p.id, T0);
-    expect(await deliverEvent(deps(), eventId, T0)).toMatchObject({ result: 'retry', error: expect.stringContaining('connection refused') });
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: null, lastError: expect.stringContaining('connection refused') });
+    expect(await deliverEvent(deps(), eventId, T0)).toMatchObject({ result: 'retry', error: 'Connection failed' });
+    expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: null, lastError: 'Connection failed' });
   });
 
   it('delivers once when the consumer (with a duplicated message) and the sweep race', async () => {

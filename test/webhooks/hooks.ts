@@ -21,31 +21,38 @@ export interface HookCall {
 
 const HOOKS = 'https://hooks.test/';
 const endpoints = new Map<string, (request: Request) => Promise<Response>>();
+/** Every request the Worker sent through `fetch` since the spy was installed (any URL). */
+export const outgoing: Request[] = [];
 let installed = false;
 
 /**
  * Fakes the platforms' webhook servers at `fetch`, the Worker's only way out: one spy per isolate routes
  * `https://hooks.test/...` to the endpoint a test registered (410 once it is gone, never the network).
  */
-function install() {
+export function install() {
   if (installed) return;
   installed = true;
   const original = globalThis.fetch;
   vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
+    outgoing.push(request);
     if (!request.url.startsWith(HOOKS)) return original(input, init);
     const endpoint = endpoints.get(request.url);
     return endpoint ? endpoint(request) : new Response('gone', { status: 410 });
   });
 }
 
-/** A fake endpoint at `url`; `answer` gives the status (or throws for a network error) of the n-th call. */
-export function fakeEndpoint(url: string, answer: (n: number) => number | Promise<number>) {
+/**
+ * A fake endpoint at `url`; `answer` gives the status (or throws for a network error) of the n-th call,
+ * or the whole response.
+ */
+export function fakeEndpoint(url: string, answer: (n: number) => number | Response | Promise<number | Response>) {
   install();
   const calls: HookCall[] = [];
   endpoints.set(url, async (request) => {
     calls.push({ url: request.url, body: await request.text(), headers: request.headers });
     const status = await answer(calls.length);
+    if (status instanceof Response) return status;
     return new Response([204, 205, 304].includes(status) ? null : `answer ${calls.length}`, { status });
   });
   return { calls, restore: () => endpoints.delete(url) };
@@ -68,12 +75,17 @@ let messageSeq = 0;
 
 /** Runs the real queue consumer on the given jobs (one message each) and returns the ack/retry result. */
 export async function consume(...bodies: unknown[]) {
+  return consumeIn('sandbox', ...bodies);
+}
+
+/** `consume` with the Worker in the given SERVICE_ENV mode. */
+export async function consumeIn(mode: 'sandbox' | 'production', ...bodies: unknown[]) {
   const batch = createMessageBatch(
     'payments-platform-jobs',
     bodies.map((body) => ({ id: `m${++messageSeq}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  await worker.queue(batch, { ...env, SERVICE_ENV: mode });
   return getQueueResult(batch, ctx);
 }
 
