@@ -28,6 +28,8 @@ export interface Env {
   WEBHOOK_SIGNING_KEY?: string;
   /** Domain of the sandbox UMA counterparty (spec 4.9); default `sandbox.uma.test`. */
   SANDBOX_UMA_DOMAIN?: string;
+  /** Production mid-market rates: a URL answering `{"base":"USD","rates":{"EUR":0.92,…}}` (units per 1 USD). */
+  RATES_URL?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -46,6 +48,8 @@ export interface Settings {
   sessionTtlSeconds: number;
   webhookSigningKey: string | undefined;
   sandboxUmaDomain: string;
+  /** Production source of mid-market rates (RATES_URL); the sandbox prices with its own table. */
+  ratesUrl: string | undefined;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -68,6 +72,7 @@ export function settings(env: Env): Settings {
     sessionTtlSeconds: positiveInt(env.SESSION_TTL_SECONDS) ?? 900,
     webhookSigningKey: env.WEBHOOK_SIGNING_KEY || undefined,
     sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
+    ratesUrl: env.RATES_URL?.trim() || undefined,
   };
 }
 

@@ -13,10 +13,15 @@ import type { AgentRow } from '../db/schema';
 import { ActionIdParams, ActionParams, AgentAction, AgentActionList, AgentActionListQuery, ApprovalListQuery, RejectRequest } from './schema';
 import { approveAction, listAgentActions, listApprovals, loadAction, rejectAction, submitAction, type MoneyRequest, actionView } from './actions-service';
 import { loadAgent, requireAgentPermission, requireCustomerAccount } from './service';
+import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
 const optionalKey = { [IDEMPOTENCY_HEADER]: { description: 'Optional: a repeat with the same key replays the first answer' } };
-const actionResponses = { 201: { description: 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED', schema: AgentAction }, ...errorResponses(400, 401, 403, 404, 409, 422) };
+const actionResponses = {
+  201: { description: 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED', schema: AgentAction },
+  ...errorResponses(400, 401, 403, 404, 409, 422),
+  ...ratesUnavailableResponse,
+};
 
 type AgentCtx = Ctx<'agent', any, any, any>;
 
@@ -40,7 +45,7 @@ export const agentActionRoutes = [
     tag,
     auth: 'agent',
     body: QuoteRequest,
-    responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404) },
+    responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404), ...ratesUnavailableResponse },
     handler: async (c) => {
       const agent = c.auth.agent;
       requireAgentPermission(agent, 'CREATE_QUOTES', true);
@@ -198,7 +203,7 @@ export const agentApprovalRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     params: ActionParams,
-    responses: { 200: { description: 'The action, APPROVED or FAILED', schema: AgentAction }, ...errorResponses(401, 403, 404, 409) },
+    responses: { 200: { description: 'The action, APPROVED or FAILED', schema: AgentAction }, ...errorResponses(401, 403, 404, 409), ...ratesUnavailableResponse },
     handler: async (c) => {
       await loadAgent(c.db, c.auth.platform.id, c.params.agentId);
       const action = await loadAction(c.db, c.auth.platform.id, c.params.actionId, c.params.agentId);

@@ -80,7 +80,7 @@ export async function submitAction(deps: PaymentDeps, platform: PlatformRow, age
   const { db } = deps;
   const d = await describe(db, agent, req);
   const usage = (await usageOf(db, [agent.id], now)).get(agent.id)!;
-  const decision = decide(agent, d, usage, now);
+  const decision = await decide(agent, d, usage, now, deps.rates);
   const { day, month } = periodOf(now);
   const row: AgentActionRow = {
     id: newId('AgentAction', now),
@@ -174,7 +174,7 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, ac
   const agent = await loadAgent(db, platform.id, action.agentId);
   // Accounts deleted meanwhile: the approval goes on and the execution fails, as for any approved payment.
   const d = await describe(db, agent, action.request as MoneyRequest).catch(() => null);
-  const policyAmount = d ? decide(agent, d, (await usageOf(db, [agent.id], now)).get(agent.id)!, now).policyAmount : action.policyAmount;
+  const policyAmount = d ? (await decide(agent, d, (await usageOf(db, [agent.id], now)).get(agent.id)!, now, deps.rates)).policyAmount : action.policyAmount;
   const { day, month } = periodOf(now);
   const claimed = await db
     .update(agentActions)

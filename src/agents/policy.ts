@@ -1,5 +1,6 @@
 import { ApiError } from '../http/errors';
 import { convertAtMidMarket } from '../payments/rates';
+import type { RateSource } from '../payments/rates-source';
 import type { AgentRow } from '../db/schema';
 import type { AgentPolicy } from './schema';
 import type { Usage } from './service';
@@ -12,9 +13,16 @@ const refuse = (message: string) => new ApiError(403, 'FORBIDDEN', message);
  * The policy's verdict on a money-moving request (spec 2.6): refused (403, nothing happens) when the
  * account is not allowed or a limit would be passed; otherwise AUTO (execute now) or APPROVAL_REQUIRED.
  * Limits are at most (a request equal to a limit passes); a threshold forces approval only above it.
- * Amounts in another currency are converted at the mid-market rate of the moment.
+ * Amounts in another currency are converted at the mid-market rate of the moment, from the mode's rate
+ * source (asked only when a conversion is needed).
  */
-export function decide(agent: AgentRow, req: { amount: number; currency: string; accountIds: string[] }, usage: Usage, now: number): Decision {
+export async function decide(
+  agent: AgentRow,
+  req: { amount: number; currency: string; accountIds: string[] },
+  usage: Usage,
+  now: number,
+  rates: RateSource,
+): Promise<Decision> {
   const policy: AgentPolicy = agent.policy;
   const limits = policy.spendingLimits;
   const allowed = policy.accountRestrictions?.allowedAccountIds;
@@ -23,13 +31,14 @@ export function decide(agent: AgentRow, req: { amount: number; currency: string;
     if (outside.length) throw refuse(`The agent's policy does not allow account ${outside[0]}`);
   }
   const rule = policy.accountRestrictions?.accountRules?.find((r) => req.accountIds.includes(r.accountId));
-  const policyAmount = convertAtMidMarket(req.amount, req.currency, limits.currency, now);
+  const inCurrency = async (to: string) => (to === req.currency ? req.amount : convertAtMidMarket(req.amount, req.currency, to, await rates(now)));
+  const policyAmount = await inCurrency(limits.currency);
   const perTransaction = rule?.perTransactionLimit ?? limits.perTransactionLimit;
   if (policyAmount > perTransaction) throw refuse(`Amount ${policyAmount} ${limits.currency} is above the per-transaction limit of ${perTransaction}`);
   checkPeriodLimits(limits, usage, policyAmount);
   let mode = rule?.executionMode ?? policy.defaultExecutionMode;
   const threshold = policy.approvalThresholds;
-  if (threshold?.amount != null && threshold.currency && convertAtMidMarket(req.amount, req.currency, threshold.currency, now) > threshold.amount) {
+  if (threshold?.amount != null && threshold.currency && (await inCurrency(threshold.currency)) > threshold.amount) {
     mode = 'APPROVAL_REQUIRED';
   }
   return { mode, policyAmount };

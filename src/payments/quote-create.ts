@@ -59,8 +59,8 @@ function checkSendingLimits(platform: PlatformRow, code: string, amount: number,
 
 /**
  * POST /quotes: prices a conversion from an internal account (embedded wallets included) or real-time
- * funding to an external account, an internal account or a UMA address, with `computeExchange` (the same
- * numbers as GET /exchange-rates). The quote and its transaction (PENDING) are written together, with the
+ * funding to an external account, an internal account or a UMA address, with `computeExchange` on the
+ * mode's rate source (the same numbers as GET /exchange-rates; no rate is 503 RATES_UNAVAILABLE). The quote and its transaction (PENDING) are written together, with the
  * due transition that expires it.
  */
 export async function createQuote(deps: PaymentDeps, platform: PlatformRow, input: QuoteRequest, s: Settings, now: number): Promise<QuoteView> {
@@ -93,7 +93,8 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
   }
   const receivingCurrency = destination.kind === 'uma' ? destination.currency : destination.account.currency;
 
-  const x = computeExchange(platform, { sendingCurrency, receivingCurrency, amount: input.lockedCurrencyAmount, lockedSide: input.lockedCurrencySide, now });
+  const rates = await deps.rates(now);
+  const x = computeExchange(platform, { sendingCurrency, receivingCurrency, amount: input.lockedCurrencyAmount, lockedSide: input.lockedCurrencySide }, rates);
   if (x.totalReceivingAmount <= 0 || x.totalSendingAmount <= 0) {
     throw invalidFields('request body', [{ field: 'lockedCurrencyAmount', message: `Too small to cover the fees (${x.feesIncluded} ${sendingCurrency})` }]);
   }

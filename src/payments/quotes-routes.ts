@@ -6,6 +6,7 @@ import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
 import { loadInternalAccount } from '../accounts/internal-service';
 import { Quote, QuoteIdParams, QuoteRequest } from './schema';
+import { ratesUnavailableResponse } from './rates-schema';
 import { checkExecutable, executeQuote, getQuote, loadQuote } from './quotes-service';
 import { createQuote } from './quote-create';
 import { paymentDeps } from './state';
@@ -23,7 +24,11 @@ export const quoteRoutes = [
     permission: 'TRANSACT',
     body: QuoteRequest,
     headers: { [IDEMPOTENCY_HEADER]: { ...idempotencyHeaderDoc[IDEMPOTENCY_HEADER], required: false } },
-    responses: { 201: { description: 'The quote (its transaction is PENDING)', schema: Quote }, ...errorResponses(400, 401, 403, 404, 409, 413, 422) },
+    responses: {
+      201: { description: 'The quote (its transaction is PENDING)', schema: Quote },
+      ...errorResponses(400, 401, 403, 404, 409, 413, 422),
+      ...ratesUnavailableResponse,
+    },
     handler: async (c) => {
       const create = async () => json(await createQuote(paymentDeps(c), c.auth.platform, c.body, c.settings, c.now), 201);
       // The key is optional here (reference); when sent, a repeat replays the first quote.

@@ -1,7 +1,8 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { ExchangeRateList, ExchangeRateQuery } from './rates-schema';
+import { ExchangeRateList, ExchangeRateQuery, ratesUnavailableResponse } from './rates-schema';
 import { listExchangeRates } from './rates-service';
+import { rateSource } from './rates-source';
 
 export const ratesRoutes = [
   defineRoute({
@@ -13,8 +14,8 @@ export const ratesRoutes = [
     auth: 'basic',
     permission: 'VIEW',
     query: ExchangeRateQuery,
-    responses: { 200: { description: 'Rates matching the filters', schema: ExchangeRateList }, ...errorResponses(400, 401, 403) },
-    // Pure computation on the platform row from authentication: no further query.
-    handler: (c) => json(listExchangeRates(c.auth.platform, c.query, c.now)),
+    responses: { 200: { description: 'Rates matching the filters', schema: ExchangeRateList }, ...errorResponses(400, 401, 403), ...ratesUnavailableResponse },
+    // Pure computation on the platform row from authentication and the mode's rates: no further query.
+    handler: async (c) => json(listExchangeRates(c.auth.platform, c.query, await rateSource(c.settings)(c.now))),
   }),
 ];

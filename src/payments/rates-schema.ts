@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { DateTime } from '../common/time';
+import { ErrorBody } from '../http/errors';
 
 export const PaymentRail = z
   .enum(['ACH', 'BANK_TRANSFER', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'MOBILE_MONEY', 'PAYNOW', 'PIX', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UPI', 'WIRE'])
@@ -58,3 +59,8 @@ export const ExchangeRate = z
 export type ExchangeRate = z.infer<typeof ExchangeRate>;
 
 export const ExchangeRateList = z.object({ data: z.array(ExchangeRate) }).meta({ id: 'ExchangeRateListResponse' });
+
+/** The 503 of every operation that prices with exchange rates, for the OpenAPI document. */
+export const ratesUnavailableResponse = {
+  503: { description: 'No exchange rate is available now (RATES_UNAVAILABLE): production has no rate source, or it failed', schema: ErrorBody },
+};

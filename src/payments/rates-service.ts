@@ -1,7 +1,7 @@
 import type { PlatformRow } from '../db/schema';
 import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { iso } from '../common/time';
-import { computeExchange } from './rates';
+import { computeExchange, type MidMarket } from './rates';
 import type { ExchangeRate, PaymentRail } from './rates-schema';
 
 /** The rail a payout in each fiat currency uses in the sandbox. */
@@ -28,9 +28,10 @@ export interface ExchangeRateFilters {
 /**
  * `GET /exchange-rates`: corridors from each currency the platform sends (its supportedCurrencies with
  * OUTGOING enabled, with their min/max) to every other fiat currency of the catalogue (bank rails;
- * crypto destinations have no rail here and are priced by quotes), priced by `computeExchange`.
+ * crypto destinations have no rail here and are priced by quotes), priced by `computeExchange` from the
+ * same rates quotes use.
  */
-export function listExchangeRates(platform: PlatformRow, f: ExchangeRateFilters, now: number): { data: ExchangeRate[] } {
+export function listExchangeRates(platform: PlatformRow, f: ExchangeRateFilters, rates: MidMarket): { data: ExchangeRate[] } {
   const sources = platform.supportedCurrencies.filter(
     (c) => c.enabledTransactionTypes.includes('OUTGOING') && (!f.sourceCurrency || c.currencyCode === f.sourceCurrency),
   );
@@ -40,13 +41,7 @@ export function listExchangeRates(platform: PlatformRow, f: ExchangeRateFilters,
   for (const source of sources) {
     for (const dest of destinations) {
       if (dest === source.currencyCode) continue;
-      const x = computeExchange(platform, {
-        sendingCurrency: source.currencyCode,
-        receivingCurrency: dest,
-        amount: f.sendingAmount,
-        lockedSide: 'SENDING',
-        now,
-      });
+      const x = computeExchange(platform, { sendingCurrency: source.currencyCode, receivingCurrency: dest, amount: f.sendingAmount, lockedSide: 'SENDING' }, rates);
       data.push({
         sourceCurrency: currency(source.currencyCode),
         destinationCurrency: currency(dest),

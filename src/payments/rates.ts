@@ -1,20 +1,31 @@
 import { currencyInfo } from '../common/currencies';
+import { ApiError } from '../http/errors';
 
 /**
- * Sandbox pricing: one pure function, `computeExchange`, prices every conversion, so `GET /exchange-rates`
- * and quotes agree to the unit.
- *
- * Mid-market rates come from a table of USD values per major unit. Except the anchors (USD, and USDC
- * pegged 1:1), each value drifts by at most ±0.5% per 5-minute window, derived deterministically from
- * the window number, so a rate is constant within its window (spec 8: cached about 5 minutes) and
- * changes across windows. Routing is modelled, as in the reference, through millisatoshis (mSATS):
+ * Pricing: one pure function, `computeExchange`, prices every conversion from a snapshot of mid-market
+ * rates (`MidMarket`: USD value of one major unit per currency, and the period it holds for), so
+ * `GET /exchange-rates` and quotes agree to the unit. Where the snapshot comes from is the rate source's
+ * business (rates-source.ts): the sandbox's drifting table (rates-sandbox.ts), or in production the
+ * configured `RATES_URL`. Routing is modelled, as in the reference, through millisatoshis (mSATS):
  * `serviceApiMultiplier` is mSATS per smallest sending unit, `counterpartyMultiplier` is smallest
- * receiving units per mSAT; their product is the conversion between smallest units.
+ * receiving units per mSAT; their product is the applied conversion between smallest units.
  *
- * Fees (integers, smallest units):
+ * No arbitrage: a conversion between two currencies is priced SPREAD_BPS below mid-market, so a round
+ * trip A→B→A pays the spread twice on top of the variable fees (at the lowest tier 2 × (25 + 20) bps =
+ * 0.9%) and the fixed fees, and returns less than was sent when both legs are priced from the same
+ * snapshot. A quote lives 5 minutes, so it can still be executed while the next snapshot prices the way
+ * back: the margin must also exceed how far a pair moves between two snapshots. The sandbox drifts
+ * around fixed centres, so a pair's rates in any two windows are within about 0.4%; a production source
+ * is assumed to move each currency less than 0.2% in 5 minutes (test/payments/rates-arbitrage.test.ts
+ * checks both).
+ *
+ * Fees (integers, smallest units; USD amounts converted at the snapshot's mid-market):
  *   serviceApiFixedFee           sending currency; the platform's fixed fee (USD-equivalent, tiered)
  *   serviceApiVariableFeeAmount  sending currency; round_half_up(totalSendingAmount × serviceApiVariableFeeRate)
  *   counterpartyFixedFee         receiving currency; the payout partner's fixed fee (USD 0.05 equivalent)
+ * exchangeRate = mid-market × (1 − SPREAD_BPS / 10 000), receiving major units per sending major unit,
+ * rounded to 8 significant digits (1 between a currency and itself); that rounded value is the one applied
+ * (exact decimal arithmetic with BigInt).
  * Locked SENDING side (amount A = totalSendingAmount):
  *   converted            = A − serviceApiFixedFee − serviceApiVariableFeeAmount
  *   totalReceivingAmount = max(0, floor(converted × exchangeRate × 10^(dR − dS)) − counterpartyFixedFee)
@@ -22,31 +33,25 @@ import { currencyInfo } from '../common/currencies';
  * SENDING-side result reaches B; the receiver gets exactly B.
  * feesIncluded (sending currency) = serviceApiFixedFee + serviceApiVariableFeeAmount
  *                                   + ceil(counterpartyFixedFee / (exchangeRate × 10^(dR − dS))).
- * `exchangeRate` is receiving major units per sending major unit, rounded to 8 significant digits, and
- * that rounded value is the one applied (exact decimal arithmetic with BigInt).
  */
 
+/** How long a snapshot of rates holds (spec 8: cached about 5 minutes), in both modes. */
 export const RATE_WINDOW_MS = 5 * 60_000;
-const MAX_DRIFT = 0.005;
+
+/** What the service keeps on each conversion, below mid-market (see the header: no arbitrage). */
+export const SPREAD_BPS = 25;
 const MSATS_PER_BTC = 100_000_000_000;
 
-/** USD value of one major unit at the centre of the drift. */
-const USD_VALUE: Record<string, number> = {
-  USD: 1,
-  EUR: 1.08,
-  GBP: 1.27,
-  CAD: 0.73,
-  MXN: 0.058,
-  BRL: 0.18,
-  INR: 0.012,
-  NGN: 0.00065,
-  PHP: 0.0175,
-  KES: 0.0077,
-  JPY: 0.0067,
-  BTC: 100_000,
-  USDC: 1,
-};
-const PEGGED = new Set(['USD', 'USDC']);
+/** Mid-market rates at one moment: USD value of one major unit per currency code. */
+export interface MidMarket {
+  usd: Readonly<Record<string, number>>;
+  /** When the snapshot was taken and when it is replaced. */
+  updatedAt: number;
+  expiresAt: number;
+}
+
+/** 503 RATES_UNAVAILABLE: no trustworthy price, so nothing is priced (never an invented rate). */
+export const ratesUnavailable = (message: string) => new ApiError(503, 'RATES_UNAVAILABLE', message);
 
 /** Who pays: fees depend on the platform (regulated institutions get the lower tier). */
 export interface PricingPlatform {
@@ -75,8 +80,6 @@ export interface ExchangeInput {
   /** Smallest unit of the locked side's currency. */
   amount: number;
   lockedSide: LockedSide;
-  /** Platform time (ms); selects the rate window. */
-  now: number;
 }
 
 export interface RateDetails {
@@ -102,28 +105,16 @@ export interface Exchange {
   /** The fixed part of `feesIncluded` (service and counterparty fixed fees), sending currency. */
   fixedFees: number;
   rateDetails: RateDetails;
-  /** Start and end of the rate window the price belongs to. */
+  /** When the snapshot the price comes from was taken and when it is replaced. */
   updatedAt: number;
   expiresAt: number;
 }
 
-/** FNV-1a: a stable 32-bit hash, so every isolate draws the same drift for a window. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
-
-/** USD value of one major unit of `code` in rate window `window`. */
-function usdValue(code: string, window: number): number {
-  const base = USD_VALUE[code];
-  if (base === undefined) throw new Error(`no sandbox rate for ${code}`);
-  if (PEGGED.has(code)) return base;
-  const unit = hash32(`${code}:${window}`) / 0x1_0000_0000; // [0, 1)
-  return base * (1 + (unit * 2 - 1) * MAX_DRIFT);
+/** USD value of one major unit of `code` in the snapshot; a currency it lacks cannot be priced. */
+function usdValue(rates: MidMarket, code: string): number {
+  const value = rates.usd[code];
+  if (value === undefined) throw ratesUnavailable(`No exchange rate for ${code} is available`);
+  return value;
 }
 
 /** A positive number as an exact decimal m × 10^e with 8 significant digits. */
@@ -154,38 +145,33 @@ function divCeil(a: bigint, d: Decimal, shift: number): bigint {
   return (num + den - 1n) / den;
 }
 
-/** A USD amount in the smallest unit of `code`, at the central (undrifted) value, at least 1. */
-function usdInUnits(usd: number, code: string): number {
-  return Math.max(1, Math.round((usd / USD_VALUE[code]!) * 10 ** currencyInfo(code).decimals));
-}
-
-/** The rate window containing `now`: [updatedAt, expiresAt). */
-export function rateWindow(now: number): { window: number; updatedAt: number; expiresAt: number } {
-  const window = Math.floor(now / RATE_WINDOW_MS);
-  return { window, updatedAt: window * RATE_WINDOW_MS, expiresAt: (window + 1) * RATE_WINDOW_MS };
+/** A USD amount in the smallest unit of a currency worth `value` USD per major unit, at least 1. */
+function usdInUnits(usd: number, value: number, code: string): number {
+  return Math.max(1, Math.round((usd / value) * 10 ** currencyInfo(code).decimals));
 }
 
 /**
  * Prices a conversion for a platform: exchange rate, fees, rate details and both totals, in integers of
- * each currency's smallest unit (the formula is in this file's header). Pure: the same inputs within
- * the same 5-minute window always give the same result.
+ * each currency's smallest unit (the formula is in this file's header). Pure: the same inputs and
+ * snapshot always give the same result. A currency missing from the snapshot is 503 RATES_UNAVAILABLE.
  */
-export function computeExchange(platform: PricingPlatform, input: ExchangeInput): Exchange {
+export function computeExchange(platform: PricingPlatform, input: ExchangeInput, rates: MidMarket): Exchange {
   const { sendingCurrency: s, receivingCurrency: r, lockedSide } = input;
   if (!Number.isSafeInteger(input.amount) || input.amount < 0) throw new Error(`invalid amount ${input.amount}`);
   const dS = currencyInfo(s).decimals;
   const dR = currencyInfo(r).decimals;
-  const { window, updatedAt, expiresAt } = rateWindow(input.now);
-  const valueS = usdValue(s, window);
-  const valueR = usdValue(r, window);
-  const valueBtc = usdValue('BTC', window);
+  const valueS = usdValue(rates, s);
+  const valueR = usdValue(rates, r);
+  const valueBtc = usdValue(rates, 'BTC');
 
-  const exchangeRate = s === r ? 1 : round8(valueS / valueR);
+  // The spread is the service's, so it sits in its leg (mSATS per sending unit).
+  const spread = s === r ? 1 : 1 - SPREAD_BPS / 10_000;
+  const exchangeRate = s === r ? 1 : round8((valueS / valueR) * spread);
   const rate = toDecimal(exchangeRate);
   const shift = dR - dS;
   const fees = feeSchedule(platform);
-  const fixed = BigInt(usdInUnits(fees.fixedFeeUsd, s));
-  const counterpartyFixedFee = BigInt(usdInUnits(COUNTERPARTY_FIXED_FEE_USD, r));
+  const fixed = BigInt(usdInUnits(fees.fixedFeeUsd, valueS, s));
+  const counterpartyFixedFee = BigInt(usdInUnits(COUNTERPARTY_FIXED_FEE_USD, valueR, r));
   const bps = BigInt(fees.variableFeeBps);
   const variableFee = (a: bigint) => (a * bps + 5_000n) / 10_000n;
   const receivedFor = (a: bigint): bigint => {
@@ -207,7 +193,7 @@ export function computeExchange(platform: PricingPlatform, input: ExchangeInput)
 
   const counterpartyInSending = divCeil(counterpartyFixedFee, rate, shift);
   const variable = variableFee(sending);
-  const serviceApiMultiplier = round8((valueS / 10 ** dS / valueBtc) * MSATS_PER_BTC);
+  const serviceApiMultiplier = round8(((valueS * spread) / 10 ** dS / valueBtc) * MSATS_PER_BTC);
   const counterpartyMultiplier = round8((valueBtc / MSATS_PER_BTC / valueR) * 10 ** dR);
   return {
     sendingCurrency: s,
@@ -226,8 +212,8 @@ export function computeExchange(platform: PricingPlatform, input: ExchangeInput)
       serviceApiVariableFeeRate: fees.variableFeeBps / 10_000,
       serviceApiVariableFeeAmount: Number(variable),
     },
-    updatedAt,
-    expiresAt,
+    updatedAt: rates.updatedAt,
+    expiresAt: rates.expiresAt,
   };
 }
 
@@ -255,10 +241,9 @@ function smallestSendingFor(
   return hi;
 }
 
-/** `amount` (smallest unit of `from`) in the smallest unit of `to` at the window's mid-market rate, no fees. */
-export function convertAtMidMarket(amount: number, from: string, to: string, now: number): number {
+/** `amount` (smallest unit of `from`) in the smallest unit of `to` at the snapshot's mid-market rate, no fees. */
+export function convertAtMidMarket(amount: number, from: string, to: string, rates: MidMarket): number {
   if (from === to) return amount;
-  const { window } = rateWindow(now);
   const major = amount / 10 ** currencyInfo(from).decimals;
-  return Math.round(((major * usdValue(from, window)) / usdValue(to, window)) * 10 ** currencyInfo(to).decimals);
+  return Math.round(((major * usdValue(rates, from)) / usdValue(rates, to)) * 10 ** currencyInfo(to).decimals);
 }

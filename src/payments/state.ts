@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import type { ServiceMode } from '../env';
+import type { ServiceMode, Settings } from '../env';
 import { internalAccounts, transactionHistory, transactions, type InternalAccountRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { isUniqueViolation } from '../db/json-rows';
 import type { Logger } from '../http/log';
@@ -10,6 +10,7 @@ import { dispatchEvents } from '../webhooks/outbox';
 import { balanceEvent } from '../accounts/internal-service';
 import { transactionEvents } from './events';
 import { planOf, type Plan, type Step } from './outcomes';
+import { rateSource, type RateSource } from './rates-source';
 import { referenceFor } from './views';
 
 /** The service's own account between debit and payout; each currency's entries still sum to zero. */
@@ -26,6 +27,8 @@ export interface PaymentDeps {
   queue: Queue<unknown>;
   log: Logger;
   mode: ServiceMode;
+  /** Mid-market rates of the mode (sandbox table or production source). */
+  rates: RateSource;
 }
 
 /** One status a change moves the transaction into, with the fields and money that change with it. */
@@ -260,6 +263,6 @@ export function dueStep(db: Db, row: TransactionRow, index: number, now: number,
 }
 
 /** PaymentDeps of a request. */
-export function paymentDeps(c: { db: Db; env: { JOBS: Queue<unknown> }; log: Logger; settings: { mode: ServiceMode } }): PaymentDeps {
-  return { db: c.db, queue: c.env.JOBS, log: c.log, mode: c.settings.mode };
+export function paymentDeps(c: { db: Db; env: { JOBS: Queue<unknown> }; log: Logger; settings: Settings }): PaymentDeps {
+  return { db: c.db, queue: c.env.JOBS, log: c.log, mode: c.settings.mode, rates: rateSource(c.settings) };
 }

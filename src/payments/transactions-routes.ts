@@ -6,6 +6,7 @@ import { actionOfTransaction, approveAction, rejectAction } from '../agents/acti
 import { paymentDeps } from './state';
 import { getTransaction, listTransactions } from './transactions-service';
 import { transactionView } from './views';
+import { ratesUnavailableResponse } from './rates-schema';
 
 const tag = 'Transactions';
 
@@ -47,6 +48,7 @@ export const transactionRoutes = [
     responses: {
       200: { description: 'Approved; the transaction as it is after the action ran (EXPIRED or FAILED when it could not)', schema: Transaction },
       ...errorResponses(400, 401, 403, 404, 409, 413),
+      ...ratesUnavailableResponse,
     },
     handler: async (c) => {
       // An agent's pending action decides through the action, so its policy and limits are checked again.

@@ -71,7 +71,7 @@ export async function sandboxReceiveUma(
   const account = accounts.find((a) => a.type !== 'EMBEDDED_WALLET') ?? accounts[0];
   if (!account) throw invalidFields('request body', [{ field: 'receivingCurrencyCode', message: `The receiver has no active ${code} internal account` }]);
 
-  const rates = computeExchange(platform, { sendingCurrency: code, receivingCurrency: code, amount: input.receivingCurrencyAmount, lockedSide: 'SENDING', now });
+  const rates = computeExchange(platform, { sendingCurrency: code, receivingCurrency: code, amount: input.receivingCurrencyAmount, lockedSide: 'SENDING' }, await deps.rates(now));
   const id = newId('Transaction', now);
   const sender = input.senderUmaAddress;
   const row: TransactionRow = {

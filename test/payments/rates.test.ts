@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { currency, SUPPORTED_CURRENCY_CODES } from '../../src/common/currencies';
-import { computeExchange, RATE_WINDOW_MS, rateWindow } from '../../src/payments/rates';
+import { computeExchange, RATE_WINDOW_MS } from '../../src/payments/rates';
+import { rateWindow, sandboxRates } from '../../src/payments/rates-sandbox';
 import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, tokenWith } from '../helpers';
 
 const standard = { id: 'Platform:a', isRegulatedFinancialInstitution: false };
@@ -10,17 +11,18 @@ const T = Date.parse('2031-06-01T09:00:00.000Z'); // a window boundary
 
 describe('computeExchange', () => {
   it('applies the documented formula (USD to USDC, a pegged pair)', () => {
-    const x = computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'USDC', amount: 10_000, lockedSide: 'SENDING', now: T });
-    // fixed 25 cents, variable 30 bps of 10000 = 30, converted 9945 cents = 99 450 000 micro-USDC, minus 0.05 USDC.
+    const x = computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'USDC', amount: 10_000, lockedSide: 'SENDING' }, sandboxRates(T));
+    // fixed 25 cents, variable 30 bps of 10000 = 30, converted 9945 cents at mid-market 1 less the 25 bps
+    // spread = 99 201 375 micro-USDC, minus 0.05 USDC (6 cents at that rate, rounded up).
     expect(x).toEqual({
       sendingCurrency: 'USD',
       receivingCurrency: 'USDC',
       lockedSide: 'SENDING',
-      exchangeRate: 1,
+      exchangeRate: 0.9975,
       totalSendingAmount: 10_000,
-      totalReceivingAmount: 99_400_000,
-      feesIncluded: 25 + 30 + 5,
-      fixedFees: 25 + 5,
+      totalReceivingAmount: 99_151_375,
+      feesIncluded: 25 + 30 + 6,
+      fixedFees: 25 + 6,
       rateDetails: {
         counterpartyMultiplier: expect.any(Number),
         counterpartyFixedFee: 50_000,
@@ -32,14 +34,14 @@ describe('computeExchange', () => {
       updatedAt: T,
       expiresAt: T + RATE_WINDOW_MS,
     });
-    // mSATS per cent times micro-USDC per mSAT is micro-USDC per cent.
-    expect(x.rateDetails.serviceApiMultiplier * x.rateDetails.counterpartyMultiplier).toBeCloseTo(10_000, 3);
+    // mSATS per cent times micro-USDC per mSAT is micro-USDC per cent, as applied (spread included).
+    expect(x.rateDetails.serviceApiMultiplier * x.rateDetails.counterpartyMultiplier).toBeCloseTo(9_975, 3);
   });
 
   it('charges platform-specific fees (regulated institutions pay the lower tier)', () => {
-    const input = { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: 100_000, lockedSide: 'SENDING' as const, now: T };
-    const a = computeExchange(standard, input);
-    const b = computeExchange(regulated, input);
+    const input = { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: 100_000, lockedSide: 'SENDING' as const };
+    const a = computeExchange(standard, input, sandboxRates(T));
+    const b = computeExchange(regulated, input, sandboxRates(T));
     expect(a.exchangeRate).toBe(b.exchangeRate);
     expect(a.rateDetails).toMatchObject({ serviceApiFixedFee: 25, serviceApiVariableFeeRate: 0.003, serviceApiVariableFeeAmount: 300 });
     expect(b.rateDetails).toMatchObject({ serviceApiFixedFee: 10, serviceApiVariableFeeRate: 0.002, serviceApiVariableFeeAmount: 200 });
@@ -47,7 +49,7 @@ describe('computeExchange', () => {
   });
 
   it('uses each currency’s decimals (JPY 0, BTC 8)', () => {
-    const x = computeExchange(standard, { sendingCurrency: 'JPY', receivingCurrency: 'BTC', amount: 1_000_000, lockedSide: 'SENDING', now: T });
+    const x = computeExchange(standard, { sendingCurrency: 'JPY', receivingCurrency: 'BTC', amount: 1_000_000, lockedSide: 'SENDING' }, sandboxRates(T));
     // ¥1,000,000 is about USD 6,700, about 0.067 BTC = 6.7 million sats.
     expect(x.totalReceivingAmount).toBeGreaterThan(6_500_000);
     expect(x.totalReceivingAmount).toBeLessThan(6_900_000);
@@ -58,18 +60,19 @@ describe('computeExchange', () => {
 
   it('is constant within a 5-minute window and moves across windows', () => {
     const at = (now: number) =>
-      computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING', now });
+      computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING' }, sandboxRates(now));
     const start = at(T);
     expect(at(T + RATE_WINDOW_MS - 1)).toEqual(start);
     expect(at(T + 123_456)).toEqual(start);
     const next = at(T + RATE_WINDOW_MS);
     expect(next.updatedAt).toBe(T + RATE_WINDOW_MS);
     expect(next.exchangeRate).not.toBe(start.exchangeRate);
-    expect(Math.abs(next.exchangeRate / start.exchangeRate - 1)).toBeLessThan(0.0101);
+    // Each currency drifts at most 0.1% per window, so a pair moves at most about 0.4%.
+    expect(Math.abs(next.exchangeRate / start.exchangeRate - 1)).toBeLessThan(0.0041);
     expect(rateWindow(T + 1)).toEqual({ window: T / RATE_WINDOW_MS, updatedAt: T, expiresAt: T + RATE_WINDOW_MS });
-    // Pegged pairs do not drift.
-    const peg = (now: number) => computeExchange(standard, { sendingCurrency: 'USDC', receivingCurrency: 'USD', amount: 1, lockedSide: 'SENDING', now }).exchangeRate;
-    expect([peg(T), peg(T + RATE_WINDOW_MS), peg(T + 99 * RATE_WINDOW_MS)]).toEqual([1, 1, 1]);
+    // Pegged pairs do not drift: mid-market 1, less the spread.
+    const peg = (now: number) => computeExchange(standard, { sendingCurrency: 'USDC', receivingCurrency: 'USD', amount: 1, lockedSide: 'SENDING' }, sandboxRates(now)).exchangeRate;
+    expect([peg(T), peg(T + RATE_WINDOW_MS), peg(T + 99 * RATE_WINDOW_MS)]).toEqual([0.9975, 0.9975, 0.9975]);
   });
 
   it('a RECEIVING-locked amount needs the smallest sending amount whose SENDING result reaches it', () => {
@@ -78,11 +81,11 @@ describe('computeExchange', () => {
       fc.property(code, code, fc.integer({ min: 1, max: 10_000_000_000 }), fc.integer({ min: 0, max: 10_000 }), fc.boolean(), (s, r, amount, w, reg) => {
         const platform = reg ? regulated : standard;
         const now = T + w * RATE_WINDOW_MS;
-        const locked = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount, lockedSide: 'RECEIVING', now });
+        const locked = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount, lockedSide: 'RECEIVING' }, sandboxRates(now));
         expect(locked.totalReceivingAmount).toBe(amount);
-        const forward = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount, lockedSide: 'SENDING', now });
+        const forward = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount, lockedSide: 'SENDING' }, sandboxRates(now));
         expect(forward.totalReceivingAmount).toBeGreaterThanOrEqual(amount);
-        const less = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount - 1, lockedSide: 'SENDING', now });
+        const less = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount - 1, lockedSide: 'SENDING' }, sandboxRates(now));
         expect(less.totalReceivingAmount).toBeLessThan(amount);
         expect(locked.rateDetails).toEqual(forward.rateDetails);
         expect(locked.feesIncluded).toBe(forward.feesIncluded);
@@ -92,9 +95,9 @@ describe('computeExchange', () => {
   });
 
   it('never gives a negative amount: fees larger than a small amount leave 0', () => {
-    const x = computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: 20, lockedSide: 'SENDING', now: T });
+    const x = computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: 20, lockedSide: 'SENDING' }, sandboxRates(T));
     expect(x.totalReceivingAmount).toBe(0);
-    expect(() => computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: -1, lockedSide: 'SENDING', now: T })).toThrow();
+    expect(() => computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: -1, lockedSide: 'SENDING' }, sandboxRates(T))).toThrow();
   });
 });
 
@@ -106,7 +109,7 @@ describe('GET /exchange-rates', () => {
     expect(res.body.data).toHaveLength(1);
     const rate = res.body.data[0];
     const now = Date.parse(rate.updatedAt);
-    const x = computeExchange({ id: p.id, isRegulatedFinancialInstitution: true }, { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING', now });
+    const x = computeExchange({ id: p.id, isRegulatedFinancialInstitution: true }, { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING' }, sandboxRates(now));
     expect(rate).toEqual({
       sourceCurrency: currency('USD'),
       destinationCurrency: currency('INR'),

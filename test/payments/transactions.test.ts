@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { platforms } from '../../src/db/schema';
 import { logger } from '../../src/http/log';
 import { requestPlatformApproval, type ApprovalRequest } from '../../src/payments/approvals-service';
+import { sandboxRates } from '../../src/payments/rates-sandbox';
 import { transactionView } from '../../src/payments/views';
 import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../helpers';
 import { walk } from '../customers/fixtures';
@@ -28,7 +29,7 @@ const T0 = Date.parse('2032-04-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));
 afterEach(() => vi.useRealTimers());
 
-const deps = () => ({ db: db(), queue: env.JOBS, log: logger('error'), mode: 'sandbox' as const });
+const deps = () => ({ db: db(), queue: env.JOBS, log: logger('error'), mode: 'sandbox' as const, rates: async (now: number) => sandboxRates(now) });
 const platformRow = async (p: TestPlatform) => (await db().select().from(platforms).where(eq(platforms.id, p.id)))[0]!;
 
 /** What the agents work calls: an action awaiting the platform's approval. */
