@@ -1,7 +1,7 @@
 import { settings, type Env } from './env';
 import { errorResponse, notFound } from './http/errors';
 import { logger } from './http/log';
-import { buildRouter, toErrorResponse } from './router';
+import { buildRouter, loggedPath, toErrorResponse } from './router';
 import { handleJobs, sweep } from './jobs';
 
 export { AccountDO } from './wallet/account-do';
@@ -28,7 +28,7 @@ export default {
       response = toErrorResponse(error, log, request);
     }
     // The line is built only when it is written: this runs on every request.
-    if (log.enabled('info')) log.info('request', { method: request.method, path: url.pathname, status: response.status, ms: Date.now() - started });
+    if (log.enabled('info')) log.info('request', { method: request.method, path: loggedPath(url.pathname), status: response.status, ms: Date.now() - started });
     return response;
   },
 

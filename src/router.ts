@@ -1,7 +1,7 @@
 import { Router, type IRequest } from 'itty-router';
 import type { Env, Settings } from './env';
 import { ApiError, errorResponse, notFound } from './http/errors';
-import type { Logger } from './http/log';
+import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
 import { openApiRoute } from './http/openapi';
 import { configRoutes } from './platform/config-routes';
@@ -65,6 +65,9 @@ export const ROUTES: RouteDef[] = [
   ...sandboxPaymentRoutes,
 ];
 
+/** A request path as log lines show it: the secret path parameters the routes declare, by name. */
+export const loggedPath = pathRedactor(ROUTES);
+
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
 
 /** The API router under `/<API_PREFIX>/2025-10-13`; unknown paths 404, wrong methods 405 with `Allow`. */
@@ -104,7 +107,7 @@ export function toErrorResponse(error: unknown, log: Logger, request: Request): 
   // Unexpected: log the detail, answer a bare 500 (no stack, no SQL).
   log.error('unhandled error', {
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: loggedPath(new URL(request.url).pathname),
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });

@@ -10,22 +10,29 @@ import {
   webhookEvents,
   type BulkImportJobRow,
 } from '../db/schema';
-import { inJson, insertJsonRows, isUniqueViolation } from '../db/json-rows';
+import { inJson, insertJsonRows, isUniqueViolation, MAX_JSON_BYTES } from '../db/json-rows';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
-import { notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import { errorText, type Statement } from '../ledger/ledger';
 import { dispatchEvents } from '../webhooks/outbox';
 import { sqlEventStatements } from '../webhooks/sql-events';
-import { parseCsv } from './csv';
+import { parseCsv, type CsvOversize } from './csv';
 import { headerProblem, rowToCustomer } from './bulk-rows';
 import { buildCustomer, insertCustomerStatements, type NewCustomer } from './service';
 import type { BulkCustomerImportJobView } from './bulk-schema';
 
-/** Rows per queue message: one D1 batch of customers and accounts, well inside a Worker invocation's limits. */
+/**
+ * Rows per queue message: one D1 batch of customers and accounts, well inside a Worker invocation's limits.
+ * A chunk holding wide rows ends sooner, so its stored JSON stays within `MAX_JSON_BYTES`.
+ */
 export const BULK_CHUNK_ROWS = 500;
 export const BULK_MAX_ROWS = 100_000;
 export const BULK_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Several times the longest value any column accepts; a longer field cannot be a customer. */
+export const BULK_MAX_FIELD_CHARS = 1024;
+/** A row of every column at its longest still fits; the header counts as a row. */
+export const BULK_MAX_ROW_CHARS = 16 * 1024;
 
 /** The JOBS queue message that processes one chunk of a bulk import. */
 export interface BulkImportMessage {
@@ -46,7 +53,11 @@ function prepare(bytes: Uint8Array): { columns: string[]; chunks: Chunk[]; total
   } catch {
     return fail('The file is not UTF-8 text');
   }
-  const parsed = parseCsv(text);
+  const parsed = parseCsv(text, { maxFieldChars: BULK_MAX_FIELD_CHARS, maxRecordChars: BULK_MAX_ROW_CHARS, maxRecords: BULK_MAX_ROWS + 1 });
+  if (!parsed.ok && 'oversize' in parsed) {
+    if (parsed.oversize.limit === 'records') return fail(`The file has more than ${BULK_MAX_ROWS} rows; at most ${BULK_MAX_ROWS} per import`);
+    throw oversized(parsed.oversize);
+  }
   if (!parsed.ok) return fail(`The file is not valid CSV: ${parsed.error}`);
   const [header, ...rows] = parsed.records;
   if (!header) return fail('The file is empty');
@@ -54,10 +65,32 @@ function prepare(bytes: Uint8Array): { columns: string[]; chunks: Chunk[]; total
   const problem = headerProblem(columns);
   if (problem) return fail(problem);
   if (rows.length === 0) return fail('The file has a header but no data rows');
-  if (rows.length > BULK_MAX_ROWS) return fail(`The file has ${rows.length} rows; at most ${BULK_MAX_ROWS} per import`);
   const chunks: Chunk[] = [];
-  for (let at = 0; at < rows.length; at += BULK_CHUNK_ROWS) chunks.push({ rowOffset: at, rows: rows.slice(at, at + BULK_CHUNK_ROWS) });
+  let size = 0;
+  rows.forEach((row, at) => {
+    const rowSize = JSON.stringify(row).length + 1;
+    const last = chunks[chunks.length - 1];
+    if (last && last.rows.length < BULK_CHUNK_ROWS && size + rowSize <= MAX_JSON_BYTES) {
+      last.rows.push(row);
+      size += rowSize;
+    } else {
+      chunks.push({ rowOffset: at, rows: [row] });
+      size = rowSize;
+    }
+  });
   return { columns, chunks, total: rows.length, fileError: null };
+}
+
+/** 400 naming where the file breaks a field or row size limit (the header is record 0, data rows count from 1). */
+function oversized({ record, field, limit, header }: CsvOversize) {
+  const where = record === 0 ? 'the header' : `row ${record}`;
+  // Data rows name the column by the header; the header itself (or a field past its end) by position.
+  const column = (record > 0 && header?.[field ?? -1]?.trim()) || String((field ?? 0) + 1);
+  const message =
+    limit === 'field'
+      ? `${where}, column ${column}: a field is longer than ${BULK_MAX_FIELD_CHARS} characters`
+      : `${where} is longer than ${BULK_MAX_ROW_CHARS} characters`;
+  return badRequest(`The file is over a size limit: ${message}`, { fields: [{ field: 'file', message }] });
 }
 
 async function sendChunks(queue: Queue<unknown>, jobId: string, offsets: number[]): Promise<void> {

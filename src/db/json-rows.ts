@@ -3,8 +3,8 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client';
 import type { Statement } from '../ledger/ledger';
 
-// Keeps each JSON parameter far below D1's 2 MB value limit.
-const MAX_JSON_BYTES = 400_000;
+/** Characters of JSON per bound parameter or stored value: far below D1's 2 MB value limit. */
+export const MAX_JSON_BYTES = 400_000;
 
 /**
  * INSERT statements that carry their rows as one JSON parameter each (`INSERT ... SELECT ... FROM json_each(?)`).

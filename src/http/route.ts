@@ -61,6 +61,8 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
   /** Required API-token permission (Basic auth only). */
   permission?: Permission;
   params?: z.ZodType<P>;
+  /** Path parameters that are secrets (a redeemable code): log lines show their `:name`, never the value. */
+  secretParams?: readonly (keyof P & string)[];
   query?: z.ZodType<Q>;
   /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
   body?: z.ZodType<B> | 'multipart';

@@ -13,6 +13,8 @@ import type { OidcIdentity } from './oidc';
 import { SCHEMA, type CredentialRow, type PendingRow, type SessionRow } from './account-store';
 import {
   CHALLENGE_TTL_MS,
+  OTP_DAY_MAX_FAILURES,
+  OTP_DAY_MS,
   OTP_MAX_ATTEMPTS,
   OTP_RESEND_INTERVAL_MS,
   OTP_WINDOW_MAX_SENDS,
@@ -276,6 +278,7 @@ export class AccountDO extends DurableObject<Env> {
         // Spec 3.1: every active session the credential issued goes with it, in the same transaction.
         this.sql.exec('UPDATE sessions SET revoked_at = ? WHERE credential_id = ? AND revoked_at IS NULL', now, effect.credentialId);
         this.sql.exec('DELETE FROM otp WHERE credential_id = ?', effect.credentialId);
+        this.sql.exec('DELETE FROM otp_failures WHERE credential_id = ?', effect.credentialId);
         return { ok: true, result: { kind: 'none' } };
       }
       case 'revokeSession': {
@@ -308,21 +311,27 @@ export class AccountDO extends DurableObject<Env> {
     meta: AccountMeta,
     credentialId: string,
     config: { otpLength: number; alphanumeric: boolean; expirationSeconds: number },
-  ): Promise<Outcome<{ otp: string; credential: AuthMethodView }> | { ok: false; retryAfterSeconds: number }> {
+  ): Promise<Outcome<{ otp: string; credential: AuthMethodView }>> {
     await this.ensure(meta);
     return this.ctx.storage.transactionSync(() => {
       const credential = this.credential(credentialId);
       if (!credential || credential.type !== 'EMAIL_OTP') return fail(404, 'NOT_FOUND', 'Credential not found');
+      const locked = this.otpLocked(credentialId, meta.now);
+      if (locked) return locked;
+      const tooSoon = (retryAfterSeconds: number): Failure => ({
+        ...fail(429, 'RATE_LIMITED', `Too many codes requested; retry in ${retryAfterSeconds} s`),
+        retryAfterSeconds,
+      });
       const sends = this.sql
         .exec<{ sent_at: number }>('SELECT sent_at FROM otp_sends WHERE credential_id = ? AND sent_at > ? ORDER BY sent_at', credentialId, meta.now - OTP_WINDOW_MS)
         .toArray()
         .map((r) => r.sent_at);
       const last = sends[sends.length - 1];
       if (last !== undefined && meta.now - last < OTP_RESEND_INTERVAL_MS) {
-        return { ok: false as const, retryAfterSeconds: Math.ceil((last + OTP_RESEND_INTERVAL_MS - meta.now) / 1000) };
+        return tooSoon(Math.ceil((last + OTP_RESEND_INTERVAL_MS - meta.now) / 1000));
       }
       if (sends.length >= OTP_WINDOW_MAX_SENDS) {
-        return { ok: false as const, retryAfterSeconds: Math.ceil((sends[0]! + OTP_WINDOW_MS - meta.now) / 1000) };
+        return tooSoon(Math.ceil((sends[0]! + OTP_WINDOW_MS - meta.now) / 1000));
       }
       const otp = generateOtp(config.otpLength, config.alphanumeric);
       const salt = newOtpSalt();
@@ -366,15 +375,34 @@ export class AccountDO extends DurableObject<Env> {
   private otpRefused(input: { credentialId: string; otp: string; sandbox: boolean }, now: number): Failure | null {
     const credential = this.credentialOfType(input.credentialId, 'EMAIL_OTP');
     if (isFailure(credential)) return credential;
+    const locked = this.otpLocked(input.credentialId, now);
+    if (locked) return locked;
     if (input.sandbox && input.otp === SANDBOX_OTP) return null;
     const code = this.sql.exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>('SELECT * FROM otp WHERE credential_id = ?', input.credentialId).toArray()[0];
     const invalid = fail(401, 'UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
     if (!code || code.expires_at <= now || code.attempts >= OTP_MAX_ATTEMPTS) return invalid;
     if (!otpMatches(input.otp, code.salt, code.code_hash)) {
       this.sql.exec('UPDATE otp SET attempts = attempts + 1 WHERE credential_id = ?', input.credentialId);
+      this.sql.exec('DELETE FROM otp_failures WHERE credential_id = ? AND failed_at <= ?', input.credentialId, now - OTP_DAY_MS);
+      this.sql.exec('INSERT INTO otp_failures (credential_id, failed_at) VALUES (?, ?)', input.credentialId, now);
       return invalid;
     }
     return null;
+  }
+
+  /** 429 while the credential has had OTP_DAY_MAX_FAILURES wrong codes in the last day, until the oldest of them is a day old. */
+  private otpLocked(credentialId: string, now: number): Failure | null {
+    const oldest = this.sql
+      .exec<{ failed_at: number }>(
+        'SELECT failed_at FROM otp_failures WHERE credential_id = ? AND failed_at > ? ORDER BY failed_at DESC LIMIT 1 OFFSET ?',
+        credentialId,
+        now - OTP_DAY_MS,
+        OTP_DAY_MAX_FAILURES - 1,
+      )
+      .toArray()[0];
+    if (!oldest) return null;
+    const retryAfterSeconds = Math.max(1, Math.ceil((oldest.failed_at + OTP_DAY_MS - now) / 1000));
+    return { ...fail(429, 'RATE_LIMITED', `Too many wrong codes for this credential in 24 hours; retry in ${retryAfterSeconds} s`), retryAfterSeconds };
   }
 
   // --- OAUTH ---

@@ -16,6 +16,9 @@ export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS otp (
     credential_id TEXT PRIMARY KEY, code_hash TEXT NOT NULL, salt TEXT NOT NULL, expires_at INTEGER NOT NULL, attempts INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS otp_sends (credential_id TEXT NOT NULL, sent_at INTEGER NOT NULL)`,
+  // Wrong codes of the last day, for the daily cap; an object made before the cap gains the table when it starts.
+  `CREATE TABLE IF NOT EXISTS otp_failures (credential_id TEXT NOT NULL, failed_at INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS otp_failures_credential ON otp_failures (credential_id, failed_at)`,
   `CREATE TABLE IF NOT EXISTS passkey_challenges (
     request_id TEXT PRIMARY KEY, credential_id TEXT NOT NULL, challenge TEXT NOT NULL, client_public_key TEXT NOT NULL,
     expires_at INTEGER NOT NULL, used_at INTEGER)`,

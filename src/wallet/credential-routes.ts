@@ -22,6 +22,8 @@ const tag = 'Embedded Wallet Auth';
 const credentialNotFound = () => notFound('NOT_FOUND', 'Credential not found');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: AuthSignedRequestChallenge } };
 
+const otpRateLimited = (description: string) => ({ description, schema: errorResponses(429)[429]!.schema, headers: { 'Retry-After': 'Seconds to wait' } });
+
 export const credentialRoutes = [
   defineRoute({
     method: 'POST',
@@ -109,7 +111,7 @@ export const credentialRoutes = [
     body: ChallengeRequest,
     responses: {
       200: { description: 'EMAIL_OTP: the AuthMethod; PASSKEY: the passkey challenge', schema: PasskeyAuthChallenge.or(AuthMethod) },
-      429: { description: 'Re-issued too soon', schema: errorResponses(429)[429]!.schema, headers: { 'Retry-After': 'Seconds to wait' } },
+      429: otpRateLimited('EMAIL_OTP: re-issued too soon, or locked after too many wrong codes in a day'),
       ...errorResponses(400, 401, 403, 404),
     },
     handler: async (c) => {
@@ -145,7 +147,11 @@ export const credentialRoutes = [
     params: IdParams,
     body: CredentialVerify,
     headers: { 'Request-Id': { description: 'PASSKEY: the requestId of the challenge' } },
-    responses: { 200: { description: 'The new session, with its key', schema: AuthSession }, ...errorResponses(400, 401, 403, 404) },
+    responses: {
+      200: { description: 'The new session, with its key', schema: AuthSession },
+      429: otpRateLimited('EMAIL_OTP: locked after too many wrong codes in a day'),
+      ...errorResponses(400, 401, 403, 404),
+    },
     // The wallet lookup and the new session's id reservation ride on the authentication round trip; the id
     // is given back if verify refuses.
     preload: ({ db, params, platformId, now }) => reserveSession(db, platformId, params.id, now),

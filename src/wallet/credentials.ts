@@ -67,19 +67,12 @@ async function walletConfig(db: Db, platformId: string) {
 
 /**
  * Issues an OTP for an EMAIL_OTP credential under the re-issue limit and e-mails it (spec 4.2), with the
- * platform's length, alphabet and validity. A refusal by the limit is 429 with `Retry-After`.
+ * platform's length, alphabet and validity. A refusal by a limit is 429 with `Retry-After`.
  */
 export async function sendOtp(c: Ctx, wallet: Wallet, credentialId: string) {
   const config = await walletConfig(c.db, wallet.platformId);
   const issued = await wallet.stub.issueOtp(metaOf(wallet, c.now), credentialId, config);
-  if (!issued.ok) {
-    if ('retryAfterSeconds' in issued) {
-      throw new ApiError(429, 'RATE_LIMITED', `Too many codes requested; retry in ${issued.retryAfterSeconds} s`, undefined, {
-        'Retry-After': String(issued.retryAfterSeconds),
-      });
-    }
-    throw failure(issued);
-  }
+  if (!issued.ok) throw failure(issued);
   await emailSender(c.settings, c.db).send(otpEmail(wallet.platformId, issued.credential.nickname, issued.otp, config.expirationSeconds, config), c.now);
   return issued.credential;
 }

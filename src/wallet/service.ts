@@ -115,7 +115,8 @@ export function metaOf(w: Wallet, now: number): AccountMeta {
 /** An expected refusal from the account, in the spec's error shape. */
 export function failure(f: Failure): ApiError {
   const details = f.fields || f.reason ? { ...(f.fields ? { fields: f.fields } : {}), ...(f.reason ? { reason: f.reason } : {}) } : undefined;
-  return new ApiError(f.status, f.code, f.message, details, undefined, f.reason);
+  const headers = f.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(f.retryAfterSeconds) };
+  return new ApiError(f.status, f.code, f.message, details, headers, f.reason);
 }
 
 export function authMethodJson(v: AuthMethodView) {

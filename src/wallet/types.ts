@@ -20,6 +20,13 @@ export const OTP_WINDOW_MS = 15 * 60_000;
 export const OTP_WINDOW_MAX_SENDS = 5;
 /** Wrong codes allowed before a code is burnt. */
 export const OTP_MAX_ATTEMPTS = 5;
+/**
+ * Wrong codes a credential may take in any 24 hours. The re-issue limit alone allows 25 tries per 15 minutes
+ * (2,400 a day); reaching this cap locks the credential's OTP challenge and verify until the oldest of these
+ * failures is a day old. A person mistypes a handful of codes; 100 is four full re-issue windows of guessing.
+ */
+export const OTP_DAY_MAX_FAILURES = 100;
+export const OTP_DAY_MS = 86_400_000;
 
 export type NewCredential =
   | { type: 'EMAIL_OTP'; nickname: string }
@@ -88,6 +95,8 @@ export interface Failure {
   reason?: string;
   /** The fields a 400 names (error details `fields`). */
   fields?: { field: string; message: string }[];
+  /** A 429's back-off, sent as `Retry-After`. */
+  retryAfterSeconds?: number;
 }
 
 export type Outcome<T> = ({ ok: true } & T) | Failure;

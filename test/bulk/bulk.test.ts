@@ -154,6 +154,8 @@ describe('bulk CSV import', () => {
       ['umaAddress,platformCustomerId,customerType,umaAddress\n', /twice/],
       [`${HEADER}\n"unterminated,x\n`, /not valid CSV/],
       [`${HEADER}\n`, /no data rows/],
+      // Counted while parsing: the parser stops at the first row past the limit.
+      [`${HEADER}\n${',\n'.repeat(100_001)}`, /more than 100000 rows/],
     ];
     for (const [file, message] of cases) {
       const { jobId, messages } = await upload(p, file);
@@ -219,6 +221,46 @@ describe('bulk import endpoints', () => {
     expect(failingFields(await postForm('/customers/bulk/csv', p.auth, []))).toEqual(['file']);
     const big = new Uint8Array(10 * 1024 * 1024 + 1).fill(0x41);
     expectError(await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: big }]), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses a field or a row over the size limits with 400 naming where it is', async () => {
+    const p = await newPlatform();
+    const huge = 'x'.repeat(9 * 1024 * 1024);
+    const cases: [string, RegExp][] = [
+      [csvOf([person('a'), person('b', { name: huge })]), /row 2, column fullName/],
+      // A field of nothing but (escaped) quotes.
+      [csvOf([person('a', { name: `"${'""'.repeat(4 * 1024 * 1024)}"` })]), /row 1, column fullName/],
+      // A quote opened and never closed swallows the rest of the file.
+      [csvOf([person('a'), `"${huge}`]), /row 2, column umaAddress/],
+      [`${HEADER},${'y'.repeat(2000)}\n${person('a')}\n`, /the header, column 16/],
+      // Short fields, too many of them: the row is over the limit.
+      [csvOf([Array.from({ length: 20 }, () => 'z'.repeat(1000)).join(',')]), /row 1 is longer/],
+    ];
+    for (const [file, where] of cases) {
+      const res = await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'c.csv', contentType: 'text/csv', data: new TextEncoder().encode(file) }]);
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res)).toEqual(['file']);
+      expect(res.body.message).toMatch(where);
+    }
+    expect(await customerCount(p)).toBe(0);
+  });
+
+  it('keeps rows of many empty fields in chunks the database holds; each such row fails on its own', async () => {
+    const p = await newPlatform();
+    // 15,001 fields per row: 45 KB of JSON each, 22 MB for 500 rows if they were stored as one chunk.
+    const rows = [person('kept'), ...Array.from({ length: 499 }, () => ','.repeat(15_000))];
+    const { jobId, messages } = await upload(p, csvOf(rows));
+    expect(messages.length).toBeGreaterThan(1);
+    await deliver(messages);
+    const done = await job(p, jobId);
+    expect(done).toMatchObject({ status: 'COMPLETED', progress: { total: 500, processed: 500, successful: 1, failed: 499 } });
+    expect(done.errors[0]).toEqual({
+      code: 'INVALID_INPUT',
+      message: 'Invalid row: (row)',
+      details: { row: 2, fields: [{ field: '(row)', message: 'The row has 15001 fields; the header has 15' }] },
+      correlationId: '2',
+    });
+    expect(await customerCount(p)).toBe(1);
   });
 
   it('404s unknown and other-platform jobs with BULK_UPLOAD_JOB_NOT_FOUND; permissions; Basic only', async () => {

@@ -7,16 +7,16 @@ import { agentDeviceCodes, agentTokens, apiTokens } from '../../src/db/schema';
 import type { AccountDO } from '../../src/wallet/account-do';
 import { BASE, newPlatform } from '../helpers';
 import { newWallet, emailCredential, latestOtp } from '../wallet/fixtures';
-import { newAgent } from '../agents/fixtures';
+import { newAgent, policy } from '../agents/fixtures';
 import { newWalletClient, openBundle, openSessionKey, stamp } from '../support/wallet-client';
 
 /** Calls the Worker with debug logging on, capturing every log line it writes. */
-async function logged(method: string, path: string, opts: { auth?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function logged(method: string, path: string, opts: { auth?: string; body?: unknown; headers?: Record<string, string>; env?: Partial<typeof env> } = {}) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.auth) headers.Authorization = opts.auth;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { ...env, LOG_LEVEL: 'debug' }, ctx);
+  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { ...env, LOG_LEVEL: 'debug', ...opts.env }, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
@@ -54,6 +54,34 @@ describe('secrets never leak', () => {
     for (const secret of [token.body.clientSecret, p.clientSecret, otp, key.privateKey, session.body.encryptedSessionSigningKey, walletSecret, a.bearer.slice(7)]) {
       expect(everything).not.toContain(secret);
     }
+  });
+
+  it('a device code in the path never reaches a log line, on any route or error that names it', async () => {
+    const lines: string[] = [];
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+    }
+    const p = await newPlatform();
+    const customer = await logged('POST', '/customers', { auth: p.auth, body: { customerType: 'INDIVIDUAL', platformCustomerId: `log-${Date.now()}` } });
+    const created = await logged('POST', '/agents', {
+      auth: p.auth,
+      body: { name: 'Log bot', customerId: customer.body.id, policy: policy() },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const code: string = created.body.deviceCode.code;
+    const status = await logged('GET', `/agents/device-codes/${code}/status`, { auth: p.auth });
+    expect(status.body).toEqual({ code, redeemed: false });
+    expect((await logged('DELETE', `/agents/device-codes/${code}/status`, { auth: p.auth })).status).toBe(405);
+    expect((await logged('GET', `/agents/device-codes/${code}/statu`, { auth: p.auth })).status).toBe(404);
+    // An unexpected failure on the route: the error line names the path too.
+    expect((await logged('GET', `/agents/device-codes/${code}/status`, { auth: p.auth, env: { DB: undefined } })).status).toBe(500);
+    expect((await logged('POST', `/agents/device-codes/${code}/redeem`)).status).toBe(200);
+
+    expect(lines.some((l) => l.includes('"msg":"unhandled error"'))).toBe(true);
+    const requests = lines.filter((l) => l.includes('"msg":"request"'));
+    // status, 405, 404, 500, redeem: each request still logged, the code by its name.
+    expect(requests.filter((l) => l.includes('/agents/device-codes/:code/'))).toHaveLength(5);
+    expect(lines.join('\n')).not.toContain(code);
   });
 
   it('secrets and codes are stored only as hashes; the wallet secret only encrypted', async () => {
