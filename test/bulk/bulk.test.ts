@@ -210,9 +210,9 @@ describe('bulk CSV import', () => {
 });
 
 describe('bulk import endpoints', () => {
-  it('answers 400 without a multipart file, 413 above 10 MB', async () => {
+  it('answers 415 for a JSON body, 400 without a multipart file, 413 above 10 MB', async () => {
     const p = await newPlatform();
-    expectError(await api('POST', '/customers/bulk/csv', { auth: p.auth, body: { file: 'x' } }), 400, 'INVALID_INPUT');
+    expectError(await api('POST', '/customers/bulk/csv', { auth: p.auth, body: { file: 'x' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const noFile = await postForm('/customers/bulk/csv', p.auth, [{ name: 'notes', value: 'x' }]);
     expectError(noFile, 400, 'INVALID_INPUT');
     expect(failingFields(noFile)).toEqual(['notes']);
