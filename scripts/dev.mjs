@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: local secrets, local D1 migrations, `wrangler dev`, and a ready sandbox platform.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   API_VERSION,
   LOCAL_SECRETS,
+  SANDBOX_PLATFORM,
   applyMigrations,
   createPlatform,
   host,
@@ -38,7 +40,11 @@ async function bootstrap(apiBase, operatorToken) {
     if (r.ok) return { ...saved, baseUrl: apiBase, reused: true };
     console.warn(`Saved credentials no longer work (HTTP ${r.status}); creating a new sandbox platform.`);
   }
-  const created = await createPlatform(apiBase, operatorToken);
+  const created = await createPlatform(apiBase, operatorToken).catch((error) => {
+    if (!/UMA_DOMAIN_TAKEN/.test(error.message)) throw error;
+    // UMA domains are unique: the platform of an earlier start (its credentials deleted) still holds the default.
+    return createPlatform(apiBase, operatorToken, { ...SANDBOX_PLATFORM, umaDomain: `sandbox-${randomBytes(4).toString('hex')}.local.test` });
+  });
   const credentials = {
     baseUrl: apiBase,
     clientId: created.clientId,

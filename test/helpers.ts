@@ -53,15 +53,16 @@ export interface TestPlatform {
   clientId: string;
   clientSecret: string;
   tokenId: string;
+  umaDomain: string;
 }
 
-/** A fresh platform through the operator endpoint, so every test owns its data. */
+/** A fresh platform through the operator endpoint, so every test owns its data (its UMA domain too: they are unique). */
 export async function newPlatform(overrides: Record<string, unknown> = {}): Promise<TestPlatform> {
   const res = await api('POST', '/operator/platforms', {
     auth: OPERATOR,
     body: {
       name: 'Test platform',
-      umaDomain: 'platform.test',
+      umaDomain: `${crypto.randomUUID()}.platform.test`,
       supportedCurrencies: SANDBOX_CURRENCIES,
       embeddedWalletConfig: { appName: 'Test Wallet' },
       ...overrides,
@@ -69,7 +70,14 @@ export async function newPlatform(overrides: Record<string, unknown> = {}): Prom
   });
   expect(res.status).toBe(201);
   const t = res.body.token;
-  return { id: res.body.platform.id, auth: basic(t.clientId, t.clientSecret), clientId: t.clientId, clientSecret: t.clientSecret, tokenId: t.id };
+  return {
+    id: res.body.platform.id,
+    auth: basic(t.clientId, t.clientSecret),
+    clientId: t.clientId,
+    clientSecret: t.clientSecret,
+    tokenId: t.id,
+    umaDomain: res.body.platform.config.umaDomain,
+  };
 }
 
 /** A token of `platform` with exactly these permissions. */

@@ -10,6 +10,8 @@ export default defineConfig({
       main: here('../src/index.ts'),
       wrangler: { configPath: here('../wrangler.toml') },
       miniflare: {
+        // An empty database on which test/platform/migrations.test.ts plays an upgrade from an earlier release.
+        d1Databases: ['UPGRADE_DB'],
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(here('../migrations')),
           OPERATOR_TOKEN: 'test-operator-token',

@@ -6,6 +6,12 @@ import type { CurrencyConfig, WalletConfig } from '../platform/schema';
 const createdAt = () => integer('created_at').notNull();
 const updatedAt = () => integer('updated_at').notNull();
 
+/**
+ * The index that keeps `umaDomain` unique across platforms, case-insensitively as domain names compare (two
+ * platforms must not hand out the same UMA addresses); its violation is a taken domain (409).
+ */
+export const PLATFORMS_UMA_DOMAIN_UQ = 'platforms_uma_domain_uq';
+
 export const platforms = sqliteTable('platforms', {
   id: text('id').primaryKey(),
   configId: text('config_id').notNull(),
@@ -20,7 +26,7 @@ export const platforms = sqliteTable('platforms', {
   clockOffsetMs: integer('clock_offset_ms').notNull().default(0),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
-});
+}, (t) => [uniqueIndex(PLATFORMS_UMA_DOMAIN_UQ).on(sql`lower(${t.umaDomain})`)]);
 
 export const apiTokens = sqliteTable(
   'api_tokens',

@@ -19,7 +19,7 @@ export const badRequest = (message: string, details?: Record<string, unknown>) =
   new ApiError(400, 'INVALID_INPUT', message, details);
 export const unauthorized = (message = 'Missing or invalid API credentials') =>
   new ApiError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="service"' });
-export const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
+export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError(403, 'FORBIDDEN', message, details);
 export const notFound = (code: string, message: string) => new ApiError(404, code, message);
 export const conflict = (message: string, code = 'CONFLICT') => new ApiError(409, code, message);
 

@@ -12,7 +12,7 @@ const encoder = new TextEncoder();
 const CRLF = encoder.encode('\r\n');
 const HEADER_END = encoder.encode('\r\n\r\n');
 
-/** The boundary of a `multipart/form-data` Content-Type; 400 for any other body type. */
+/** The boundary of a `multipart/form-data` Content-Type; 400 without one (route plumbing refused other types with 415). */
 export function multipartBoundary(contentType: string | null): string {
   const match = contentType?.match(/^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i);
   if (!match) throw badRequest('Expected a multipart/form-data body with a boundary', { fields: [{ field: '(body)', message: 'Content-Type must be multipart/form-data' }] });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from './route';
+import { errorResponses } from './responses';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -71,7 +72,8 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
       ...(r.permission ? { 'x-required-permission': r.permission } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: Object.fromEntries(
-        Object.entries(r.responses).map(([status, spec]) => [
+        // Every operation with a body can answer 415 (`readInput` in route.ts), so the document says it once for all.
+        Object.entries({ ...r.responses, ...(r.body ? errorResponses(415) : {}) }).map(([status, spec]) => [
           status,
           {
             description: spec.description,

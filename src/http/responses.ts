@@ -9,6 +9,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state',
   410: 'The record was deleted',
   413: 'Request body too large',
+  415: 'The request body is not of the media type the operation takes',
   422: 'Idempotency-Key reused with a different request',
   429: 'Rate limited; see Retry-After',
 };

@@ -5,7 +5,7 @@ import type { Env, Settings } from '../env';
 import { database, type Db } from '../db/client';
 import type { Permission } from '../db/schema';
 import { authenticate, type Principals } from './auth';
-import { readJson } from './body';
+import { mediaType, readJson, unsupportedMediaType } from './body';
 import { forbidden, invalidFields, zodIssues } from './errors';
 import type { Logger } from './log';
 
@@ -120,13 +120,16 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown>), run };
 }
 
-/** Path parameters, query and JSON body, validated (400 naming the fields). */
+/** Path parameters, query and JSON body, validated (400 naming the fields; 415 for a body of the wrong media type). */
 async function readInput(spec: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType | 'multipart' }, request: Request) {
   const params = parse(spec.params, decodeParams((request as unknown as { params?: Record<string, string> }).params), 'path parameters', '');
   const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
   let body: unknown;
   let rawBody = '';
-  if (spec.body && spec.body !== 'multipart') {
+  if (spec.body === 'multipart') {
+    // The handler streams the form itself; whatever else was sent is the wrong type, not malformed input.
+    if (mediaType(request.headers.get('Content-Type')).type !== 'multipart/form-data') throw unsupportedMediaType('multipart/form-data');
+  } else if (spec.body) {
     const read = await readJson(request);
     rawBody = read.raw;
     body = parse(spec.body, read.value, 'request body', '');

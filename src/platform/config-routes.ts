@@ -1,9 +1,15 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
+import { ErrorBody } from '../http/errors';
 import { PlatformConfig, PlatformConfigUpdate } from './schema';
 import { configExtras, configView, updateConfig } from './service';
 
 const tag = 'Platform Configuration';
+
+/** The answer of a write that sets a `umaDomain` another platform has (here and at platform creation). */
+export const umaDomainTaken = {
+  409: { description: 'UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)', schema: ErrorBody },
+};
 
 export const configRoutes = [
   defineRoute({
@@ -27,7 +33,11 @@ export const configRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: PlatformConfigUpdate,
-    responses: { 200: { description: 'The updated configuration', schema: PlatformConfig }, ...errorResponses(400, 401, 403, 413) },
+    responses: {
+      200: { description: 'The updated configuration', schema: PlatformConfig },
+      ...errorResponses(400, 401, 403, 413),
+      ...umaDomainTaken,
+    },
     handler: async (c) => json(await updateConfig(c.db, c.auth.platform, c.body, c.now, c.settings)),
   }),
 ];

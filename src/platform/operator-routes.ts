@@ -1,5 +1,6 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
+import { umaDomainTaken } from './config-routes';
 import { PlatformCreate, PlatformCreated, PlatformList, PlatformListQuery } from './schema';
 import { createPlatform, listPlatforms } from './service';
 
@@ -15,7 +16,11 @@ export const operatorRoutes = [
     tag,
     auth: 'operator',
     body: PlatformCreate,
-    responses: { 201: { description: 'Created', schema: PlatformCreated }, ...errorResponses(400, 401, 404, 413) },
+    responses: {
+      201: { description: 'Created', schema: PlatformCreated },
+      ...errorResponses(400, 401, 404, 413),
+      ...umaDomainTaken,
+    },
     handler: async (c) => json(await createPlatform(c.db, c.body, c.now, c.settings), 201),
   }),
   defineRoute({

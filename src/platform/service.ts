@@ -1,12 +1,13 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { apiTokens, platforms, type PlatformRow } from '../db/schema';
+import { apiTokens, platforms, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
 import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
-import { invalidFields } from '../http/errors';
 import { keysetPage } from '../http/pagination';
+import { conflict, invalidFields } from '../http/errors';
+import { errorText } from '../ledger/ledger';
 import type { Settings } from '../env';
 import { webhookPublicKeyPem } from '../crypto/webhook-signature';
 import { newToken } from './tokens-service';
@@ -66,6 +67,21 @@ function currencyView(c: CurrencyConfig) {
   };
 }
 
+/**
+ * Runs a write that sets `umaDomain`. The unique index decides, not a read before it, so of two platforms
+ * claiming one domain at once exactly one wins; the other gets 409 and its write is not applied.
+ */
+async function claimingUmaDomain<T>(umaDomain: string | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (umaDomain !== undefined && errorText(error).includes(`UNIQUE constraint failed: index '${PLATFORMS_UMA_DOMAIN_UQ}'`)) {
+      throw conflict(`The UMA domain ${umaDomain} is already used by another platform`, 'UMA_DOMAIN_TAKEN');
+    }
+    throw error;
+  }
+}
+
 /** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
 export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
   checkWebhookEndpoint(patch.webhookEndpoint, s);
@@ -77,7 +93,7 @@ export async function updateConfig(db: Db, platform: PlatformRow, patch: Platfor
   if (patch.embeddedWalletConfig !== undefined) {
     changes.embeddedWalletConfig = mergeWalletConfig(platform.embeddedWalletConfig, patch.embeddedWalletConfig);
   }
-  const [row] = await db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning();
+  const [row] = await claimingUmaDomain(patch.umaDomain, () => db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning());
   return configView(row!, extras);
 }
 
@@ -113,7 +129,7 @@ export async function createPlatform(db: Db, input: PlatformCreate, now: number,
     updatedAt: now,
   };
   const token = newToken(row.id, 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], now);
-  await db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]);
+  await claimingUmaDomain(input.umaDomain, () => db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]));
   return { platform: platformView(row, extras), token: token.view };
 }
 

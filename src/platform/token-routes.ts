@@ -1,4 +1,5 @@
 import { defineRoute, json, noContent } from '../http/route';
+import { ErrorBody } from '../http/errors';
 import { errorResponses } from '../http/responses';
 import { ApiToken, ApiTokenCreate, TokenIdParams, TokenList, TokenListQuery } from './schema';
 import { createToken, deleteToken, getToken, listTokens } from './tokens-service';
@@ -10,13 +11,17 @@ export const tokenRoutes = [
     method: 'POST',
     path: '/tokens',
     operationId: 'createToken',
-    summary: 'Create an API token (the secret is shown only in this response)',
+    summary: 'Create an API token holding at most the calling token\'s permissions (the secret is shown only in this response)',
     tag,
     auth: 'basic',
     permission: 'MANAGE',
     body: ApiTokenCreate,
-    responses: { 201: { description: 'Created, with clientSecret', schema: ApiToken }, ...errorResponses(400, 401, 403, 413) },
-    handler: async (c) => json(await createToken(c.db, c.auth.platform.id, c.body, c.now), 201),
+    responses: {
+      201: { description: 'Created, with clientSecret', schema: ApiToken },
+      ...errorResponses(400, 401, 413),
+      403: { description: 'The token lacks MANAGE, or asks for permissions it does not hold (details.missingPermissions)', schema: ErrorBody },
+    },
+    handler: async (c) => json(await createToken(c.db, c.auth.platform.id, c.auth.permissions, c.body, c.now), 201),
   }),
   defineRoute({
     method: 'GET',

@@ -5,7 +5,7 @@ import { apiTokens, platforms, type ApiTokenRow, type Permission, type PlatformR
 import { newId } from '../crypto/ids';
 import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
-import { notFound } from '../http/errors';
+import { forbidden, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import type { ApiToken } from './schema';
 
@@ -86,7 +86,15 @@ export function newToken(platformId: string, name: string, permissions: Permissi
   return { row, view: { ...tokenView(row), clientSecret } };
 }
 
-export async function createToken(db: Db, platformId: string, input: { name: string; permissions: Permission[] }, now: number) {
+/**
+ * Creates a token for the caller's platform. A token grants only permissions it holds itself, so no token can
+ * mint a stronger one; the operator endpoint alone makes a platform's first all-permission token.
+ */
+export async function createToken(db: Db, platformId: string, callerPermissions: Permission[], input: { name: string; permissions: Permission[] }, now: number) {
+  const missing = [...new Set(input.permissions)].filter((p) => !callerPermissions.includes(p));
+  if (missing.length) {
+    throw forbidden(`This API token cannot grant permissions it lacks: ${missing.join(', ')}`, { missingPermissions: missing });
+  }
   const { row, view } = newToken(platformId, input.name, input.permissions, now);
   await db.insert(apiTokens).values(row);
   return view;

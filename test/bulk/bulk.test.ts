@@ -9,6 +9,8 @@ const person = (id: string, extra: Partial<Record<'uma' | 'name' | 'line2', stri
   `${extra.uma ?? `$${id}@platform.test`},${id},INDIVIDUAL,${extra.name ?? 'Jane Doe'},1990-01-15,1 Main St,${extra.line2 ?? ''},San Francisco,CA,94105,US,${id}@example.com,,,`;
 const company = (id: string) => `$${id}@platform.test,${id},BUSINESS,,,400 Commerce Way,,Austin,TX,78701,US,,${id} LLC,REG-${id},TAX-1`;
 const csvOf = (rows: string[], header = HEADER) => `${header}\n${rows.join('\n')}\n`;
+/** Rows name the platform's UMA domain `platform.test`; `upload` puts the uploading platform's own domain there. */
+const onDomainOf = (p: TestPlatform, csv: string) => csv.replaceAll('@platform.test,', `@${p.umaDomain},`);
 
 /** A stand-in for the JOBS producer that keeps the messages, so a test delivers them itself. */
 function capture() {
@@ -22,7 +24,7 @@ function capture() {
 
 async function upload(p: TestPlatform, file: string | Uint8Array) {
   const { queue, sent } = capture();
-  const form = multipart([{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: typeof file === 'string' ? new TextEncoder().encode(file) : file }]);
+  const form = multipart([{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: typeof file === 'string' ? new TextEncoder().encode(onDomainOf(p, file)) : file }]);
   const res = await workerApi('POST', '/customers/bulk/csv', { JOBS: queue }, { auth: p.auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect(res.body).toEqual({ jobId: expect.stringMatching(/^Job:[0-9a-f-]{36}$/), status: 'PENDING' });
@@ -83,11 +85,11 @@ describe('bulk CSV import', () => {
         {
           code: 'INVALID_INPUT',
           message: 'Invalid row: umaAddress',
-          details: { row: 6, fields: [{ field: 'umaAddress', message: "Must be on the platform's UMA domain platform.test" }] },
+          details: { row: 6, fields: [{ field: 'umaAddress', message: `Must be on the platform's UMA domain ${p.umaDomain}` }] },
           correlationId: 'wrong-domain',
         },
         { code: 'CONFLICT', message: 'platformCustomerId taken-by-api is already used by an existing customer', details: { row: 7 }, correlationId: 'taken-by-api' },
-        { code: 'UMA_ADDRESS_EXISTS', message: 'UMA address $good-biz@platform.test is already used by row 2', details: { row: 8 }, correlationId: 'uma-clash' },
+        { code: 'UMA_ADDRESS_EXISTS', message: `UMA address $good-biz@${p.umaDomain} is already used by row 2`, details: { row: 8 }, correlationId: 'uma-clash' },
         { code: 'INVALID_INPUT', message: 'Invalid row: (row)', details: { row: 9, fields: [{ field: '(row)', message: 'The row has 3 fields; the header has 15' }] }, correlationId: 'three' },
         { code: 'INVALID_INPUT', message: 'Invalid row: customerType', details: { row: 10, fields: [expect.objectContaining({ field: 'customerType' })] }, correlationId: 'robot' },
         { code: 'INVALID_INPUT', message: 'Invalid row: birthDate', details: { row: 12, fields: [expect.objectContaining({ field: 'birthDate' })] }, correlationId: 'bad-date' },
@@ -97,7 +99,7 @@ describe('bulk CSV import', () => {
     const good = (await api('GET', '/customers?platformCustomerId=good-1', { auth: p.auth })).body.data[0];
     expect(good).toMatchObject({
       customerType: 'INDIVIDUAL',
-      umaAddress: '$good-1@platform.test',
+      umaAddress: `$good-1@${p.umaDomain}`,
       email: 'good-1@example.com',
       fullName: 'Jane Doe',
       birthDate: '1990-01-15',
@@ -177,7 +179,7 @@ describe('bulk CSV import', () => {
   it('completes a 10,000-row file through the real queue, then ignores redeliveries', { timeout: 120_000 }, async () => {
     const p = await newPlatform();
     const rows = Array.from({ length: 10_000 }, (_, i) => person(`big-${i}`));
-    const form = multipart([{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: new TextEncoder().encode(csvOf(rows)) }]);
+    const form = multipart([{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: new TextEncoder().encode(onDomainOf(p, csvOf(rows))) }]);
     const res = await api('POST', '/customers/bulk/csv', { auth: p.auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
     expect(res.status).toBe(202);
     const jobId = res.body.jobId;
@@ -212,9 +214,9 @@ describe('bulk CSV import', () => {
 });
 
 describe('bulk import endpoints', () => {
-  it('answers 400 without a multipart file, 413 above 10 MB', async () => {
+  it('answers 415 for a JSON body, 400 without a multipart file, 413 above 10 MB', async () => {
     const p = await newPlatform();
-    expectError(await api('POST', '/customers/bulk/csv', { auth: p.auth, body: { file: 'x' } }), 400, 'INVALID_INPUT');
+    expectError(await api('POST', '/customers/bulk/csv', { auth: p.auth, body: { file: 'x' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const noFile = await postForm('/customers/bulk/csv', p.auth, [{ name: 'notes', value: 'x' }]);
     expectError(noFile, 400, 'INVALID_INPUT');
     expect(failingFields(noFile)).toEqual(['notes']);

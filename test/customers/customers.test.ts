@@ -19,7 +19,7 @@ describe('POST /customers', () => {
       region: 'US',
       currencies: ['USD', 'EUR', 'MXN', 'BRL', 'INR'],
       email: 'jane@example.com',
-      umaAddress: '$ind-9f84e0c2@platform.test',
+      umaAddress: `$ind-9f84e0c2@${p.umaDomain}`,
       kycStatus: 'UNVERIFIED',
       fullName: 'Jane Smith',
       birthDate: '1990-01-15',
@@ -43,7 +43,7 @@ describe('POST /customers', () => {
 
   it('creates a business with businessInfo and an empty beneficialOwners list', async () => {
     const p = await newPlatform();
-    const body = businessBody({ platformCustomerId: 'biz-acme-001', umaAddress: '$acme@platform.test', currencies: ['USD'] }, { doingBusinessAs: 'Acme', entityType: 'LLC', countriesOfOperation: ['US'] });
+    const body = businessBody({ platformCustomerId: 'biz-acme-001', umaAddress: `$acme@${p.umaDomain}`, currencies: ['USD'] }, { doingBusinessAs: 'Acme', entityType: 'LLC', countriesOfOperation: ['US'] });
     const res = await api('POST', '/customers', { auth: p.auth, body });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -51,7 +51,7 @@ describe('POST /customers', () => {
       platformCustomerId: 'biz-acme-001',
       customerType: 'BUSINESS',
       currencies: ['USD'],
-      umaAddress: '$acme@platform.test',
+      umaAddress: `$acme@${p.umaDomain}`,
       kybStatus: 'UNVERIFIED',
       address: ADDRESS,
       businessInfo: {
@@ -93,10 +93,10 @@ describe('POST /customers', () => {
 
   it('generates a platformCustomerId when omitted and accepts an address without $', async () => {
     const p = await newPlatform();
-    const res = await api('POST', '/customers', { auth: p.auth, body: { customerType: 'INDIVIDUAL', umaAddress: 'bob@platform.test' } });
+    const res = await api('POST', '/customers', { auth: p.auth, body: { customerType: 'INDIVIDUAL', umaAddress: `bob@${p.umaDomain}` } });
     expect(res.status).toBe(201);
     expect(res.body.platformCustomerId).toBe(res.body.id.slice('Customer:'.length));
-    expect(res.body.umaAddress).toBe('$bob@platform.test');
+    expect(res.body.umaAddress).toBe(`$bob@${p.umaDomain}`);
   });
 
   it('rejects invalid input naming each field', async () => {
@@ -137,7 +137,7 @@ describe('POST /customers', () => {
     await createCustomer(p, individualBody({ platformCustomerId: 'dup-1' }));
     expectError(await api('POST', '/customers', { auth: p.auth, body: individualBody({ platformCustomerId: 'dup-1' }) }), 409, 'CONFLICT');
     expectError(
-      await api('POST', '/customers', { auth: p.auth, body: individualBody({ platformCustomerId: 'dup-2', umaAddress: '$dup-1@platform.test' }) }),
+      await api('POST', '/customers', { auth: p.auth, body: individualBody({ platformCustomerId: 'dup-2', umaAddress: `$dup-1@${p.umaDomain}` }) }),
       409,
       'UMA_ADDRESS_EXISTS',
     );
@@ -177,7 +177,7 @@ describe('PATCH /customers/{id}', () => {
     const c = await createCustomer(p, individualBody());
     const res = await api('PATCH', `/customers/${c.id}`, {
       auth: p.auth,
-      body: { customerType: 'INDIVIDUAL', fullName: 'John Smith', email: 'john@example.com', currencies: ['USD', 'EUR'], umaAddress: '$john@platform.test' },
+      body: { customerType: 'INDIVIDUAL', fullName: 'John Smith', email: 'john@example.com', currencies: ['USD', 'EUR'], umaAddress: `$john@${p.umaDomain}` },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -185,7 +185,7 @@ describe('PATCH /customers/{id}', () => {
       fullName: 'John Smith',
       email: 'john@example.com',
       currencies: ['USD', 'EUR'],
-      umaAddress: '$john@platform.test',
+      umaAddress: `$john@${p.umaDomain}`,
       updatedAt: expect.stringMatching(ISO),
     });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(c.updatedAt));

@@ -100,7 +100,7 @@ describe('POST /documents', () => {
     expect((await api('GET', '/documents', { auth: p.auth })).body.totalCount).toBe(1);
   });
 
-  it('answers 400 for unsupported content types, content that does not match, bad fields and bodies', async () => {
+  it('answers 400 for unsupported file types, content that does not match, bad fields and bodies; 415 for a JSON body', async () => {
     const p = await newPlatform();
     const c = await createCustomer(p);
     const cases: [FormPart[], string[]][] = [
@@ -120,7 +120,7 @@ describe('POST /documents', () => {
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res).sort(), JSON.stringify(parts.map((x) => x.name))).toEqual([...names].sort());
     }
-    expectError(await api('POST', '/documents', { auth: p.auth, body: { documentHolder: c.id } }), 400, 'INVALID_INPUT');
+    expectError(await api('POST', '/documents', { auth: p.auth, body: { documentHolder: c.id } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const noClose = new TextEncoder().encode('--b\r\nContent-Disposition: form-data; name="country"\r\n\r\nUS');
     expectError(await api('POST', '/documents', { auth: p.auth, raw: noClose, headers: { 'Content-Type': 'multipart/form-data; boundary=b' } }), 400, 'INVALID_INPUT');
     expect((await env.DOCUMENTS.list({ prefix: `documents/${p.id}/` })).objects).toHaveLength(0);

@@ -147,8 +147,8 @@ describe('customer webhooks', () => {
   it('bulk import completion is announced once with the job', async () => {
     const p = await newPlatform();
     const header = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country';
-    const row = (id: string) => `$${id}@platform.test,${id},INDIVIDUAL,Ann Lee,1990-01-01,1 Main St,Springfield,IL,62701,US`;
-    const csv = [header, row('bulk-a'), row('bulk-b'), '$bad@platform.test,bulk-c,INDIVIDUAL,,,,,,,'].join('\n');
+    const row = (id: string) => `$${id}@${p.umaDomain},${id},INDIVIDUAL,Ann Lee,1990-01-01,1 Main St,Springfield,IL,62701,US`;
+    const csv = [header, row('bulk-a'), row('bulk-b'), `$bad@${p.umaDomain},bulk-c,INDIVIDUAL,,,,,,,`].join('\n');
     const upload = await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'c.csv', contentType: 'text/csv', data: new TextEncoder().encode(csv) }]);
     expect(upload.status, JSON.stringify(upload.body)).toBe(202);
     const jobId = upload.body.jobId;

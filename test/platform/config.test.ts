@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform } from '../helpers';
+import { api, expectError, failingFields, newPlatform, OPERATOR } from '../helpers';
 
 const usd = { currencyCode: 'USD', minAmount: 100, maxAmount: 500000, enabledTransactionTypes: ['OUTGOING'], requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }] };
 
@@ -11,7 +11,7 @@ describe('GET /config', () => {
     const c = res.body;
     expect(c.id).toMatch(/^PlatformConfig:[0-9a-f-]{36}$/);
     expect(c).toMatchObject({
-      umaDomain: 'platform.test',
+      umaDomain: p.umaDomain,
       proxyUmaSubdomain: 'acme',
       webhookEndpoint: 'https://hooks.example.com/uma',
       isRegulatedFinancialInstitution: false,
@@ -141,5 +141,38 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     const before = (await api('GET', '/config', { auth: b.auth })).body;
     await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: 'a-only.example.com', embeddedWalletConfig: { appName: 'A' } } });
     expect((await api('GET', '/config', { auth: b.auth })).body).toEqual(before);
+  });
+
+  it('umaDomain is unique across platforms, case-insensitively: a taken one is 409 and changes nothing', async () => {
+    const a = await newPlatform();
+    const b = await newPlatform();
+    const before = (await api('GET', '/config', { auth: b.auth })).body;
+    for (const domain of [a.umaDomain, a.umaDomain.toUpperCase()]) {
+      const res = await api('PATCH', '/config', { auth: b.auth, body: { umaDomain: domain, embeddedWalletConfig: { appName: 'Taken' } } });
+      expectError(res, 409, 'UMA_DOMAIN_TAKEN');
+      expect(res.body.message).toContain(domain);
+    }
+    expect((await api('GET', '/config', { auth: b.auth })).body).toEqual(before);
+
+    // A platform may set its own domain again, in any case; a domain it gives up is free for others.
+    expect((await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: a.umaDomain.toUpperCase() } })).body.umaDomain).toBe(a.umaDomain.toUpperCase());
+    expect((await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: `moved.${a.umaDomain}` } })).status).toBe(200);
+    expect((await api('PATCH', '/config', { auth: b.auth, body: { umaDomain: a.umaDomain } })).body.umaDomain).toBe(a.umaDomain);
+
+    // The operator cannot create a platform on a taken domain either (b holds a's first one now).
+    const total = async () => (await api('GET', '/operator/platforms?limit=1', { auth: OPERATOR })).body.totalCount;
+    const count = await total();
+    const created = await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: 'Squatter', umaDomain: a.umaDomain.toUpperCase() } });
+    expectError(created, 409, 'UMA_DOMAIN_TAKEN');
+    expect(await total()).toBe(count);
+  });
+
+  it('of two platforms claiming one domain at once, exactly one gets it', async () => {
+    const [a, b] = await Promise.all([newPlatform(), newPlatform()]);
+    const domain = `${crypto.randomUUID()}.contested.test`;
+    const answers = await Promise.all([a, b].map((p) => api('PATCH', '/config', { auth: p.auth, body: { umaDomain: domain } })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const owners = await Promise.all([a, b].map(async (p) => (await api('GET', '/config', { auth: p.auth })).body.umaDomain));
+    expect(owners.filter((d) => d === domain)).toHaveLength(1);
   });
 });

@@ -20,7 +20,7 @@ describe('operator endpoints', () => {
   });
 
   it('lists platforms with pagination', async () => {
-    for (let i = 0; i < 3; i++) await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: `p${i}`, umaDomain: 'x.example.com' } });
+    for (let i = 0; i < 3; i++) await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: `p${i}`, umaDomain: `x${i}.example.com` } });
     const page = await api('GET', '/operator/platforms?limit=2', { auth: OPERATOR });
     expect(page.status).toBe(200);
     expect(page.body.data).toHaveLength(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, basic, expectError, failingFields, newPlatform, OPERATOR } from '../helpers';
+import { api, basic, expectError, failingFields, newPlatform, OPERATOR, tokenWith } from '../helpers';
 
 const TOKEN_KEYS = ['clientId', 'createdAt', 'id', 'name', 'permissions', 'updatedAt'];
 
@@ -33,6 +33,34 @@ describe('API tokens', () => {
     expectError(await api('GET', '/config', { auth: basic(none.body.clientId, none.body.clientSecret) }), 403, 'FORBIDDEN');
     const dup = await api('POST', '/tokens', { auth: p.auth, body: { name: 'dup', permissions: ['VIEW', 'VIEW'] } });
     expect(dup.body.permissions).toEqual(['VIEW']);
+  });
+
+  it('a token grants only permissions it holds: asking for more is 403 naming them, and creates nothing', async () => {
+    const p = await newPlatform();
+    const manage = await tokenWith(p, ['MANAGE']);
+    const before = (await api('GET', '/tokens?limit=100', { auth: p.auth })).body.data.map((t: any) => t.id);
+
+    const res = await api('POST', '/tokens', { auth: manage, body: { name: 'escalate', permissions: ['VIEW', 'TRANSACT', 'MANAGE'] } });
+    const error = expectError(res, 403, 'FORBIDDEN');
+    expect(error.details).toEqual({ missingPermissions: ['VIEW', 'TRANSACT'] });
+    expect(error.message).toContain('VIEW');
+    expect(error.message).toContain('TRANSACT');
+    expectError(await api('POST', '/tokens', { auth: manage, body: { name: 'escalate', permissions: ['TRANSACT'] } }), 403, 'FORBIDDEN');
+    const after = (await api('GET', '/tokens?limit=100', { auth: p.auth })).body.data.map((t: any) => t.id);
+    expect(after).toEqual(before);
+
+    // Within its own permissions it may create tokens, down to one that can do nothing.
+    const same = await api('POST', '/tokens', { auth: manage, body: { name: 'manager', permissions: ['MANAGE'] } });
+    expect(same.status).toBe(201);
+    expect(same.body.permissions).toEqual(['MANAGE']);
+    const none = await api('POST', '/tokens', { auth: manage, body: { name: 'none', permissions: [] } });
+    expect(none.status).toBe(201);
+    expect(none.body.permissions).toEqual([]);
+
+    // A token with every permission may grant any of them.
+    const all = await api('POST', '/tokens', { auth: p.auth, body: { name: 'all', permissions: ['VIEW', 'TRANSACT', 'MANAGE'] } });
+    expect(all.status).toBe(201);
+    expect(all.body.permissions).toEqual(['VIEW', 'TRANSACT', 'MANAGE']);
   });
 
   it('validates name and permissions', async () => {

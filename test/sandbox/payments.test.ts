@@ -31,8 +31,8 @@ const receive = (auth: string, body: Record<string, unknown>) => api('POST', '/s
 describe('POST /sandbox/uma/receive', () => {
   it("credits the receiver's internal account: PENDING, then COMPLETED", async () => {
     const p = await newPlatform();
-    const { customer, accounts } = await customerWithAccounts(p, individualBody({ umaAddress: '$bob@platform.test' }));
-    const res = await receive(p.auth, { senderUmaAddress: '$alice.smith@sender.example', receiverUmaAddress: '$Bob@platform.test', receivingCurrencyCode: 'EUR', receivingCurrencyAmount: 2_500 });
+    const { customer, accounts } = await customerWithAccounts(p, individualBody({ umaAddress: `$bob@${p.umaDomain}` }));
+    const res = await receive(p.auth, { senderUmaAddress: '$alice.smith@sender.example', receiverUmaAddress: `$Bob@${p.umaDomain}`, receivingCurrencyCode: 'EUR', receivingCurrencyAmount: 2_500 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^Transaction:/),
@@ -46,7 +46,7 @@ describe('POST /sandbox/uma/receive', () => {
       updatedAt: new Date(T0).toISOString(),
       counterpartyInformation: { FULL_NAME: 'Alice Smith' },
       senderUmaAddress: '$alice.smith@sender.example',
-      receiverUmaAddress: '$bob@platform.test',
+      receiverUmaAddress: `$bob@${p.umaDomain}`,
       reconciliationInstructions: { reference: expect.stringMatching(/^UMA-/) },
       receivedAmount: { amount: 2_500, currency: currency('EUR') },
       fees: 0,
@@ -68,12 +68,12 @@ describe('POST /sandbox/uma/receive', () => {
   it('answers 404 UMA_NOT_FOUND for an unknown receiver and 400 for what cannot be received', async () => {
     const p = await newPlatform();
     const other = await newPlatform();
-    await customerWithAccounts(other, individualBody({ umaAddress: '$carol@platform.test' }));
-    const { customer } = await customerWithAccounts(p, individualBody({ umaAddress: '$dave@platform.test' }));
+    await customerWithAccounts(other, individualBody({ umaAddress: `$carol@${other.umaDomain}` }));
+    const { customer } = await customerWithAccounts(p, individualBody({ umaAddress: `$dave@${p.umaDomain}` }));
     const body = { senderUmaAddress: '$x@s.example', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 };
-    expectError(await receive(p.auth, { ...body, receiverUmaAddress: '$nobody@platform.test' }), 404, 'UMA_NOT_FOUND');
-    expectError(await receive(p.auth, { ...body, receiverUmaAddress: '$carol@platform.test' }), 404, 'UMA_NOT_FOUND');
-    let res = await receive(p.auth, { ...body, receiverUmaAddress: '$dave@platform.test', receivingCurrencyCode: 'GBP' });
+    expectError(await receive(p.auth, { ...body, receiverUmaAddress: `$nobody@${p.umaDomain}` }), 404, 'UMA_NOT_FOUND');
+    expectError(await receive(p.auth, { ...body, receiverUmaAddress: `$carol@${other.umaDomain}` }), 404, 'UMA_NOT_FOUND');
+    let res = await receive(p.auth, { ...body, receiverUmaAddress: `$dave@${p.umaDomain}`, receivingCurrencyCode: 'GBP' });
     expect(failingFields(res)).toEqual(['receivingCurrencyCode']);
     res = await receive(p.auth, { senderUmaAddress: 'bad', receivingCurrencyAmount: 0 });
     expect(failingFields(res)).toEqual(['senderUmaAddress', 'receivingCurrencyCode', 'receivingCurrencyAmount']);
@@ -81,7 +81,7 @@ describe('POST /sandbox/uma/receive', () => {
     expect(failingFields(res)).toEqual(['receiverUmaAddress']);
     expect((await receive(p.auth, { ...body, customerId: customer.id })).status).toBe(200);
     expect((await api('DELETE', `/customers/${customer.id}`, { auth: p.auth })).status).toBe(200);
-    expectError(await receive(p.auth, { ...body, receiverUmaAddress: '$dave@platform.test' }), 404, 'UMA_NOT_FOUND');
+    expectError(await receive(p.auth, { ...body, receiverUmaAddress: `$dave@${p.umaDomain}` }), 404, 'UMA_NOT_FOUND');
   });
 });
 
