@@ -87,6 +87,7 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
   spec: RouteSpec<A, P, Q, B>,
 ): RouteDef {
   const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
+    refuseCrossSiteWrite(request);
     const db = database(env.DB);
     const wall = Date.now();
     // With a preload the input is read first, so an invalid request adds nothing to the authentication
@@ -118,6 +119,19 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
     });
   };
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown>), run };
+}
+
+/**
+ * A browser marks every request with `Sec-Fetch-Site`. The API serves no CORS, so a browser page on another
+ * site can only reach it with simple requests, which carry the browser's cached Basic credentials: the 415
+ * rule stops those with a body, this stops the bodiless ones (execute, approve, reset). API clients send no
+ * such header; `none` is a user's own navigation, `same-origin` a page served by the service itself.
+ */
+function refuseCrossSiteWrite(request: Request): void {
+  const site = request.headers.get('Sec-Fetch-Site');
+  if (request.method !== 'GET' && site !== null && site !== 'same-origin' && site !== 'none') {
+    throw forbidden('Requests from a page of another site are refused');
+  }
 }
 
 /** Path parameters, query and JSON body, validated (400 naming the fields; 415 for a body of the wrong media type). */

@@ -95,3 +95,37 @@ describe('the media type of request bodies', () => {
     expect(doc.paths['/tokens'].post.responses['415'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
   });
 });
+
+describe('requests a browser marks as coming from another site', () => {
+  it('a bodiless write from a page of another site is 403 before any side effect; reads and API clients are unaffected', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 50_000);
+    const ext = await externalAccount(p, customer.id, 'USD', '123');
+    const quote = await api('POST', '/quotes', {
+      auth: p.auth,
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+        destination: { destinationType: 'ACCOUNT', accountId: ext },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+      },
+    });
+    expect(quote.status).toBe(201);
+    const execute = (site?: string) =>
+      api('POST', `/quotes/${quote.body.id}/execute`, {
+        auth: p.auth,
+        headers: { 'Idempotency-Key': crypto.randomUUID(), ...(site ? { 'Sec-Fetch-Site': site } : {}) },
+      });
+    for (const site of ['cross-site', 'same-site']) {
+      expectError(await execute(site), 403, 'FORBIDDEN');
+      expectError(await api('POST', '/sandbox/reset', { auth: p.auth, headers: { 'Sec-Fetch-Site': site } }), 403, 'FORBIDDEN');
+    }
+    expect(await balanceOf(p, accounts.USD!)).toBe(50_000);
+    expect((await api('GET', `/customers/${customer.id}`, { auth: p.auth, headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(200);
+    // A page of the service itself, and an API client (no such header), go through.
+    expect((await execute('same-origin')).status).toBe(200);
+    expect(await balanceOf(p, accounts.USD!)).toBeLessThan(50_000);
+    expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
+  });
+});
