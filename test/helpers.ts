@@ -1,5 +1,6 @@
-import { SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
+import worker from '../src/index';
 
 export const ORIGIN = 'http://service.test';
 export const BASE = `${ORIGIN}/2025-10-13`;
@@ -34,6 +35,25 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
   if (res.headers.get('Content-Type')?.includes('application/json') && text) parsed = JSON.parse(text);
   return { status: res.status, body: parsed, headers: res.headers };
 }
+
+/** A call through the Worker's own fetch handler with some bindings replaced (e.g. production settings). */
+export async function workerApi(method: string, path: string, overrides: Partial<typeof env>, opts: CallOptions = {}): Promise<ApiResult> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.auth) headers.Authorization = opts.auth;
+  let body = opts.raw;
+  if (opts.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...overrides }, ctx);
+  await waitOnExecutionContext(ctx);
+  const text = await res.text();
+  return { status: res.status, body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text, headers: res.headers };
+}
+
+/** A call through the Worker's fetch handler with production settings (SERVICE_ENV=production). */
+export const productionApi = (method: string, path: string, opts: CallOptions = {}) => workerApi(method, path, { SERVICE_ENV: 'production' }, opts);
 
 export function basic(clientId: string, clientSecret: string): string {
   return `Basic ${btoa(`${clientId}:${clientSecret}`)}`;

@@ -1,7 +1,5 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
-import worker from '../../src/index';
-import { api, BASE, type ApiResult, type TestPlatform } from '../helpers';
+import { api, type TestPlatform } from '../helpers';
 
 let counter = 0;
 /** A platformCustomerId unique within the test run. */
@@ -75,30 +73,7 @@ export async function postForm(path: string, auth: string, parts: FormPart[]) {
   return api('POST', path, { auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
 }
 
-/** A call through the Worker's own fetch handler with some bindings replaced (e.g. production settings). */
-export async function workerApi(
-  method: string,
-  path: string,
-  overrides: Partial<typeof env>,
-  opts: { auth?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {},
-): Promise<ApiResult> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.auth) headers.Authorization = opts.auth;
-  let body = opts.raw;
-  if (opts.body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(opts.body);
-  }
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...overrides }, ctx);
-  await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text, headers: res.headers };
-}
-
-/** A call through the Worker's fetch handler with production settings (SERVICE_ENV=production). */
-export const productionApi = (method: string, path: string, opts: { auth?: string; body?: unknown } = {}) =>
-  workerApi(method, path, { SERVICE_ENV: 'production' }, opts);
+export { productionApi, workerApi } from '../helpers';
 
 /** Every page of a list, following nextCursor; `between` runs after each page fetch. */
 export async function walk(path: string, auth: string, between?: () => Promise<void>) {

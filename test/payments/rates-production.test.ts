@@ -1,7 +1,5 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index';
-import { api, BASE, expectError, newPlatform, type ApiResult, type CallOptions } from '../helpers';
+import { api, expectError, newPlatform, workerApi, type CallOptions } from '../helpers';
 import { newAgent, policy } from '../agents/fixtures';
 import { customerWithAccounts, externalAccount, fund } from './support';
 
@@ -9,20 +7,8 @@ const T0 = Date.parse('2032-05-01T12:00:00.000Z');
 const FIVE_MINUTES = 5 * 60_000;
 
 /** One call through the Worker in production mode, with `RATES_URL` set when given. */
-async function prod(method: string, path: string, ratesUrl: string | undefined, opts: CallOptions = {}): Promise<ApiResult> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.auth) headers.Authorization = opts.auth;
-  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`${BASE}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }),
-    { ...env, SERVICE_ENV: 'production', ...(ratesUrl ? { RATES_URL: ratesUrl } : {}) },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text, headers: res.headers };
-}
+const prod = (method: string, path: string, ratesUrl: string | undefined, opts: CallOptions = {}) =>
+  workerApi(method, path, { SERVICE_ENV: 'production', ...(ratesUrl ? { RATES_URL: ratesUrl } : {}) }, opts);
 
 /** Units per 1 USD, far from the sandbox table (1 EUR = 2 USD there is about 1.08), so the source shows. */
 const PER_USD: Record<string, number> = { EUR: 0.5, GBP: 0.4, CAD: 1.25, MXN: 20, BRL: 5, INR: 80, NGN: 1500, PHP: 50, KES: 130, JPY: 150, BTC: 0.00001, USDC: 1 };

@@ -1,7 +1,5 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
-import worker from '../../src/index';
-import { api, BASE, newPlatform, type ApiResult, type CallOptions, type TestPlatform } from '../helpers';
+import { api, newPlatform, productionApi, type ApiResult, type CallOptions, type TestPlatform } from '../helpers';
 import { accountsOf, createCustomer, individualBody, uniqueId } from '../customers/fixtures';
 import { newWalletClient, openSessionKey, stamp, type SessionKey, type WalletClient } from '../support/wallet-client';
 
@@ -9,19 +7,7 @@ export type Mode = 'sandbox' | 'production';
 
 /** One call through the Worker's fetch handler, in sandbox (the test default) or production mode. */
 export async function call(mode: Mode, method: string, path: string, opts: CallOptions = {}): Promise<ApiResult> {
-  if (mode === 'sandbox') return api(method, path, opts);
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.auth) headers.Authorization = opts.auth;
-  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`${BASE}${path}`, { method, headers, body: opts.body === undefined ? opts.raw : JSON.stringify(opts.body) }),
-    { ...env, SERVICE_ENV: 'production' },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text, headers: res.headers };
+  return mode === 'sandbox' ? api(method, path, opts) : productionApi(method, path, opts);
 }
 
 export interface TestWallet {

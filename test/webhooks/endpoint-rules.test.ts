@@ -1,25 +1,16 @@
-import { createExecutionContext, env } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index';
 import { database } from '../../src/db/client';
 import { platforms } from '../../src/db/schema';
-import { api, BASE, expectError, failingFields, newPlatform, OPERATOR, type ApiResult } from '../helpers';
+import { api, expectError, failingFields, newPlatform, OPERATOR, productionApi } from '../helpers';
 import { consume, consumeIn, deliveryOf, fakeEndpoint, hookUrl, install, outgoing, writeEvent } from './hooks';
 
 const T0 = Date.parse('2031-04-01T12:00:00.000Z');
 const deliver = (eventId: string) => ({ type: 'webhook.deliver', eventId });
 
 /** The Worker in production mode, called the way the runtime would. */
-async function production(method: string, path: string, auth: string, body?: unknown): Promise<ApiResult> {
-  const request = new Request(`${BASE}${path}`, {
-    method,
-    headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const res = await worker.fetch(request, { ...env, SERVICE_ENV: 'production' }, createExecutionContext());
-  return { status: res.status, body: await res.json<any>(), headers: res.headers };
-}
+const production = (method: string, path: string, auth: string, body?: unknown) => productionApi(method, path, { auth, body });
 
 /** Sets a platform's endpoint in D1 directly: a row written before the rules, or under the other mode. */
 async function storeEndpoint(platformId: string, url: string) {

@@ -1,24 +1,15 @@
-import { createExecutionContext, env } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
 import { database } from '../../src/db/client';
 import { logger } from '../../src/http/log';
 import { deliverEvent } from '../../src/webhooks/delivery';
-import { api, BASE, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
+import { api, expectError, failingFields, newPlatform, productionApi, tokenWith } from '../helpers';
 import { deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from './hooks';
 
 const deps = () => ({ db: database(env.DB), queue: env.JOBS, signingKey: env.WEBHOOK_SIGNING_KEY, mode: 'sandbox' as const, log: logger('error') });
 
 /** The Worker in production mode, called the way the runtime would. */
-async function production(method: string, path: string, auth: string, body?: unknown) {
-  const request = new Request(`${BASE}${path}`, {
-    method,
-    headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const res = await worker.fetch(request, { ...env, SERVICE_ENV: 'production' }, createExecutionContext());
-  return { status: res.status, body: await res.json<any>(), headers: res.headers };
-}
+const production = (method: string, path: string, auth: string, body?: unknown) => productionApi(method, path, { auth, body });
 
 describe('GET /config webhook fields', () => {
   it('shows webhookPublicKey (PEM SPKI) and, in sandbox, sandboxUmaDomain; both read-only', async () => {
