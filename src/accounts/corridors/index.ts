@@ -57,7 +57,7 @@ export function defaultRail(currency: string): PaymentRail {
 const IDENTIFIER_NAMES: Record<string, string> = {
   iban: 'IBAN',
   accountNumber: 'account number',
-  phoneNumber: 'phone number (E.164)',
+  phoneNumber: 'phone number',
   clabeNumber: 'CLABE',
   pixKey: 'PIX key',
   vpa: 'UPI address (VPA)',
