@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
 import { api, expectError, failingFields, newPlatform } from '../helpers';
+import { newAgent } from '../agents/fixtures';
 import { ADDRESS, createCustomer } from '../customers/fixtures';
 import { advance, createQuote, customerWithAccounts, execute, expectLedgerInvariant, fund, tx } from '../payments/support';
 import { clabeWithSuffix, cpfWithSuffix, iban, INVOICE, solanaWithSuffix, sparkWithSuffix, tronWithSuffix } from './identifiers';
@@ -196,6 +197,22 @@ describe('external-account corridors', () => {
       expect(done.receivedAmount).toEqual({ amount: quote.totalReceivingAmount, currency: quote.receivingCurrency });
     }
     await expectLedgerInvariant(p.id);
+  });
+
+  it('the platform and agent endpoints take the same corridors and checks', async () => {
+    const a = await newAgent();
+    const brl = reference.find((c) => c.accountType === 'BRL_ACCOUNT')!;
+    const xof = reference.find((c) => c.accountType === 'XOF_ACCOUNT')!;
+    const platform = await api('POST', '/platform/external-accounts', { auth: a.p.auth, body: { currency: 'BRL', accountInfo: accountInfo(brl, '321') } });
+    expect(platform.status, JSON.stringify(platform.body)).toBe(201);
+    expect(platform.body.accountInfo.paymentRails).toEqual(['PIX']);
+    const agent = await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XOF', accountInfo: accountInfo(xof, '321') } });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    expect(agent.body).toMatchObject({ customerId: a.customerId, currency: 'XOF', accountInfo: { accountType: 'XOF_ACCOUNT', region: 'SN', paymentRails: ['MOBILE_MONEY'] } });
+    const wrong = { ...accountInfo(brl, '321'), pixKeyType: 'PHONE' };
+    expect(failingFields(await api('POST', '/platform/external-accounts', { auth: a.p.auth, body: { currency: 'BRL', accountInfo: wrong } }))).toEqual(['accountInfo.pixKey']);
+    expect(failingFields(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XOF', accountInfo: { ...accountInfo(xof, '321'), region: 'CM' } } }))).toEqual(['accountInfo.region']);
+    expect(failingFields(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XAF', accountInfo: accountInfo(xof, '322') } }))).toEqual(['currency']);
   });
 
   it('PATCH /config accepts every corridor currency, with ISO 4217 minor units', async () => {
