@@ -215,6 +215,18 @@ describe('external-account corridors', () => {
     expect(failingFields(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XAF', accountInfo: accountInfo(xof, '322') } }))).toEqual(['currency']);
   });
 
+  it("every type's example in /openapi.json is accepted (the reference's, corrected where it breaks a rule)", async () => {
+    const p = await newPlatform();
+    const customer = await createCustomer(p);
+    const schemas = (await api('GET', '/openapi.json')).body.components.schemas;
+    for (const c of reference) {
+      const example = schemas[c.schema].example;
+      const res = await api('POST', '/customers/external-accounts', { auth: p.auth, body: { customerId: customer.id, currency: CASES[c.accountType]!.currency, accountInfo: example } });
+      expect(res.status, `${c.accountType}: ${JSON.stringify(res.body)}`).toBe(201);
+      if (!REFERENCE_ERRATA[c.accountType]) expect(example).toMatchObject(c.example);
+    }
+  });
+
   it('PATCH /config accepts every corridor currency, with ISO 4217 minor units', async () => {
     const p = await newPlatform();
     const codes = [...new Set(Object.values(CASES).map((c) => c.currency))].filter((code) => currency(code).decimals !== 8 && code !== 'USDC');

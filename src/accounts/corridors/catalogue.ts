@@ -81,6 +81,10 @@ const evmWallet = <const T extends string>(accountType: T, name: string) =>
     example: { accountType, address: '0x742d35Cc6634C0532925a3b844Bc454e4438f44e' },
   });
 
+/** A BOLT 11 invoice (the reference's example). */
+const BOLT11_EXAMPLE =
+  'lnbc15u1p3xnhl2pp5jptserfk3zk4qy42tlucycrfwxhydvlemu9pqr93tuzlv9cc7g3sdqsvfhkcap3xyhx7un8cqzpgxqzjcsp5f8c52y2stc300gl6s4xswtjpc37hrnnr3c9wvtgjfuvqmpm35evq9qyyssqy4lgd8tj637qcjp05rdpxxykjenthxftej7a2zzmwrmrl70fyj9hvj0rewhzj7jfyuwkwcg9g2jpwtk3wkjtwnkdks84hsnu8xps5vsq4gj5hs';
+
 /** A Spark address (bech32m of an identity public key); the reference's example fails its checksum. */
 const SPARK_EXAMPLE = 'spark1pgss9ev456vvtxsexs9r3ruq6we68qhjwqzg7nrwyfq4tgtea2gxx5xc4kr7vd';
 
@@ -392,7 +396,7 @@ export const CORRIDORS = [
       if (given > 1) ctx.addIssue({ code: 'custom', path: [], message: 'Exactly one of invoice, bolt12 or lightningAddress is required' });
     },
     suffix: (id) => (id.includes('@') ? textSuffix(id) : payloadSuffix(bolt12Words(id) ?? bolt11Words(id), 32)),
-    example: { accountType: 'LIGHTNING', lightningAddress: 'john.doe@lightningwallet.com' },
+    example: { accountType: 'LIGHTNING', invoice: BOLT11_EXAMPLE },
   }),
   evmWallet('POLYGON_WALLET', 'PolygonWallet'),
   corridor({

@@ -23,6 +23,15 @@ export function payloadSuffix(values: ArrayLike<number> | null, radix: number): 
   return String(n).padStart(3, '0');
 }
 
+/** An individual with every contact field a corridor may require, for the schemas' examples. */
+const EXAMPLE_BENEFICIARY = {
+  beneficiaryType: 'INDIVIDUAL',
+  fullName: 'Jane Smith',
+  phoneNumber: '+14155550192',
+  countryOfResidence: 'US',
+  address: { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+};
+
 export interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
   accountType: T;
   /** Schema name prefix: `Aed` gives `AedExternalAccountCreateInfo`, `AedExternalAccountInfo`, `AedBeneficiary`. */
@@ -52,7 +61,7 @@ export function corridor<const T extends string, S extends z.ZodRawShape>(spec: 
       if (present.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `One of ${ids.join(', ')} is required` });
       spec.check?.(info as Record<string, unknown>, ctx);
     })
-    .meta({ id: `${spec.name}${wallet ? 'ExternalAccountInfo' : 'ExternalAccountCreateInfo'}`, example: spec.example });
+    .meta({ id: `${spec.name}${wallet ? 'ExternalAccountInfo' : 'ExternalAccountCreateInfo'}`, example: wallet ? spec.example : { ...spec.example, beneficiary: EXAMPLE_BENEFICIARY } });
   const view = wallet
     ? create
     : base
