@@ -83,6 +83,11 @@ async function main() {
   const balance = async () =>
     (await must('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`, undefined, 200)).data.find((a) => a.id === usd.id).balance.amount;
   const digits = String(Date.now() % 1_000_000_000).padStart(9, '0');
+  // IBAN check digits (ISO 13616 mod 97): the service verifies them.
+  const iban = (country, bban) => {
+    const numeric = [...`${bban}${country}00`].map((c) => parseInt(c, 36)).join('');
+    return `${country}${String(98n - (BigInt(numeric) % 97n)).padStart(2, '0')}${bban}`;
+  };
 
   step('Transfer out 125.50 USD to a bank account ending in 005 (spec 4.9: pending about 30 s, then fails)');
   const slow = await external('USD', { accountType: 'USD_ACCOUNT', accountNumber: `${digits}005`, routingNumber: '021000021' });
@@ -99,7 +104,7 @@ async function main() {
   if (restored !== 100_000) throw new Error('the refund did not restore the balance');
 
   step('Quote 100.00 USD from the funded account to a EUR bank account, execute it (Idempotency-Key)');
-  const eur = await external('EUR', { accountType: 'EUR_ACCOUNT', iban: `DE89${digits}000000321` });
+  const eur = await external('EUR', { accountType: 'EUR_ACCOUNT', iban: iban('DE', `${digits}000000321`) });
   const quote = await must('POST', '/quotes', {
     source: { sourceType: 'ACCOUNT', accountId: usd.id },
     destination: { destinationType: 'ACCOUNT', accountId: eur.id },

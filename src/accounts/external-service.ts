@@ -3,17 +3,19 @@ import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { externalAccounts, type ExternalAccountRow, type PlatformRow } from '../db/schema';
 import { isUniqueViolation } from '../db/json-rows';
+import { currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { conflict, invalidFields, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { errorText } from '../ledger/ledger';
 import { loadActiveCustomer } from '../customers/service';
-import { ACCOUNT_TYPE_RULES, identifierOf, verifyBeneficiary } from './beneficiary';
+import { verifyBeneficiary } from './beneficiary';
+import { corridorOf, holdsCurrency, identifierOf, railsOf } from './corridors';
 import type { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountView } from './external-schema';
 
 export function externalAccountView(row: ExternalAccountRow): ExternalAccountView {
-  const rails = ACCOUNT_TYPE_RULES[row.accountType as keyof typeof ACCOUNT_TYPE_RULES]?.paymentRails;
+  const rails = railsOf(row.accountType);
   return {
     id: row.id,
     ...(row.customerId ? { customerId: row.customerId } : {}),
@@ -23,7 +25,7 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
     defaultUmaDepositAccount: row.defaultUmaDepositAccount,
     ...(row.beneficiaryVerificationStatus ? { beneficiaryVerificationStatus: row.beneficiaryVerificationStatus } : {}),
     ...(row.beneficiaryVerifiedData ? { beneficiaryVerifiedData: row.beneficiaryVerifiedData } : {}),
-    accountInfo: { ...(row.accountInfo as { accountType: string }), ...(rails ? { paymentRails: rails } : {}) },
+    accountInfo: { ...(row.accountInfo as ExternalAccountView['accountInfo']), ...(rails.length ? { paymentRails: [...rails] } : {}) } as ExternalAccountView['accountInfo'],
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -38,9 +40,9 @@ export const externalAccountNotFound = () => notFound('NOT_FOUND', 'External acc
  */
 export async function createExternalAccount(db: Db, platform: PlatformRow, input: ExternalAccountCreate, mode: ServiceMode, now: number) {
   if (input.customerId !== undefined) await loadActiveCustomer(db, platform.id, input.customerId);
-  const allowed = ACCOUNT_TYPE_RULES[input.accountInfo.accountType].currencies;
-  if (!allowed.includes(input.currency)) {
-    throw invalidFields('request body', [{ field: 'currency', message: `${input.accountInfo.accountType} accounts hold ${allowed.join(' or ')}` }]);
+  const type = input.accountInfo.accountType;
+  if (!holdsCurrency(type, input.currency, (code) => currencyInfo(code).kind === 'FIAT')) {
+    throw invalidFields('request body', [{ field: 'currency', message: `${type} accounts hold ${corridorOf(type)!.currency ?? 'a fiat currency'}` }]);
   }
   const check = verifyBeneficiary(input.accountInfo, mode);
   const isDefault = input.customerId !== undefined && input.defaultUmaDepositAccount;

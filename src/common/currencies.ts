@@ -39,7 +39,11 @@ interface CurrencyInfo extends Currency {
 
 const KYC: CustomerInfoFieldName[] = ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'];
 
-/** Currencies the service can hold and move. Fiat codes are ISO 4217; decimals are the minor-unit exponent. */
+/**
+ * Currencies the service can hold and move: every fiat currency of the external-account corridors, JPY,
+ * and the crypto assets. Fiat codes and names are ISO 4217; decimals are the minor-unit exponent (0 for
+ * JPY, RWF, UGX, VND, XAF, XOF: amounts are whole units).
+ */
 const CATALOGUE: CurrencyInfo[] = [
   { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
   { code: 'EUR', name: 'Euro', symbol: '€', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
@@ -52,6 +56,31 @@ const CATALOGUE: CurrencyInfo[] = [
   { code: 'PHP', name: 'Philippine Peso', symbol: '₱', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'BIRTH_DATE'] },
   { code: 'KES', name: 'Kenyan Shilling', symbol: 'KSh', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
   { code: 'JPY', name: 'Japanese Yen', symbol: '¥', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'AED', name: 'UAE Dirham', symbol: 'د.إ', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'POSTAL_ADDRESS'] },
+  { code: 'BDT', name: 'Taka', symbol: '৳', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'BWP', name: 'Pula', symbol: 'P', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'COP', name: 'Colombian Peso', symbol: 'COL$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'DKK', name: 'Danish Krone', symbol: 'kr.', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'EGP', name: 'Egyptian Pound', symbol: 'E£', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER', 'POSTAL_ADDRESS'] },
+  { code: 'GHS', name: 'Ghana Cedi', symbol: 'GH₵', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'GTQ', name: 'Quetzal', symbol: 'Q', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'HKD', name: 'Hong Kong Dollar', symbol: 'HK$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'HTG', name: 'Gourde', symbol: 'G', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'IDR', name: 'Rupiah', symbol: 'Rp', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'JMD', name: 'Jamaican Dollar', symbol: 'J$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER', 'POSTAL_ADDRESS'] },
+  { code: 'MWK', name: 'Malawi Kwacha', symbol: 'MK', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'MYR', name: 'Malaysian Ringgit', symbol: 'RM', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'PKR', name: 'Pakistan Rupee', symbol: 'Rs', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'RWF', name: 'Rwanda Franc', symbol: 'FRw', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'SGD', name: 'Singapore Dollar', symbol: 'S$', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'THB', name: 'Baht', symbol: '฿', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'TZS', name: 'Tanzanian Shilling', symbol: 'TSh', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'UGX', name: 'Uganda Shilling', symbol: 'USh', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'VND', name: 'Dong', symbol: '₫', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'XAF', name: 'CFA Franc BEAC', symbol: 'FCFA', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'XOF', name: 'CFA Franc BCEAO', symbol: 'CFA', decimals: 0, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
+  { code: 'ZAR', name: 'Rand', symbol: 'R', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
+  { code: 'ZMW', name: 'Zambian Kwacha', symbol: 'ZK', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME', 'PHONE_NUMBER'] },
   { code: 'BTC', name: 'Bitcoin', symbol: '₿', decimals: 8, kind: 'CRYPTO', customerFields: ['FULL_NAME', 'BIRTH_DATE'], counterpartyFields: [] },
   { code: 'USDC', name: 'USD Coin', symbol: 'USDC', decimals: 6, kind: 'CRYPTO', customerFields: ['FULL_NAME', 'BIRTH_DATE'], counterpartyFields: [] },
 ];

@@ -3,7 +3,8 @@ import type { Settings } from '../env';
 import { quotes, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type QuoteRow, type TransactionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { badRequest, invalidFields, notFound } from '../http/errors';
-import { ACCOUNT_TYPE_RULES, primaryIdentifier } from '../accounts/beneficiary';
+import { primaryIdentifier } from '../accounts/beneficiary';
+import { railsOf } from '../accounts/corridors';
 import { loadExternalAccount } from '../accounts/external-service';
 import { loadInternalAccount } from '../accounts/internal-service';
 import { loadActiveCustomer } from '../customers/service';
@@ -102,7 +103,7 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
 
   let rail: string | undefined;
   if (destination.kind === 'external') {
-    const rails = ACCOUNT_TYPE_RULES[destination.account.accountType as keyof typeof ACCOUNT_TYPE_RULES]?.paymentRails ?? [];
+    const rails = railsOf(destination.account.accountType);
     const wanted = input.destination.destinationType === 'ACCOUNT' ? input.destination.paymentRail : undefined;
     if (wanted && !rails.includes(wanted)) {
       throw invalidFields('request body', [{ field: 'destination.paymentRail', message: `The account is paid over ${rails.join(', ') || 'its wallet network'} only` }]);

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { Currency, CurrencyCode } from '../common/currencies';
+import { PaymentRail } from '../common/payment-rails';
 import { DateTime } from '../common/time';
 import { ErrorBody } from '../http/errors';
 
-export const PaymentRail = z
-  .enum(['ACH', 'BANK_TRANSFER', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'MOBILE_MONEY', 'PAYNOW', 'PIX', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UPI', 'WIRE'])
-  .meta({ id: 'PaymentRail', description: 'The payment network that moves the funds' });
-export type PaymentRail = z.infer<typeof PaymentRail>;
+/** The rail enum lives with the corridors' declarations, on the common floor. */
+export { PaymentRail };
 
 /** Rate and fee breakdown shared by exchange rates, quotes and outgoing transactions. */
 export const RateDetails = z

@@ -2,22 +2,8 @@ import type { PlatformRow } from '../db/schema';
 import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { iso } from '../common/time';
 import { computeExchange, type MidMarket } from './rates';
-import type { ExchangeRate, PaymentRail } from './rates-schema';
-
-/** The rail a payout in each fiat currency uses in the sandbox. */
-export const DEFAULT_RAIL: Record<string, PaymentRail> = {
-  USD: 'ACH',
-  EUR: 'SEPA_INSTANT',
-  GBP: 'FASTER_PAYMENTS',
-  CAD: 'BANK_TRANSFER',
-  MXN: 'SPEI',
-  BRL: 'PIX',
-  INR: 'UPI',
-  NGN: 'BANK_TRANSFER',
-  PHP: 'BANK_TRANSFER',
-  KES: 'MOBILE_MONEY',
-  JPY: 'BANK_TRANSFER',
-};
+import type { ExchangeRate } from './rates-schema';
+import { defaultRail } from '../accounts/corridors';
 
 export interface ExchangeRateFilters {
   sourceCurrency?: string;
@@ -45,7 +31,7 @@ export function listExchangeRates(platform: PlatformRow, f: ExchangeRateFilters,
       data.push({
         sourceCurrency: currency(source.currencyCode),
         destinationCurrency: currency(dest),
-        destinationPaymentRail: DEFAULT_RAIL[dest]!,
+        destinationPaymentRail: defaultRail(dest),
         sendingAmount: f.sendingAmount,
         minSendingAmount: source.minAmount,
         maxSendingAmount: source.maxAmount,

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { primaryIdentifier, sandboxSuffixOf } from '../../src/accounts/beneficiary';
+import { primaryIdentifier } from '../../src/accounts/beneficiary';
+import { textSuffix } from '../../src/accounts/corridors/define';
 import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
 import { ADDRESS, createCustomer, productionApi, walk } from '../customers/fixtures';
+import { INVOICE, SPARK, sparkWithSuffix } from './identifiers';
 
 const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', birthDate: '1990-01-15', nationality: 'US', address: ADDRESS };
 const usBank = (accountNumber: string, beneficiary: Record<string, unknown> = person) => ({
   accountType: 'USD_ACCOUNT',
   accountNumber,
-  routingNumber: '123456789',
+  routingNumber: '021000021',
   bankAccountType: 'CHECKING',
   bankName: 'Chase Bank',
   beneficiary,
@@ -34,7 +36,7 @@ describe('POST /customers/external-accounts', () => {
       defaultUmaDepositAccount: false,
       beneficiaryVerificationStatus: 'MATCHED',
       beneficiaryVerifiedData: { fullName: 'John Doe' },
-      accountInfo: { ...usBank('12345678901'), paymentRails: ['ACH', 'WIRE'] },
+      accountInfo: { ...usBank('12345678901'), paymentRails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'] },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -45,15 +47,15 @@ describe('POST /customers/external-accounts', () => {
     const { p, c } = await customerWith();
     const variants: [string, Record<string, unknown>, string[] | undefined][] = [
       ['EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', swiftCode: 'DEUTDEFF', beneficiary: person }, ['SEPA', 'SEPA_INSTANT']],
-      ['MXN', { accountType: 'MXN_ACCOUNT', clabeNumber: '123456789012345678', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme SA de CV', taxId: 'ACM010101AAA' } }, ['SPEI']],
+      ['MXN', { accountType: 'MXN_ACCOUNT', clabeNumber: '032180000118359719', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme SA de CV', taxId: 'ACM010101AAA' } }, ['SPEI']],
       ['GBP', { accountType: 'GBP_ACCOUNT', sortCode: '123456', accountNumber: '12345678', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ann Lee' } }, ['FASTER_PAYMENTS']],
-      ['BTC', { accountType: 'SPARK_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu' }, undefined],
+      ['BTC', { accountType: 'SPARK_WALLET', address: SPARK }, undefined],
       ['BTC', { accountType: 'LIGHTNING', lightningAddress: 'john.doe@lightningwallet.com' }, undefined],
-      ['BTC', { accountType: 'LIGHTNING', invoice: 'lnbc15u1p3xnhl2pp5jptserfk3zk4qy42tlucycrfwxhydvlemu9pqr93tuzlv9cc7g3s' }, undefined],
+      ['BTC', { accountType: 'LIGHTNING', invoice: INVOICE }, undefined],
       ['USDC', { accountType: 'SOLANA_WALLET', address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' }, undefined],
       ['USDC', { accountType: 'ETHEREUM_WALLET', address: '0x742d35Cc6634C0532925a3b844Bc454e4438f44e' }, undefined],
-      ['USDC', { accountType: 'BASE_WALLET', address: '0x742d35Cc6634C0532925a3b844Bc454e4438f44f' }, undefined],
-      ['USDC', { accountType: 'POLYGON_WALLET', address: '0x742d35Cc6634C0532925a3b844Bc454e4438f440' }, undefined],
+      ['USDC', { accountType: 'BASE_WALLET', address: '0x742d35cc6634c0532925a3b844bc454e4438f44f' }, undefined],
+      ['USDC', { accountType: 'POLYGON_WALLET', address: '0x742d35cc6634c0532925a3b844bc454e4438f440' }, undefined],
       ['USDC', { accountType: 'TRON_WALLET', address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }, undefined],
     ];
     for (const [currency, accountInfo, rails] of variants) {
@@ -88,9 +90,9 @@ describe('POST /customers/external-accounts', () => {
     expect(refused.body.message).toMatch(/invalid account/i);
     expect(failingFields(refused)).toEqual(['accountInfo.accountNumber']);
     // IBAN and CLABE: the same rule on their last digits.
-    const iban = await create(p, { customerId: c.id, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013103', beneficiary: person } });
+    const iban = await create(p, { customerId: c.id, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE24370400440532013103', beneficiary: person } });
     expect(iban.body.beneficiaryVerificationStatus).toBe('PARTIAL_MATCH');
-    expectError(await create(p, { customerId: c.id, currency: 'MXN', accountInfo: { accountType: 'MXN_ACCOUNT', clabeNumber: '123456789012345105', beneficiary: person } }), 400, 'INVALID_BANK_ACCOUNT');
+    expectError(await create(p, { customerId: c.id, currency: 'MXN', accountInfo: { accountType: 'MXN_ACCOUNT', clabeNumber: '032180000118358105', beneficiary: person } }), 400, 'INVALID_BANK_ACCOUNT');
     // Nothing was stored for the refused accounts.
     expect((await api('GET', `/customers/external-accounts?customerId=${c.id}&limit=100`, { auth: p.auth })).body.totalCount).toBe(table.length + 1);
   });
@@ -102,15 +104,17 @@ describe('POST /customers/external-accounts', () => {
     expect((await lightning('user107@wallet107.example')).body.beneficiaryVerificationStatus).toBe('CHECKED_BY_RECEIVING_FI');
     expect((await lightning('alice@wallet102.example')).body.beneficiaryVerificationStatus).toBe('MATCHED');
     expectError(await lightning('user105@wallet.example'), 400, 'INVALID_BANK_ACCOUNT');
-    const spark = await create(p, { customerId: c.id, currency: 'BTC', accountInfo: { accountType: 'SPARK_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy104' } });
+    const spark = await create(p, { customerId: c.id, currency: 'BTC', accountInfo: { accountType: 'SPARK_WALLET', address: sparkWithSuffix('104') } });
     expect(spark.body.beneficiaryVerificationStatus).toBe('PENDING');
   });
 
   it('exports the primary identifier and its suffix for the payments work', () => {
-    expect(primaryIdentifier({ identifier: '9876543002' })).toEqual({ identifier: '9876543002', suffix: '002' });
-    expect(sandboxSuffixOf('user005@wallet.example')).toBe('005');
-    expect(sandboxSuffixOf('spark1abcxyz')).toBeNull();
-    expect(sandboxSuffixOf('12')).toBeNull();
+    expect(primaryIdentifier({ accountType: 'USD_ACCOUNT', identifier: '9876543002' })).toEqual({ identifier: '9876543002', suffix: '002' });
+    expect(textSuffix('user005@wallet.example')).toBe('005');
+    expect(textSuffix('spark1abcxyz')).toBeNull();
+    expect(textSuffix('12')).toBeNull();
+    // Encoded addresses: the last 3 digits of their decoded value (their text has no 0 or no 1).
+    expect(primaryIdentifier({ accountType: 'SPARK_WALLET', identifier: sparkWithSuffix('002') }).suffix).toBe('002');
   });
 
   it('rejects invalid input, a mismatched currency and a duplicate', async () => {
@@ -125,7 +129,7 @@ describe('POST /customers/external-accounts', () => {
       [{ customerId: c.id, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'No Address' } } }, ['accountInfo.beneficiary.address']],
       [{ customerId: c.id, currency: 'MXN', accountInfo: { accountType: 'MXN_ACCOUNT', clabeNumber: '123', beneficiary: person } }, ['accountInfo.clabeNumber']],
       [{ customerId: c.id, currency: 'BTC', accountInfo: { accountType: 'LIGHTNING' } }, ['accountInfo']],
-      [{ customerId: c.id, currency: 'BTC', accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'a@b.example', invoice: 'lnbc1xxxxxxxxxxxxxxxx' } }, ['accountInfo']],
+      [{ customerId: c.id, currency: 'BTC', accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'a@b.example', invoice: INVOICE } }, ['accountInfo']],
       [{ customerId: c.id, currency: 'USDC', accountInfo: { accountType: 'ETHEREUM_WALLET', address: '0x123' } }, ['accountInfo.address']],
       [{ customerId: c.id, currency: 'EUR', accountInfo: usBank('123456789') }, ['currency']],
       [{ customerId: c.id, currency: 'ZZZ', accountInfo: usBank('123456789') }, ['currency']],

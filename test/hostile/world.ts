@@ -135,7 +135,11 @@ export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Prom
   const { accountId, agentId, agentAuth } = await seedWalletAndAgent(p);
   // Generated bodies first: one may move the sandbox clock, which would expire the session made below.
   const pool = await idsOf(p.id);
-  const hints: Hints = { ids: fc.constantFrom(...pool, accountId), fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)) } };
+  const hints: Hints = {
+    ids: fc.constantFrom(...pool, accountId),
+    // External account identifiers carry check digits that generated strings almost never satisfy.
+    fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)), accountInfo: fc.constant(SEED_BANK_ACCOUNT) },
+  };
   for (const op of doc.operations) {
     if (op.method !== 'POST' || !op.security.includes('BasicAuth') || op.path.includes('{') || !op.body) continue;
     const bodies = fc.sample(validish(doc, op.body.schema, hints), { seed, numRuns: 10 });
@@ -173,6 +177,14 @@ function byType(ids: string[]): fc.Arbitrary<string> {
   }
   return fc.constantFrom(...groups.values()).chain((group) => fc.constantFrom(...group));
 }
+
+/** A valid US bank account (ABA routing checksum) for the seeded external accounts. */
+const SEED_BANK_ACCOUNT = {
+  accountType: 'USD_ACCOUNT',
+  accountNumber: '1234567890',
+  routingNumber: '021000021',
+  beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Hostile Tester' },
+};
 
 /** Two populated platforms and the hints that point generated requests at their records. */
 export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {

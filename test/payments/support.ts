@@ -5,6 +5,7 @@ import { database } from '../../src/db/client';
 import { internalAccounts, ledgerEntries, transactionHistory, webhookEvents } from '../../src/db/schema';
 import { api, type TestPlatform } from '../helpers';
 import { ADDRESS, accountsOf, createCustomer } from '../customers/fixtures';
+import { clabeWithSuffix, iban } from '../accounts/identifiers';
 
 export const db = () => database(env.DB);
 
@@ -74,11 +75,11 @@ export function bankInfo(currency: string, suffix: string) {
   const digits = `${Math.floor(Math.random() * 1e9)}`.padStart(9, '0');
   switch (currency) {
     case 'USD':
-      return { accountType: 'USD_ACCOUNT', accountNumber: `${digits}${suffix}`, routingNumber: '123456789', bankName: 'Chase Bank', beneficiary: person };
+      return { accountType: 'USD_ACCOUNT', accountNumber: `${digits}${suffix}`, routingNumber: '021000021', bankName: 'Chase Bank', beneficiary: person };
     case 'EUR':
-      return { accountType: 'EUR_ACCOUNT', iban: `DE89${digits}0000000${suffix}`, beneficiary: person };
+      return { accountType: 'EUR_ACCOUNT', iban: iban('DE', `${digits}000000${suffix}`), beneficiary: person };
     case 'MXN':
-      return { accountType: 'MXN_ACCOUNT', clabeNumber: `${digits}000000${suffix}`, beneficiary: person };
+      return { accountType: 'MXN_ACCOUNT', clabeNumber: clabeWithSuffix(suffix), beneficiary: person };
     default:
       throw new Error(`no bank fixture for ${currency}`);
   }

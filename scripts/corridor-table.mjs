@@ -1,0 +1,19 @@
+// Rewrites the corridor table of README.md from the declarations in src/accounts/corridors/
+// (test/accounts/readme.test.ts fails when the two differ). esbuild comes with wrangler.
+import { build } from 'esbuild';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const out = join(mkdtempSync(join(tmpdir(), 'corridors-')), 'corridors.mjs');
+await build({ entryPoints: ['src/accounts/corridors/index.ts'], bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' });
+const { corridorTable } = await import(pathToFileURL(out).href);
+const readme = readFileSync('README.md', 'utf8');
+const begin = '<!-- corridor table: npm run corridors -->\n';
+const end = '\n<!-- end of corridor table -->';
+const from = readme.indexOf(begin);
+const to = readme.indexOf(end, from);
+if (from < 0 || to < 0) throw new Error('README.md has no corridor table markers');
+writeFileSync('README.md', readme.slice(0, from + begin.length) + corridorTable() + readme.slice(to));
+console.log('README.md corridor table updated');

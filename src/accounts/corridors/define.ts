@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { PaymentRail } from '../../common/payment-rails';
+
+/**
+ * Spec 4.9 magic suffix of an identifier as typed: its last 3 characters when they are digits; for
+ * identifiers with a domain part (`user102@domain`) the digits at the end of the username part.
+ */
+export function textSuffix(identifier: string): string | null {
+  const at = identifier.lastIndexOf('@');
+  const local = at >= 0 ? identifier.slice(0, at) : identifier;
+  const suffix = local.slice(-3);
+  return /^[0-9]{3}$/.test(suffix) ? suffix : null;
+}
+
+/**
+ * The suffix of an encoded address: the last 3 decimal digits of its decoded value (big-endian digits in
+ * `radix`). Base58 has no `0` and bech32 no `1`, so the text of a valid address can never end in `102`.
+ */
+export function payloadSuffix(values: ArrayLike<number> | null, radix: number): string | null {
+  if (!values) return null;
+  let n = 0;
+  for (let i = 0; i < values.length; i++) n = (n * radix + values[i]!) % 1000;
+  return String(n).padStart(3, '0');
+}
+
+/** An individual with every contact field a corridor may require, for the schemas' examples. */
+const EXAMPLE_BENEFICIARY = {
+  beneficiaryType: 'INDIVIDUAL',
+  fullName: 'Jane Smith',
+  phoneNumber: '+14155550192',
+  countryOfResidence: 'US',
+  address: { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+};
+
+export interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
+  accountType: T;
+  /** Schema name prefix: `Aed` gives `AedExternalAccountCreateInfo`, `AedExternalAccountInfo`, `AedBeneficiary`. */
+  name: string;
+  /** The currency the account holds; null: any fiat currency of the catalogue (SWIFT). */
+  currency: string | null;
+  /** Rails a payout to it can use, the first being the default (reference `{Name}AccountInfo.paymentRails`). */
+  rails: readonly PaymentRail[];
+  /** Fields that can hold the primary identifier, by preference; at least one is required. */
+  identifier: readonly (keyof S & string)[];
+  fields: S;
+  /** Rules across fields, as zod issues on the field they concern. */
+  check?: (info: Record<string, unknown>, ctx: z.RefinementCtx) => void;
+  /** The sandbox suffix of an identifier when not its text (encoded addresses). */
+  suffix?: (identifier: string) => string | null;
+  example: Record<string, unknown>;
+}
+
+/** A corridor: one external-account type with its schemas, primary identifier, rails and currency. */
+export function corridor<const T extends string, S extends z.ZodRawShape>(spec: CorridorSpec<T, S>) {
+  const wallet = spec.rails.length === 0;
+  const base = z.object({ accountType: z.literal(spec.accountType), ...spec.fields });
+  const ids = spec.identifier;
+  const create = base
+    .superRefine((info, ctx) => {
+      const present = ids.filter((f) => (info as Record<string, unknown>)[f] !== undefined);
+      if (present.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `One of ${ids.join(', ')} is required` });
+      spec.check?.(info as Record<string, unknown>, ctx);
+    })
+    .meta({ id: `${spec.name}${wallet ? 'ExternalAccountInfo' : 'ExternalAccountCreateInfo'}`, example: wallet ? spec.example : { ...spec.example, beneficiary: EXAMPLE_BENEFICIARY } });
+  const view = wallet
+    ? create
+    : base
+        .extend({ paymentRails: z.array(z.enum(spec.rails as [PaymentRail, ...PaymentRail[]])).meta({ description: 'The rails this account can be paid on' }) })
+        .meta({ id: `${spec.name}ExternalAccountInfo` });
+  return {
+    ...spec,
+    create,
+    view,
+    /** The field holding the primary identifier of this account info. */
+    identifierField: (info: Record<string, unknown>) => ids.find((f) => info[f] !== undefined) ?? ids[0]!,
+    suffixOf: spec.suffix ?? textSuffix,
+  };
+}
+export type Corridor = ReturnType<typeof corridor<string, z.ZodRawShape>>;
