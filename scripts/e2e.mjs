@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run e2e`: money movement end to end against a running `npm start` (wrangler dev), in real time.
 // Shows a transfer-out to an account ending in 005 failing on its own about 30 s later (a delayed queue
-// message drives it: no clock advance, no further call) and funded quotes completing.
+// message drives it: no clock advance, no further call), funded quotes completing, and incoming UMA payments
+// approved (200) and rejected (403) by a local webhook receiver.
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -129,7 +131,60 @@ async function main() {
   info(`funding received: ${funded.status}`);
   await waitFor(realtime.transactionId, 'COMPLETED', 60_000);
 
+  await incomingPayments(customer, usd, balance);
+
   console.log(`\nAll steps passed in ${elapsed().trim()}.`);
+}
+
+/**
+ * A local receiver (127.0.0.1, a free port) set as the webhookEndpoint answers each INCOMING_PAYMENT.PENDING
+ * approval request: 200 approves a payment from $approve.me, 403 with a reason rejects one from $blocked.
+ * The previous webhookEndpoint is put back at the end.
+ */
+async function incomingPayments(customer, usd, balance) {
+  step('Incoming UMA payments decided by a local webhook receiver (200 approves, 403 rejects)');
+  const decisions = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const event = JSON.parse(body || '{}');
+      if (event.type !== 'INCOMING_PAYMENT.PENDING' || !event.data?.pendingPlatformApproval) {
+        res.writeHead(200).end();
+        return;
+      }
+      const approve = event.data.senderUmaAddress?.startsWith('$approve');
+      decisions.push(`${event.data.senderUmaAddress}: ${approve ? '200' : '403'}`);
+      if (approve) res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      else res.writeHead(403, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 403, code: 'PAYMENT_REJECTED', message: 'Rejected by policy', reason: 'RESTRICTED_JURISDICTION' }));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${server.address().port}/webhooks`;
+  const previous = (await must('GET', '/config', undefined, 200)).webhookEndpoint;
+  await must('PATCH', '/config', { webhookEndpoint: endpoint }, 200);
+  info(`receiver listening at ${endpoint} (webhookEndpoint set)`);
+  try {
+    const before = await balance();
+    const receive = (sender) =>
+      must('POST', '/sandbox/uma/receive', { senderUmaAddress: sender, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 }, 200);
+    const approved = await receive('$approve.me@sender.example');
+    info(`${approved.id} from $approve.me: ${approved.status}, awaiting the receiver`);
+    await waitFor(approved.id, 'COMPLETED', 60_000);
+    const credited = await balance();
+    info(`credited: ${money(before, 'USD')} -> ${money(credited, 'USD')}`);
+    if (credited !== before + 4_200) throw new Error('the approved payment was not credited');
+
+    const rejected = await receive('$blocked@sender.example');
+    info(`${rejected.id} from $blocked: ${rejected.status}, awaiting the receiver`);
+    await waitFor(rejected.id, 'REJECTED', 60_000);
+    if ((await balance()) !== credited) throw new Error('the rejected payment moved money');
+    info(`not credited: balance still ${money(credited, 'USD')}; the receiver answered ${decisions.join(', ')}`);
+  } finally {
+    if (previous) await must('PATCH', '/config', { webhookEndpoint: previous }, 200);
+    else info(`note: the platform had no webhookEndpoint before and PATCH /config cannot clear one; it stays ${endpoint}`);
+    server.close();
+  }
 }
 
 main().catch((error) => {

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { internalAccounts, type InternalAccountRow, type PlatformRow } from '../db/schema';
@@ -165,6 +165,23 @@ export async function fundInternalAccount(
   if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
   await dispatchEvents(queue, [event.eventId]);
   return loadInternalAccount(db, platformId, accountId);
+}
+
+/**
+ * INTERNAL_ACCOUNT.STATUS_UPDATED for an account the same batch moves to `status`, written only when `where`
+ * holds at its point of the batch (put it before the change, with the change's own condition); the balance
+ * is read there too.
+ */
+export function statusEvent(db: Db, account: InternalAccountRow, status: InternalAccountRow['status'], mode: ServiceMode, now: number, where: SQL) {
+  const view = internalAccountView({ ...account, status, updatedAt: now }, mode);
+  const balance = db.select({ balance: internalAccounts.balance }).from(internalAccounts).where(eq(internalAccounts.id, account.id));
+  return sqlEventStatements(db, {
+    platformId: account.platformId,
+    type: 'INTERNAL_ACCOUNT.STATUS_UPDATED',
+    data: sql`json_set(json(${JSON.stringify(view)}), '$.balance.amount', (${balance}))`,
+    where,
+    now,
+  });
 }
 
 /**

@@ -78,6 +78,6 @@ export const customerRoutes = [
     permission: 'MANAGE',
     params: CustomerIdParams,
     responses: { 200: { description: 'The deleted customer', schema: Customer }, ...errorResponses(401, 403, 404, 409, 410) },
-    handler: async (c) => json(await deleteCustomer(c.db, c.auth.platform.id, c.params.customerId, c.now)),
+    handler: async (c) => json(await deleteCustomer({ db: c.db, queue: c.env.JOBS, mode: c.settings.mode }, c.auth.platform.id, c.params.customerId, c.now)),
   }),
 ];

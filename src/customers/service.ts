@@ -1,5 +1,6 @@
-import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import type { ServiceMode } from '../env';
 import { beneficialOwners, customers, internalAccounts, type BeneficialOwnerRow, type CustomerRow, type InternalAccountRow, type PlatformRow } from '../db/schema';
 import { inJson, insertJsonRows, isUniqueViolation } from '../db/json-rows';
 import { iso } from '../common/time';
@@ -7,7 +8,7 @@ import { newId } from '../crypto/ids';
 import { ApiError, conflict, invalidFields, notFound, type FieldIssue } from '../http/errors';
 import { keysetPage } from '../http/pagination';
 import { errorText } from '../ledger/ledger';
-import { customerAccountRows } from '../accounts/internal-service';
+import { customerAccountRows, statusEvent } from '../accounts/internal-service';
 import { beneficialOwnerView } from '../kyc/views';
 import { dispatchEvents } from '../webhooks/outbox';
 import { conditionalEventStatements } from '../webhooks/sql-events';
@@ -290,32 +291,40 @@ export async function checkCustomerUpdate(db: Db, platform: PlatformRow, custome
 
 /**
  * Soft delete (the record stays readable with isDeleted: true; its platformCustomerId and UMA address become
- * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch.
+ * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch,
+ * each announced with INTERNAL_ACCOUNT.STATUS_UPDATED.
  */
-export async function deleteCustomer(db: Db, platformId: string, customerId: string, now: number): Promise<CustomerView> {
+export async function deleteCustomer(deps: { db: Db; queue: Queue<unknown>; mode: ServiceMode }, platformId: string, customerId: string, now: number): Promise<CustomerView> {
+  const { db } = deps;
   const row = await loadActiveCustomer(db, platformId, customerId);
-  const [deleted] = await db.batch([
+  const open = await db
+    .select()
+    .from(internalAccounts)
+    .where(and(eq(internalAccounts.customerId, row.id), ne(internalAccounts.status, 'CLOSED')));
+  const noFunds = sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} WHERE ${internalAccounts.customerId} = ${row.id} AND ${internalAccounts.balance} > 0)`;
+  // Evaluated before the deletion with its own condition, so an event is written exactly when its account closes.
+  const closing = open.map((a) =>
+    statusEvent(db, a, 'CLOSED', deps.mode, now, sql`${noFunds} AND EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 0)`),
+  );
+  const results = await db.batch([
+    ...closing.flatMap((e) => e.statements),
     db
       .update(customers)
       .set({ isDeleted: true, updatedAt: Math.max(now, row.updatedAt) })
-      .where(
-        and(
-          eq(customers.id, row.id),
-          eq(customers.isDeleted, false),
-          sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} WHERE ${internalAccounts.customerId} = ${row.id} AND ${internalAccounts.balance} > 0)`,
-        ),
-      )
+      .where(and(eq(customers.id, row.id), eq(customers.isDeleted, false), noFunds))
       .returning(),
     db
       .update(internalAccounts)
       .set({ status: 'CLOSED', updatedAt: now })
       .where(and(eq(internalAccounts.customerId, row.id), sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 1)`)),
-  ]);
+  ] as unknown as Parameters<typeof db.batch>[0]);
+  const deleted = results[closing.length * 2] as CustomerRow[];
   if (!deleted[0]) {
     const again = await loadCustomer(db, platformId, customerId);
     if (again.isDeleted) throw customerDeleted();
     throw conflict("The customer's internal accounts still hold funds; move them out before deleting");
   }
+  await dispatchEvents(deps.queue, closing.map((e) => e.eventId));
   return customerView(deleted[0], (await ownersOf(db, deleted)).get(row.id) ?? []);
 }
 

@@ -34,7 +34,9 @@ export interface Refund {
 /** The deferred action of a transaction awaiting platform approval (POST /transactions/{id}/approve). */
 export type ApprovalAction =
   | { type: 'EXECUTE_QUOTE'; quoteId: string }
-  | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; currency: string };
+  | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; currency: string }
+  /** An incoming UMA payment the receiving platform approves by its webhook answer (src/payments/incoming-approval.ts). */
+  | { type: 'INCOMING_PAYMENT' };
 
 export interface Approval {
   action: ApprovalAction;
@@ -42,6 +44,16 @@ export interface Approval {
   requestedAt: number;
   decidedAt?: number;
   reason?: string;
+  /** INCOMING_PAYMENT: when the payment fails undecided (platform time). */
+  decideBy?: number;
+  /** INCOMING_PAYMENT: when the platform answered 202 (it decides through the API). */
+  acceptedAt?: number;
+  /** INCOMING_PAYMENT: the receiver fields the sender asked for (`requestedReceiverCustomerInfoFields`). */
+  requestedFields?: { name: string; mandatory: boolean }[];
+  /** INCOMING_PAYMENT: what the platform gave on approval. */
+  receiverCustomerInfo?: Record<string, unknown>;
+  /** INCOMING_PAYMENT: the counterparty fields the platform's 422 named as missing. */
+  requiredFields?: string[];
 }
 
 export const transactions = sqliteTable(

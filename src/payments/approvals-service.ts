@@ -6,6 +6,7 @@ import { buildChange, commitChange, initiation, type Hop, type PaymentDeps } fro
 import { loadTransaction } from './transactions-service';
 import { createPendingTransfer, transferPair } from './transfers-service';
 import { awaitingApproval } from './views';
+import { decisionChange, lateDecision, missingReceiverFields, type Decision } from './incoming-approval';
 
 /** What an agent (or any caller needing the platform's approval) asks to do. */
 export type ApprovalRequest =
@@ -13,6 +14,19 @@ export type ApprovalRequest =
   | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; agentId?: string };
 
 const notAwaiting = () => conflict('The transaction is not awaiting platform approval', 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+
+/**
+ * An incoming payment's decision through the API (after the platform answered its approval request 202, or
+ * before answering at all). Once its window has closed the payment fails as the deadline would have failed
+ * it, and the late decision is 409.
+ */
+async function decideIncoming(deps: PaymentDeps, tx: TransactionRow, decision: Decision, now: number): Promise<TransactionRow> {
+  const late = lateDecision(tx, now);
+  const change = await decisionChange(deps.db, tx, late ?? decision, now, deps.mode);
+  const result = await commitChange(deps, change);
+  if (late || result !== 'applied') throw conflict(late ? 'The approval window has closed; the payment failed' : 'The transaction is not awaiting platform approval', 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+  return change.row;
+}
 
 /**
  * Records an action that needs the platform's approval and returns its transaction, PENDING and marked
@@ -43,15 +57,27 @@ export async function requestPlatformApproval(deps: PaymentDeps, platform: Platf
 
 /**
  * POST /transactions/{id}/approve: performs the deferred action now, re-checking what may have changed
- * since it was requested. The approval itself always succeeds; the execution may not: an expired quote
+ * since it was requested. An incoming payment is credited (`receiverCustomerInfo` must hold the mandatory
+ * fields the sender requested: 400 otherwise). The approval itself always succeeds; the execution may not: an expired quote
  * ends EXPIRED (QUOTE_EXPIRED), a shortfall ends FAILED (QUOTE_EXECUTION_FAILED for quotes,
  * OFFRAMP_FAILED for transfers out). Anything not awaiting approval is 409.
  */
-export async function approveTransaction(deps: PaymentDeps, platform: PlatformRow, transactionId: string, now: number): Promise<TransactionRow> {
+export async function approveTransaction(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  transactionId: string,
+  now: number,
+  receiverCustomerInfo?: Record<string, unknown>,
+): Promise<TransactionRow> {
   const tx = await loadTransaction(deps.db, platform.id, transactionId);
   if (!awaitingApproval(tx)) throw notAwaiting();
+  const action = tx.approval!.action;
+  if (action.type === 'INCOMING_PAYMENT') {
+    const missing = missingReceiverFields(tx.approval!, receiverCustomerInfo);
+    if (missing.length) throw invalidFields('request body', missing.map((f) => ({ field: `receiverCustomerInfo.${f}`, message: 'Requested by the sender (requestedReceiverCustomerInfoFields)' })));
+    return decideIncoming(deps, tx, { approve: true, ...(receiverCustomerInfo ? { receiverCustomerInfo } : {}) }, now);
+  }
   const approval: Approval = { ...tx.approval!, state: 'APPROVED', decidedAt: now };
-  const action = approval.action;
   let start: { hops: Hop[]; transitions: Parameters<typeof buildChange>[3]['transitions'] };
   let failed: Hop;
   if (action.type === 'EXECUTE_QUOTE') {
@@ -87,6 +113,7 @@ export async function approveTransaction(deps: PaymentDeps, platform: PlatformRo
 export async function rejectTransaction(deps: PaymentDeps, platform: PlatformRow, transactionId: string, reason: string | undefined, now: number) {
   const tx = await loadTransaction(deps.db, platform.id, transactionId);
   if (!awaitingApproval(tx)) throw notAwaiting();
+  if (tx.approval!.action.type === 'INCOMING_PAYMENT') return decideIncoming(deps, tx, { approve: false, ...(reason ? { reason } : {}) }, now);
   const approval: Approval = { ...tx.approval!, state: 'REJECTED', decidedAt: now, ...(reason ? { reason } : {}) };
   const change = await buildChange(deps.db, tx, [{ status: 'REJECTED', set: { approval } }], { now, mode: deps.mode });
   if ((await commitChange(deps, change)) !== 'applied') throw notAwaiting();

@@ -3,7 +3,7 @@ import type { TransactionRow, TransactionStatus } from '../db/schema';
 import type { Statement } from '../ledger/ledger';
 import { eventStatements } from '../webhooks/outbox';
 import type { WebhookType } from '../webhooks/schema';
-import { transactionView } from './views';
+import { awaitingApproval, transactionView } from './views';
 
 const OUTGOING: Record<TransactionStatus, WebhookType> = {
   CREATED: 'OUTGOING_PAYMENT.PENDING',
@@ -18,8 +18,8 @@ const OUTGOING: Record<TransactionStatus, WebhookType> = {
 
 /**
  * The webhook types announcing that `row` entered its status. Outgoing payments use the reference's
- * OUTGOING_PAYMENT.* types (REJECTED is a failure; a refund made or failed in the same change adds
- * REFUND_COMPLETED or REFUND_FAILED); incoming ones have only PENDING, COMPLETED and FAILED.
+ * OUTGOING_PAYMENT.* types (REJECTED is a failure; a refund started in the change adds REFUND_PENDING, then
+ * REFUND_COMPLETED or REFUND_FAILED as it ended); incoming ones have only PENDING, COMPLETED and FAILED.
  */
 export function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
   if (row.type === 'INCOMING') {
@@ -27,20 +27,38 @@ export function transactionEventTypes(row: TransactionRow, refundChanged: boolea
     if (['CREATED', 'PENDING', 'PROCESSING'].includes(row.status)) return ['INCOMING_PAYMENT.PENDING'];
     return ['INCOMING_PAYMENT.FAILED'];
   }
-  const types = [OUTGOING[row.status]];
-  if (refundChanged && row.refund && row.status !== 'REFUNDED') {
-    if (row.refund.status === 'COMPLETED') types.push('OUTGOING_PAYMENT.REFUND_COMPLETED');
-    if (row.refund.status === 'FAILED') types.push('OUTGOING_PAYMENT.REFUND_FAILED');
-  }
+  const refund = refundChanged ? row.refund : null;
+  // A REFUNDED payment's own type already says REFUND_COMPLETED.
+  const types: WebhookType[] = row.status === 'REFUNDED' ? [] : [OUTGOING[row.status]];
+  if (refund) types.push('OUTGOING_PAYMENT.REFUND_PENDING');
+  if (row.status === 'REFUNDED') types.push(OUTGOING.REFUNDED);
+  else if (refund?.status === 'COMPLETED') types.push('OUTGOING_PAYMENT.REFUND_COMPLETED');
+  else if (refund?.status === 'FAILED') types.push('OUTGOING_PAYMENT.REFUND_FAILED');
   return types;
 }
 
-/** Outbox statements for `row` having entered its status; data is the transaction as the API shows it. */
+/**
+ * The event's data: the transaction as the API shows it. REFUND_PENDING shows the refund as it started
+ * (the sandbox starts and ends a refund in one change); an incoming payment's approval request carries
+ * the receiver fields the sender asks for (reference `IncomingPaymentWebhookData`).
+ */
+function eventData(row: TransactionRow, type: WebhookType): Record<string, unknown> {
+  if (type === 'OUTGOING_PAYMENT.REFUND_PENDING' && row.refund) {
+    const { settledAt: _settled, ...started } = row.refund;
+    return transactionView({ ...row, refund: { ...started, status: 'PENDING' } });
+  }
+  const view: Record<string, unknown> = transactionView(row);
+  const requested = row.approval?.requestedFields;
+  if (type === 'INCOMING_PAYMENT.PENDING' && awaitingApproval(row) && requested?.length) view.requestedReceiverCustomerInfoFields = requested;
+  return view;
+}
+
+/** Outbox statements for `row` having entered its status. */
 export function transactionEvents(db: Db, row: TransactionRow, refundChanged: boolean, now: number) {
   const statements: Statement[] = [];
   const eventIds: string[] = [];
   for (const type of transactionEventTypes(row, refundChanged)) {
-    const e = eventStatements(db, { platformId: row.platformId, type, data: transactionView(row), now });
+    const e = eventStatements(db, { platformId: row.platformId, type, data: eventData(row, type), now });
     statements.push(...e.statements);
     eventIds.push(e.eventId);
   }

@@ -37,7 +37,8 @@ import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
  * | other  | PROCESSING → COMPLETED in the same request                   | PENDING → COMPLETED in the same request             |
  * OFFRAMP_FAILED: the payout to the bank failed; PAY_REQUEST_FAILED: the pull from the bank was refused.
  *
- * Incoming UMA payments (POST /sandbox/uma/receive): PENDING → COMPLETED (+5 s), crediting the receiver.
+ * Incoming UMA payments (POST /sandbox/uma/receive): PENDING → COMPLETED (+5 s), crediting the receiver;
+ * with a webhookEndpoint, PENDING until the platform decides (src/payments/incoming-approval.ts).
  * Production honours no magic value: every payment follows the "other" row.
  */
 

@@ -134,7 +134,7 @@ export type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
  * the same transaction committed first (nothing of this one happened); `insufficient_funds`: a debit
  * would overdraw (nothing happened).
  */
-export async function commitChange(deps: PaymentDeps, change: Change): Promise<CommitResult> {
+export async function commitChange(deps: Pick<PaymentDeps, 'db' | 'queue' | 'log'>, change: Change): Promise<CommitResult> {
   let result: Awaited<ReturnType<typeof runMoneyBatch>>;
   try {
     result = await runMoneyBatch(deps.db, change.statements);

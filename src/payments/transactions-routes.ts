@@ -57,7 +57,7 @@ export const transactionRoutes = [
         await approveAction(paymentDeps(c), c.auth.platform, action, c.now);
         return json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId));
       }
-      return json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now)));
+      return json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now, c.body?.receiverCustomerInfo)));
     },
   }),
   defineRoute({

@@ -7,6 +7,7 @@ import { instructionCurrencies } from '../payments/instructions';
 import { fundQuote, loadQuote } from '../payments/quotes-service';
 import { buildChange, commitChange, initiation, type PaymentDeps } from '../payments/state';
 import { referenceFor } from '../payments/views';
+import { incomingApproval } from '../payments/incoming-approval';
 
 /**
  * POST /sandbox/send: simulates paying a real-time-funded quote's paymentInstructions. `currencyCode`
@@ -38,8 +39,9 @@ export async function sandboxSend(
 /**
  * POST /sandbox/uma/receive: a payment from `senderUmaAddress` to the platform's customer whose UMA
  * address is `receiverUmaAddress` (404 UMA_NOT_FOUND for none), into that customer's internal account in
- * `receivingCurrencyCode`. It arrives PENDING and completes a few seconds later, crediting the account
- * (INCOMING_PAYMENT.PENDING, then .COMPLETED).
+ * `receivingCurrencyCode`. It arrives PENDING (INCOMING_PAYMENT.PENDING). Without a webhookEndpoint it
+ * completes a few seconds later, crediting the account (.COMPLETED); with one, that event asks the platform
+ * to approve, and its answer decides (src/payments/incoming-approval.ts).
  */
 export async function sandboxReceiveUma(
   deps: PaymentDeps,
@@ -112,11 +114,18 @@ export async function sandboxReceiveUma(
     createdAt: now,
     updatedAt: now,
   };
-  const start = initiation(db, row, now, deps.mode);
+  // With a webhookEndpoint the platform decides (its answer to INCOMING_PAYMENT.PENDING); without one it is approved.
+  const start = platform.webhookEndpoint ? awaitingDecision(db, row, now) : initiation(db, row, now, deps.mode);
   const change = await buildChange(db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions });
   const result = await commitChange(deps, change);
   if (result !== 'applied') throw new Error(`incoming payment not recorded: ${result}`);
   return change.row;
+}
+
+/** The payment recorded PENDING and awaiting the platform's decision: nothing moves, only its deadline is scheduled. */
+function awaitingDecision(db: PaymentDeps['db'], row: TransactionRow, now: number) {
+  const { approval, deadline } = incomingApproval(db, row, now);
+  return { hops: [{ status: 'PENDING' as const, set: { approval } }], transitions: [deadline] };
 }
 
 /** A display name for a sandbox sender: its local part, words capitalised. */

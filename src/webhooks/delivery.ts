@@ -8,7 +8,7 @@ import type { ServiceMode } from '../env';
 import type { Logger } from '../http/log';
 import type { Statement } from '../ledger/ledger';
 import type { WebhookDeliverJob } from './outbox';
-import { ECHOED_BODY_BYTES } from './schema';
+import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const FIRST_RETRY_MS = 30_000;
@@ -74,6 +74,28 @@ interface Pending {
   /** Seconds until the retry message, for an attempt to retry. */
   retryInSeconds?: number;
 }
+
+/**
+ * What an answer means beyond delivery, for event types whose answer is a decision (an incoming payment's
+ * approval request). Areas register one per type at module load, as transition handlers are.
+ */
+export interface AnswerHandler {
+  /**
+   * Applies the decision an answer carries, idempotently (a redelivered event applies nothing twice), and
+   * says whether the answer settles the delivery: true for a decision (DELIVERED, never retried), false to
+   * let the usual rules decide (2xx and 409 delivered, anything else retried).
+   */
+  apply(deps: WebhookDeps, event: WebhookEventRow, answer: { status: number; body: string }, now: number): Promise<boolean>;
+}
+
+const answerHandlers = new Map<string, AnswerHandler>();
+
+export function registerAnswerHandler(type: WebhookType, handler: AnswerHandler): void {
+  answerHandlers.set(type, handler);
+}
+
+/** An answer carrying a decision may hold a JSON body (receiverCustomerInfo, a reason): read more of it than is echoed. */
+const DECISION_BODY_BYTES = 16 * 1024;
 
 const NO_ENDPOINT = 'No webhookEndpoint is configured (PATCH /config to set one)';
 
@@ -143,18 +165,21 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
  */
 async function attemptSend(deps: WebhookDeps, signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
   const refused = endpointProblem(endpoint, deps.mode === 'production');
+  const handler = answerHandlers.get(event.type);
   let sent: Sent;
   if (refused) {
     sent = { error: `webhookEndpoint refused: ${refused}` };
   } else {
     const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
-    sent = await post(endpoint, body, await signWebhookBody(signingKey, event.platformId, body), deps.log);
+    sent = await post(endpoint, body, await signWebhookBody(signingKey, event.platformId, body), deps.log, handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES);
   }
+  const decided = handler !== undefined && sent.status !== undefined && (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
+  if (sent.body !== undefined) sent.body = sent.body.slice(0, ECHOED_BODY_BYTES);
   const base = { url: endpoint, lastAttemptAt: now, lastResponseStatus: sent.status ?? null, lastError: sent.error ?? null, updatedAt: now };
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
-  // 2xx, or 409 (the platform already has this event id), is final success.
-  if (sent.status !== undefined && ((sent.status >= 200 && sent.status < 300) || sent.status === 409)) {
+  // 2xx, or 409 (the platform already has this event id), is final success; so is an answer that decided.
+  if (decided || (sent.status !== undefined && ((sent.status >= 200 && sent.status < 300) || sent.status === 409))) {
     return { outcome: { result: 'delivered' as const, ...outcome }, changes: { ...base, status: 'DELIVERED' as const, deliveredAt: now, nextAttemptAt: now } };
   }
   const next = now + retryDelayMs(claimed.attempts);
@@ -201,7 +226,7 @@ interface Sent {
   error?: string;
 }
 
-async function post(url: string, body: string, signature: string, log: Logger): Promise<Sent> {
+async function post(url: string, body: string, signature: string, log: Logger, bodyBytes: number): Promise<Sent> {
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -211,7 +236,7 @@ async function post(url: string, body: string, signature: string, log: Logger): 
       redirect: 'manual',
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
-    return { status: res.status, body: await readCapped(res) };
+    return { status: res.status, body: await readCapped(res, bodyBytes) };
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     if (name === 'TimeoutError' || name === 'AbortError') return { error: `No response within ${DELIVERY_TIMEOUT_MS / 1000} s` };
@@ -221,13 +246,13 @@ async function post(url: string, body: string, signature: string, log: Logger): 
   }
 }
 
-async function readCapped(res: Response): Promise<string> {
+async function readCapped(res: Response, limit: number): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    while (size < ECHOED_BODY_BYTES) {
+    while (size < limit) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
@@ -244,7 +269,7 @@ async function readCapped(res: Response): Promise<string> {
     all.set(c, offset);
     offset += c.byteLength;
   }
-  return new TextDecoder().decode(all.subarray(0, ECHOED_BODY_BYTES));
+  return new TextDecoder().decode(all.subarray(0, limit));
 }
 
 /** Event ids of deliveries due by each platform's own clock, oldest first. */

@@ -34,10 +34,34 @@ describe('payment webhooks', () => {
       ['OUTGOING_PAYMENT.PROCESSING', processing],
       ['OUTGOING_PAYMENT.COMPLETED', completed],
       ['OUTGOING_PAYMENT.FAILED', failed],
+      // The refund as it started (reference OutgoingPaymentWebhook), then as it ended.
+      ['OUTGOING_PAYMENT.REFUND_PENDING', { ...failed, refund: { reference: failed.refund.reference, initiatedAt: failed.refund.initiatedAt, status: 'PENDING', reason: 'TRANSACTION_FAILED' } }],
       ['OUTGOING_PAYMENT.REFUND_COMPLETED', failed],
     ]);
-    expect(list.map((e) => e.timestamp)).toEqual([T0, T0 + 5_000, T0 + 65_000, T0 + 65_000]);
+    expect(list.map((e) => e.timestamp)).toEqual([T0, T0 + 5_000, T0 + 65_000, T0 + 65_000, T0 + 65_000]);
     expect(failed).toMatchObject({ status: 'FAILED', failureReason: 'OFFRAMP_FAILED', refund: { status: 'COMPLETED' } });
+  });
+
+  it('INTERNAL_ACCOUNT.STATUS_UPDATED: deleting a customer closes its accounts, each announced once with the account as it is', async () => {
+    const url = hookUrl();
+    const hook = fakeEndpoint(url, () => 200);
+    const p = await newPlatform({ webhookEndpoint: url });
+    const { customer, accounts } = await customerWithAccounts(p);
+    const before = await api('GET', `/customers/internal-accounts?customerId=${customer.id}`, { auth: p.auth });
+    expect(before.status).toBe(200);
+    vi.setSystemTime(T0 + 1_000);
+    expect((await api('DELETE', `/customers/${customer.id}`, { auth: p.auth })).status).toBe(200);
+    // A second deletion (410) closes nothing more.
+    await api('DELETE', `/customers/${customer.id}`, { auth: p.auth });
+    const updates = await byType(p.id, 'INTERNAL_ACCOUNT.STATUS_UPDATED');
+    expect(updates.map((e) => (e.data as any).id).sort()).toEqual(before.body.data.map((a: any) => a.id).sort());
+    const usd = before.body.data.find((a: any) => a.id === accounts.USD);
+    const event = updates.find((e) => (e.data as any).id === accounts.USD)!;
+    expect(event.data).toEqual({ ...usd, status: 'CLOSED', updatedAt: iso(T0 + 1_000) });
+    await consume({ type: 'webhook.deliver', eventId: event.id });
+    await vi.waitFor(async () => expect((await deliveryOf(event.id)).status).toBe('DELIVERED'));
+    const sent = JSON.parse(hook.calls.find((c) => c.body.includes(event.id))!.body);
+    expect(sent).toEqual({ id: event.id, type: 'INTERNAL_ACCOUNT.STATUS_UPDATED', timestamp: iso(T0 + 1_000), data: event.data });
   });
 
   it('INTERNAL_ACCOUNT.BALANCE_UPDATED carries the balance after each movement, also under concurrency', async () => {
