@@ -181,8 +181,7 @@ async function incomingPayments(customer, usd, balance) {
     if ((await balance()) !== credited) throw new Error('the rejected payment moved money');
     info(`not credited: balance still ${money(credited, 'USD')}; the receiver answered ${decisions.join(', ')}`);
   } finally {
-    if (previous) await must('PATCH', '/config', { webhookEndpoint: previous }, 200);
-    else info(`note: the platform had no webhookEndpoint before and PATCH /config cannot clear one; it stays ${endpoint}`);
+    await must('PATCH', '/config', { webhookEndpoint: previous ?? null }, 200);
     server.close();
   }
 }

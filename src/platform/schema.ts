@@ -107,7 +107,8 @@ export type PlatformConfigView = z.infer<typeof PlatformConfig>;
 export const PlatformConfigUpdate = z
   .strictObject({
     umaDomain: Domain.optional(),
-    webhookEndpoint: HttpUrl.optional(),
+    // null removes the endpoint: webhooks stop and incoming payments are approved by the sandbox again.
+    webhookEndpoint: HttpUrl.nullable().optional(),
     supportedCurrencies: SupportedCurrenciesInput.optional(),
     embeddedWalletConfig: WalletConfigInput.optional(),
     id: readOnly('id'),

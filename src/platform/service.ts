@@ -35,8 +35,8 @@ export async function configExtras(s: Settings, platformId: string): Promise<Con
 }
 
 /** 400 naming `webhookEndpoint` when the mode's endpoint rules refuse it (checked again at each delivery). */
-function checkWebhookEndpoint(url: string | undefined, s: Settings) {
-  const problem = url === undefined ? undefined : endpointProblem(url, s.mode === 'production');
+function checkWebhookEndpoint(url: string | null | undefined, s: Settings) {
+  const problem = url === undefined || url === null ? undefined : endpointProblem(url, s.mode === 'production');
   if (problem) throw invalidFields('request body', [{ field: 'webhookEndpoint', message: problem }]);
 }
 

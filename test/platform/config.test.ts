@@ -176,3 +176,14 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     expect(owners.filter((d) => d === domain)).toHaveLength(1);
   });
 });
+
+describe('clearing the webhook endpoint', () => {
+  it('PATCH /config with webhookEndpoint null removes it; omitting it leaves it unchanged', async () => {
+    const p = await newPlatform({ webhookEndpoint: 'https://hooks.example.com/a' });
+    expect((await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: `kept-${p.umaDomain}` } })).body.webhookEndpoint).toBe('https://hooks.example.com/a');
+    const cleared = await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty('webhookEndpoint');
+    expect((await api('GET', '/config', { auth: p.auth })).body).not.toHaveProperty('webhookEndpoint');
+  });
+});
