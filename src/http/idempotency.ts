@@ -6,7 +6,7 @@ import type { Db } from '../db/client';
 import { canonicalJson } from '../crypto/canonical';
 import { idempotencyKeys, platforms, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
-import { ApiError, badRequest, errorResponse } from './errors';
+import { ApiError, badRequest, errorResponse, FINAL_CONFLICT_HEADERS } from './errors';
 
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -248,7 +248,8 @@ function answerRepeat(held: IdempotencyKeyRow | undefined, fingerprint: string):
   }
   if (held.state !== 'DONE' || held.responseStatus === null) throw inFlight();
   const body = held.responseBody ?? '';
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store', 'Idempotent-Replayed': 'true' };
+  // A replayed conflict is the key's answer until the key expires: no retry changes it.
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store', 'Idempotent-Replayed': 'true', ...(held.responseStatus === 409 ? FINAL_CONFLICT_HEADERS : {}) };
   if (body !== '') headers['Content-Type'] = 'application/json';
   return new Response(body === '' ? null : body, { status: held.responseStatus, headers });
 }
