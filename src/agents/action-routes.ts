@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, json, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApiError, badRequest, notFound } from '../http/errors';
-import { IDEMPOTENCY_HEADER, withIdempotency } from '../http/idempotency';
+import { idempotencyHeaderDoc, withOptionalIdempotency } from '../http/idempotency';
 import { Quote, QuoteRequest, Transaction, TransactionList, TransactionListQuery, TransferInRequest, TransferOutRequest } from '../payments/schema';
 import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
 import { createQuote } from '../payments/quote-create';
@@ -16,7 +16,6 @@ import { loadAgent, requireAgentPermission, requireCustomerAccount } from './ser
 import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
-const optionalKey = { [IDEMPOTENCY_HEADER]: { description: 'Optional: a repeat with the same key replays the first answer' } };
 const actionResponses = {
   201: { description: 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED', schema: AgentAction },
   ...errorResponses(400, 401, 403, 404, 409, 422),
@@ -28,7 +27,7 @@ type AgentCtx = Ctx<'agent', any, any, any>;
 /** Runs an agent's money request, idempotently when it sent an `Idempotency-Key`. */
 function act(c: AgentCtx, request: () => MoneyRequest) {
   const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), 201);
-  return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, `agent:${c.auth.agent.id}`, run) : run();
+  return withOptionalIdempotency(c, `agent:${c.auth.agent.id}`, run);
 }
 
 function requireAllowed(agent: AgentRow, accountId: string) {
@@ -89,7 +88,7 @@ export const agentActionRoutes = [
     tag,
     auth: 'agent',
     params: z.object({ quoteId: z.string().max(128) }),
-    headers: optionalKey,
+    headers: idempotencyHeaderDoc,
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'EXECUTE_QUOTES', true);
@@ -104,7 +103,7 @@ export const agentActionRoutes = [
     tag,
     auth: 'agent',
     body: TransferOutRequest,
-    headers: optionalKey,
+    headers: idempotencyHeaderDoc,
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
@@ -119,7 +118,7 @@ export const agentActionRoutes = [
     tag,
     auth: 'agent',
     body: TransferInRequest,
-    headers: optionalKey,
+    headers: idempotencyHeaderDoc,
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);

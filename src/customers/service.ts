@@ -5,7 +5,7 @@ import { beneficialOwners, customers, internalAccounts, type BeneficialOwnerRow,
 import { inJson, insertJsonRows, isUniqueViolation } from '../db/json-rows';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
-import { ApiError, conflict, invalidFields, notFound, type FieldIssue } from '../http/errors';
+import { ApiError, conflict, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetPage } from '../http/pagination';
 import { errorText } from '../ledger/ledger';
 import { customerAccountRows, statusEvent } from '../accounts/internal-service';
@@ -274,7 +274,7 @@ export async function updateCustomer(db: Db, queue: Queue<unknown>, platform: Pl
     }
     if (event && updated[0]) await dispatchEvents(queue, [event.eventId]);
     if (updated[0]) return customerView(updated[0], (await ownersOf(db, updated)).get(row.id) ?? []);
-    if (attempt >= 4) throw conflict('The customer changed concurrently; retry the request');
+    if (attempt >= 4) throw retryableConflict('The customer changed concurrently; retry the request');
   }
 }
 

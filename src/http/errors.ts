@@ -21,7 +21,16 @@ export const unauthorized = (message = 'Missing or invalid API credentials') =>
   new ApiError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="service"' });
 export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError(403, 'FORBIDDEN', message, details);
 export const notFound = (code: string, message: string) => new ApiError(404, code, message);
-export const conflict = (message: string, code = 'CONFLICT') => new ApiError(409, code, message);
+/**
+ * Clients generated from the service's OpenAPI retry 408, 409, 429 and 5xx unless the response carries
+ * this header set to `false`: it marks a conflict that no retry can change.
+ */
+export const SHOULD_RETRY_HEADER = 'x-should-retry';
+export const FINAL_CONFLICT_HEADERS: Record<string, string> = { [SHOULD_RETRY_HEADER]: 'false' };
+/** A 409 that a retry cannot change: a duplicate, or a state already decided. */
+export const conflict = (message: string, code = 'CONFLICT') => new ApiError(409, code, message, undefined, FINAL_CONFLICT_HEADERS);
+/** A 409 the same request may get past when retried: a concurrent change, work still running. */
+export const retryableConflict = (message: string, code = 'CONFLICT') => new ApiError(409, code, message);
 
 /** One field that failed validation, named by its dotted path. */
 export interface FieldIssue {

@@ -6,7 +6,7 @@ import type { Db } from '../db/client';
 import { canonicalJson } from '../crypto/canonical';
 import { idempotencyKeys, platforms, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
-import { ApiError, badRequest, errorResponse } from './errors';
+import { ApiError, badRequest, errorResponse, FINAL_CONFLICT_HEADERS } from './errors';
 
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -16,11 +16,11 @@ export const KEY_TTL_MS = 24 * 60 * 60_000;
 /** An in-flight claim older than this belongs to a worker that died; the key may be claimed again. */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 
-/** For `RouteSpec.headers`: documents the required header in the OpenAPI document. */
+/** For `RouteSpec.headers`: documents the optional header in the OpenAPI document. */
 export const idempotencyHeaderDoc = {
   [IDEMPOTENCY_HEADER]: {
-    description: `Unique key of this request (1 to ${MAX_KEY_LENGTH} characters). A repeat with the same key and request replays the first response (header \`Idempotent-Replayed: true\`); the same key with a different request is 422; a repeat while the first is still running is 409.`,
-    required: true,
+    description: `Optional unique key of this request (1 to ${MAX_KEY_LENGTH} characters). Without it the request runs once as sent: two identical requests are two operations. With it, a repeat with the same key and request replays the first response (header \`Idempotent-Replayed: true\`); the same key with a different request is 422; a repeat while the first is still running is 409 with \`Retry-After\`.`,
+    required: false,
   },
 };
 
@@ -96,12 +96,22 @@ export function withIdempotency(c: IdempotencyCtx, scope: string, action: (claim
 }
 
 /**
+ * Runs `action` once when the request carries no Idempotency-Key (the key is optional: two identical
+ * requests without one are two operations), else under its key as `withIdempotency` does.
+ */
+export function withOptionalIdempotency(c: IdempotencyCtx, scope: string, action: () => Promise<Response>, opts?: IdempotencyOptions): Promise<Response> {
+  return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, scope, action, opts) : action();
+}
+
+/**
  * For `RouteSpec.preload`: the claim round trip of `withIdempotency` (the claim, its holder and the action's
  * `reads`), run in the authentication batch with `platformId` the authenticated platform's SQL; hand
  * `c.preloaded` to `withIdempotency` as `preloaded`. `now` is the wall clock the route's `c.now` derives from.
- * Nothing for an invalid key: the wrapper then answers its 400 as usual.
+ * Without a key there is nothing to claim: only the `reads`. Nothing for an invalid key: the wrapper then
+ * answers its 400 as usual.
  */
 export function preloadClaim(db: Db, input: { request: Request; rawBody: string; now: number }, scope: string, platformId: SQL, reads: BatchItem<'sqlite'>[]): BatchItem<'sqlite'>[] {
+  if (!input.request.headers.has(IDEMPOTENCY_HEADER)) return reads;
   let key: string;
   try {
     key = parseKey(input.request.headers.get(IDEMPOTENCY_HEADER));
@@ -238,7 +248,8 @@ function answerRepeat(held: IdempotencyKeyRow | undefined, fingerprint: string):
   }
   if (held.state !== 'DONE' || held.responseStatus === null) throw inFlight();
   const body = held.responseBody ?? '';
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store', 'Idempotent-Replayed': 'true' };
+  // A replayed conflict is the key's answer until the key expires: no retry changes it.
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store', 'Idempotent-Replayed': 'true', ...(held.responseStatus === 409 ? FINAL_CONFLICT_HEADERS : {}) };
   if (body !== '') headers['Content-Type'] = 'application/json';
   return new Response(body === '' ? null : body, { status: held.responseStatus, headers });
 }
@@ -258,11 +269,11 @@ async function release(db: Db, pk: ReturnType<typeof and>, claimToken: string): 
 
 function parseKey(raw: string | null): string {
   const field = (message: string) => badRequest(`Invalid ${IDEMPOTENCY_HEADER} header: ${message}`, { fields: [{ field: IDEMPOTENCY_HEADER, message }] });
-  if (raw === null || raw.trim() === '') throw field(`The ${IDEMPOTENCY_HEADER} header is required`);
+  if (raw === null || raw.trim() === '') throw field('Must not be empty');
   let key = raw.trim();
   // The draft sends the key as a Structured Field string ("..."); plain tokens are accepted too.
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-  if (key.length === 0) throw field(`The ${IDEMPOTENCY_HEADER} header is required`);
+  if (key.length === 0) throw field('Must not be empty');
   if (key.length > MAX_KEY_LENGTH) throw field(`At most ${MAX_KEY_LENGTH} characters`);
   if (!/^[\x20-\x7e]+$/.test(key)) throw field('Only printable ASCII characters are allowed');
   return key;

@@ -1,5 +1,5 @@
 import type { ResponseSpec } from './route';
-import { ErrorBody } from './errors';
+import { ErrorBody, SHOULD_RETRY_HEADER } from './errors';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (INVALID_INPUT names the fields in details)',
@@ -14,9 +14,15 @@ const DESCRIPTIONS: Record<number, string> = {
   429: 'Rate limited; see Retry-After',
 };
 
+/** What a 409 says about retrying it, documented with every 409. */
+export const conflictHeaders = {
+  [SHOULD_RETRY_HEADER]:
+    '`false` when no retry can change the answer (a duplicate, a state already decided); absent when the same request may get past it later (a concurrent change; an Idempotency-Key still in flight, which also carries Retry-After)',
+};
+
 /** Error responses in the spec's shape, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
-  for (const s of statuses) out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody };
+  for (const s of statuses) out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(s === 409 ? { headers: conflictHeaders } : {}) };
   return out;
 }

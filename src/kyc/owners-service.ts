@@ -3,7 +3,7 @@ import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { beneficialOwners, type BeneficialOwnerRow, type VerificationState } from '../db/schema';
 import { newId } from '../crypto/ids';
-import { conflict, invalidFields, notFound } from '../http/errors';
+import { invalidFields, notFound, retryableConflict } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { loadActiveCustomer, loadCustomer } from '../customers/service';
 import { sandboxKycStatus } from './sandbox';
@@ -77,6 +77,6 @@ export async function updateBeneficialOwner(db: Db, platformId: string, id: stri
       .where(and(eq(beneficialOwners.id, row.id), eq(beneficialOwners.updatedAt, row.updatedAt), eq(beneficialOwners.personalInfo, row.personalInfo)))
       .returning();
     if (updated) return beneficialOwnerView(updated);
-    if (attempt >= 4) throw conflict('The beneficial owner changed concurrently; retry the request');
+    if (attempt >= 4) throw retryableConflict('The beneficial owner changed concurrently; retry the request');
   }
 }

@@ -1,5 +1,5 @@
 import type { Approval, PlatformRow, TransactionRow } from '../db/schema';
-import { conflict, invalidFields } from '../http/errors';
+import { conflict, invalidFields, retryableConflict } from '../http/errors';
 import { loadInternalAccount } from '../accounts/internal-service';
 import { checkExecutable, expireQuote, loadQuote } from './quotes-service';
 import { buildChange, commitChange, initiation, type Hop, type PaymentDeps } from './state';
@@ -51,7 +51,7 @@ export async function requestPlatformApproval(deps: PaymentDeps, platform: Platf
   }
   const approval: Approval = { action: { type: 'EXECUTE_QUOTE', quoteId: quote.id }, state: 'PENDING_APPROVAL', requestedAt: now };
   const change = await buildChange(deps.db, tx, [{ status: 'PENDING', set: { approval, agentId: request.agentId ?? tx.agentId } }], { now, mode: deps.mode });
-  if ((await commitChange(deps, change)) !== 'applied') throw conflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
+  if ((await commitChange(deps, change)) !== 'applied') throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
   return change.row;
 }
 

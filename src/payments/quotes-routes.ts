@@ -1,6 +1,6 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, withIdempotency } from '../http/idempotency';
+import { idempotencyHeaderDoc, withOptionalIdempotency } from '../http/idempotency';
 import { SIGNATURE_HEADERS, SignedRequestChallenge } from '../wallet/schema';
 import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
@@ -23,7 +23,7 @@ export const quoteRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     body: QuoteRequest,
-    headers: { [IDEMPOTENCY_HEADER]: { ...idempotencyHeaderDoc[IDEMPOTENCY_HEADER], required: false } },
+    headers: idempotencyHeaderDoc,
     responses: {
       201: { description: 'The quote (its transaction is PENDING)', schema: Quote },
       ...errorResponses(400, 401, 403, 404, 409, 413, 422),
@@ -31,8 +31,7 @@ export const quoteRoutes = [
     },
     handler: async (c) => {
       const create = async () => json(await createQuote(paymentDeps(c), c.auth.platform, c.body, c.settings, c.now), 201);
-      // The key is optional here (reference); when sent, a repeat replays the first quote.
-      return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, 'platform', create) : create();
+      return withOptionalIdempotency(c, 'platform', create);
     },
   }),
   defineRoute({
@@ -59,7 +58,7 @@ export const quoteRoutes = [
     headers: { ...idempotencyHeaderDoc, ...SIGNATURE_HEADERS },
     responses: {
       200: { description: 'Executed: the payment started (see its transaction)', schema: Quote },
-      202: { description: 'Embedded-wallet source: sign payloadToSign and retry with the same Idempotency-Key', schema: SignedRequestChallenge },
+      202: { description: 'Embedded-wallet source: sign payloadToSign and retry (with the same Idempotency-Key, if one was sent)', schema: SignedRequestChallenge },
       ...errorResponses(400, 401, 403, 404, 409, 422),
     },
     handler: async (c) => {
@@ -67,9 +66,9 @@ export const quoteRoutes = [
       const { quote } = await loadQuote(c.db, platformId, c.params.quoteId);
       const source = quote.sourceAccountId ? await loadInternalAccount(c.db, platformId, quote.sourceAccountId) : null;
       const execute = async () => json(await executeQuote(paymentDeps(c), platformId, quote.id, c.now));
-      if (source?.type !== 'EMBEDDED_WALLET') return withIdempotency(c, 'platform', execute);
+      if (source?.type !== 'EMBEDDED_WALLET') return withOptionalIdempotency(c, 'platform', execute);
       // Embedded wallet: the 202 challenge is not stored, so the signed retry may reuse the key.
-      return withIdempotency(
+      return withOptionalIdempotency(
         c,
         'platform',
         async () => {

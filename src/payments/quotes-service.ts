@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { quotes, transactions, type QuoteRow, type TransactionRow } from '../db/schema';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
 import { insufficientFunds } from './parties';
 import type { QuoteView } from './schema';
 import { buildChange, commitChange, initiation, type PaymentDeps } from './state';
@@ -39,7 +39,7 @@ export function checkExecutable(quote: QuoteRow, tx: TransactionRow, now: number
   }
   if (awaitingApproval(tx)) throw conflict('The quote awaits platform approval: POST /transactions/{transactionId}/approve executes it');
   if (tx.status !== 'PENDING') throw conflict(`The quote is already ${quoteStatus(tx.status)}`, 'QUOTE_NOT_PENDING');
-  if (now >= quote.expiresAt) throw new ApiError(409, 'QUOTE_EXPIRED', 'The quote has expired; create a new one');
+  if (now >= quote.expiresAt) throw conflict('The quote has expired; create a new one', 'QUOTE_EXPIRED');
 }
 
 /** Marks an expired quote's transaction EXPIRED (QUOTE_EXPIRED); a concurrent change wins silently. */
@@ -74,7 +74,7 @@ async function startQuotePayment(deps: PaymentDeps, platformId: string, quoteId:
   if (result === 'conflict') {
     const again = await loadQuote(deps.db, platformId, quoteId);
     checkExecutable(again.quote, again.tx, now, via);
-    throw conflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
+    throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
   }
   return quoteView(quote, change.row.status);
 }

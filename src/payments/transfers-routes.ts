@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { defineRoute, json, type Ctx, type PreloadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { idempotencyHeaderDoc, preloadClaim, withIdempotency } from '../http/idempotency';
+import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, preloadClaim, withIdempotency } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './state';
 import { createTransfer, liveEarlier, transferReads, type Direction } from './transfers-service';
@@ -18,22 +18,28 @@ const inputOf = (body: z.infer<typeof TransferInRequest>) => ({
   destinationAccountId: body.destination.accountId,
   amount: body.amount,
 });
-const keyOf = (request: Request) => request.headers.get('Idempotency-Key') ?? '';
+/** The raw Idempotency-Key; absent, the transfer runs once as sent. */
+const keyOf = (request: Request) => request.headers.get(IDEMPOTENCY_HEADER) ?? undefined;
 
 /**
- * One transfer under its Idempotency-Key in two round trips: authentication, which carries the key's claim
- * and the accounts' reads (`preload`); then the money batch, which also records the response for replays.
- * The key is also recorded on the transaction, so a retry whose stored answer was lost (a worker that died
- * after committing, a claim that lapsed) returns the committed transfer instead of moving money again.
+ * One transfer in two round trips: authentication, which carries the accounts' reads and, under an
+ * Idempotency-Key, the key's claim (`preload`); then the money batch, which also records the response for
+ * replays. The key is also recorded on the transaction, so a retry whose stored answer was lost (a worker
+ * that died after committing, a claim that lapsed) returns the committed transfer instead of moving money again.
  */
 function transfer(direction: Direction) {
   return {
     preload: (p: PreloadInput<z.infer<typeof TransferInRequest>>) =>
       preloadClaim(p.db, p, 'platform', p.platformId, [...transferReads(p.db, p.platformId, direction, inputOf(p.body), keyOf(p.request)).statements]),
-    handler: (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
+    handler: async (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
       const input = inputOf(c.body);
       const requestKey = keyOf(c.request);
       const reads = transferReads(c.db, c.auth.platform.id, direction, input, requestKey);
+      if (requestKey === undefined) {
+        // No key: nothing to claim or record; the reads came with authentication.
+        const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, { pair: reads.pair(c.preloaded, c.auth.platform) });
+        return json(transactionView(row), 201);
+      }
       return withIdempotency(
         c,
         'platform',

@@ -36,7 +36,7 @@ export interface Pair {
  * statements (`platformId` may be SQL: see `RouteSpec.preload`); `pair` checks their results and `earlier`
  * finds that transfer.
  */
-export function transferReads(db: Db, platformId: string | SQL, direction: Direction, input: TransferInput, requestKey = '') {
+export function transferReads(db: Db, platformId: string | SQL, direction: Direction, input: TransferInput, requestKey?: string) {
   const [internalId, externalId] = direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
   const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platformId));
   const statements = [
@@ -52,11 +52,12 @@ export function transferReads(db: Db, platformId: string | SQL, direction: Direc
         ),
       )
       .limit(1),
-    byRequestKey(db, platformId, requestKey),
+    // Without a key there is no earlier transfer to find.
+    ...(requestKey === undefined ? [] : [byRequestKey(db, platformId, requestKey)]),
   ] as const;
   const pair = (results: readonly unknown[][], platform: PlatformRow) =>
     checkedPair(platform, direction, results[0]![0] as InternalAccountRow | undefined, results[1]![0] as ExternalAccountRow | undefined, results[2]![0] as CustomerRow | undefined);
-  const earlier = (results: readonly unknown[][]) => results[3]![0] as TransactionRow | undefined;
+  const earlier = (results: readonly unknown[][]) => results[3]?.[0] as TransactionRow | undefined;
   return { statements, pair, earlier };
 }
 

@@ -1,5 +1,5 @@
 import { defineRoute, json } from '../http/route';
-import { errorResponses } from '../http/responses';
+import { conflictHeaders, errorResponses } from '../http/responses';
 import { ErrorBody } from '../http/errors';
 import { PlatformConfig, PlatformConfigUpdate } from './schema';
 import { configExtras, configView, updateConfig } from './service';
@@ -8,7 +8,7 @@ const tag = 'Platform Configuration';
 
 /** The answer of a write that sets a `umaDomain` another platform has (here and at platform creation). */
 export const umaDomainTaken = {
-  409: { description: 'UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)', schema: ErrorBody },
+  409: { description: 'UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)', schema: ErrorBody, headers: conflictHeaders },
 };
 
 export const configRoutes = [

@@ -2,7 +2,7 @@ import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';
 import { iso } from '../common/time';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, notFound, retryableConflict } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
@@ -72,7 +72,7 @@ export async function sendTestWebhook(deps: WebhookDeps, platformId: string, web
   const { statements, eventId } = eventStatements(deps.db, { platformId, type: 'TEST', data: {}, now });
   await deps.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
   const outcome = await deliverEvent(deps, eventId, realNow);
-  if (outcome.result === 'not_due') throw conflict('The TEST event is already being delivered; see GET /webhooks/deliveries');
+  if (outcome.result === 'not_due') throw retryableConflict('The TEST event is already being delivered; see GET /webhooks/deliveries');
   if (outcome.result === 'skipped') throw new ApiError(400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED', outcome.reason);
   if (outcome.result !== 'delivered') {
     const details: Record<string, unknown> = { url: outcome.url, eventId };

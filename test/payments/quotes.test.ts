@@ -403,15 +403,6 @@ describe('POST /quotes/{quoteId}/execute', () => {
     await expectLedgerInvariant(p.id);
   });
 
-  it('requires an Idempotency-Key', async () => {
-    const { p, usd, ext } = await setup();
-    const quote = await createQuote(p, accountQuote(usd, ext));
-    const res = await api('POST', `/quotes/${quote.id}/execute`, { auth: p.auth });
-    expectError(res, 400, 'INVALID_INPUT');
-    expect(failingFields(res)).toEqual(['Idempotency-Key']);
-    expect((await tx(p, quote.transactionId)).status).toBe('PENDING');
-  });
-
   it('executes at creation with immediatelyExecute', async () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, { ...accountQuote(usd, ext), immediatelyExecute: true });

@@ -92,6 +92,21 @@ describe('round trips per request (the requests of npm run bench)', () => {
     expect(read.body).toEqual(res.body);
   });
 
+  it('transfer-out without an Idempotency-Key: no claim, the reads still ride on authentication', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 100_000);
+    const external = await externalAccount(p, customer.id, 'USD', '001');
+    const res = await measured('POST', '/transfer-out', {
+      auth: p.auth,
+      body: { source: { accountId: accounts.USD }, destination: { accountId: external }, amount: 1_000 },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // Authentication (token, platform) with both accounts and the owner; then the money batch.
+    expect(res.cost).toMatchObject({ d1: 2, statements: [5, expect.any(Number)], account: [], queue: 1 });
+    expect(await balanceOf(p, accounts.USD!)).toBe(99_000);
+  });
+
   it('a transfer-out replayed by its Idempotency-Key: one round trip, the same body, no money moved', async () => {
     const p = await newPlatform();
     const { customer, accounts } = await customerWithAccounts(p);
