@@ -153,6 +153,10 @@ export const RejectRequest = z.strictObject({ reason: z.string().trim().min(1).m
 
 // --- quotes ---
 
+/** Crypto networks (reference `cryptoNetwork` example values). */
+export const CryptoNetwork = z.enum(['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON', 'SPARK', 'LIGHTNING', 'BITCOIN']).meta({ id: 'CryptoNetwork' });
+export type CryptoNetwork = z.infer<typeof CryptoNetwork>;
+
 export const QuoteSourceRequest = z
   .discriminatedUnion('sourceType', [
     z.strictObject({
@@ -164,7 +168,9 @@ export const QuoteSourceRequest = z
       sourceType: z.literal('REALTIME_FUNDING'),
       customerId: z.string().max(128).optional().meta({ description: 'The customer paying; omitted means the platform' }),
       currency: CurrencyCode,
-      cryptoNetwork: z.string().max(32).optional(),
+      cryptoNetwork: CryptoNetwork.optional().meta({
+        description: 'Crypto currencies only: the network the payer deposits on; required for stablecoins (USDC)',
+      }),
     }),
   ])
   .meta({ id: 'QuoteSource' });
@@ -223,6 +229,7 @@ export const Quote = z
         accountId: z.string().optional(),
         customerId: z.string().optional(),
         currency: z.string().optional(),
+        cryptoNetwork: CryptoNetwork.optional().meta({ description: 'REALTIME_FUNDING in a crypto currency: the network paid on' }),
       })
       .meta({ id: 'QuoteSourceView' }),
     destination: z
