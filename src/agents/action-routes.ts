@@ -17,17 +17,17 @@ import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
 const optionalKey = { [IDEMPOTENCY_HEADER]: { description: 'Optional: a repeat with the same key replays the first answer' } };
-const actionResponses = {
-  201: { description: 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED', schema: AgentAction },
-  ...errorResponses(400, 401, 403, 404, 409, 422),
-  ...ratesUnavailableResponse,
-};
+const actionDescription = 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED';
+const actionErrors = { ...errorResponses(400, 401, 403, 404, 409, 422), ...ratesUnavailableResponse };
+// The reference answers a transfer with 201 (a new action) but the execute of an existing quote with 200.
+const actionResponses = { 201: { description: actionDescription, schema: AgentAction }, ...actionErrors };
+const executeResponses = { 200: { description: actionDescription, schema: AgentAction }, ...actionErrors };
 
 type AgentCtx = Ctx<'agent', any, any, any>;
 
 /** Runs an agent's money request, idempotently when it sent an `Idempotency-Key`. */
-function act(c: AgentCtx, request: () => MoneyRequest) {
-  const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), 201);
+function act(c: AgentCtx, request: () => MoneyRequest, status = 201) {
+  const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), status);
   return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, `agent:${c.auth.agent.id}`, run) : run();
 }
 
@@ -90,10 +90,10 @@ export const agentActionRoutes = [
     auth: 'agent',
     params: z.object({ quoteId: z.string().max(128) }),
     headers: optionalKey,
-    responses: actionResponses,
+    responses: executeResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'EXECUTE_QUOTES', true);
-      return act(c, () => ({ type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }));
+      return act(c, () => ({ type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }), 200);
     },
   }),
   defineRoute({
