@@ -99,7 +99,7 @@ export const agentActionRoutes = [
   defineRoute({
     method: 'POST',
     path: '/agents/me/transfer-out',
-    operationId: 'agentTransferOut',
+    operationId: 'agentCreateTransferOut',
     summary: 'Transfer out under the policy (CREATE_TRANSFERS)',
     tag,
     auth: 'agent',
@@ -114,7 +114,7 @@ export const agentActionRoutes = [
   defineRoute({
     method: 'POST',
     path: '/agents/me/transfer-in',
-    operationId: 'agentTransferIn',
+    operationId: 'agentCreateTransferIn',
     summary: 'Transfer in under the policy (CREATE_TRANSFERS)',
     tag,
     auth: 'agent',
