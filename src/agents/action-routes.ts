@@ -16,17 +16,17 @@ import { loadAgent, requireAgentPermission, requireCustomerAccount } from './ser
 import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
-const actionResponses = {
-  201: { description: 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED', schema: AgentAction },
-  ...errorResponses(400, 401, 403, 404, 409, 422),
-  ...ratesUnavailableResponse,
-};
+const actionDescription = 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED';
+const actionErrors = { ...errorResponses(400, 401, 403, 404, 409, 422), ...ratesUnavailableResponse };
+// The reference answers a transfer with 201 (a new action) but the execute of an existing quote with 200.
+const actionResponses = { 201: { description: actionDescription, schema: AgentAction }, ...actionErrors };
+const executeResponses = { 200: { description: actionDescription, schema: AgentAction }, ...actionErrors };
 
 type AgentCtx = Ctx<'agent', any, any, any>;
 
 /** Runs an agent's money request, idempotently when it sent an `Idempotency-Key`. */
-function act(c: AgentCtx, request: () => MoneyRequest) {
-  const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), 201);
+function act(c: AgentCtx, request: () => MoneyRequest, status = 201) {
+  const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), status);
   return withOptionalIdempotency(c, `agent:${c.auth.agent.id}`, run);
 }
 
@@ -89,16 +89,16 @@ export const agentActionRoutes = [
     auth: 'agent',
     params: z.object({ quoteId: z.string().max(128) }),
     headers: idempotencyHeaderDoc,
-    responses: actionResponses,
+    responses: executeResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'EXECUTE_QUOTES', true);
-      return act(c, () => ({ type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }));
+      return act(c, () => ({ type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }), 200);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/agents/me/transfer-out',
-    operationId: 'agentTransferOut',
+    operationId: 'agentCreateTransferOut',
     summary: 'Transfer out under the policy (CREATE_TRANSFERS)',
     tag,
     auth: 'agent',
@@ -113,7 +113,7 @@ export const agentActionRoutes = [
   defineRoute({
     method: 'POST',
     path: '/agents/me/transfer-in',
-    operationId: 'agentTransferIn',
+    operationId: 'agentCreateTransferIn',
     summary: 'Transfer in under the policy (CREATE_TRANSFERS)',
     tag,
     auth: 'agent',

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { notFound } from '../http/errors';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
@@ -8,7 +10,10 @@ import { Agent } from './schema';
 import { agentExternalAccount, agentView, requireAgentPermission, usageOf } from './service';
 
 const tag = 'Agent Operations';
-const AgentExternalAccountCreate = ExternalAccountCreate.omit({ customerId: true }).meta({ id: 'AgentExternalAccountCreateRequest' });
+// The reference's own body: customerId may be sent, and then must be the agent's customer.
+const AgentExternalAccountCreate = ExternalAccountCreate.extend({
+  customerId: z.string().max(128).optional().meta({ description: "The agent's customer (implied when omitted)" }),
+}).meta({ id: 'AgentExternalAccountCreateRequest' });
 const AgentInternalAccountQuery = InternalAccountListQuery.omit({ customerId: true });
 const AgentExternalAccountQuery = ExternalAccountListQuery.omit({ customerId: true });
 
@@ -60,9 +65,11 @@ export const agentMeRoutes = [
     tag,
     auth: 'agent',
     body: AgentExternalAccountCreate,
-    responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 409) },
+    responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 404, 409) },
     handler: async (c) => {
       requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
+      // Another customer is as unknown to the agent as a made-up id.
+      if (c.body.customerId !== undefined && c.body.customerId !== c.auth.agent.customerId) throw notFound('USER_NOT_FOUND', 'Customer not found');
       const body = { ...c.body, customerId: c.auth.agent.customerId };
       return json(await createExternalAccount(c.db, c.auth.platform, body, c.settings.mode, c.now), 201);
     },

@@ -138,14 +138,15 @@ function businessCreate<B extends z.ZodType>(businessInfo: B) {
   });
 }
 
-export const BusinessCustomerCreate = businessCreate(BusinessInfoCreate).meta({ id: 'BusinessCustomerCreateRequest' });
+// The reference leaves businessInfo out of the create request's required list: KYB asks for it later.
+export const BusinessCustomerCreate = businessCreate(BusinessInfoCreate.optional()).meta({ id: 'BusinessCustomerCreateRequest' });
 
 export const CustomerCreate = z
   .discriminatedUnion('customerType', [IndividualCustomerCreate, BusinessCustomerCreate])
   .meta({ id: 'CustomerCreateRequest' });
 
 /** What a CSV row becomes: the API shape with the CSV's looser business requirements. */
-export const CsvCustomerCreate = z.discriminatedUnion('customerType', [IndividualCustomerCreate, businessCreate(BusinessInfoCsv)]);
+export const CsvCustomerCreate = z.discriminatedUnion('customerType', [IndividualCustomerCreate, businessCreate(BusinessInfoCsv.optional())]);
 export type CustomerCreate = z.infer<typeof CsvCustomerCreate>;
 
 const commonUpdate = {
@@ -163,7 +164,9 @@ export const BusinessCustomerUpdate = z
     ...commonUpdate,
     kybStatus: KybStatus.optional(),
     address: Address.optional(),
-    businessInfo: BusinessInfoUpdate.optional().meta({ description: 'Merged field by field into the stored business info' }),
+    businessInfo: BusinessInfoUpdate.optional().meta({
+      description: 'Merged field by field into the stored business info; the first one given must carry legalName',
+    }),
   })
   .meta({ id: 'BusinessCustomerUpdateRequest' });
 export const CustomerUpdate = z
@@ -201,7 +204,7 @@ export const BusinessCustomer = z
     customerType: z.literal('BUSINESS'),
     kybStatus: KybStatus,
     address: Address.optional(),
-    businessInfo: BusinessInfoResponse,
+    businessInfo: BusinessInfoResponse.optional().meta({ description: 'Absent until given (creation or update)' }),
     beneficialOwners: z.array(BeneficialOwner),
   })
   .meta({ id: 'BusinessCustomer' });

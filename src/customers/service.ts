@@ -285,6 +285,10 @@ export async function checkCustomerUpdate(db: Db, platform: PlatformRow, custome
     throw invalidFields('request body', [{ field: 'customerType', message: `Must be ${row.customerType}: a customer's type cannot change` }]);
   }
   const issues = platformIssues(platform, patch);
+  // A business created without businessInfo gets it here; a stored one always has a legal name.
+  if (patch.customerType === 'BUSINESS' && patch.businessInfo && !patch.businessInfo.legalName && !(row.info as { businessInfo?: unknown }).businessInfo) {
+    issues.push({ field: 'businessInfo.legalName', message: 'Required: this customer has no business info yet' });
+  }
   if (issues.length > 0) throw invalidFields('request body', issues);
   return row;
 }

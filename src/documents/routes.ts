@@ -3,12 +3,20 @@ import { errorResponses } from '../http/responses';
 import { payloadTooLarge } from '../http/body';
 import { multipartBoundary, parseMultipart } from '../http/multipart';
 import { Document, DocumentIdParams, DocumentList, DocumentListQuery } from './schema';
-import { deleteDocument, getDocument, listDocuments, MAX_DOCUMENT_BYTES, uploadDocument } from './service';
+import { deleteDocument, getDocument, listDocuments, MAX_DOCUMENT_BYTES, replaceDocument, uploadDocument } from './service';
 
 const tag = 'Documents';
 
 // Room for the metadata fields and part headers around the file.
 const FORM_OVERHEAD = 64 * 1024;
+
+/** The parts of a document form, refusing (413) a declared size no document fits in before reading it. */
+function documentForm(request: Request) {
+  const boundary = multipartBoundary(request.headers.get('Content-Type'));
+  const declared = Number(request.headers.get('Content-Length') ?? NaN);
+  if (declared > MAX_DOCUMENT_BYTES + FORM_OVERHEAD) throw payloadTooLarge(MAX_DOCUMENT_BYTES);
+  return parseMultipart(request.body, boundary);
+}
 
 export const documentRoutes = [
   defineRoute({
@@ -21,13 +29,7 @@ export const documentRoutes = [
     permission: 'MANAGE',
     body: 'multipart',
     responses: { 201: { description: 'Uploaded', schema: Document }, ...errorResponses(400, 401, 403, 404, 410, 413) },
-    handler: async (c) => {
-      const boundary = multipartBoundary(c.request.headers.get('Content-Type'));
-      const declared = Number(c.request.headers.get('Content-Length') ?? NaN);
-      if (declared > MAX_DOCUMENT_BYTES + FORM_OVERHEAD) throw payloadTooLarge(MAX_DOCUMENT_BYTES);
-      const parts = parseMultipart(c.request.body, boundary);
-      return json(await uploadDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, parts, c.now), 201);
-    },
+    handler: async (c) => json(await uploadDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, documentForm(c.request), c.now), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -52,6 +54,19 @@ export const documentRoutes = [
     params: DocumentIdParams,
     responses: { 200: { description: 'The document', schema: Document }, ...errorResponses(401, 403, 404) },
     handler: async (c) => json(await getDocument(c.db, c.auth.platform.id, c.params.documentId)),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/documents/:documentId',
+    operationId: 'replaceDocument',
+    summary: 'Replace a document: a new file and metadata, as for upload (the holder stays); the old file is deleted',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: DocumentIdParams,
+    body: 'multipart',
+    responses: { 200: { description: 'Replaced', schema: Document }, ...errorResponses(400, 401, 403, 404, 409, 410, 413) },
+    handler: async (c) => json(await replaceDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, c.params.documentId, documentForm(c.request), c.now)),
   }),
   defineRoute({
     method: 'DELETE',

@@ -46,6 +46,9 @@ export const DocumentUploadFields = z.strictObject({
   issuingAuthority: text().optional(),
 });
 export type DocumentUploadFields = z.infer<typeof DocumentUploadFields>;
+/** PUT /documents/{id} (reference `DocumentReplaceRequest`): the same fields but the holder, which never changes. */
+export const DocumentReplaceFields = DocumentUploadFields.omit({ documentHolder: true });
+export type DocumentReplaceFields = z.infer<typeof DocumentReplaceFields>;
 export const DOCUMENT_FIELD_NAMES = new Set(Object.keys(DocumentUploadFields.shape));
 
 export const Document = z

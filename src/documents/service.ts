@@ -1,14 +1,15 @@
 import { and, eq, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Db } from '../db/client';
 import { documents, type DocumentRow } from '../db/schema';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
-import { badRequest, invalidFields, notFound, zodIssues } from '../http/errors';
+import { badRequest, conflict, invalidFields, notFound, zodIssues } from '../http/errors';
 import { readField, type Part } from '../http/multipart';
 import { keysetPage, mapPage } from '../http/pagination';
 import { loadActiveCustomer } from '../customers/service';
 import { loadBeneficialOwner } from '../kyc/owners-service';
-import { DOCUMENT_FIELD_NAMES, DocumentUploadFields, type DocumentView } from './schema';
+import { DOCUMENT_FIELD_NAMES, DocumentReplaceFields, DocumentUploadFields, type DocumentView } from './schema';
 import { storeFile } from './storage';
 
 /** Largest accepted document (reference: 10 MB). */
@@ -42,15 +43,25 @@ function safeFileName(name: string | undefined): string {
   return base.slice(0, 255) || 'document';
 }
 
+interface StoredFile {
+  fileName: string;
+  contentType: string;
+  size: number;
+}
+
 /**
- * POST /documents: reads the multipart parts in order, streaming the `file` part into R2 (never whole in memory),
- * then validates the metadata and the holder and records the document. Any refusal removes the stored bytes.
+ * Reads a document form in order, streaming the `file` part into R2 at `objectKey` (never whole in memory),
+ * and validates the metadata against `schema`. Any refusal here or in `then` removes the stored bytes.
  */
-export async function uploadDocument(db: Db, bucket: R2Bucket, platformId: string, parts: AsyncIterable<Part>, now: number): Promise<DocumentView> {
-  const id = newId('Document', now);
-  const objectKey = `documents/${platformId}/${id}`;
+async function withDocumentForm<F, T>(
+  bucket: R2Bucket,
+  objectKey: string,
+  parts: AsyncIterable<Part>,
+  schema: z.ZodType<F>,
+  then: (fields: F, file: StoredFile) => Promise<T>,
+): Promise<T> {
   const fields: Record<string, string> = {};
-  let file: { fileName: string; contentType: string; size: number } | null = null;
+  let file: StoredFile | null = null;
   try {
     for await (const part of parts) {
       if (part.name === 'file') {
@@ -65,33 +76,65 @@ export async function uploadDocument(db: Db, bucket: R2Bucket, platformId: strin
         throw invalidFields('form fields', [{ field: part.name, message: 'Unknown field' }]);
       }
     }
-    const parsed = DocumentUploadFields.safeParse(fields);
+    const parsed = schema.safeParse(fields);
     const issues = parsed.success ? [] : zodIssues(parsed.error);
     if (!file) issues.push({ field: 'file', message: 'A PDF, JPEG or PNG file is required' });
     if (!parsed.success || !file) throw invalidFields('form fields', issues);
-    await checkHolder(db, platformId, parsed.data.documentHolder);
-    const row: DocumentRow = {
-      id,
-      platformId,
-      documentHolder: parsed.data.documentHolder,
-      documentType: parsed.data.documentType,
-      side: parsed.data.side ?? null,
-      country: parsed.data.country,
-      documentNumber: parsed.data.documentNumber ?? null,
-      issuingAuthority: parsed.data.issuingAuthority ?? null,
-      fileName: file.fileName,
-      contentType: file.contentType,
-      size: file.size,
-      objectKey,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await db.insert(documents).values(row);
-    return documentView(row);
+    return await then(parsed.data, file);
   } catch (error) {
     if (file) await bucket.delete(objectKey).catch(() => {});
     throw error;
   }
+}
+
+/** The columns a form sets: all of them, so a replacement clears the optional fields it leaves out. */
+function formColumns(fields: DocumentReplaceFields, file: StoredFile) {
+  return {
+    documentType: fields.documentType,
+    side: fields.side ?? null,
+    country: fields.country,
+    documentNumber: fields.documentNumber ?? null,
+    issuingAuthority: fields.issuingAuthority ?? null,
+    fileName: file.fileName,
+    contentType: file.contentType,
+    size: file.size,
+  };
+}
+
+/** POST /documents: the file and its metadata; the holder must be a live Customer or BeneficialOwner. */
+export async function uploadDocument(db: Db, bucket: R2Bucket, platformId: string, parts: AsyncIterable<Part>, now: number): Promise<DocumentView> {
+  const id = newId('Document', now);
+  const objectKey = `documents/${platformId}/${id}`;
+  return withDocumentForm(bucket, objectKey, parts, DocumentUploadFields, async (fields, file) => {
+    await checkHolder(db, platformId, fields.documentHolder);
+    const row: DocumentRow = { id, platformId, documentHolder: fields.documentHolder, ...formColumns(fields, file), objectKey, createdAt: now, updatedAt: now };
+    await db.insert(documents).values(row);
+    return documentView(row);
+  });
+}
+
+/**
+ * PUT /documents/{id}: a new file and new metadata for the same document and holder. The file goes to a new
+ * object, the record switches to it only if no other replacement or a delete got there first (409/404, the
+ * new bytes removed), and the old object is deleted after: a failure at any step leaves the document as it was.
+ */
+export async function replaceDocument(db: Db, bucket: R2Bucket, platformId: string, id: string, parts: AsyncIterable<Part>, now: number): Promise<DocumentView> {
+  const current = await db.query.documents.findFirst({ where: and(eq(documents.id, id), eq(documents.platformId, platformId)) });
+  if (!current) throw documentNotFound();
+  const objectKey = `documents/${platformId}/${id}/${crypto.randomUUID()}`;
+  const row = await withDocumentForm(bucket, objectKey, parts, DocumentReplaceFields, async (fields, file) => {
+    await checkHolder(db, platformId, current.documentHolder);
+    const [updated] = await db
+      .update(documents)
+      .set({ ...formColumns(fields, file), objectKey, updatedAt: now })
+      .where(and(eq(documents.id, id), eq(documents.platformId, platformId), eq(documents.objectKey, current.objectKey)))
+      .returning();
+    if (updated) return updated;
+    const still = await db.query.documents.findFirst({ where: and(eq(documents.id, id), eq(documents.platformId, platformId)), columns: { id: true } });
+    throw still ? conflict('The document was replaced by another request meanwhile; fetch it and retry') : documentNotFound();
+  });
+  await bucket.delete(current.objectKey);
+  return documentView(row);
 }
 
 const documentNotFound = () => notFound('NOT_FOUND', 'Document not found');

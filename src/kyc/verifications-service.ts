@@ -29,6 +29,7 @@ function missingInformation(customer: CustomerRow): VerificationErrorView[] {
     if (!info.birthDate) errors.push(missing(customer, 'birthDate', 'Date of birth is required'));
   } else {
     const business = info.businessInfo ?? {};
+    if (!business.legalName) errors.push(missing(customer, 'businessInfo.legalName', 'Legal name is required'));
     if (!business.registrationNumber) errors.push(missing(customer, 'businessInfo.registrationNumber', 'Business registration number is required'));
     if (!business.taxId) errors.push(missing(customer, 'businessInfo.taxId', 'Tax identification number is required'));
     if (!business.incorporatedOn) errors.push(missing(customer, 'businessInfo.incorporatedOn', 'Date of incorporation is required'));

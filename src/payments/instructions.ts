@@ -2,6 +2,16 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { infoFor } from '../accounts/funding-instructions';
 import type { PaymentInstructions } from '../accounts/internal-schema';
+import type { CryptoNetwork } from './schema';
+
+/**
+ * The networks real-time funding in each crypto currency arrives on (those its payment instructions give), and
+ * whether the payer must name one: a stablecoin exists on several chains, so the deposit address depends on it.
+ */
+export const FUNDING_NETWORKS: Record<string, { networks: readonly CryptoNetwork[]; required: boolean }> = {
+  BTC: { networks: ['SPARK', 'LIGHTNING'], required: false },
+  USDC: { networks: ['SOLANA'], required: true },
+};
 
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 

@@ -13,9 +13,9 @@ import { sandboxUmaReceiver } from '../sandbox/uma-receivers';
 import { computeExchange } from './rates';
 import { payoutScenario, type Scenario } from './outcomes';
 import { customerCounterparty, customerRow, externalCounterparty, ownerOf, requireActiveExternal, requireActiveInternal } from './parties';
-import { quotePaymentInstructions } from './instructions';
+import { FUNDING_NETWORKS, quotePaymentInstructions } from './instructions';
 import { executeQuote, QUOTE_TTL_MS } from './quotes-service';
-import type { QuoteRequest, QuoteView } from './schema';
+import type { CryptoNetwork, QuoteRequest, QuoteView } from './schema';
 import { buildChange, commitChange, EXPIRE_TRANSITION, type PaymentDeps } from './state';
 import { quoteView, referenceFor } from './views';
 
@@ -58,6 +58,17 @@ function checkSendingLimits(platform: PlatformRow, code: string, amount: number,
   }
 }
 
+/** Real-time funding's `cryptoNetwork`: for crypto currencies only, one they arrive on, named when required. */
+function checkFundingNetwork(currency: string, network: CryptoNetwork | undefined): void {
+  const funding = FUNDING_NETWORKS[currency];
+  const problem = !funding
+    ? network && `Only for crypto currencies; ${currency} is not one`
+    : network
+      ? !funding.networks.includes(network) && `${currency} real-time funding arrives on ${funding.networks.join(', ')} only`
+      : funding.required && `Required for ${currency}: the network the payer deposits on (${funding.networks.join(', ')})`;
+  if (problem) throw invalidFields('request body', [{ field: 'source.cryptoNetwork', message: problem }]);
+}
+
 /**
  * POST /quotes: prices a conversion from an internal account (embedded wallets included) or real-time
  * funding to an external account, an internal account or a UMA address, with `computeExchange` on the
@@ -87,6 +98,7 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
     customerId = input.source.customerId ?? null;
     if (customerId) await loadActiveCustomer(db, platform.id, customerId);
     sendingCurrency = input.source.currency;
+    checkFundingNetwork(sendingCurrency, input.source.cryptoNetwork);
   }
   const destination = await resolveDestination(db, platform, input.destination, s);
   if (destination.kind !== 'uma' && destination.account.id === sourceAccount?.id) {
@@ -133,7 +145,12 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
   const quoteSource =
     input.source.sourceType === 'ACCOUNT'
       ? { sourceType: 'ACCOUNT', accountId: sourceAccount!.id, ...(customerId ? { customerId } : {}) }
-      : { sourceType: 'REALTIME_FUNDING', ...(customerId ? { customerId } : {}), currency: sendingCurrency };
+      : {
+          sourceType: 'REALTIME_FUNDING',
+          ...(customerId ? { customerId } : {}),
+          currency: sendingCurrency,
+          ...(input.source.cryptoNetwork ? { cryptoNetwork: input.source.cryptoNetwork } : {}),
+        };
   const quoteDestination =
     destination.kind === 'uma'
       ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.address, currency: receivingCurrency }

@@ -153,6 +153,10 @@ export const RejectRequest = z.strictObject({ reason: z.string().trim().min(1).m
 
 // --- quotes ---
 
+/** Crypto networks (reference `cryptoNetwork` example values). */
+export const CryptoNetwork = z.enum(['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON', 'SPARK', 'LIGHTNING', 'BITCOIN']).meta({ id: 'CryptoNetwork' });
+export type CryptoNetwork = z.infer<typeof CryptoNetwork>;
+
 export const QuoteSourceRequest = z
   .discriminatedUnion('sourceType', [
     z.strictObject({
@@ -164,7 +168,9 @@ export const QuoteSourceRequest = z
       sourceType: z.literal('REALTIME_FUNDING'),
       customerId: z.string().max(128).optional().meta({ description: 'The customer paying; omitted means the platform' }),
       currency: CurrencyCode,
-      cryptoNetwork: z.string().max(32).optional(),
+      cryptoNetwork: CryptoNetwork.optional().meta({
+        description: 'Crypto currencies only: the network the payer deposits on; required for stablecoins (USDC)',
+      }),
     }),
   ])
   .meta({ id: 'QuoteSource' });
@@ -223,6 +229,7 @@ export const Quote = z
         accountId: z.string().optional(),
         customerId: z.string().optional(),
         currency: z.string().optional(),
+        cryptoNetwork: CryptoNetwork.optional().meta({ description: 'REALTIME_FUNDING in a crypto currency: the network paid on' }),
       })
       .meta({ id: 'QuoteSourceView' }),
     destination: z
@@ -259,10 +266,23 @@ const InternalAccountReference = z
   .strictObject({ accountId: Id('InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123') })
   .meta({ id: 'InternalAccountReference' });
 
-export const TransferInRequest = z
-  .strictObject({ source: ExternalAccountReference, destination: InternalAccountReference, amount: Amount })
-  .meta({ id: 'TransferInRequest' });
+/**
+ * The reference leaves `amount` out of the transfer bodies' required list but gives its absence no meaning
+ * (no "whole balance" rule), so the body is documented as it has it and a transfer without an amount is
+ * refused, naming the field, with the other invalid fields; nothing is guessed when money moves.
+ */
+function requireAmount<O extends { amount?: number }, I>(schema: z.ZodType<O, I>) {
+  return schema.refine((body) => body.amount !== undefined, {
+    path: ['amount'],
+    message: 'Required: the amount to move in the smallest unit (the reference gives an absent amount no meaning)',
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  }) as unknown as z.ZodType<O & { amount: number }, I>;
+}
 
-export const TransferOutRequest = z
-  .strictObject({ source: InternalAccountReference, destination: ExternalAccountReference, amount: Amount })
-  .meta({ id: 'TransferOutRequest' });
+export const TransferInRequest = requireAmount(
+  z.strictObject({ source: ExternalAccountReference, destination: InternalAccountReference, amount: Amount.optional() }),
+).meta({ id: 'TransferInRequest' });
+
+export const TransferOutRequest = requireAmount(
+  z.strictObject({ source: InternalAccountReference, destination: ExternalAccountReference, amount: Amount.optional() }),
+).meta({ id: 'TransferOutRequest' });

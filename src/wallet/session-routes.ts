@@ -1,7 +1,7 @@
 import { notFound } from '../http/errors';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { AccountIdQuery, AuthSession, ClientKeyRequest, IdParams, SessionList, SIGNATURE_HEADERS, SignedRequestChallenge } from './schema';
+import { AccountIdQuery, AuthSession, AuthSignedRequestChallenge, ClientKeyRequest, IdParams, SessionList, SIGNATURE_HEADERS, SignedRequestChallenge } from './schema';
 import { metaOf, sessionJson, walletByAccount, walletByAuthId } from './service';
 import { signedRetry } from './signed-retry';
 
@@ -9,6 +9,9 @@ const tag = 'Embedded Wallet Auth';
 // Unknown, revoked and expired sessions all answer 404 (the reference: the code reflects the resource state).
 const sessionNotFound = () => notFound('NOT_FOUND', 'Session not found or no longer active');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: SignedRequestChallenge } };
+const revokeChallenge202 = {
+  202: { description: 'Signed-retry challenge, with the type of the credential that issued the session: sign payloadToSign and retry', schema: AuthSignedRequestChallenge },
+};
 
 export const sessionRoutes = [
   defineRoute({
@@ -37,12 +40,17 @@ export const sessionRoutes = [
     permission: 'MANAGE',
     params: IdParams,
     headers: SIGNATURE_HEADERS,
-    responses: { 204: { description: 'Revoked' }, ...challenge202, ...errorResponses(401, 403, 404) },
+    responses: { 204: { description: 'Revoked' }, ...revokeChallenge202, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
       const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, sessionNotFound);
       const result = await signedRetry(c, wallet, 'REVOKE_SESSION', async () => {
-        await requireActive(wallet, c.params.id, c.now);
-        return { activity: 'ACTIVITY_TYPE_REVOKE_SESSION', parameters: { sessionId: c.params.id }, effect: { kind: 'revokeSession', sessionId: c.params.id } };
+        const session = await requireActive(wallet, c.params.id, c.now);
+        return {
+          activity: 'ACTIVITY_TYPE_REVOKE_SESSION',
+          parameters: { sessionId: c.params.id },
+          effect: { kind: 'revokeSession', sessionId: c.params.id },
+          type: session.type,
+        };
       });
       return result.status === 'challenge' ? json(result.body, 202) : noContent();
     },
@@ -80,5 +88,7 @@ export const sessionRoutes = [
 
 async function requireActive(wallet: Awaited<ReturnType<typeof walletByAuthId>>, sessionId: string, now: number) {
   const sessions = await wallet.stub.listSessions(metaOf(wallet, now));
-  if (!sessions.some((s) => s.id === sessionId)) throw sessionNotFound();
+  const session = sessions.find((s) => s.id === sessionId);
+  if (!session) throw sessionNotFound();
+  return session;
 }

@@ -31,12 +31,20 @@ export const webhookRoutes = [
     responses: { 200: { description: 'The delivery', schema: WebhookDelivery }, ...errorResponses(401, 403, 404) },
     handler: async (c) => json(await getDelivery(c.db, c.auth.platform.id, c.params.deliveryId)),
   }),
-  defineRoute({
+  // The reference's sandbox path, and the path the SDK posts to: one operation. Under /sandbox it is
+  // hidden in production like the rest of /sandbox/*; /webhooks/test serves both modes, and in production
+  // the delivery follows the production endpoint rules (https, public host).
+  testWebhookRoute('/sandbox/webhooks/test', 'sendTestWebhook', 'Sandbox', ' (sandbox only)'),
+  testWebhookRoute('/webhooks/test', 'sendWebhookTest', tag, ''),
+];
+
+function testWebhookRoute(path: string, operationId: string, routeTag: string, scope: string) {
+  return defineRoute({
     method: 'POST',
-    path: '/sandbox/webhooks/test',
-    operationId: 'sendTestWebhook',
-    summary: 'Send a signed TEST event to the configured webhookEndpoint and report its answer (sandbox only)',
-    tag: 'Sandbox',
+    path,
+    operationId,
+    summary: `Send a signed TEST event to the configured webhookEndpoint and report its answer${scope}`,
+    tag: routeTag,
     auth: 'basic',
     permission: 'MANAGE',
     responses: {
@@ -48,5 +56,5 @@ export const webhookRoutes = [
       const realNow = c.now - p.clockOffsetMs;
       return json(await sendTestWebhook(jobDeps(c.env, c.settings, c.log, c.db), p.id, p.webhookEndpoint, c.now, realNow));
     },
-  }),
-];
+  });
+}

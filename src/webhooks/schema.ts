@@ -88,10 +88,10 @@ export const WebhookDeliveryListQuery = z.object({
 
 export const WebhookDeliveryIdParams = z.object({ deliveryId: z.string() });
 
-/** How much of an endpoint's answer is read and echoed by `POST /sandbox/webhooks/test`. */
+/** How much of an endpoint's answer is read and echoed by `POST /webhooks/test` (and `/sandbox/webhooks/test`). */
 export const ECHOED_BODY_BYTES = 1024;
 
-/** `POST /sandbox/webhooks/test` result (reference `TestWebhookResponse`). */
+/** `POST /webhooks/test` (and `/sandbox/webhooks/test`) result (reference `TestWebhookResponse`). */
 export const TestWebhookResponse = z
   .object({
     url: z.string().meta({ description: 'URL where the webhook was sent' }),

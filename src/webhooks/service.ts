@@ -62,7 +62,7 @@ export async function getDelivery(db: Db, platformId: string, deliveryId: string
 }
 
 /**
- * `POST /sandbox/webhooks/test`: records a TEST event (listed like any other) and attempts it at once,
+ * `POST /webhooks/test` (and `/sandbox/webhooks/test`): records a TEST event (listed like any other) and attempts it at once,
  * reporting the endpoint's answer. A TEST event is attempted once, never retried.
  */
 export async function sendTestWebhook(deps: WebhookDeps, platformId: string, webhookEndpoint: string | null, now: number, realNow: number) {

@@ -167,7 +167,8 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     });
     expect(quote.status, JSON.stringify(quote.body)).toBe(201);
     const pending = await api('POST', `/agents/me/quotes/${quote.body.id}/execute`, { auth: a.bearer });
-    expect(pending.status, JSON.stringify(pending.body)).toBe(201);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(200); // reference: 200, not 201
+    expect(Object.keys((await api('GET', '/openapi.json')).body.paths['/agents/me/quotes/{quoteId}/execute'].post.responses)).toContain('200');
     expect(pending.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL', quote: { id: quote.body.id } });
     expect(pending.body).not.toHaveProperty('transferDetails');
     await advance(a.p, 301);

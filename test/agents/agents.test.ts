@@ -178,8 +178,15 @@ describe('agent-scoped reads, bound to the customer', () => {
     expectError(await api('GET', `/agents/me/external-accounts/${created.body.id}`, { auth: other.bearer }), 404);
     expectError(await api('DELETE', `/agents/me/external-accounts/${created.body.id}`, { auth: other.bearer }), 404);
     expect((await api('GET', '/agents/me/external-accounts', { auth: other.bearer })).body.data).toEqual([]);
-    // customerId in the body is not allowed: the agent's customer is implied.
-    expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { ...body, customerId: other.customerId } }), 400);
+    // The reference body may name the customer: the agent's own is accepted, any other is unknown to it.
+    const named = { ...body, customerId: a.customerId, accountInfo: { ...body.accountInfo, accountNumber: '987654321' } };
+    const withId = await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: named });
+    expect(withId.status, JSON.stringify(withId.body)).toBe(201);
+    expect(withId.body.customerId).toBe(a.customerId);
+    expect((await api('DELETE', `/agents/me/external-accounts/${withId.body.id}`, { auth: a.bearer })).status).toBe(204);
+    expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { ...body, customerId: other.customerId } }), 404, 'USER_NOT_FOUND');
+    expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { ...body, customerId: 'Customer:00000000-0000-7000-8000-000000000000' } }), 404, 'USER_NOT_FOUND');
+    expect((await api('GET', '/agents/me/external-accounts', { auth: other.bearer })).body.data).toEqual([]);
     expect((await api('DELETE', `/agents/me/external-accounts/${created.body.id}`, { auth: a.bearer })).status).toBe(204);
 
     const viewer = await newAgent({ p: a.p, policy: policy({ permissions: ['VIEW_TRANSACTIONS'] }) });

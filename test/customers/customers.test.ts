@@ -70,6 +70,25 @@ describe('POST /customers', () => {
     });
   });
 
+  it('creates a business without businessInfo (not in the reference required list); the first businessInfo given later needs legalName', async () => {
+    const p = await newPlatform();
+    const res = await api('POST', '/customers', { auth: p.auth, body: { customerType: 'BUSINESS', platformCustomerId: 'biz-bare-001', region: 'US', currencies: ['USD'] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ customerType: 'BUSINESS', platformCustomerId: 'biz-bare-001', kybStatus: 'UNVERIFIED', beneficialOwners: [] });
+    expect(res.body).not.toHaveProperty('businessInfo');
+    expect((await api('GET', `/customers/${res.body.id}`, { auth: p.auth })).body).toEqual(res.body);
+
+    const noName = await api('PATCH', `/customers/${res.body.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { taxId: '47-1234567' } } });
+    expectError(noName, 400, 'INVALID_INPUT');
+    expect(failingFields(noName)).toEqual(['businessInfo.legalName']);
+    const named = await api('PATCH', `/customers/${res.body.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Bare Co', taxId: '47-1234567' } } });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    expect(named.body.businessInfo).toEqual({ legalName: 'Bare Co', taxId: '47-1234567' });
+    // Once stored, a later update may leave the legal name out (it is merged).
+    const more = await api('PATCH', `/customers/${res.body.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { incorporatedOn: '2018-03-14' } } });
+    expect(more.body.businessInfo).toEqual({ legalName: 'Bare Co', taxId: '47-1234567', incorporatedOn: '2018-03-14' });
+  });
+
   it('provisions INTERNAL_CRYPTO for BTC/USDC, and the wallet in the first currency when USD is not supported', async () => {
     const currencies = ['EUR', 'BTC', 'USDC'].map((currencyCode) => ({
       currencyCode,
@@ -116,7 +135,7 @@ describe('POST /customers', () => {
       [individualBody({ platformCustomerId: 'has space' }), ['umaAddress']],
       [individualBody({ kycStatus: 'APPROVED' }), ['kycStatus']],
       [businessBody({}, { taxId: undefined }), ['businessInfo.taxId']],
-      [{ customerType: 'BUSINESS', platformCustomerId: 'b1' }, ['businessInfo']],
+      [{ customerType: 'BUSINESS', platformCustomerId: 'b1', businessInfo: {} }, ['businessInfo.legalName', 'businessInfo.taxId', 'businessInfo.incorporatedOn']],
     ];
     for (const [body, fields] of cases) {
       const res = await api('POST', '/customers', { auth: p.auth, body });

@@ -13,6 +13,14 @@ const pdf = (data = PDF, filename = 'passport_scan.pdf', contentType = 'applicat
 const digest = async (b: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', b))].map((x) => x.toString(16).padStart(2, '0')).join('');
 
 const upload = (p: TestPlatform, parts: FormPart[]) => postForm('/documents', p.auth, parts);
+const replace = (auth: string, id: string, parts: FormPart[]) => {
+  const form = multipart(parts);
+  return api('PUT', `/documents/${id}`, { auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
+};
+/** The reference's replace form: the upload's fields without documentHolder. */
+const replaceFields = (extra: Record<string, string> = {}): FormPart[] =>
+  Object.entries({ documentType: 'PASSPORT', country: 'US', ...extra }).map(([name, value]) => ({ name, value }));
+const objectsOf = async (p: TestPlatform) => (await env.DOCUMENTS.list({ prefix: `documents/${p.id}/` })).objects.map((o) => o.key);
 
 /** A PDF of `size` bytes, filled with a repeating pattern so corruption would show. */
 function bigPdf(size: number): Uint8Array {
@@ -190,6 +198,92 @@ describe('GET /documents (spec 4.7)', () => {
     expectError(await api('GET', `/documents/${doc.id}`, { auth: q.auth }), 404, 'NOT_FOUND');
     expectError(await api('GET', '/documents', { auth: await tokenWith(p, ['MANAGE']) }), 403);
     expectError(await api('GET', `/documents/${doc.id}`, { auth: await tokenWith(p, ['TRANSACT']) }), 403);
+  });
+});
+
+describe('PUT /documents/{id} (reference replaceDocument)', () => {
+  it('replaces the file and the fields (omitted optional ones cleared), keeps id, holder and createdAt, leaves no old object', async () => {
+    const p = await newPlatform();
+    const c = await createCustomer(p);
+    const doc = (await upload(p, [...fields(c.id, { side: 'FRONT', documentNumber: 'A1', issuingAuthority: 'DMV' }), pdf()])).body;
+    const res = await replace(p.auth, doc.id, [...replaceFields({ documentType: 'DRIVERS_LICENSE', country: 'CA', side: 'BACK' }), pdf(PNG, 'licence-back.png', 'image/png')]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      id: doc.id,
+      documentHolder: c.id,
+      documentType: 'DRIVERS_LICENSE',
+      side: 'BACK',
+      country: 'CA',
+      fileName: 'licence-back.png',
+      createdAt: doc.createdAt,
+      updatedAt: expect.any(String),
+    });
+    expect((await api('GET', `/documents/${doc.id}`, { auth: p.auth })).body).toEqual(res.body);
+    const keys = await objectsOf(p);
+    expect(keys).toHaveLength(1);
+    const stored = await env.DOCUMENTS.get(keys[0]!);
+    expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(PNG);
+    expect(stored!.httpMetadata?.contentType).toBe('image/png');
+
+    // Replaced again, then deleted: nothing is left in R2.
+    expect((await replace(p.auth, doc.id, [...replaceFields(), pdf()])).status).toBe(200);
+    expect(await objectsOf(p)).toHaveLength(1);
+    expect((await api('DELETE', `/documents/${doc.id}`, { auth: p.auth })).status).toBe(204);
+    expect(await objectsOf(p)).toEqual([]);
+  });
+
+  it('validates as upload does and a refusal leaves the document and its file as they were', async () => {
+    const p = await newPlatform();
+    const c = await createCustomer(p);
+    const doc = (await upload(p, [...fields(c.id), pdf()])).body;
+    const before = await objectsOf(p);
+    const cases: [FormPart[], string[]][] = [
+      [replaceFields(), ['file']],
+      [[...replaceFields(), pdf(new TextEncoder().encode('<html>'), 'fake.pdf', 'application/pdf')], ['file']],
+      [[...replaceFields({ documentType: 'LIBRARY_CARD', country: 'USA' }), pdf()], ['country', 'documentType']],
+      [[{ name: 'country', value: 'US' }, pdf()], ['documentType']],
+      [[...replaceFields({ documentHolder: c.id }), pdf()], ['documentHolder']],
+      [[...replaceFields(), { name: 'colour', value: 'blue' }, pdf()], ['colour']],
+    ];
+    for (const [parts, names] of cases) {
+      const res = await replace(p.auth, doc.id, parts);
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res).sort(), JSON.stringify(parts.map((x) => x.name))).toEqual([...names].sort());
+    }
+    const tooBig = multipart([...replaceFields(), pdf(bigPdf(10 * 1024 * 1024 + 1), 'huge.pdf')]);
+    expectError(await api('PUT', `/documents/${doc.id}`, { auth: p.auth, raw: tooBig.body, headers: { 'Content-Type': tooBig.contentType } }), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(await api('PUT', `/documents/${doc.id}`, { auth: p.auth, body: { documentType: 'PASSPORT' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect((await api('GET', `/documents/${doc.id}`, { auth: p.auth })).body).toEqual(doc);
+    expect(await objectsOf(p)).toEqual(before);
+    expect(new Uint8Array(await (await env.DOCUMENTS.get(before[0]!))!.arrayBuffer())).toEqual(PDF);
+  });
+
+  it('concurrent replacements leave one file, the one the record names', async () => {
+    const p = await newPlatform();
+    const c = await createCustomer(p);
+    const doc = (await upload(p, [...fields(c.id), pdf()])).body;
+    const results = await Promise.all([1, 2, 3].map((n) => replace(p.auth, doc.id, [...replaceFields({ documentNumber: `N${n}` }), pdf(PDF, `v${n}.pdf`)])));
+    for (const r of results) expect([200, 409], JSON.stringify(r.body)).toContain(r.status);
+    expect(results.some((r) => r.status === 200)).toBe(true);
+    const now = (await api('GET', `/documents/${doc.id}`, { auth: p.auth })).body;
+    expect(results.filter((r) => r.status === 200).map((r) => r.body)).toContainEqual(now);
+    expect(await objectsOf(p)).toHaveLength(1);
+  });
+
+  it('404s another platform’s or an unknown document, 410s when the holder was deleted, needs MANAGE', async () => {
+    const p = await newPlatform();
+    const c = await createCustomer(p);
+    const doc = (await upload(p, [...fields(c.id), pdf()])).body;
+    const q = await newPlatform();
+    expectError(await replace(q.auth, doc.id, [...replaceFields(), pdf()]), 404, 'NOT_FOUND');
+    expectError(await replace(p.auth, 'Document:00000000-0000-7000-8000-000000000000', [...replaceFields(), pdf()]), 404, 'NOT_FOUND');
+    expectError(await replace(await tokenWith(p, ['VIEW', 'TRANSACT']), doc.id, [...replaceFields(), pdf()]), 403);
+    expectError(await replace('', doc.id, [...replaceFields(), pdf()]), 401);
+    await api('DELETE', `/customers/${c.id}`, { auth: p.auth });
+    expectError(await replace(p.auth, doc.id, [...replaceFields({ documentType: 'UTILITY_BILL' }), pdf()]), 410, 'CUSTOMER_DELETED');
+    expect((await api('GET', `/documents/${doc.id}`, { auth: p.auth })).body.documentType).toBe('PASSPORT');
+    expect(await objectsOf(p)).toHaveLength(1);
+    expect(await objectsOf(q)).toEqual([]);
   });
 });
 

@@ -164,6 +164,19 @@ describe('verifications', () => {
     }
   });
 
+  it('KYB of a business created without businessInfo names every missing business field', async () => {
+    const p = await newPlatform();
+    const b = await createCustomer(p, { customerType: 'BUSINESS', address: ADDRESS });
+    const res = await api('POST', '/verifications', { auth: p.auth, body: { customerId: b.id } });
+    expect(res.body.verificationStatus).toBe('RESOLVE_ERRORS');
+    expect(res.body.errors.map((e: any) => e.field)).toEqual([
+      'customer.businessInfo.legalName',
+      'customer.businessInfo.registrationNumber',
+      'customer.businessInfo.taxId',
+      'customer.businessInfo.incorporatedOn',
+    ]);
+  });
+
   it('answers RESOLVE_ERRORS naming missing information, leaving the status unchanged', async () => {
     const p = await newPlatform();
     const b = await createCustomer(p, { customerType: 'BUSINESS', businessInfo: { legalName: 'Bare Co', taxId: '1', incorporatedOn: '2020-01-01' } });

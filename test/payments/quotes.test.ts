@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
-import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../helpers';
+import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, type TestPlatform } from '../helpers';
 import {
   advance,
   balanceOf,
@@ -487,6 +487,31 @@ describe('real-time funding', () => {
     expectError(await api('POST', '/sandbox/send', { auth: r.p.auth, body: { quoteId: r.quote.id, currencyCode: 'USD' } }), 409, 'QUOTE_EXPIRED');
     expect(await tx(r.p, r.quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
     expectError(await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: 'Quote:nope', currencyCode: 'USD' } }), 404, 'QUOTE_NOT_FOUND');
+  });
+
+  it('carries cryptoNetwork for crypto funding: required for USDC, one of its networks, refused for fiat', async () => {
+    const p = await newPlatform({
+      supportedCurrencies: [...SANDBOX_CURRENCIES, ...['USDC', 'BTC'].map((currencyCode) => ({ ...SANDBOX_CURRENCIES[0]!, currencyCode, maxAmount: 10_000_000_000 }))],
+    });
+    const { customer } = await customerWithAccounts(p);
+    const ext = await externalAccount(p, customer.id, 'EUR', '123');
+    const body = (source: Record<string, unknown>) => ({
+      source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, ...source },
+      destination: { destinationType: 'ACCOUNT', accountId: ext },
+      lockedCurrencySide: 'RECEIVING',
+      lockedCurrencyAmount: 10_000,
+    });
+    const usdc = await createQuote(p, body({ currency: 'USDC', cryptoNetwork: 'SOLANA' }));
+    expect(usdc.source).toEqual({ sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USDC', cryptoNetwork: 'SOLANA' });
+    expect(usdc.paymentInstructions.map((i: any) => i.accountOrWalletInfo.accountType)).toContain('SOLANA_WALLET');
+    expect((await api('GET', `/quotes/${usdc.id}`, { auth: p.auth })).body.source.cryptoNetwork).toBe('SOLANA');
+    expect((await createQuote(p, body({ currency: 'BTC', cryptoNetwork: 'LIGHTNING' }))).source.cryptoNetwork).toBe('LIGHTNING');
+    expect((await createQuote(p, body({ currency: 'BTC' }))).source).not.toHaveProperty('cryptoNetwork');
+    for (const source of [{ currency: 'USDC' }, { currency: 'USDC', cryptoNetwork: 'ETHEREUM' }, { currency: 'USD', cryptoNetwork: 'SOLANA' }, { currency: 'USDC', cryptoNetwork: 'DOGE' }]) {
+      const res = await api('POST', '/quotes', { auth: p.auth, body: body(source) });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res), JSON.stringify(source)).toEqual(['source.cryptoNetwork']);
+    }
   });
 
   it("refunds a failed real-time payment to the payer, outside the platform's accounts", async () => {

@@ -166,6 +166,26 @@ describe('POST /transfer-in outcomes (spec 4.9)', () => {
   });
 });
 
+describe('transfer bodies (reference required list: source and destination)', () => {
+  it('documents amount as optional, as the reference does, and refuses a transfer without one, naming it with the other fields', async () => {
+    const { p, usd, ext } = await setup('321');
+    const schemas = (await api('GET', '/openapi.json')).body.components.schemas;
+    for (const name of ['TransferInRequest', 'TransferOutRequest']) expect(schemas[name].required, name).toEqual(['source', 'destination']);
+    for (const [path, body] of [
+      ['/transfer-out', { source: { accountId: usd }, destination: { accountId: ext } }],
+      ['/transfer-in', { source: { accountId: ext }, destination: { accountId: usd } }],
+    ] as const) {
+      const res = await api('POST', path, { auth: p.auth, headers: { 'Idempotency-Key': `no-amount-${path}` }, body });
+      const error = expectError(res, 400, 'INVALID_INPUT');
+      expect(error.details.fields).toEqual([{ field: 'amount', message: expect.stringMatching(/^Required: .*absent amount/) }]);
+    }
+    const both = await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': 'no-amount-2' }, body: { source: { accountId: usd }, destination: {} } });
+    expect(failingFields(both)).toEqual(['destination.accountId', 'amount']);
+    expect((await api('GET', '/transactions', { auth: p.auth })).body.data).toEqual([]);
+    expect(await balanceOf(p, usd)).toBe(50_000);
+  });
+});
+
 describe('transfer rules', () => {
   it('refuses a real shortfall with 400 INSUFFICIENT_FUNDS and records nothing', async () => {
     const { p, usd, ext } = await setup('321');

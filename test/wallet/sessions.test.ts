@@ -54,6 +54,18 @@ describe('DELETE /auth/sessions/{id}', () => {
     expect(await sessionsOf(w)).toEqual([]);
   });
 
+  it('the 202 challenge carries the type of the credential that issued the session (AuthSignedRequestChallenge)', async () => {
+    const w = await newWallet();
+    const s = await otpSession(w);
+    const challenge = await challengeOf(w, 'DELETE', `/auth/sessions/${s.session.id}`);
+    expect(challenge).toEqual({ payloadToSign: expect.any(String), requestId: expect.any(String), expiresAt: expect.any(String), type: 'EMAIL_OTP' });
+    // Refresh keeps the plain challenge and its 200.
+    const refresh = await challengeOf(w, 'POST', `/auth/sessions/${s.session.id}/refresh`, { clientPublicKey: newWalletClient().clientPublicKey });
+    expect(refresh).not.toHaveProperty('type');
+    const doc = (await api('GET', '/openapi.json')).body.paths['/auth/sessions/{id}'].delete.responses['202'];
+    expect(doc.content['application/json'].schema.$ref).toBe('#/components/schemas/AuthSignedRequestChallenge');
+  });
+
   it('unknown, revoked and other platforms’ sessions are 404', async () => {
     const w = await newWallet();
     const s = await otpSession(w);

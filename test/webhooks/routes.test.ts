@@ -104,6 +104,40 @@ describe('POST /sandbox/webhooks/test', () => {
   });
 });
 
+describe('POST /webhooks/test (the path the SDK posts to)', () => {
+  it('is the same operation as /sandbox/webhooks/test: same answer, same event', async () => {
+    const url = hookUrl();
+    const p = await newPlatform({ webhookEndpoint: url });
+    const hook = fakeEndpoint(url, (n) => (n === 1 ? 200 : 500));
+    const res = await api('POST', '/webhooks/test', { auth: p.auth });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ url, response_status: 200, response_body: 'answer 1', eventId: expect.stringMatching(/^Webhook:/) });
+    expect(JSON.parse(hook.calls[0]!.body)).toMatchObject({ id: res.body.eventId, type: 'TEST', data: {} });
+    const failed = expectError(await api('POST', '/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_FAILED');
+    expect(failed.details).toMatchObject({ url, response_status: 500 });
+    expectError(await api('POST', '/webhooks/test', { auth: await tokenWith(p, ['VIEW', 'TRANSACT']) }), 403, 'FORBIDDEN');
+    expectError(await api('POST', '/webhooks/test'), 401, 'UNAUTHORIZED');
+    expectError(await api('POST', '/webhooks/test', { auth: (await newPlatform()).auth }), 400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED');
+    expect(hook.calls).toHaveLength(2);
+  });
+
+  it('is served in production, under the production endpoint rules', async () => {
+    const url = hookUrl();
+    const p = await newPlatform({ webhookEndpoint: url });
+    const hook = fakeEndpoint(url, () => 200);
+    const res = await production('POST', '/webhooks/test', p.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ url, response_status: 200 });
+    expect(hook.calls).toHaveLength(1);
+
+    // A loopback endpoint, fine in sandbox, is refused by a production delivery without being fetched.
+    const local = await newPlatform({ webhookEndpoint: 'http://localhost:8787/hook' });
+    const refused = expectError(await production('POST', '/webhooks/test', local.auth), 400, 'WEBHOOK_DELIVERY_FAILED');
+    expect(refused.details.error).toMatch(/^webhookEndpoint refused: /);
+    expect(refused.details).not.toHaveProperty('response_status');
+  });
+});
+
 describe('GET /webhooks/deliveries', () => {
   it('lists the platform’s deliveries newest first, with filters and a keyset cursor', async () => {
     const url = hookUrl();
@@ -201,6 +235,7 @@ describe('OpenAPI', () => {
     expect(paths['/webhooks/deliveries'].get.operationId).toBe('listWebhookDeliveries');
     expect(paths['/webhooks/deliveries/{deliveryId}'].get.operationId).toBe('getWebhookDelivery');
     expect(paths['/sandbox/webhooks/test'].post.operationId).toBe('sendTestWebhook');
+    expect(paths['/webhooks/test'].post.operationId).toBe('sendWebhookTest');
     expect(paths['/sandbox/clock/advance'].post.operationId).toBe('advanceSandboxClock');
     expect(paths['/exchange-rates'].get.parameters.map((p: any) => p.name)).toEqual(['sourceCurrency', 'destinationCurrency', 'sendingAmount']);
     const schemas = res.body.components.schemas;
