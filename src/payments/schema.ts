@@ -129,10 +129,14 @@ export type TransactionView = z.infer<typeof IncomingTransaction> | z.infer<type
 
 export const TransactionList = pageOf(Transaction, 'TransactionListResponse');
 
+const AccountIdentifierParam = z.string().min(1).max(320).optional();
+
 export const TransactionListQuery = z.object({
   customerId: z.string().max(128).optional().meta({ description: 'A customer id; the platform id selects the platform’s own transactions' }),
   platformCustomerId: z.string().max(128).optional(),
-  accountId: z.string().max(128).optional().meta({ description: 'An internal or external account id, as source or destination' }),
+  accountIdentifier: AccountIdentifierParam.meta({ description: 'Sender or receiver: an internal or external account id, or a UMA address' }),
+  senderAccountIdentifier: AccountIdentifierParam.meta({ description: 'Sender: the source account id, or the sending UMA address' }),
+  receiverAccountIdentifier: AccountIdentifierParam.meta({ description: 'Receiver: the destination account id, or the receiving UMA address' }),
   status: TransactionStatus.optional(),
   type: TransactionType.optional(),
   reference: z.string().max(128).optional(),
