@@ -213,7 +213,10 @@ export const QuoteRequest = z
   .meta({ id: 'QuoteRequest' });
 export type QuoteRequest = z.infer<typeof QuoteRequest>;
 
+const UmaAddressFilter = z.string().min(1).max(320).optional();
+
 export const QuoteStatus = z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED']).meta({ id: 'QuoteStatus' });
+export type QuoteStatus = z.infer<typeof QuoteStatus>;
 
 export const Quote = z
   .object({
@@ -253,6 +256,22 @@ export const Quote = z
 export type QuoteView = z.infer<typeof Quote>;
 
 export const QuoteIdParams = z.object({ quoteId: z.string().max(128) });
+
+export const QuoteListQuery = z.object({
+  customerId: z.string().max(128).optional().meta({ description: 'The sending customer; the platform id selects the platform’s own quotes' }),
+  sendingAccountId: z.string().max(128).optional().meta({ description: 'The internal account paying (ACCOUNT sources)' }),
+  receivingAccountId: z.string().max(128).optional().meta({ description: 'The internal or external account paid (ACCOUNT destinations)' }),
+  sendingUmaAddress: UmaAddressFilter.meta({ description: 'The sender’s UMA address (UMA payments; any case)' }),
+  receivingUmaAddress: UmaAddressFilter.meta({ description: 'The receiving UMA address (UMA_ADDRESS destinations; any case)' }),
+  status: QuoteStatus.optional().meta({ description: 'The status GET /quotes/{quoteId} shows: a PENDING quote past its expiresAt is EXPIRED' }),
+  createdAfter: DateTimeParam.meta({ description: 'Created at or after (ISO 8601)' }),
+  createdBefore: DateTimeParam.meta({ description: 'Created at or before (ISO 8601)' }),
+  limit: limitParam,
+  cursor: cursorParam,
+});
+export type QuoteListQuery = z.infer<typeof QuoteListQuery>;
+
+export const QuoteList = pageOf(Quote, 'QuoteListResponse');
 
 // --- transfers ---
 
