@@ -181,7 +181,8 @@ function decodeParams(raw: Record<string, string> | undefined): Record<string, s
 
 /** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). */
 function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // No prototype: `__proto__` is a parameter like any other (refused as unknown), not a setter.
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
     const prev = out[k];
     out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);

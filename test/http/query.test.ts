@@ -39,6 +39,9 @@ describe('query parameters', () => {
     expect((await api('GET', '/transactions?limit=5&sortOrder=asc&status=PENDING', { auth: p.auth })).status).toBe(200);
     expect((await api('GET', '/quotes?limit=5&status=EXPIRED', { auth: p.auth })).status).toBe(200);
     expectError(await api('GET', '/quotes?limit=5&limit=6', { auth: p.auth }), 400, 'INVALID_INPUT');
+    const proto = await api('GET', '/transactions?__proto__=1', { auth: p.auth });
+    expectError(proto, 400, 'INVALID_INPUT');
+    expect(proto.body.details.fields).toEqual([{ field: '__proto__', message: 'Unknown field' }]);
     // The path's own operation decides: an id lookup without a query schema is unaffected.
     expect((await api('GET', '/config?x=1', { auth: p.auth })).status).toBe(200);
   });
