@@ -77,7 +77,7 @@ export const agentActionRoutes = [
       if (!p.includes('EXECUTE_QUOTES') && !p.includes('VIEW_TRANSACTIONS')) requireAgentPermission(c.auth.agent, 'CREATE_QUOTES');
       const { quote } = await loadQuote(c.db, c.auth.agent.platformId, c.params.quoteId);
       if (quote.customerId !== c.auth.agent.customerId) throw quoteNotFound();
-      return json(await getQuote(c.db, c.auth.agent.platformId, c.params.quoteId));
+      return json(await getQuote(c.db, c.auth.agent.platformId, c.params.quoteId, c.now));
     },
   }),
   defineRoute({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { base64url } from '../crypto/secrets';
 import { badRequest } from './errors';
@@ -60,7 +60,14 @@ export function decodeCursor(cursor: string): Position {
 
 interface KeysetQuery<Row> {
   table: SQLiteTable;
+  /**
+   * A 1:1 table joined for filtering and reading: rows are then `fields` (name them: a batch reads rows by
+   * column name, so two tables' same-named columns would collide in `select()` of both).
+   */
+  join?: { table: SQLiteTable; on: SQL; fields: SelectedFields };
   idColumn: SQLiteColumn;
+  /** The id of a row; given when rows are not the table's own (a join). */
+  rowId?: (row: Row) => string;
   /** Secondary sort column; omitted means the id alone orders (ids are time-ordered UUIDv7). */
   sortColumn?: SQLiteColumn;
   sortKey?: (row: Row) => string | number;
@@ -90,16 +97,21 @@ export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page
     }
   }
   const orderBy = q.sortColumn ? [by(q.sortColumn), by(q.idColumn)] : [by(q.idColumn)];
-  const rowsQuery = db
-    .select()
-    .from(q.table)
+  let rowsFrom = db.select().from(q.table).$dynamic();
+  let countFrom = db.select({ n: count() }).from(q.table).$dynamic();
+  if (q.join) {
+    // Rows take the shape of the join's fields (the caller's Row says which); the count does not.
+    rowsFrom = db.select(q.join.fields).from(q.table).innerJoin(q.join.table, q.join.on).$dynamic() as unknown as typeof rowsFrom;
+    countFrom = countFrom.innerJoin(q.join.table, q.join.on);
+  }
+  const rowsQuery = rowsFrom
     .where(and(q.where, position))
     .orderBy(...orderBy)
     .limit(q.limit + 1);
   let rows: Row[];
   let total: number | undefined;
   if (q.withTotal) {
-    const [r, c] = await db.batch([rowsQuery, db.select({ n: count() }).from(q.table).where(q.where)]);
+    const [r, c] = await db.batch([rowsQuery, countFrom.where(q.where)]);
     rows = r as Row[];
     total = c[0]?.n ?? 0;
   } else {
@@ -109,8 +121,9 @@ export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page
   const data = hasMore ? rows.slice(0, q.limit) : rows;
   const page: Page<Row> = { data, hasMore };
   if (hasMore) {
-    const last = data[data.length - 1] as Row & { id: string };
-    page.nextCursor = encodeCursor(q.sortKey ? { k: q.sortKey(last), id: last.id } : { id: last.id });
+    const last = data[data.length - 1]!;
+    const id = q.rowId ? q.rowId(last) : (last as Row & { id: string }).id;
+    page.nextCursor = encodeCursor(q.sortKey ? { k: q.sortKey(last), id } : { id });
   }
   if (total !== undefined) page.totalCount = total;
   return page;

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Env, Settings } from '../env';
@@ -63,6 +63,7 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
   params?: z.ZodType<P>;
   /** Path parameters that are secrets (a redeemable code): log lines show their `:name`, never the value. */
   secretParams?: readonly (keyof P & string)[];
+  /** A `z.object`; a parameter it does not declare is 400, never ignored. */
   query?: z.ZodType<Q>;
   /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
   body?: z.ZodType<B> | 'multipart';
@@ -86,13 +87,14 @@ export interface RouteDef extends RouteSpec<AuthKind, unknown, unknown, unknown>
 export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = Record<string, never>, B = undefined>(
   spec: RouteSpec<A, P, Q, B>,
 ): RouteDef {
+  const input = { params: spec.params, query: strictQuery(spec), body: spec.body };
   const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
     refuseCrossSiteWrite(request);
     const db = database(env.DB);
     const wall = Date.now();
     // With a preload the input is read first, so an invalid request adds nothing to the authentication
     // round trip; its error still comes after authentication's.
-    const early = spec.preload ? await readInput(spec, request).catch((error: unknown) => ({ error })) : undefined;
+    const early = spec.preload ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
     const preload = valid && spec.preload ? (platformId: SQL) => spec.preload!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall }) : undefined;
     const { principal: auth, preloaded } = await authenticate(spec.auth, request, { db, settings, permission: spec.permission, preload });
@@ -100,7 +102,7 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
     }
     if (early && 'error' in early) throw early.error;
-    const { params, query, body, rawBody } = valid ?? (await readInput(spec, request));
+    const { params, query, body, rawBody } = valid ?? (await readInput(input, request));
     return spec.handler({
       request,
       env,
@@ -119,6 +121,13 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
     });
   };
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown>), run };
+}
+
+/** The route's query schema refusing undeclared parameters, as bodies refuse unknown fields (a client's typo or unsupported filter would otherwise widen the list silently). */
+function strictQuery(spec: { operationId: string; query?: z.ZodType }): z.ZodType | undefined {
+  if (!spec.query) return undefined;
+  if (!(spec.query instanceof z.ZodObject)) throw new Error(`${spec.operationId}: the query schema must be a z.object`);
+  return spec.query.strict();
 }
 
 /**
@@ -172,7 +181,8 @@ function decodeParams(raw: Record<string, string> | undefined): Record<string, s
 
 /** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). */
 function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // No prototype: `__proto__` is a parameter like any other (refused as unknown), not a setter.
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
     const prev = out[k];
     out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);

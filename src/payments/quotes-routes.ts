@@ -5,9 +5,9 @@ import { SIGNATURE_HEADERS, SignedRequestChallenge } from '../wallet/schema';
 import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
 import { loadInternalAccount } from '../accounts/internal-service';
-import { Quote, QuoteIdParams, QuoteRequest } from './schema';
+import { Quote, QuoteIdParams, QuoteList, QuoteListQuery, QuoteRequest } from './schema';
 import { ratesUnavailableResponse } from './rates-schema';
-import { checkExecutable, executeQuote, getQuote, loadQuote } from './quotes-service';
+import { checkExecutable, executeQuote, getQuote, listQuotes, loadQuote } from './quotes-service';
 import { createQuote } from './quote-create';
 import { paymentDeps } from './state';
 
@@ -36,6 +36,18 @@ export const quoteRoutes = [
   }),
   defineRoute({
     method: 'GET',
+    path: '/quotes',
+    operationId: 'listQuotes',
+    summary: 'List quotes, newest first (filters: customer, sending and receiving account or UMA address, status, creation time)',
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    query: QuoteListQuery,
+    responses: { 200: { description: 'A page of quotes, each as GET /quotes/{quoteId} shows it', schema: QuoteList }, ...errorResponses(400, 401, 403) },
+    handler: async (c) => json(await listQuotes(c.db, c.auth.platform.id, c.query, c.now)),
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/quotes/:quoteId',
     operationId: 'getQuoteById',
     summary: 'Get a quote (its status follows its transaction)',
@@ -44,7 +56,7 @@ export const quoteRoutes = [
     permission: 'VIEW',
     params: QuoteIdParams,
     responses: { 200: { description: 'The quote', schema: Quote }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getQuote(c.db, c.auth.platform.id, c.params.quoteId)),
+    handler: async (c) => json(await getQuote(c.db, c.auth.platform.id, c.params.quoteId, c.now)),
   }),
   defineRoute({
     method: 'POST',

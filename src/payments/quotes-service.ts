@@ -1,11 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, gte, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { quotes, transactions, type QuoteRow, type TransactionRow } from '../db/schema';
+import { quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
+import { keysetPage, mapPage, type Page } from '../http/pagination';
 import { insufficientFunds } from './parties';
-import type { QuoteView } from './schema';
+import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
 import { buildChange, commitChange, initiation, type PaymentDeps } from './state';
-import { awaitingApproval, quoteStatus, quoteView } from './views';
+import { awaitingApproval, QUOTE_STATUS_OF, quoteStatus, quoteTransactionStatus, quoteView } from './views';
 
 /** Quotes lock their price this long (spec 2.3's 5 minutes; the reference: 1 to 5 minutes on instant rails). */
 export const QUOTE_TTL_MS = 5 * 60_000;
@@ -24,9 +25,45 @@ export async function loadQuote(db: Db, platformId: string, quoteId: string): Pr
   return row;
 }
 
-export async function getQuote(db: Db, platformId: string, quoteId: string): Promise<QuoteView> {
+export async function getQuote(db: Db, platformId: string, quoteId: string, now: number): Promise<QuoteView> {
   const { quote, tx } = await loadQuote(db, platformId, quoteId);
-  return quoteView(quote, tx.status);
+  return quoteView(quote, quoteTransactionStatus(quote, tx.status, now));
+}
+
+const TRANSACTION_STATUSES = Object.keys(QUOTE_STATUS_OF) as TransactionStatus[];
+const transactionStatusesOf = (status: QuoteStatus) => inArray(transactions.status, TRANSACTION_STATUSES.filter((s) => QUOTE_STATUS_OF[s] === status));
+
+/** SQL for quotes showing `status` at `now`, exactly as quoteTransactionStatus derives it. */
+function quoteStatusIs(status: QuoteStatus, now: number): SQL | undefined {
+  const lapsed = and(transactionStatusesOf('PENDING'), lte(quotes.expiresAt, now));
+  if (status === 'PENDING') return and(transactionStatusesOf('PENDING'), gt(quotes.expiresAt, now));
+  if (status === 'EXPIRED') return or(transactionStatusesOf('EXPIRED'), lapsed);
+  return transactionStatusesOf(status);
+}
+
+/** GET /quotes: newest first, keyset on the (time-ordered) id; filters read the quote and its transaction. */
+export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, now: number): Promise<Page<QuoteView>> {
+  const where: (SQL | undefined)[] = [eq(quotes.platformId, platformId)];
+  if (q.customerId) where.push(q.customerId === platformId ? isNull(quotes.customerId) : eq(quotes.customerId, q.customerId));
+  if (q.sendingAccountId) where.push(eq(quotes.sourceAccountId, q.sendingAccountId));
+  if (q.receivingAccountId) where.push(eq(transactions.destinationAccountId, q.receivingAccountId));
+  if (q.sendingUmaAddress) where.push(eq(sql`lower(${transactions.senderUmaAddress})`, q.sendingUmaAddress.toLowerCase()));
+  if (q.receivingUmaAddress) where.push(eq(sql`lower(${transactions.receiverUmaAddress})`, q.receivingUmaAddress.toLowerCase()));
+  if (q.status) where.push(quoteStatusIs(q.status, now));
+  if (q.createdAfter !== undefined) where.push(gte(quotes.createdAt, q.createdAfter));
+  if (q.createdBefore !== undefined) where.push(lte(quotes.createdAt, q.createdBefore));
+  const page = await keysetPage<{ quote: QuoteRow; status: TransactionStatus }>(db, {
+    table: quotes,
+    join: { table: transactions, on: eq(transactions.id, quotes.transactionId), fields: { quote: getTableColumns(quotes), status: transactions.status } },
+    idColumn: quotes.id,
+    rowId: (row) => row.quote.id,
+    order: 'desc',
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+  });
+  return mapPage(page, (row) => quoteView(row.quote, quoteTransactionStatus(row.quote, row.status, now)));
 }
 
 /** Whether the quote can be executed now; a refusal names why (checked before a wallet challenge too). */

@@ -129,10 +129,14 @@ export type TransactionView = z.infer<typeof IncomingTransaction> | z.infer<type
 
 export const TransactionList = pageOf(Transaction, 'TransactionListResponse');
 
+const AccountIdentifierParam = z.string().min(1).max(320).optional();
+
 export const TransactionListQuery = z.object({
   customerId: z.string().max(128).optional().meta({ description: 'A customer id; the platform id selects the platform’s own transactions' }),
   platformCustomerId: z.string().max(128).optional(),
-  accountId: z.string().max(128).optional().meta({ description: 'An internal or external account id, as source or destination' }),
+  accountIdentifier: AccountIdentifierParam.meta({ description: 'Sender or receiver: an internal or external account id, or a UMA address' }),
+  senderAccountIdentifier: AccountIdentifierParam.meta({ description: 'Sender: the source account id, or the sending UMA address' }),
+  receiverAccountIdentifier: AccountIdentifierParam.meta({ description: 'Receiver: the destination account id, or the receiving UMA address' }),
   status: TransactionStatus.optional(),
   type: TransactionType.optional(),
   reference: z.string().max(128).optional(),
@@ -215,7 +219,10 @@ export const QuoteRequest = z
   .meta({ id: 'QuoteRequest' });
 export type QuoteRequest = z.infer<typeof QuoteRequest>;
 
+const UmaAddressFilter = z.string().min(1).max(320).optional();
+
 export const QuoteStatus = z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED']).meta({ id: 'QuoteStatus' });
+export type QuoteStatus = z.infer<typeof QuoteStatus>;
 
 export const Quote = z
   .object({
@@ -256,6 +263,22 @@ export const Quote = z
 export type QuoteView = z.infer<typeof Quote>;
 
 export const QuoteIdParams = z.object({ quoteId: z.string().max(128) });
+
+export const QuoteListQuery = z.object({
+  customerId: z.string().max(128).optional().meta({ description: 'The sending customer; the platform id selects the platform’s own quotes' }),
+  sendingAccountId: z.string().max(128).optional().meta({ description: 'The internal account paying (ACCOUNT sources)' }),
+  receivingAccountId: z.string().max(128).optional().meta({ description: 'The internal or external account paid (ACCOUNT destinations)' }),
+  sendingUmaAddress: UmaAddressFilter.meta({ description: 'The sender’s UMA address (UMA payments; any case)' }),
+  receivingUmaAddress: UmaAddressFilter.meta({ description: 'The receiving UMA address (UMA_ADDRESS destinations; any case)' }),
+  status: QuoteStatus.optional().meta({ description: 'The status GET /quotes/{quoteId} shows: a PENDING quote past its expiresAt is EXPIRED' }),
+  createdAfter: DateTimeParam.meta({ description: 'Created at or after (ISO 8601)' }),
+  createdBefore: DateTimeParam.meta({ description: 'Created at or before (ISO 8601)' }),
+  limit: limitParam,
+  cursor: cursorParam,
+});
+export type QuoteListQuery = z.infer<typeof QuoteListQuery>;
+
+export const QuoteList = pageOf(Quote, 'QuoteListResponse');
 
 // --- transfers ---
 

@@ -1,4 +1,4 @@
-import { and, eq, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, eq, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { transactions, type TransactionRow } from '../db/schema';
 import { notFound } from '../http/errors';
@@ -19,12 +19,20 @@ export async function getTransaction(db: Db, platformId: string, id: string) {
   return transactionView(await loadTransaction(db, platformId, id));
 }
 
+// An end's account identifier is what its `source`/`destination` names: an account id or a UMA address
+// (the reference's ACCOUNT and UMA_ADDRESS kinds); UMA addresses compare without case.
+const isSender = (identifier: string) => or(eq(transactions.sourceAccountId, identifier), eq(sql`lower(${transactions.senderUmaAddress})`, identifier.toLowerCase()));
+const isReceiver = (identifier: string) =>
+  or(eq(transactions.destinationAccountId, identifier), eq(sql`lower(${transactions.receiverUmaAddress})`, identifier.toLowerCase()));
+
 /** GET /transactions: newest first by default, keyset on the (time-ordered) id. */
 export async function listTransactions(db: Db, platformId: string, q: TransactionListQuery) {
   const where: (SQL | undefined)[] = [eq(transactions.platformId, platformId)];
   if (q.customerId) where.push(q.customerId === platformId ? isNull(transactions.customerId) : eq(transactions.customerId, q.customerId));
   if (q.platformCustomerId) where.push(eq(transactions.platformCustomerId, q.platformCustomerId));
-  if (q.accountId) where.push(or(eq(transactions.sourceAccountId, q.accountId), eq(transactions.destinationAccountId, q.accountId)));
+  if (q.accountIdentifier) where.push(or(isSender(q.accountIdentifier), isReceiver(q.accountIdentifier)));
+  if (q.senderAccountIdentifier) where.push(isSender(q.senderAccountIdentifier));
+  if (q.receiverAccountIdentifier) where.push(isReceiver(q.receiverAccountIdentifier));
   if (q.status) where.push(eq(transactions.status, q.status));
   if (q.type) where.push(eq(transactions.type, q.type));
   if (q.reference) where.push(eq(transactions.reference, q.reference));

@@ -3,7 +3,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { QuoteRow, TransactionRow, TransactionStatus } from '../db/schema';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
-import type { QuoteView, TransactionView } from './schema';
+import type { QuoteStatus, QuoteView, TransactionView } from './schema';
 
 /** A stable reference derived from an id (what a bank memo or a payout would carry). */
 export function referenceFor(prefix: string, id: string): string {
@@ -77,18 +77,24 @@ export function transactionView(row: TransactionRow): TransactionView {
 }
 
 /** A quote's status follows its transaction's: any unsuccessful end is FAILED. */
-export function quoteStatus(status: TransactionStatus): QuoteView['status'] {
-  switch (status) {
-    case 'CREATED':
-    case 'PENDING':
-      return 'PENDING';
-    case 'PROCESSING':
-    case 'COMPLETED':
-    case 'EXPIRED':
-      return status;
-    default:
-      return 'FAILED';
-  }
+export const QUOTE_STATUS_OF: Record<TransactionStatus, QuoteStatus> = {
+  CREATED: 'PENDING',
+  PENDING: 'PENDING',
+  PROCESSING: 'PROCESSING',
+  COMPLETED: 'COMPLETED',
+  EXPIRED: 'EXPIRED',
+  FAILED: 'FAILED',
+  REJECTED: 'FAILED',
+  REFUNDED: 'FAILED',
+};
+
+export function quoteStatus(status: TransactionStatus): QuoteStatus {
+  return QUOTE_STATUS_OF[status];
+}
+
+/** The transaction status a quote reads as at `now`: still pending past its expiresAt is EXPIRED, before its expiry transition has run. */
+export function quoteTransactionStatus(quote: Pick<QuoteRow, 'expiresAt'>, status: TransactionStatus, now: number): TransactionStatus {
+  return quoteStatus(status) === 'PENDING' && now >= quote.expiresAt ? 'EXPIRED' : status;
 }
 
 export function quoteView(quote: QuoteRow, status: TransactionStatus): QuoteView {

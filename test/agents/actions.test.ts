@@ -225,6 +225,31 @@ describe('agent binding and permissions', () => {
     expect(inbound.body).toMatchObject({ type: 'TRANSFER_IN', status: 'APPROVED' });
   });
 
+  it('agent transactions: the reference’s filters narrow the customer’s list; customer filters and unknown parameters are 400', async () => {
+    const a = await fundedAgent();
+    const other = await fundedAgent({}, a.p);
+    const second = await externalAccount(a.p, a.customerId, 'USD', '790');
+    const toBank = (await out(a, 100)).body.transaction.id;
+    const toSecond = (await api('POST', '/agents/me/transfer-out', { auth: a.bearer, body: { source: { accountId: a.usd }, destination: { accountId: second }, amount: 200 } })).body.transaction.id;
+    const fromBank = (await api('POST', '/agents/me/transfer-in', { auth: a.bearer, body: { source: { accountId: a.bank }, destination: { accountId: a.usd }, amount: 300 } })).body.transaction.id;
+    await out(other, 100);
+    const ids = async (q: string) => {
+      const res = await api('GET', `/agents/me/transactions?${q}`, { auth: a.bearer });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data.map((t: any) => t.id);
+    };
+    expect(await ids(`receiverAccountIdentifier=${second}`)).toEqual([toSecond]);
+    expect(await ids(`senderAccountIdentifier=${a.bank}`)).toEqual([fromBank]);
+    expect(await ids(`accountIdentifier=${a.bank}`)).toEqual([fromBank, toBank]);
+    expect(await ids(`accountIdentifier=${a.bank}&type=OUTGOING&sortOrder=asc`)).toEqual([toBank]);
+    expect(await ids(`accountIdentifier=${other.bank}`)).toEqual([]);
+    for (const q of ['customerId=' + a.customerId, 'platformCustomerId=x', 'accountId=' + a.bank]) {
+      const res = await api('GET', `/agents/me/transactions?${q}`, { auth: a.bearer });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(res.body.details.fields).toEqual([{ field: q.split('=')[0], message: 'Unknown field' }]);
+    }
+  });
+
   it('agent transactions list only the customer’s; platform approve/reject need TRANSACT and the same platform', async () => {
     const a = await fundedAgent({ defaultExecutionMode: 'APPROVAL_REQUIRED' });
     const other = await fundedAgent({}, a.p);

@@ -10,7 +10,10 @@ import reference from './reference-operations.json';
  */
 
 /** Operations the SDK calls that the reference snapshot predates. */
-const SDK_OPERATIONS = [{ method: 'POST', path: '/webhooks/test' }];
+const SDK_OPERATIONS = [
+  { method: 'POST', path: '/webhooks/test' },
+  { method: 'GET', path: '/quotes' },
+];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 

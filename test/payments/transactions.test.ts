@@ -79,8 +79,8 @@ describe('GET /transactions', () => {
 
     expect((await list(`?customerId=${second.customer.id}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
     expect((await list(`?platformCustomerId=${customer.platformCustomerId}`)).body.totalCount).toBe(7);
-    expect((await list(`?accountId=${secondExt}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
-    expect((await list(`?accountId=${eur}`)).body.data.map((t: any) => t.id)).toEqual([quote.transactionId]);
+    expect((await list(`?accountIdentifier=${secondExt}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
+    expect((await list(`?accountIdentifier=${eur}`)).body.data.map((t: any) => t.id)).toEqual([quote.transactionId]);
     expect((await list('?status=FAILED')).body.data.map((t: any) => t.id)).toEqual([failed]);
     expect((await list('?status=PENDING')).body.data.map((t: any) => t.id)).toEqual([quote.transactionId]);
     expect((await list('?type=INCOMING')).body.data.map((t: any) => t.id)).toEqual([incoming]);
@@ -105,10 +105,60 @@ describe('GET /transactions', () => {
     expect(asc.map((t) => t.id).slice(0, 8)).toEqual(all.body.data.map((t: any) => t.id).reverse());
     expect(asc).toHaveLength(9);
 
-    for (const q of ['?limit=0', '?limit=101', '?status=DONE', '?type=BOTH', '?startDate=yesterday', '?cursor=%%%', '?sortOrder=up']) {
+    for (const q of ['?limit=0', '?limit=101', '?status=DONE', '?type=BOTH', '?startDate=yesterday', '?cursor=%%%', '?sortOrder=up', '?accountIdentifier=']) {
       expectError(await list(q), 400, 'INVALID_INPUT');
     }
     await expectLedgerInvariant(p.id);
+  });
+
+  it('account identifiers: an account id or a UMA address, as sender, receiver or either; combined with other filters and kept across pages', async () => {
+    const { p, customer, usd, ext, eur } = await setup();
+    const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((t) => t.id);
+    const list = (q: string) => api('GET', `/transactions?${q}`, { auth: p.auth });
+    const outs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      vi.setSystemTime(T0 + i * 1000);
+      outs.push((await transfer(p, 'out', usd, ext, 100 + i)).body.id);
+    }
+    vi.setSystemTime(T0 + 5000);
+    const back = (await transfer(p, 'in', ext, usd, 50)).body.id;
+    const toEur = (await createQuote(p, quoteBody(usd, eur))).transactionId;
+    const umaReceiver = '$success.eur@sandbox.uma.test';
+    const toUma = (
+      await createQuote(p, {
+        source: { sourceType: 'ACCOUNT', accountId: usd },
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: umaReceiver },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1000,
+      })
+    ).transactionId;
+    const received = await api('POST', '/sandbox/uma/receive', {
+      auth: p.auth,
+      body: { senderUmaAddress: '$alice@sender.example', receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 },
+    });
+    expect(received.status, JSON.stringify(received.body)).toBe(200);
+    const fromAlice = received.body.id as string;
+
+    expect(ids(await list(`senderAccountIdentifier=${ext}`))).toEqual([back]);
+    expect(ids(await list(`receiverAccountIdentifier=${ext}`))).toEqual(outs.slice().reverse());
+    expect(ids(await list(`accountIdentifier=${ext}`))).toEqual([back, ...outs.slice().reverse()]);
+    expect(ids(await list(`senderAccountIdentifier=${usd}`))).toEqual([toUma, toEur, ...outs.slice().reverse()]);
+    expect(ids(await list(`receiverAccountIdentifier=${usd}`))).toEqual([fromAlice, back]);
+    // UMA addresses name the ends of UMA payments, in any case.
+    expect(ids(await list(`receiverAccountIdentifier=${encodeURIComponent(umaReceiver.toUpperCase())}`))).toEqual([toUma]);
+    expect(ids(await list(`senderAccountIdentifier=${encodeURIComponent('$alice@sender.example')}`))).toEqual([fromAlice]);
+    expect(ids(await list(`accountIdentifier=${encodeURIComponent(customer.umaAddress)}`))).toEqual([fromAlice, toUma]);
+    expect(ids(await list(`senderAccountIdentifier=${eur}`))).toEqual([]);
+    // Combined: AND of every filter given.
+    expect(ids(await list(`senderAccountIdentifier=${usd}&receiverAccountIdentifier=${ext}&status=COMPLETED`))).toEqual(outs.slice().reverse());
+    expect(ids(await list(`accountIdentifier=${usd}&type=INCOMING`))).toEqual([fromAlice, back]);
+    expect(ids(await list(`senderAccountIdentifier=${usd}&status=PENDING`))).toEqual([toUma, toEur]);
+    const to = encodeURIComponent(new Date(T0 + 1000).toISOString());
+    expect(ids(await list(`accountIdentifier=${ext}&endDate=${to}`))).toEqual([outs[1], outs[0]]);
+    // Pages of a filtered list keep the filter.
+    const first = await list(`receiverAccountIdentifier=${ext}&limit=2`);
+    expect(first.body).toMatchObject({ hasMore: true, totalCount: 3 });
+    expect((await walk(`/transactions?receiverAccountIdentifier=${ext}&limit=1&sortOrder=asc`, p.auth)).map((t) => t.id)).toEqual(outs);
   });
 
   it('lists only the calling platform’s transactions; another platform’s id is 404', async () => {
