@@ -5,7 +5,7 @@ import { database } from '../../src/db/client';
 import { quotes } from '../../src/db/schema';
 import { api, expectError, newPlatform, type TestPlatform } from '../helpers';
 import { multipart } from '../customers/fixtures';
-import { balanceOf, customerWithAccounts, externalAccount, fund } from '../payments/support';
+import { balanceOf, createQuote, customerWithAccounts, execute, externalAccount, fund } from '../payments/support';
 
 /** A JSON text sent with `contentType` (none: a byte body, for which fetch adds no Content-Type). */
 const send = (p: TestPlatform, method: string, path: string, body: unknown, contentType?: string, headers: Record<string, string> = {}) =>
@@ -102,29 +102,21 @@ describe('requests a browser marks as coming from another site', () => {
     const { customer, accounts } = await customerWithAccounts(p);
     await fund(p, accounts.USD!, 50_000);
     const ext = await externalAccount(p, customer.id, 'USD', '123');
-    const quote = await api('POST', '/quotes', {
-      auth: p.auth,
-      body: {
-        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
-        destination: { destinationType: 'ACCOUNT', accountId: ext },
-        lockedCurrencySide: 'SENDING',
-        lockedCurrencyAmount: 10_000,
-      },
+    const quote = await createQuote(p, {
+      source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+      destination: { destinationType: 'ACCOUNT', accountId: ext },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
     });
-    expect(quote.status).toBe(201);
-    const execute = (site?: string) =>
-      api('POST', `/quotes/${quote.body.id}/execute`, {
-        auth: p.auth,
-        headers: { 'Idempotency-Key': crypto.randomUUID(), ...(site ? { 'Sec-Fetch-Site': site } : {}) },
-      });
+    const executeFrom = (site?: string) => execute(p, quote.id, undefined, site ? { 'Sec-Fetch-Site': site } : {});
     for (const site of ['cross-site', 'same-site']) {
-      expectError(await execute(site), 403, 'FORBIDDEN');
+      expectError(await executeFrom(site), 403, 'FORBIDDEN');
       expectError(await api('POST', '/sandbox/reset', { auth: p.auth, headers: { 'Sec-Fetch-Site': site } }), 403, 'FORBIDDEN');
     }
     expect(await balanceOf(p, accounts.USD!)).toBe(50_000);
     expect((await api('GET', `/customers/${customer.id}`, { auth: p.auth, headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(200);
     // A page of the service itself, and an API client (no such header), go through.
-    expect((await execute('same-origin')).status).toBe(200);
+    expect((await executeFrom('same-origin')).status).toBe(200);
     expect(await balanceOf(p, accounts.USD!)).toBeLessThan(50_000);
     expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
   });
