@@ -1,4 +1,4 @@
-// Rewrites the corridor table of README.md from the declarations in src/accounts/corridors/
+// Rewrites the corridor table of README.md from the declarations in src/external-accounts/corridors/
 // (test/accounts/readme.test.ts fails when the two differ). esbuild comes with wrangler.
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const out = join(mkdtempSync(join(tmpdir(), 'corridors-')), 'corridors.mjs');
-await build({ entryPoints: ['src/accounts/corridors/index.ts'], bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' });
+await build({ entryPoints: ['src/external-accounts/corridors/index.ts'], bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' });
 const { corridorTable } = await import(pathToFileURL(out).href);
 const readme = readFileSync('README.md', 'utf8');
 const begin = '<!-- corridor table: npm run corridors -->\n';

@@ -20,7 +20,7 @@ import { webhookRoutes } from './webhooks/routes';
 import { customerRoutes } from './customers/routes';
 import { bulkImportRoutes } from './customers/bulk-routes';
 import { internalAccountRoutes, sandboxFundRoutes } from './accounts/internal-routes';
-import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './accounts/external-routes';
+import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './external-accounts/routes';
 import { kycRoutes } from './kyc/routes';
 import { documentRoutes } from './documents/routes';
 import { umaProviderOperatorRoutes, umaProviderRoutes } from './uma/routes';

@@ -4,8 +4,8 @@ import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
 import { listCustomerInternalAccounts } from '../accounts/internal-service';
-import { ExternalAccount, ExternalAccountCreate, ExternalAccountIdParams, ExternalAccountList, ExternalAccountListQuery } from '../accounts/external-schema';
-import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts } from '../accounts/external-service';
+import { ExternalAccount, ExternalAccountCreate, ExternalAccountIdParams, ExternalAccountList, ExternalAccountListQuery } from '../external-accounts/schema';
+import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts } from '../external-accounts/service';
 import { Agent } from './schema';
 import { agentExternalAccount, agentView, requireAgentPermission, usageOf } from './service';
 

@@ -7,7 +7,7 @@ import { iso } from '../common/time';
 import { ApiError, badRequest, invalidFields, notFound, type FieldIssue } from '../http/errors';
 import { keysetPage } from '../http/pagination';
 import { loadActiveCustomer } from '../customers/service';
-import { loadExternalAccount } from '../accounts/external-service';
+import { loadExternalAccount } from '../external-accounts/service';
 import { loadInternalAccount } from '../accounts/internal-service';
 import type { AgentPolicy, AgentPolicyUpdate } from './schema';
 

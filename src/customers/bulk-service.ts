@@ -10,11 +10,13 @@ import {
   webhookEvents,
   type BulkImportJobRow,
 } from '../db/schema';
-import { inJson, insertJsonRows, isUniqueViolation, MAX_JSON_BYTES } from '../db/json-rows';
+import { inJson, insertJsonRows, MAX_JSON_BYTES } from '../db/json-rows';
+import { isUniqueViolation } from '../db/errors';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { badRequest, notFound } from '../http/errors';
-import { errorText, type Statement } from '../ledger/ledger';
+import { errorText } from '../db/errors';
+import { type Statement } from '../db/client';
 import { dispatchEvents } from '../webhooks/outbox';
 import { sqlEventStatements } from '../webhooks/sql-events';
 import { parseCsv, type CsvOversize } from './csv';

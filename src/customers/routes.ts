@@ -2,7 +2,7 @@ import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers } from './service';
-import { patchCustomer } from '../wallet/customer-email';
+import { patchCustomer } from './email-update';
 import { AuthSignedRequestChallenge, SIGNATURE_HEADERS } from '../wallet/schema';
 
 const tag = 'Customers';

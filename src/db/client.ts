@@ -1,7 +1,11 @@
 import { drizzle } from 'drizzle-orm/d1';
+import type { BatchItem } from 'drizzle-orm/batch';
 import * as schema from './schema';
 
 export type Db = ReturnType<typeof build>;
+
+/** One statement of a D1 batch. */
+export type Statement = BatchItem<'sqlite'>;
 
 const build = (d1: D1Database) => drizzle(d1, { schema });
 

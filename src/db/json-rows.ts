@@ -1,7 +1,6 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from './client';
-import type { Statement } from '../ledger/ledger';
+import type { Db, Statement } from './client';
 
 /** Characters of JSON per bound parameter or stored value: far below D1's 2 MB value limit. */
 export const MAX_JSON_BYTES = 400_000;
@@ -49,12 +48,4 @@ export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: T[
 /** `column IN (values)` with the values as one JSON parameter, for lists longer than D1's parameter limit. */
 export function inJson(column: SQLiteColumn | SQL, values: readonly (string | number)[]): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
-}
-
-/** True when `error` is a UNIQUE violation of `table` (optionally naming `column`). */
-export function isUniqueViolation(text: string, table: string, column?: string): boolean {
-  const m = text.match(/UNIQUE constraint failed: ([^|]*)/i);
-  if (!m) return false;
-  const cols = m[1]!;
-  return cols.includes(`${table}.`) && (column === undefined || cols.includes(`${table}.${column}`));
 }

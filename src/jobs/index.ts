@@ -5,7 +5,7 @@ import { deliverDueWebhooks, deliverEvents } from '../webhooks/delivery';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
-import { applyDueTransitions, type TransitionDueJob } from './transitions';
+import { applyDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 // Registers the payment transition handlers (plan steps, quote expiry) wherever transitions are applied.
 import '../payments/transitions';
 // Registers the approval deadline and the decision an answer to an incoming payment's approval request carries.

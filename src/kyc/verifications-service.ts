@@ -6,7 +6,7 @@ import { newId } from '../crypto/ids';
 import { notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { customerEventData, customerStatusEvent, loadActiveCustomer } from '../customers/service';
-import type { Statement } from '../ledger/ledger';
+import type { Statement } from '../db/client';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { sandboxKybStatus } from './sandbox';
 import type { VerificationErrorView } from './schema';

@@ -1,10 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
-import type { Db } from '../db/client';
+import type { Db, Statement } from '../db/client';
 import { internalAccounts, ledgerEntries } from '../db/schema';
 import { newId } from '../crypto/ids';
-
-export type Statement = BatchItem<'sqlite'>;
+import { errorText } from '../db/errors';
 
 /** One movement of money from one account to another, in one currency. */
 export interface Movement {
@@ -69,15 +67,4 @@ export async function runMoneyBatch(db: Db, stmts: Statement[]): Promise<MoneyBa
     if (/UNIQUE constraint failed: ledger_entries/i.test(text)) return 'already_applied';
     throw error;
   }
-}
-
-/** The message of an error and its causes (drizzle wraps D1's error). */
-export function errorText(error: unknown): string {
-  const parts: string[] = [];
-  let e: unknown = error;
-  for (let i = 0; e && i < 5; i++) {
-    parts.push(e instanceof Error ? e.message : String(e));
-    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
-  }
-  return parts.join(' | ');
 }

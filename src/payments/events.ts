@@ -1,6 +1,6 @@
 import type { Db } from '../db/client';
 import type { TransactionRow, TransactionStatus } from '../db/schema';
-import type { Statement } from '../ledger/ledger';
+import type { Statement } from '../db/client';
 import { eventStatements } from '../webhooks/outbox';
 import type { WebhookType } from '../webhooks/schema';
 import { awaitingApproval, transactionView } from './views';

@@ -3,7 +3,7 @@ import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { transactions, webhookDeliveries, webhookEvents, type Approval, type FailureReason, type TransactionRow } from '../db/schema';
 import { currencyInfo } from '../common/currencies';
-import { registerTransitionHandler, scheduleTransition, dispatchTransitions, type ScheduledTransition } from '../jobs/transitions';
+import { registerTransitionHandler, scheduleTransition, dispatchTransitions, type ScheduledTransition } from '../transitions/schedule';
 import { registerAnswerHandler } from '../webhooks/delivery';
 import { buildChange, commitChange, dueStep, type Hop, type PaymentDeps } from './state';
 import { awaitingApproval } from './views';

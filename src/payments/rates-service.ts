@@ -3,7 +3,7 @@ import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../common/curr
 import { iso } from '../common/time';
 import { computeExchange, type MidMarket } from './rates';
 import type { ExchangeRate } from './rates-schema';
-import { defaultRail } from '../accounts/corridors';
+import { defaultRail } from '../external-accounts/corridors';
 
 export interface ExchangeRateFilters {
   sourceCurrency?: string;

@@ -1,5 +1,5 @@
 import type { ServiceMode } from '../env';
-import { registerTransitionHandler, type TransitionContext, type TransitionEffect } from '../jobs/transitions';
+import { registerTransitionHandler, type TransitionContext, type TransitionEffect } from '../transitions/schedule';
 import { loadTransaction } from './transactions-service';
 import { buildChange, dueStep, EXPIRE_TRANSITION, STEP_TRANSITION } from './state';
 

@@ -7,7 +7,7 @@ import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
 import { keysetPage } from '../http/pagination';
 import { conflict, invalidFields } from '../http/errors';
-import { errorText } from '../ledger/ledger';
+import { errorText } from '../db/errors';
 import type { Settings } from '../env';
 import { webhookPublicKeyPem } from '../crypto/webhook-signature';
 import { newToken } from './tokens-service';

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { platforms } from '../db/schema';
 import { iso } from '../common/time';
 import type { JobDeps } from '../jobs/deps';
-import { applyDueTransitions } from '../jobs/transitions';
+import { applyDueTransitions } from '../transitions/schedule';
 import { dueDeliveryEventIds } from '../webhooks/delivery';
 import { dispatchEvents } from '../webhooks/outbox';
 

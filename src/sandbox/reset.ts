@@ -27,7 +27,7 @@ import {
   webhookDeliveries,
   webhookEvents,
 } from '../db/schema';
-import type { Statement } from '../ledger/ledger';
+import type { Statement } from '../db/client';
 
 /**
  * POST /sandbox/reset: deletes all of one platform's data except its API tokens and configuration

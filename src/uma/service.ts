@@ -4,7 +4,7 @@ import { umaProviders, type UmaProviderRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { inJson } from '../db/json-rows';
 import { keysetPage } from '../http/pagination';
-import type { Statement } from '../ledger/ledger';
+import type { Statement } from '../db/client';
 import type { UmaProviderInput, UmaProviderListQuery, UmaProviderView } from './schema';
 
 export function umaProviderView(row: UmaProviderRow): UmaProviderView {

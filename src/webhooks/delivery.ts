@@ -6,7 +6,7 @@ import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
 import type { ServiceMode } from '../env';
 import type { Logger } from '../http/log';
-import type { Statement } from '../ledger/ledger';
+import type { Statement } from '../db/client';
 import type { WebhookDeliverJob } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
 import { newId } from '../crypto/ids';
-import type { Statement } from '../ledger/ledger';
+import type { Statement } from '../db/client';
 import type { WebhookType } from './schema';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { primaryIdentifier } from '../../src/accounts/beneficiary';
-import { textSuffix } from '../../src/accounts/corridors/define';
+import { primaryIdentifier } from '../../src/external-accounts/beneficiary';
+import { textSuffix } from '../../src/external-accounts/corridors/define';
 import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
 import { ADDRESS, createCustomer, productionApi, walk } from '../customers/fixtures';
 import { INVOICE, SPARK, sparkWithSuffix } from './identifiers';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { corridorTable } from '../../src/accounts/corridors';
+import { corridorTable } from '../../src/external-accounts/corridors';
 import readme from '../../README.md?raw';
 
 describe('README corridor table', () => {

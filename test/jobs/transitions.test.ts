@@ -11,7 +11,7 @@ import {
   registerTransitionHandler,
   scheduleTransition,
   type TransitionInput,
-} from '../../src/jobs/transitions';
+} from '../../src/transitions/schedule';
 import { eventStatements } from '../../src/webhooks/outbox';
 import { api, BASE, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
 import { consume, runCron } from '../webhooks/hooks';

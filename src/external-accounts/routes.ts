@@ -8,8 +8,8 @@ import {
   ExternalAccountListQuery,
   PlatformExternalAccountCreate,
   PlatformExternalAccountListQuery,
-} from './external-schema';
-import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts, loadExternalAccount } from './external-service';
+} from './schema';
+import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts, loadExternalAccount } from './service';
 
 const tag = 'External Accounts';
 

@@ -2,17 +2,17 @@ import { and, eq, isNotNull, isNull, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { externalAccounts, type ExternalAccountRow, type PlatformRow } from '../db/schema';
-import { isUniqueViolation } from '../db/json-rows';
+import { isUniqueViolation } from '../db/errors';
 import { currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { conflict, invalidFields, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
-import { errorText } from '../ledger/ledger';
+import { errorText } from '../db/errors';
 import { loadActiveCustomer } from '../customers/service';
 import { verifyBeneficiary } from './beneficiary';
 import { corridorOf, holdsCurrency, identifierOf, railsOf } from './corridors';
-import type { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountView } from './external-schema';
+import type { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountView } from './schema';
 
 export function externalAccountView(row: ExternalAccountRow): ExternalAccountView {
   const rails = railsOf(row.accountType);

@@ -1,8 +1,8 @@
 import type { Ctx } from '../http/route';
-import type { CustomerUpdate } from '../customers/schema';
-import { checkCustomerUpdate, updateCustomer } from '../customers/service';
-import { metaOf, walletOfCustomer } from './service';
-import { signedRetry } from './signed-retry';
+import type { CustomerUpdate } from './schema';
+import { checkCustomerUpdate, updateCustomer } from './service';
+import { metaOf, walletOfCustomer } from '../wallet/service';
+import { signedRetry } from '../wallet/signed-retry';
 
 type PatchCtx = Ctx<'basic', { customerId: string }, unknown, CustomerUpdate>;
 

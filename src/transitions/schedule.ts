@@ -3,7 +3,8 @@ import type { Db } from '../db/client';
 import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
-import { errorText, type Statement } from '../ledger/ledger';
+import { errorText } from '../db/errors';
+import { type Statement } from '../db/client';
 import { dispatchEvents } from '../webhooks/outbox';
 import { MAX_QUEUE_DELAY_SECONDS } from '../webhooks/delivery';
 

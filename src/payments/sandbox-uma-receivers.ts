@@ -1,5 +1,5 @@
 import type { Settings } from '../env';
-import type { Scenario } from '../payments/outcomes';
+import type { Scenario } from './outcomes';
 
 export interface UmaReceiver {
   address: string;

@@ -1,0 +1,20 @@
+// Reading D1's errors: drizzle wraps them, and constraint names are only in the message.
+
+/** The message of an error and its causes (drizzle wraps D1's error). */
+export function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let i = 0; e && i < 5; i++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
+  }
+  return parts.join(' | ');
+}
+
+/** True when `error` is a UNIQUE violation of `table` (optionally naming `column`). */
+export function isUniqueViolation(text: string, table: string, column?: string): boolean {
+  const m = text.match(/UNIQUE constraint failed: ([^|]*)/i);
+  if (!m) return false;
+  const cols = m[1]!;
+  return cols.includes(`${table}.`) && (column === undefined || cols.includes(`${table}.${column}`));
+}
