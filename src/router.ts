@@ -27,6 +27,7 @@ import { umaProviderOperatorRoutes, umaProviderRoutes } from './uma/routes';
 import { quoteRoutes } from './payments/quotes-routes';
 import { transferRoutes } from './payments/transfers-routes';
 import { transactionRoutes } from './payments/transactions-routes';
+import { transactionApprovalRoutes } from './agents/transaction-approval-routes';
 import { sandboxPaymentRoutes } from './sandbox/payments-routes';
 
 export const API_VERSION = '2025-10-13';
@@ -62,6 +63,7 @@ export const ROUTES: RouteDef[] = [
   ...quoteRoutes,
   ...transferRoutes,
   ...transactionRoutes,
+  ...transactionApprovalRoutes,
   ...sandboxPaymentRoutes,
 ];
 

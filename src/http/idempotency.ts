@@ -1,3 +1,4 @@
+import { KEY_TTL_MS } from '../common/idempotency';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -11,8 +12,6 @@ import { ApiError, badRequest, errorResponse, FINAL_CONFLICT_HEADERS } from './e
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const MAX_KEY_LENGTH = 255;
-/** A key is remembered this long; afterwards it counts as new. */
-export const KEY_TTL_MS = 24 * 60 * 60_000;
 /** An in-flight claim older than this belongs to a worker that died; the key may be claimed again. */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 

@@ -1,11 +1,20 @@
 import type { Env, Settings } from '../env';
 import { database, type Db } from '../db/client';
 import type { Logger } from '../http/log';
-import type { WebhookDeps } from '../webhooks/delivery';
+import type { TransitionDeps, TransitionHandlers } from '../transitions/schedule';
+import { webhookDeps, type AnswerHandlers, type WebhookDeps } from '../webhooks/delivery';
+import { paymentTransitions } from '../payments/transitions';
+import { incomingApprovalTransitions, incomingPaymentAnswer } from '../payments/incoming-approval';
 
-/** What background work needs (queue consumer, cron sweep, and routes that trigger it). */
-export type JobDeps = WebhookDeps;
+/** Every transition kind and its handler; each kind is named once, by the area that schedules it. */
+export const transitions: TransitionHandlers = { ...paymentTransitions, ...incomingApprovalTransitions };
+
+/** Event types whose answer is a decision. */
+const answers: AnswerHandlers = { 'INCOMING_PAYMENT.PENDING': incomingPaymentAnswer };
+
+/** What background work needs (queue consumer, cron sweep, and the sandbox clock that runs it early). */
+export type JobDeps = WebhookDeps & TransitionDeps;
 
 export function jobDeps(env: Env, s: Settings, log: Logger, db: Db = database(env.DB)): JobDeps {
-  return { db, queue: env.JOBS, signingKey: s.webhookSigningKey, mode: s.mode, log };
+  return { ...webhookDeps(env, s, log, db), transitions, answers };
 }

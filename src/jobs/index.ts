@@ -6,10 +6,6 @@ import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { applyDueTransitions, type TransitionDueJob } from '../transitions/schedule';
-// Registers the payment transition handlers (plan steps, quote expiry) wherever transitions are applied.
-import '../payments/transitions';
-// Registers the approval deadline and the decision an answer to an incoming payment's approval request carries.
-import '../payments/incoming-approval';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
 export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;

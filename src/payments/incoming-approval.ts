@@ -3,8 +3,8 @@ import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { transactions, webhookDeliveries, webhookEvents, type Approval, type FailureReason, type TransactionRow } from '../db/schema';
 import { currencyInfo } from '../common/currencies';
-import { registerTransitionHandler, scheduleTransition, dispatchTransitions, type ScheduledTransition } from '../transitions/schedule';
-import { registerAnswerHandler } from '../webhooks/delivery';
+import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
+import type { AnswerHandler } from '../webhooks/delivery';
 import { buildChange, commitChange, dueStep, type Hop, type PaymentDeps } from './state';
 import { awaitingApproval } from './views';
 
@@ -139,7 +139,8 @@ function answerDecision(status: number, body: string): Decision | 'accepted' | n
   return null;
 }
 
-registerAnswerHandler('INCOMING_PAYMENT.PENDING', {
+/** The decision an answer to an incoming payment's approval request carries. */
+export const incomingPaymentAnswer: AnswerHandler = {
   async apply(deps, event, answer, now) {
     const decision = answerDecision(answer.status, answer.body);
     if (decision === null) return false;
@@ -154,7 +155,7 @@ registerAnswerHandler('INCOMING_PAYMENT.PENDING', {
     await commitChange(deps, await decisionChange(deps.db, tx, decision, now, deps.mode));
     return true;
   },
-});
+};
 
 /** A 202: the platform decides through the API within ASYNC_DECISION_MS, else the deadline fails the payment. */
 async function acceptAsync(deps: Pick<PaymentDeps, 'db' | 'queue' | 'log'>, tx: TransactionRow, now: number) {
@@ -181,7 +182,7 @@ export function lateDecision(tx: TransactionRow, now: number): Decision | null {
  * The deadline: a payment still undecided at `decideBy` fails (TIMED_OUT after a 202, else WEBHOOK_ERROR),
  * and its approval request stops being retried.
  */
-registerTransitionHandler(DEADLINE_TRANSITION, async (ctx) => {
+const approvalDeadline: TransitionHandler = async (ctx) => {
   const tx = await loadById(ctx.db, ctx.row.platformId, ctx.row.subjectId);
   const late = tx && awaitingIncomingDecision(tx) ? lateDecision(tx, ctx.now) : null;
   if (!tx || !late) return { statements: [] };
@@ -196,4 +197,7 @@ registerTransitionHandler(DEADLINE_TRANSITION, async (ctx) => {
     .set({ status: 'FAILED', lastError: 'No decision before the approval deadline', nextAttemptAt: ctx.now, updatedAt: ctx.now })
     .where(and(eq(webhookDeliveries.status, 'PENDING'), inArray(webhookDeliveries.eventId, requests)));
   return { statements: [...change.statements, stop], eventIds: change.eventIds };
-});
+};
+
+/** The approval deadline of an incoming payment. */
+export const incomingApprovalTransitions = { [DEADLINE_TRANSITION]: approvalDeadline };

@@ -1,5 +1,5 @@
 import { and, eq, lte, type SQL } from 'drizzle-orm';
-import { KEY_TTL_MS } from '../http/idempotency';
+import { KEY_TTL_MS } from '../common/idempotency';
 import type { Db } from '../db/client';
 import { customers, internalAccounts, transactions, type Approval, type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
 import { errorText } from '../db/errors';

@@ -1,5 +1,5 @@
 import type { ServiceMode } from '../env';
-import { registerTransitionHandler, type TransitionContext, type TransitionEffect } from '../transitions/schedule';
+import type { TransitionContext, TransitionEffect, TransitionHandler } from '../transitions/schedule';
 import { loadTransaction } from './transactions-service';
 import { buildChange, dueStep, EXPIRE_TRANSITION, STEP_TRANSITION } from './state';
 
@@ -14,7 +14,7 @@ async function subject(ctx: TransitionContext) {
  * transaction is still where the step was scheduled from; its change is conditional on the version read,
  * so a concurrent change makes the batch fail and the row stay due (the next sweep finds it moved on).
  */
-registerTransitionHandler(STEP_TRANSITION, async (ctx) => {
+const applyStep: TransitionHandler = async (ctx) => {
   const tx = await subject(ctx);
   const data = ctx.row.data as { scenario?: string; index?: number; mode?: ServiceMode } | null;
   if (!tx || tx.status !== ctx.row.fromStatus || tx.scenario !== data?.scenario || typeof data.index !== 'number') return nothing;
@@ -23,13 +23,16 @@ registerTransitionHandler(STEP_TRANSITION, async (ctx) => {
   // The follow-up transition's statement joins the batch through `transitions` (applyDueTransitions adds it).
   const change = await buildChange(ctx.db, tx, step.hops, { now: ctx.now, mode });
   return { statements: change.statements, eventIds: change.eventIds, transitions: step.transitions };
-});
+};
 
 /** A quote's expiry: its transaction, still PENDING (awaiting approval or not), ends EXPIRED with QUOTE_EXPIRED. */
-registerTransitionHandler(EXPIRE_TRANSITION, async (ctx) => {
+const expireQuote: TransitionHandler = async (ctx) => {
   const tx = await subject(ctx);
   if (!tx || tx.status !== 'PENDING') return nothing;
   // No money moves, so the mode (which only shapes balance events) does not matter here.
   const change = await buildChange(ctx.db, tx, [{ status: 'EXPIRED', set: { failureReason: 'QUOTE_EXPIRED' } }], { now: ctx.now, mode: 'sandbox' });
   return { statements: change.statements, eventIds: change.eventIds };
-});
+};
+
+/** The transitions of a transaction's life: its sandbox plan's steps and its quote's expiry. */
+export const paymentTransitions = { [STEP_TRANSITION]: applyStep, [EXPIRE_TRANSITION]: expireQuote };

@@ -93,16 +93,13 @@ export interface TransitionEffect {
 
 export type TransitionHandler = (ctx: TransitionContext) => TransitionEffect | Promise<TransitionEffect>;
 
-const handlers = new Map<string, TransitionHandler>();
-
-/** Registers the handler of a transition kind; areas call this once at module load. */
-export function registerTransitionHandler(kind: string, handler: TransitionHandler): void {
-  handlers.set(kind, handler);
-}
+/** The handler of each transition kind: an explicit map, built next to the queue consumer (src/jobs/). */
+export type TransitionHandlers = Readonly<Record<string, TransitionHandler>>;
 
 export interface TransitionDeps {
   db: Db;
   queue: Queue<unknown>;
+  transitions: TransitionHandlers;
   log: Logger;
 }
 
@@ -169,7 +166,7 @@ async function dueRows(db: Db, realNow: number, scope: ApplyScope) {
 }
 
 async function applyOne(deps: TransitionDeps, row: DueTransitionRow, now: number): Promise<'applied' | 'skipped' | 'failed'> {
-  const handler = handlers.get(row.kind);
+  const handler = Object.hasOwn(deps.transitions, row.kind) ? deps.transitions[row.kind] : undefined;
   if (!handler) {
     deps.log.error('no handler for transition kind', { kind: row.kind, id: row.id });
     return 'failed';

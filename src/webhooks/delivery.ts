@@ -1,12 +1,11 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { database, type Db, type Statement } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';
 import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
-import type { ServiceMode } from '../env';
+import type { Env, ServiceMode, Settings } from '../env';
 import type { Logger } from '../http/log';
-import type { Statement } from '../db/client';
 import type { WebhookDeliverJob } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 
@@ -34,9 +33,15 @@ export interface WebhookDeps {
   queue: Queue<unknown>;
   /** WEBHOOK_SIGNING_KEY (base64 PKCS#8 DER, P-256): each platform's key is derived from it. */
   signingKey: string | undefined;
+  /** What answers mean beyond delivery; a delivery without them (a test event) only records the answer. */
+  answers?: AnswerHandlers;
   /** Which endpoint rules hold at delivery time (`endpointProblem`). */
   mode: ServiceMode;
   log: Logger;
+}
+
+export function webhookDeps(env: Env, s: Settings, log: Logger, db: Db = database(env.DB)): WebhookDeps {
+  return { db, queue: env.JOBS, signingKey: s.webhookSigningKey, mode: s.mode, log };
 }
 
 export type AttemptOutcome =
@@ -88,11 +93,8 @@ export interface AnswerHandler {
   apply(deps: WebhookDeps, event: WebhookEventRow, answer: { status: number; body: string }, now: number): Promise<boolean>;
 }
 
-const answerHandlers = new Map<string, AnswerHandler>();
-
-export function registerAnswerHandler(type: WebhookType, handler: AnswerHandler): void {
-  answerHandlers.set(type, handler);
-}
+/** The answer handler of each event type whose answer is a decision: an explicit map, built next to the queue consumer. */
+export type AnswerHandlers = Readonly<Partial<Record<WebhookType, AnswerHandler>>>;
 
 /** An answer carrying a decision may hold a JSON body (receiverCustomerInfo, a reason): read more of it than is echoed. */
 const DECISION_BODY_BYTES = 16 * 1024;
@@ -165,7 +167,7 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
  */
 async function attemptSend(deps: WebhookDeps, signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
   const refused = endpointProblem(endpoint, deps.mode === 'production');
-  const handler = answerHandlers.get(event.type);
+  const handler = deps.answers?.[event.type as WebhookType];
   let sent: Sent;
   if (refused) {
     sent = { error: `webhookEndpoint refused: ${refused}` };

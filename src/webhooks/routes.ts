@@ -1,6 +1,6 @@
+import { webhookDeps } from './delivery';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { jobDeps } from '../jobs/deps';
 import { TestWebhookResponse, WebhookDelivery, WebhookDeliveryIdParams, WebhookDeliveryList, WebhookDeliveryListQuery } from './schema';
 import { getDelivery, listDeliveries, sendTestWebhook } from './service';
 
@@ -54,7 +54,7 @@ function testWebhookRoute(path: string, operationId: string, routeTag: string, s
     handler: async (c) => {
       const p = c.auth.platform;
       const realNow = c.now - p.clockOffsetMs;
-      return json(await sendTestWebhook(jobDeps(c.env, c.settings, c.log, c.db), p.id, p.webhookEndpoint, c.now, realNow));
+      return json(await sendTestWebhook(webhookDeps(c.env, c.settings, c.log, c.db), p.id, p.webhookEndpoint, c.now, realNow));
     },
   });
 }

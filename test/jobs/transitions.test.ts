@@ -8,16 +8,20 @@ import { logger } from '../../src/http/log';
 import {
   applyDueTransitions,
   dispatchTransitions,
-  registerTransitionHandler,
   scheduleTransition,
+  type TransitionHandler,
   type TransitionInput,
 } from '../../src/transitions/schedule';
 import { eventStatements } from '../../src/webhooks/outbox';
+import { jobDeps, transitions } from '../../src/jobs/deps';
+import { settings } from '../../src/env';
 import { api, BASE, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
 import { consume, runCron } from '../webhooks/hooks';
 
 const db = () => database(env.DB);
-const deps = () => ({ db: db(), queue: env.JOBS, log: logger('error') });
+const deps = () => jobDeps(env, settings(env), logger('error'), db());
+/** Test-only kinds join the consumer's map, so the real consumer and sweep apply them. */
+const register = (kind: string, handler: TransitionHandler) => Object.assign(transitions, { [kind]: handler });
 const T0 = Date.parse('2031-07-01T08:00:00.000Z');
 /** Platform times the test handler was called with, by transition id. */
 const seenAt = new Map<string, number[]>();
@@ -25,7 +29,7 @@ let failuresLeft = 0;
 
 beforeAll(() => {
   // Test-only handler: each application writes one webhook event about the subject, so applying twice would show.
-  registerTransitionHandler('test.settle', ({ db, row, now }) => {
+  register('test.settle', ({ db, row, now }) => {
     seenAt.set(row.id, [...(seenAt.get(row.id) ?? []), now]);
     const { statements, eventId } = eventStatements(db, {
       platformId: row.platformId,
@@ -35,7 +39,7 @@ beforeAll(() => {
     });
     return { statements, eventIds: [eventId] };
   });
-  registerTransitionHandler('test.flaky', () => {
+  register('test.flaky', () => {
     if (failuresLeft > 0) {
       failuresLeft--;
       throw new Error('subject temporarily unavailable');
