@@ -1,3 +1,6 @@
+import type { CredentialLookups } from './http/auth';
+import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
+import { findAgentByToken } from './agents/tokens';
 import { Router, type IRequest } from 'itty-router';
 import type { Env, Settings } from './env';
 import { ApiError, errorResponse, notFound } from './http/errors';
@@ -72,6 +75,9 @@ export const loggedPath = pathRedactor(ROUTES);
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
 
+/** How authentication finds stored credentials: platform API tokens and agent tokens. */
+const credentials: CredentialLookups = { tokenWithPlatform: findTokenWithPlatform, tokenWithPlatformAnd: findTokenWithPlatformAnd, agentByToken: findAgentByToken };
+
 /** The API router under `/<API_PREFIX>/2025-10-13`; unknown paths 404, wrong methods 405 with `Allow`. */
 export function buildRouter(prefix: string) {
   const base = `${prefix ? `/${prefix}` : ''}/${API_VERSION}`;
@@ -82,7 +88,7 @@ export function buildRouter(prefix: string) {
   for (const route of all) {
     router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) => {
       hideSandboxInProduction(route.path, deps.settings);
-      return route.run(req as unknown as Request, env, exec, deps);
+      return route.run(req as unknown as Request, env, exec, { ...deps, credentials });
     });
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }

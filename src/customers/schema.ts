@@ -3,7 +3,7 @@ import { CurrencyCode } from '../common/currencies';
 import { Address, BooleanParam, CountryCode, DateOnly, Email, text } from '../common/fields';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
-import { BeneficialOwner, KybStatus, KycStatus } from '../kyc/schema';
+import { BeneficialOwner, KybStatus, KycStatus } from './beneficial-owners';
 
 export const CustomerType = z.enum(['INDIVIDUAL', 'BUSINESS']).meta({ id: 'CustomerType' });
 export type CustomerType = z.infer<typeof CustomerType>;

@@ -10,7 +10,7 @@ import { ApiError, conflict, invalidFields, notFound, retryableConflict, type Fi
 import { keysetPage } from '../http/pagination';
 import { errorText } from '../db/errors';
 import { customerAccountRows, statusEvent } from '../accounts/internal-service';
-import { beneficialOwnerView } from '../kyc/views';
+import { beneficialOwnerView } from './beneficial-owners';
 import { dispatchEvents } from '../webhooks/outbox';
 import { conditionalEventStatements } from '../webhooks/sql-events';
 import type { WebhookType } from '../webhooks/schema';

@@ -2,11 +2,9 @@ import type { SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Settings } from '../env';
 import type { Db } from '../db/client';
-import type { AgentRow, Permission, PlatformRow } from '../db/schema';
-import { findAgentByToken } from '../agents/tokens';
+import type { AgentRow, Permission, PlatformRow, ApiTokenRow } from '../db/schema';
 import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
-import { findTokenWithPlatform, findTokenWithPlatformAnd } from '../platform/tokens-service';
 import { ApiError, notFound, unauthorized } from './errors';
 
 /** A platform authenticated by one of its API tokens (HTTP Basic). */
@@ -45,10 +43,29 @@ const DUMMY_HASH = hashSecret('no-such-token');
  */
 export type Preload = (platformId: SQL) => BatchItem<'sqlite'>[];
 
+type Found<T> = Promise<T | undefined>;
+
+/**
+ * The stored credentials authentication reads. Their tables belong to their areas (platform tokens, agent
+ * tokens), so the top of the house (router.ts) passes the lookups in; http/ imports no area.
+ */
+export interface CredentialLookups {
+  tokenWithPlatform(db: Db, clientId: string): Found<{ token: ApiTokenRow; platform: PlatformRow }>;
+  /** The same lookup batched with the route's preload (one round trip); `results` are the preload's. */
+  tokenWithPlatformAnd(
+    db: Db,
+    clientId: string,
+    secretHash: string,
+    permission: Permission | undefined,
+    preload: Preload,
+  ): Promise<{ found: { token: ApiTokenRow; platform: PlatformRow } | undefined; results: unknown[][] }>;
+  agentByToken(db: Db, tokenHash: string): Found<{ agent: AgentRow; platform: PlatformRow }>;
+}
+
 export async function authenticate(
   kind: keyof Principals,
   request: Request,
-  deps: { db: Db; settings: Settings; permission?: Permission; preload?: Preload },
+  deps: { db: Db; settings: Settings; credentials: CredentialLookups; permission?: Permission; preload?: Preload },
 ): Promise<{ principal: Principals[keyof Principals]; preloaded: unknown[][] }> {
   switch (kind) {
     case 'none':
@@ -56,19 +73,19 @@ export async function authenticate(
     case 'operator':
       return { principal: authenticateOperator(request, deps.settings), preloaded: [] };
     case 'basic':
-      return authenticateBasic(request, deps.db, deps.permission, deps.preload);
+      return authenticateBasic(request, deps.db, deps.credentials, deps.permission, deps.preload);
     case 'agent':
-      return { principal: await authenticateAgent(request, deps.db), preloaded: [] };
+      return { principal: await authenticateAgent(request, deps.db, deps.credentials), preloaded: [] };
   }
 }
 
-async function authenticateBasic(request: Request, db: Db, permission?: Permission, preload?: Preload): Promise<{ principal: PlatformPrincipal; preloaded: unknown[][] }> {
+async function authenticateBasic(request: Request, db: Db, lookups: CredentialLookups, permission?: Permission, preload?: Preload): Promise<{ principal: PlatformPrincipal; preloaded: unknown[][] }> {
   const credentials = parseBasic(request.headers.get('Authorization'));
   if (!credentials) throw unauthorized();
   const secretHash = hashSecret(credentials.secret);
   const { found, results } = preload
-    ? await findTokenWithPlatformAnd(db, credentials.clientId, secretHash, permission, preload)
-    : { found: await findTokenWithPlatform(db, credentials.clientId), results: [] };
+    ? await lookups.tokenWithPlatformAnd(db, credentials.clientId, secretHash, permission, preload)
+    : { found: await lookups.tokenWithPlatform(db, credentials.clientId), results: [] };
   // Two SHA-256 hex digests: equal lengths, so a constant-time comparison of the strings is enough.
   const ok = constantTimeEqual(secretHash, found?.token.secretHash ?? DUMMY_HASH);
   if (!found || !ok) throw unauthorized();
@@ -92,11 +109,11 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
 const agentUnauthorized = () =>
   new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer realm="service-agent"' });
 
-async function authenticateAgent(request: Request, db: Db): Promise<AgentPrincipal> {
+async function authenticateAgent(request: Request, db: Db, lookups: CredentialLookups): Promise<AgentPrincipal> {
   const match = request.headers.get('Authorization')?.match(/^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/);
   if (!match) throw agentUnauthorized();
   // The hash is the lookup key: a token that is not stored finds nothing, so no secret is compared.
-  const found = await findAgentByToken(db, hashSecret(match[1]!));
+  const found = await lookups.agentByToken(db, hashSecret(match[1]!));
   if (!found) throw agentUnauthorized();
   return { kind: 'agent', agent: found.agent, platform: found.platform };
 }

@@ -4,7 +4,14 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Env, Settings } from '../env';
 import { database, type Db } from '../db/client';
 import type { Permission } from '../db/schema';
-import { authenticate, type Principals } from './auth';
+import { authenticate, type CredentialLookups, type Principals } from './auth';
+
+/** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
+export interface RunDeps {
+  settings: Settings;
+  log: Logger;
+  credentials: CredentialLookups;
+}
 import { mediaType, readJson, unsupportedMediaType } from './body';
 import { forbidden, invalidFields, zodIssues } from './errors';
 import type { Logger } from './log';
@@ -80,7 +87,7 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
 }
 
 export interface RouteDef extends RouteSpec<AuthKind, unknown, unknown, unknown> {
-  run(request: Request, env: Env, exec: ExecutionContext, deps: { settings: Settings; log: Logger }): Promise<Response>;
+  run(request: Request, env: Env, exec: ExecutionContext, deps: RunDeps): Promise<Response>;
 }
 
 /** Declares one endpoint; the same declaration drives routing, validation and the OpenAPI document. */
@@ -88,7 +95,7 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
   spec: RouteSpec<A, P, Q, B>,
 ): RouteDef {
   const input = { params: spec.params, query: strictQuery(spec), body: spec.body };
-  const run: RouteDef['run'] = async (request, env, exec, { settings, log }) => {
+  const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials }) => {
     refuseCrossSiteWrite(request);
     const db = database(env.DB);
     const wall = Date.now();
@@ -97,7 +104,7 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
     const early = spec.preload ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
     const preload = valid && spec.preload ? (platformId: SQL) => spec.preload!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall }) : undefined;
-    const { principal: auth, preloaded } = await authenticate(spec.auth, request, { db, settings, permission: spec.permission, preload });
+    const { principal: auth, preloaded } = await authenticate(spec.auth, request, { db, settings, credentials, permission: spec.permission, preload });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
     }

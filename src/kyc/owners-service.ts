@@ -7,8 +7,8 @@ import { invalidFields, notFound, retryableConflict } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
 import { loadActiveCustomer, loadCustomer } from '../customers/service';
 import { sandboxKycStatus } from './sandbox';
-import type { BeneficialOwnerCreate, BeneficialOwnerUpdate, PersonalInfo } from './schema';
-import { beneficialOwnerView } from './views';
+import type { BeneficialOwnerCreate, BeneficialOwnerUpdate, PersonalInfo } from '../customers/beneficial-owners';
+import { beneficialOwnerView } from '../customers/beneficial-owners';
 
 const ownerNotFound = () => notFound('NOT_FOUND', 'Beneficial owner not found');
 

@@ -1,21 +1,10 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import {
-  BeneficialOwner,
-  BeneficialOwnerCreate,
-  BeneficialOwnerIdParams,
-  BeneficialOwnerList,
-  BeneficialOwnerListQuery,
-  BeneficialOwnerUpdate,
-  Verification,
-  VerificationIdParams,
-  VerificationList,
-  VerificationListQuery,
-  VerificationRequest,
-} from './schema';
+import { BeneficialOwnerIdParams, BeneficialOwnerList, BeneficialOwnerListQuery, Verification, VerificationIdParams, VerificationList, VerificationListQuery, VerificationRequest } from './schema';
+import { BeneficialOwner, BeneficialOwnerCreate, BeneficialOwnerUpdate } from '../customers/beneficial-owners';
 import { createBeneficialOwner, listBeneficialOwners, loadBeneficialOwner, updateBeneficialOwner } from './owners-service';
 import { getVerification, listVerifications, submitVerification } from './verifications-service';
-import { beneficialOwnerView } from './views';
+import { beneficialOwnerView } from '../customers/beneficial-owners';
 
 const tag = 'KYC/KYB Verifications';
 

@@ -1,0 +1,89 @@
+// A business customer's beneficial owners: their shape is part of the customer (its view lists them), so it
+// lives here; kyc/ manages owners and verifications on top of it.
+import { z } from 'zod';
+import type { BeneficialOwnerRow } from '../db/schema';
+import { Address, CountryCode, DateOnly, Email, text } from '../common/fields';
+import { DateTime, iso } from '../common/time';
+
+export const KycStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']).meta({ id: 'KycStatus' });
+export const KybStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']).meta({ id: 'KybStatus' });
+
+export const BeneficialOwnerRole = z
+  .enum(['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'])
+  .meta({ id: 'BeneficialOwnerRole' });
+export const IdentificationType = z.enum(['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID']).meta({ id: 'IdentificationType' });
+
+const PersonalInfoFields = z.strictObject({
+  firstName: text(),
+  middleName: text().optional(),
+  lastName: text(),
+  birthDate: DateOnly,
+  nationality: CountryCode,
+  email: Email.optional(),
+  phoneNumber: z
+    .string()
+    .regex(/^\+[1-9]\d{1,14}$/, 'Must be an E.164 phone number such as +14155550192')
+    .optional(),
+  address: Address,
+  idType: IdentificationType,
+  identifier: text(64),
+  countryOfIssuance: CountryCode.optional(),
+});
+
+export const BeneficialOwnerPersonalInfo = PersonalInfoFields.meta({ id: 'BeneficialOwnerPersonalInfo' });
+export type PersonalInfo = z.infer<typeof BeneficialOwnerPersonalInfo>;
+export const BeneficialOwnerPersonalInfoUpdate = PersonalInfoFields.partial().meta({ id: 'BeneficialOwnerPersonalInfoUpdate' });
+
+const Roles = z
+  .array(BeneficialOwnerRole)
+  .min(1)
+  .max(6)
+  .refine((r) => new Set(r).size === r.length, { message: 'Each role may appear only once' });
+const Ownership = z.int().min(0).max(100).meta({ description: 'Percentage of ownership in the business (0-100)' });
+
+export const BeneficialOwnerCreate = z
+  .strictObject({
+    customerId: z.string().max(128),
+    roles: Roles,
+    ownershipPercentage: Ownership,
+    personalInfo: BeneficialOwnerPersonalInfo,
+  })
+  .meta({ id: 'BeneficialOwnerCreateRequest' });
+export type BeneficialOwnerCreate = z.infer<typeof BeneficialOwnerCreate>;
+
+export const BeneficialOwnerUpdate = z
+  .strictObject({
+    roles: Roles.optional(),
+    ownershipPercentage: Ownership.optional(),
+    personalInfo: BeneficialOwnerPersonalInfoUpdate.optional(),
+  })
+  .meta({ id: 'BeneficialOwnerUpdateRequest' });
+export type BeneficialOwnerUpdate = z.infer<typeof BeneficialOwnerUpdate>;
+
+export const BeneficialOwner = z
+  .object({
+    id: z.string().meta({ example: 'BeneficialOwner:019542f5-b3e7-1d02-0000-000000000001' }),
+    customerId: z.string(),
+    roles: z.array(BeneficialOwnerRole),
+    ownershipPercentage: z.int(),
+    personalInfo: BeneficialOwnerPersonalInfo,
+    kycStatus: KycStatus,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'BeneficialOwner' });
+export type BeneficialOwnerView = z.infer<typeof BeneficialOwner>;
+
+
+export function beneficialOwnerView(row: BeneficialOwnerRow): BeneficialOwnerView {
+  return {
+    id: row.id,
+    customerId: row.customerId,
+    roles: row.roles as BeneficialOwnerView['roles'],
+    ownershipPercentage: row.ownershipPercentage,
+    personalInfo: row.personalInfo as PersonalInfo,
+    kycStatus: row.kycStatus,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
