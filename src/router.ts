@@ -7,68 +7,37 @@ import { ApiError, errorResponse, notFound } from './http/errors';
 import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
 import { openApiRoute } from './http/openapi';
-import { configRoutes } from './platform/config-routes';
-import { operatorRoutes } from './platform/operator-routes';
-import { tokenRoutes } from './platform/token-routes';
-import { credentialRoutes } from './wallet/credential-routes';
-import { emailRoutes } from './wallet/email-routes';
-import { sessionRoutes } from './wallet/session-routes';
-import { walletAccountRoutes } from './wallet/account-routes';
-import { agentRoutes } from './agents/routes';
-import { agentMeRoutes } from './agents/me-routes';
-import { agentActionRoutes, agentApprovalRoutes } from './agents/action-routes';
-import { ratesRoutes } from './payments/rates-routes';
-import { clockRoutes } from './sandbox/clock-routes';
-import { webhookRoutes } from './webhooks/routes';
-import { customerRoutes } from './customers/routes';
-import { bulkImportRoutes } from './customers/bulk-routes';
-import { internalAccountRoutes, sandboxFundRoutes } from './accounts/internal-routes';
-import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './external-accounts/routes';
+import { inMatchingOrder } from './http/route-order';
+import { platformRoutes } from './platform/routes';
+import { accountRoutes } from './accounts/routes';
+import { walletRoutes } from './wallet/routes';
+import { customersRoutes } from './customers/routes';
 import { kycRoutes } from './kyc/routes';
+import { externalAccountRoutes } from './external-accounts/routes';
 import { documentRoutes } from './documents/routes';
-import { umaProviderOperatorRoutes, umaProviderRoutes } from './uma/routes';
-import { quoteRoutes } from './payments/quotes-routes';
-import { transferRoutes } from './payments/transfers-routes';
-import { transactionRoutes } from './payments/transactions-routes';
-import { transactionApprovalRoutes } from './agents/transaction-approval-routes';
-import { sandboxPaymentRoutes } from './sandbox/payments-routes';
+import { umaRoutes } from './uma/routes';
+import { webhookRoutes } from './webhooks/routes';
+import { paymentRoutes } from './payments/routes';
+import { agentsRoutes } from './agents/routes';
+import { sandboxRoutes } from './sandbox/routes';
 
 export const API_VERSION = '2025-10-13';
 
-/** Every endpoint, in matching order (literal paths before parameterised siblings). */
-export const ROUTES: RouteDef[] = [
-  ...configRoutes,
-  ...tokenRoutes,
-  ...operatorRoutes,
-  ...credentialRoutes,
-  ...sessionRoutes,
-  ...emailRoutes,
-  ...walletAccountRoutes,
-  // /agents/me... and /agents/device-codes/... before /agents/:agentId.
-  ...agentMeRoutes,
-  ...agentActionRoutes,
-  ...agentApprovalRoutes,
-  ...agentRoutes,
+/** Every endpoint, one list per area, in matching order (literal path segments before parameters). */
+export const ROUTES: RouteDef[] = inMatchingOrder([
+  ...platformRoutes,
   ...webhookRoutes,
-  ...ratesRoutes,
-  ...clockRoutes,
-  ...umaProviderOperatorRoutes,
-  // Literal /customers/... paths before /customers/:customerId.
-  ...internalAccountRoutes,
-  ...customerExternalAccountRoutes,
-  ...platformExternalAccountRoutes,
-  ...bulkImportRoutes,
-  ...customerRoutes,
+  ...accountRoutes,
+  ...walletRoutes,
+  ...customersRoutes,
   ...kycRoutes,
+  ...externalAccountRoutes,
   ...documentRoutes,
-  ...umaProviderRoutes,
-  ...sandboxFundRoutes,
-  ...quoteRoutes,
-  ...transferRoutes,
-  ...transactionRoutes,
-  ...transactionApprovalRoutes,
-  ...sandboxPaymentRoutes,
-];
+  ...umaRoutes,
+  ...paymentRoutes,
+  ...agentsRoutes,
+  ...sandboxRoutes,
+]);
 
 /** A request path as log lines show it: the secret path parameters the routes declare, by name. */
 export const loggedPath = pathRedactor(ROUTES);

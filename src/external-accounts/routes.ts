@@ -121,3 +121,6 @@ export const platformExternalAccountRoutes = [
     },
   }),
 ];
+
+/** External accounts of customers and of the platform. */
+export const externalAccountRoutes = [...customerExternalAccountRoutes, ...platformExternalAccountRoutes];

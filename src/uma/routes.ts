@@ -32,3 +32,6 @@ export const umaProviderOperatorRoutes = [
     handler: async (c) => json(await loadUmaProviders(c.db, c.body.providers, c.now)),
   }),
 ];
+
+/** The UMA provider directory, and the operator's management of it. */
+export const umaRoutes = [...umaProviderRoutes, ...umaProviderOperatorRoutes];

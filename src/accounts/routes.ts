@@ -58,3 +58,6 @@ export const sandboxFundRoutes = [
     },
   }),
 ];
+
+/** Internal accounts, and the sandbox's funding of them. */
+export const accountRoutes = [...internalAccountRoutes, ...sandboxFundRoutes];

@@ -1,0 +1,7 @@
+import type { RouteDef } from '../http/route';
+import { configRoutes } from './config-routes';
+import { tokenRoutes } from './token-routes';
+import { operatorRoutes } from './operator-routes';
+
+/** The platform's configuration, its API tokens and the operator's platform management. */
+export const platformRoutes: RouteDef[] = [...configRoutes, ...tokenRoutes, ...operatorRoutes];
