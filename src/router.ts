@@ -23,19 +23,19 @@ import { sandboxRoutes } from './sandbox/routes';
 
 export const API_VERSION = '2025-10-13';
 
-/** Every endpoint, one list per area, in matching order (literal path segments before parameters). */
+/** Every endpoint, one list per area, in matching order (no literal path is shadowed by a parameter). */
 export const ROUTES: RouteDef[] = inMatchingOrder([
   ...platformRoutes,
+  ...walletRoutes,
+  ...agentsRoutes,
   ...webhookRoutes,
   ...accountRoutes,
-  ...walletRoutes,
+  ...externalAccountRoutes,
   ...customersRoutes,
   ...kycRoutes,
-  ...externalAccountRoutes,
   ...documentRoutes,
   ...umaRoutes,
   ...paymentRoutes,
-  ...agentsRoutes,
   ...sandboxRoutes,
 ]);
 

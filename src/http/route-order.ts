@@ -1,13 +1,24 @@
 import type { RouteDef } from './route';
 
+/** True when `a` would answer requests meant for `b`: same method, and a parameter where `b` has a literal. */
+function shadows(a: RouteDef, b: RouteDef): boolean {
+  if (a.method !== b.method || a.path === b.path) return false;
+  const x = a.path.split('/');
+  const y = b.path.split('/');
+  return x.length === y.length && x.every((s, i) => s === y[i] || (s.startsWith(':') && !y[i]!.startsWith(':')));
+}
+
 /**
- * Routes in the order the router must try them. A route can only shadow another of the same length whose
- * segments it matches; then it has a parameter where the other has a literal, at some first position, so
- * sorting by the paths' segment kinds (literal before parameter, position by position) puts every literal
- * path before the parameterised ones that would match it (`/customers/bulk` before `/customers/:customerId`).
- * The sort is stable: otherwise the areas' own order is kept.
+ * Routes in the order the router must try them: the areas' own order, except that a route is moved up
+ * just before the first route that would shadow it (`/customers/bulk` before `/customers/:customerId`).
+ * The moved route cannot shadow a route it passes: that route would have been shadowed already.
  */
 export function inMatchingOrder(routes: readonly RouteDef[]): RouteDef[] {
-  const kinds = (r: RouteDef) => r.path.split('/').map((s) => (s.startsWith(':') ? '1' : '0')).join('');
-  return [...routes].sort((a, b) => (kinds(a) < kinds(b) ? -1 : kinds(a) > kinds(b) ? 1 : 0));
+  const ordered: RouteDef[] = [];
+  for (const route of routes) {
+    const first = ordered.findIndex((r) => shadows(r, route));
+    if (first === -1) ordered.push(route);
+    else ordered.splice(first, 0, route);
+  }
+  return ordered;
 }

@@ -22,8 +22,9 @@ describe('route matching order', () => {
   });
 
   it('the order comes from the paths, not from the order areas list their routes in', () => {
-    // Reversed and rotated inputs: the computed order still shadows nothing.
-    for (const input of [[...ROUTES].reverse(), [...ROUTES.slice(40), ...ROUTES.slice(0, 40)]]) {
+    // Reversed, and with the most parameterised paths first: the computed order still shadows nothing.
+    const params = (r: RouteDef) => r.path.split(':').length;
+    for (const input of [[...ROUTES].reverse(), [...ROUTES].sort((a, b) => params(b) - params(a))]) {
       expect(shadowed(input).length).toBeGreaterThan(0);
       expect(shadowed(inMatchingOrder(input))).toEqual([]);
     }
