@@ -7,7 +7,7 @@ import { Quote, QuoteRequest, Transaction, TransactionList, TransactionListQuery
 import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
 import { createQuote } from '../payments/quote-create';
 import { listTransactions, loadTransaction, transactionNotFound } from '../payments/transactions-service';
-import { paymentDeps } from '../payments/state';
+import { paymentDeps } from '../payments/transaction-change';
 import { transactionView } from '../payments/views';
 import type { AgentRow } from '../db/schema';
 import { ActionIdParams, ActionParams, AgentAction, AgentActionList, AgentActionListQuery, ApprovalListQuery, RejectRequest } from './schema';

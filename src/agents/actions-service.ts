@@ -10,7 +10,7 @@ import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { approveTransaction, rejectTransaction, requestPlatformApproval } from '../payments/approvals-service';
 import { loadQuote, quoteNotFound } from '../payments/quotes-service';
 import { loadTransaction } from '../payments/transactions-service';
-import type { PaymentDeps } from '../payments/state';
+import type { PaymentDeps } from '../payments/transaction-change';
 import { quoteView, transactionView } from '../payments/views';
 import { checkPeriodLimits, decide } from './policy';
 import type { AgentPolicy } from './schema';

@@ -2,7 +2,7 @@ import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApproveRequest, RejectRequest, Transaction, TransactionIdParams } from '../payments/schema';
 import { approveTransaction, rejectTransaction } from '../payments/approvals-service';
-import { paymentDeps } from '../payments/state';
+import { paymentDeps } from '../payments/transaction-change';
 import { getTransaction } from '../payments/transactions-service';
 import { transactionView } from '../payments/views';
 import { ratesUnavailableResponse } from '../payments/rates-schema';

@@ -2,7 +2,7 @@ import type { Approval, PlatformRow, TransactionRow } from '../db/schema';
 import { conflict, invalidFields, retryableConflict } from '../http/errors';
 import { loadInternalAccount } from '../accounts/internal-service';
 import { checkExecutable, expireQuote, loadQuote } from './quotes-service';
-import { buildChange, commitChange, initiation, type Hop, type PaymentDeps } from './state';
+import { buildChange, commitChange, initiation, type Hop, type PaymentDeps } from './transaction-change';
 import { loadTransaction } from './transactions-service';
 import { createPendingTransfer, transferPair } from './transfers-service';
 import { awaitingApproval } from './views';

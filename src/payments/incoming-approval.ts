@@ -5,7 +5,7 @@ import { transactions, webhookDeliveries, webhookEvents, type Approval, type Fai
 import { currencyInfo } from '../common/currencies';
 import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
 import type { AnswerHandler } from '../webhooks/delivery';
-import { buildChange, commitChange, dueStep, type Hop, type PaymentDeps } from './state';
+import { buildChange, commitChange, dueStep, type Hop, type PaymentDeps } from './transaction-change';
 import { awaitingApproval } from './views';
 
 /**

@@ -11,12 +11,12 @@ import { loadActiveCustomer } from '../customers/service';
 import { scheduleTransition } from '../transitions/schedule';
 import { sandboxUmaReceiver } from './sandbox-uma-receivers';
 import { computeExchange } from './rates';
-import { payoutScenario, type Scenario } from './outcomes';
+import { payoutScenario, type Scenario } from './sandbox-plans';
 import { customerCounterparty, customerRow, externalCounterparty, ownerOf, requireActiveExternal, requireActiveInternal } from './parties';
 import { FUNDING_NETWORKS, quotePaymentInstructions } from './instructions';
 import { executeQuote, QUOTE_TTL_MS } from './quotes-service';
 import type { CryptoNetwork, QuoteRequest, QuoteView } from './schema';
-import { buildChange, commitChange, EXPIRE_TRANSITION, type PaymentDeps } from './state';
+import { buildChange, commitChange, EXPIRE_TRANSITION, type PaymentDeps } from './transaction-change';
 import { quoteView, referenceFor } from './views';
 
 type Destination =

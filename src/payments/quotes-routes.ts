@@ -9,7 +9,7 @@ import { Quote, QuoteIdParams, QuoteList, QuoteListQuery, QuoteRequest } from '.
 import { ratesUnavailableResponse } from './rates-schema';
 import { checkExecutable, executeQuote, getQuote, listQuotes, loadQuote } from './quotes-service';
 import { createQuote } from './quote-create';
-import { paymentDeps } from './state';
+import { paymentDeps } from './transaction-change';
 
 const tag = 'Cross-Currency Transfers';
 

@@ -5,7 +5,7 @@ import { ApiError, conflict, notFound, retryableConflict } from '../http/errors'
 import { keysetPage, mapPage, type Page } from '../http/pagination';
 import { insufficientFunds } from './parties';
 import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
-import { buildChange, commitChange, initiation, type PaymentDeps } from './state';
+import { buildChange, commitChange, initiation, type PaymentDeps } from './transaction-change';
 import { awaitingApproval, QUOTE_STATUS_OF, quoteStatus, quoteTransactionStatus, quoteView } from './views';
 
 /** Quotes lock their price this long (spec 2.3's 5 minutes; the reference: 1 to 5 minutes on instant rails). */

@@ -1,5 +1,5 @@
 import type { Settings } from '../env';
-import type { Scenario } from './outcomes';
+import type { Scenario } from './sandbox-plans';
 
 export interface UmaReceiver {
   address: string;

@@ -3,7 +3,7 @@ import { defineRoute, json, type Ctx, type PreloadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, preloadClaim, withIdempotency } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
-import { paymentDeps } from './state';
+import { paymentDeps } from './transaction-change';
 import { createTransfer, liveEarlier, transferReads, type Direction } from './transfers-service';
 import { transactionView } from './views';
 

@@ -10,9 +10,9 @@ import { invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
 import { internalAccountNotFound } from '../accounts/internal-service';
-import { transferScenario } from './outcomes';
+import { transferScenario } from './sandbox-plans';
 import { checkTransferPair, externalCounterparty, insufficientFunds, ownerFrom, requireActiveExternal, requireActiveInternal, type Owner } from './parties';
-import { buildChange, commitChange, initiation, type PaymentDeps } from './state';
+import { buildChange, commitChange, initiation, type PaymentDeps } from './transaction-change';
 import { referenceFor } from './views';
 
 export type Direction = 'IN' | 'OUT';

@@ -1,7 +1,7 @@
 import type { ServiceMode } from '../env';
 import type { TransitionContext, TransitionEffect, TransitionHandler } from '../transitions/schedule';
 import { loadTransaction } from './transactions-service';
-import { buildChange, dueStep, EXPIRE_TRANSITION, STEP_TRANSITION } from './state';
+import { buildChange, dueStep, EXPIRE_TRANSITION, STEP_TRANSITION } from './transaction-change';
 
 const nothing: TransitionEffect = { statements: [] };
 
@@ -10,7 +10,7 @@ async function subject(ctx: TransitionContext) {
 }
 
 /**
- * A due step of a transaction's sandbox plan (src/payments/outcomes.ts). It applies only if the
+ * A due step of a transaction's sandbox plan (src/payments/sandbox-plans.ts). It applies only if the
  * transaction is still where the step was scheduled from; its change is conditional on the version read,
  * so a concurrent change makes the batch fail and the row stay due (the next sweep finds it moved on).
  */

@@ -1,7 +1,7 @@
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { IncomingTransaction, OutgoingTransaction } from '../payments/schema';
-import { paymentDeps } from '../payments/state';
+import { paymentDeps } from '../payments/transaction-change';
 import { transactionView } from '../payments/views';
 import { SandboxSendRequest, SandboxUmaReceiveRequest } from './payments-schema';
 import { sandboxReceiveUma, sandboxSend } from './payments-service';

@@ -5,7 +5,7 @@ import { invalidFields, notFound } from '../http/errors';
 import { computeExchange } from '../payments/rates';
 import { instructionCurrencies } from '../payments/instructions';
 import { fundQuote, loadQuote } from '../payments/quotes-service';
-import { buildChange, commitChange, initiation, type PaymentDeps } from '../payments/state';
+import { buildChange, commitChange, initiation, type PaymentDeps } from '../payments/transaction-change';
 import { referenceFor } from '../payments/views';
 import { incomingApproval } from '../payments/incoming-approval';
 

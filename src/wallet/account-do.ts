@@ -29,7 +29,7 @@ import {
   type Outcome,
   type SessionView,
   type SignedChallenge,
-} from './types';
+} from './account-protocol';
 
 export const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 export const SANDBOX_OTP = '000000';

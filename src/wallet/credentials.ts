@@ -12,7 +12,7 @@ import { emailSender, otpEmail } from './email';
 import { failure, metaOf, type Wallet } from './service';
 import type { SignedOperation } from './signed-retry';
 import type { CredentialCreate } from './schema';
-import type { NewCredential } from './types';
+import type { NewCredential } from './account-protocol';
 
 /** Checks a new credential's proof (OIDC token, WebAuthn registration) and returns what the account stores. */
 export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCreate): Promise<NewCredential> {

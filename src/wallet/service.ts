@@ -6,7 +6,7 @@ import { customers, internalAccounts, walletAuthIndex } from '../db/schema';
 import { iso } from '../common/time';
 import { ApiError, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
 import type { AccountDO } from './account-do';
-import type { AccountMeta, AuthMethodView, Failure, SessionView } from './types';
+import type { AccountMeta, AuthMethodView, Failure, SessionView } from './account-protocol';
 
 /** An embedded-wallet account of the calling platform, with its Durable Object. */
 export interface Wallet {

@@ -3,7 +3,7 @@ import { iso } from '../common/time';
 import { ApiError } from '../http/errors';
 import type { Ctx } from '../http/route';
 import { failure, metaOf, type Wallet } from './service';
-import type { CredentialType, Effect, EffectResult } from './types';
+import type { CredentialType, Effect, EffectResult } from './account-protocol';
 
 /** What step 1 of a signed-retry operation binds: checked once, then fixed for the retry. */
 export interface SignedOperation {

@@ -11,7 +11,7 @@ import { dispatchTransitions, scheduleTransition, type ScheduledTransition } fro
 import { dispatchEvents } from '../webhooks/outbox';
 import { balanceEvent } from '../accounts/internal-service';
 import { transactionEvents } from './events';
-import { planOf, type Plan, type Step } from './outcomes';
+import { planOf, type Plan, type Step } from './sandbox-plans';
 import { rateSource, type RateSource } from './rates-source';
 import { referenceFor } from './views';
 
