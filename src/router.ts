@@ -65,7 +65,7 @@ export function buildRouter(prefix: string) {
     const allow = methods.join(', ');
     router.all(path, (_req: IRequest, _env: Env, _exec: ExecutionContext, deps: Args[2]) => {
       hideSandboxInProduction(path, deps.settings);
-      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
+      throw new ApiError('METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
     });
   }
   router.all('*', () => {
@@ -88,5 +88,5 @@ export function toErrorResponse(error: unknown, log: Logger, request: Request): 
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });
-  return errorResponse(new ApiError(500, 'INTERNAL_ERROR', 'Internal error'));
+  return errorResponse(new ApiError('INTERNAL_ERROR', 'Internal error'));
 }

@@ -1,10 +1,8 @@
 import { z } from 'zod';
+import { InternalAccountStatus, InternalAccountType } from '../db/enums';
 import { Currency } from '../common/currencies';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
-
-export const InternalAccountType = z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']).meta({ id: 'InternalAccountType' });
-export const InternalAccountStatus = z.enum(['PENDING', 'ACTIVE', 'CLOSED', 'FROZEN']).meta({ id: 'InternalAccountStatus' });
 
 export const CurrencyAmount = z.object({ amount: z.int(), currency: Currency }).meta({ id: 'CurrencyAmount' });
 

@@ -32,7 +32,7 @@ function act(c: AgentCtx, request: () => MoneyRequest, status = 201) {
 
 function requireAllowed(agent: AgentRow, accountId: string) {
   const allowed = agent.policy.accountRestrictions?.allowedAccountIds;
-  if (allowed && !allowed.includes(accountId)) throw new ApiError(403, 'FORBIDDEN', `The agent's policy does not allow account ${accountId}`);
+  if (allowed && !allowed.includes(accountId)) throw new ApiError('FORBIDDEN', `The agent's policy does not allow account ${accountId}`);
 }
 
 export const agentActionRoutes = [

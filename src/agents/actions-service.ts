@@ -23,7 +23,7 @@ export type MoneyRequest =
 
 const actionNotFound = () => notFound('NOT_FOUND', 'Agent action not found');
 const notPending = () => conflict('The action is not awaiting approval');
-const limitRefused = (message: string) => new ApiError(403, 'FORBIDDEN', message);
+const limitRefused = (message: string) => new ApiError('FORBIDDEN', message);
 
 /** Amount, currency and accounts of a request, checked to be the agent's customer's. */
 async function describe(db: Db, agent: AgentRow, req: MoneyRequest) {

@@ -7,7 +7,7 @@ import type { Usage } from './service';
 
 export type Decision = { mode: 'AUTO' | 'APPROVAL_REQUIRED'; policyAmount: number };
 
-const refuse = (message: string) => new ApiError(403, 'FORBIDDEN', message);
+const refuse = (message: string) => new ApiError('FORBIDDEN', message);
 
 /**
  * The policy's verdict on a money-moving request (spec 2.6): refused (403, nothing happens) when the

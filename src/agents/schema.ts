@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentActionStatus, AgentActionType } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { BooleanParam } from '../common/fields';
@@ -137,9 +138,6 @@ export const AgentIdParams = z.object({ agentId: z.string() });
 export const CodeParams = z.object({ code: z.string() });
 export const ActionParams = z.object({ agentId: z.string(), actionId: z.string() });
 export const ActionIdParams = z.object({ actionId: z.string() });
-
-export const AgentActionStatus = z.enum(['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'FAILED']).meta({ id: 'AgentActionStatus' });
-export const AgentActionType = z.enum(['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN']).meta({ id: 'AgentActionType' });
 
 export const AgentTransferDetails = z
   .object({ amount: z.int(), currency: z.string(), sourceAccountId: z.string(), destinationAccountId: z.string() })

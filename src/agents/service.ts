@@ -268,6 +268,6 @@ export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string
 
 /** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */
 export function requireAgentPermission(agent: AgentRow, permission: AgentPolicy['permissions'][number], acting = false) {
-  if (!agent.policy.permissions.includes(permission)) throw new ApiError(403, 'FORBIDDEN', `The agent's policy does not grant ${permission}`);
-  if (acting && agent.isPaused) throw new ApiError(403, 'FORBIDDEN', 'The agent is paused');
+  if (!agent.policy.permissions.includes(permission)) throw new ApiError('FORBIDDEN', `The agent's policy does not grant ${permission}`);
+  if (acting && agent.isPaused) throw new ApiError('FORBIDDEN', 'The agent is paused');
 }

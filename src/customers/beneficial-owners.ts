@@ -1,12 +1,10 @@
 // A business customer's beneficial owners: their shape is part of the customer (its view lists them), so it
 // lives here; kyc/ manages owners and verifications on top of it.
 import { z } from 'zod';
+import { KycStatus } from '../db/enums';
 import type { BeneficialOwnerRow } from '../db/schema';
 import { Address, CountryCode, DateOnly, Email, text } from '../common/fields';
 import { DateTime, iso } from '../common/time';
-
-export const KycStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']).meta({ id: 'KycStatus' });
-export const KybStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']).meta({ id: 'KybStatus' });
 
 export const BeneficialOwnerRole = z
   .enum(['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'])

@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { BulkJobStatus } from '../db/enums';
 import { DateTime } from '../common/time';
-
-export const BulkJobStatus = z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
 
 export const BulkCustomerImportJobAccepted = z
   .object({ jobId: z.string().meta({ example: 'Job:019542f5-b3e7-1d02-0000-000000000006' }), status: z.enum(['PENDING', 'PROCESSING']) })

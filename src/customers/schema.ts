@@ -1,12 +1,12 @@
 import { z } from 'zod';
+import { CustomerType } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
 import { Address, BooleanParam, CountryCode, DateOnly, Email, text } from '../common/fields';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
-import { BeneficialOwner, KybStatus, KycStatus } from './beneficial-owners';
+import { BeneficialOwner } from './beneficial-owners';
+import { KybStatus, KycStatus } from '../db/enums';
 
-export const CustomerType = z.enum(['INDIVIDUAL', 'BUSINESS']).meta({ id: 'CustomerType' });
-export type CustomerType = z.infer<typeof CustomerType>;
 
 /** The local part of a UMA address: what may follow `$` and precede `@`. */
 export const UMA_LOCAL_PART = /^[a-zA-Z0-9._+-]{1,64}$/;

@@ -17,7 +17,7 @@ import type { WebhookType } from '../webhooks/schema';
 import { UMA_LOCAL_PART, type BusinessInfo, type CustomerCreate, type CustomerListQuery, type CustomerUpdate, type CustomerView } from './schema';
 
 export const customerNotFound = () => notFound('USER_NOT_FOUND', 'Customer not found');
-export const customerDeleted = () => new ApiError(410, 'CUSTOMER_DELETED', 'Customer has been deleted');
+export const customerDeleted = () => new ApiError('CUSTOMER_DELETED', 'Customer has been deleted');
 
 /** What a customer create writes: the customer and its provisioned internal accounts. */
 export interface NewCustomer {

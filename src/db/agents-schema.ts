@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { AgentPolicy } from '../agents/schema';
+import type { AgentActionStatus, AgentActionType } from './enums';
 
 /** A software agent acting for one customer under a policy (spec 2.6; experimental). Deletion is soft. */
 export const agents = sqliteTable(
@@ -58,8 +59,8 @@ export const agentActions = sqliteTable(
     platformId: text('platform_id').notNull(),
     agentId: text('agent_id').notNull(),
     customerId: text('customer_id').notNull(),
-    type: text('type').$type<'EXECUTE_QUOTE' | 'TRANSFER_OUT' | 'TRANSFER_IN'>().notNull(),
-    status: text('status').$type<'PENDING_APPROVAL' | 'APPROVED' | 'REJECTED' | 'FAILED'>().notNull(),
+    type: text('type').$type<AgentActionType>().notNull(),
+    status: text('status').$type<AgentActionStatus>().notNull(),
     quoteId: text('quote_id'),
     transferDetails: text('transfer_details', { mode: 'json' }).$type<{
       amount: number;

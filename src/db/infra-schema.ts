@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { WebhookDeliveryStatus } from './enums';
 
 /**
  * Tables of the background machinery: the webhook outbox, due transitions and idempotency keys.
@@ -20,7 +21,7 @@ export const webhookEvents = sqliteTable(
   (t) => [index('webhook_events_platform_idx').on(t.platformId, t.id)],
 );
 
-export type WebhookDeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
+export type { WebhookDeliveryStatus };
 
 /** Delivery state of one event to the platform's webhookEndpoint (one row per event). */
 export const webhookDeliveries = sqliteTable(

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { LockedSide, TransactionStatus, TransactionType } from './enums';
 
 /**
  * Tables of money movement: quotes, transactions and each transaction's status history.
  * Re-exported by schema.ts; no foreign keys (accounts may be soft-deleted, the platform's data reset).
  */
 
-export type TransactionStatus = 'CREATED' | 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'REJECTED' | 'FAILED' | 'REFUNDED' | 'EXPIRED';
-export type TransactionType = 'INCOMING' | 'OUTGOING';
+export type { TransactionStatus, TransactionType };
 /** What created the transaction; decides its sandbox plan and its shape. */
 export type TransactionKind = 'QUOTE' | 'TRANSFER_IN' | 'TRANSFER_OUT' | 'UMA_RECEIVE';
 export type FailureReason =
@@ -147,7 +147,7 @@ export const quotes = sqliteTable(
     sourceAccountId: text('source_account_id'),
     source: text('source', { mode: 'json' }).$type<Endpoint>().notNull(),
     destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
-    lockedSide: text('locked_side').$type<'SENDING' | 'RECEIVING'>().notNull(),
+    lockedSide: text('locked_side').$type<LockedSide>().notNull(),
     sendingCurrency: text('sending_currency').notNull(),
     receivingCurrency: text('receiving_currency').notNull(),
     totalSendingAmount: integer('total_sending_amount').notNull(),

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CurrencyConfig, WalletConfig } from '../platform/schema';
+import type { BeneficiaryVerificationStatus, BulkJobStatus, CustomerType, ExternalAccountStatus, InternalAccountStatus, InternalAccountType, KycStatus, Permission, VerificationStatus } from './enums';
 
 /** Times are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601. */
 const createdAt = () => integer('created_at').notNull();
@@ -54,7 +55,7 @@ export const customers = sqliteTable(
       .notNull()
       .references(() => platforms.id),
     platformCustomerId: text('platform_customer_id').notNull(),
-    customerType: text('customer_type').$type<'INDIVIDUAL' | 'BUSINESS'>().notNull(),
+    customerType: text('customer_type').$type<CustomerType>().notNull(),
     email: text('email'),
     umaAddress: text('uma_address').notNull(),
     region: text('region'),
@@ -88,8 +89,8 @@ export const internalAccounts = sqliteTable(
       .notNull()
       .references(() => platforms.id),
     customerId: text('customer_id').references(() => customers.id),
-    type: text('type').$type<'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET'>().notNull(),
-    status: text('status').$type<'PENDING' | 'ACTIVE' | 'CLOSED' | 'FROZEN'>().notNull(),
+    type: text('type').$type<InternalAccountType>().notNull(),
+    status: text('status').$type<InternalAccountStatus>().notNull(),
     currency: text('currency').notNull(),
     balance: integer('balance').notNull().default(0),
     privateEnabled: integer('private_enabled', { mode: 'boolean' }).notNull().default(false),
@@ -156,9 +157,10 @@ export const walletAuthIndex = sqliteTable('wallet_auth_index', {
 });
 
 /** A customer's or beneficial owner's KYC/KYB state. */
-export type VerificationState = 'UNVERIFIED' | 'PENDING' | 'APPROVED' | 'REJECTED';
+/** The KYC (individuals) or KYB (businesses) state of a customer or beneficial owner. */
+export type VerificationState = KycStatus;
 
-export type BeneficiaryVerificationStatus = 'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI' | 'PENDING';
+export type { BeneficiaryVerificationStatus };
 
 /** A bank account or wallet outside the service, of a customer (customerId set) or of the platform. */
 export const externalAccounts = sqliteTable(
@@ -171,7 +173,7 @@ export const externalAccounts = sqliteTable(
     customerId: text('customer_id').references(() => customers.id),
     /** customerId, or the platform id for the platform's own accounts: the uniqueness scope. */
     holderId: text('holder_id').notNull(),
-    status: text('status').$type<'PENDING' | 'ACTIVE' | 'UNDER_REVIEW' | 'INACTIVE'>().notNull(),
+    status: text('status').$type<ExternalAccountStatus>().notNull(),
     currency: text('currency').notNull(),
     accountType: text('account_type').notNull(),
     /** The account number, IBAN, CLABE, wallet address... that selects sandbox outcomes (spec 4.9). */
@@ -214,7 +216,7 @@ export const beneficialOwners = sqliteTable(
   (t) => [index('beneficial_owners_customer_idx').on(t.platformId, t.customerId, t.id)],
 );
 
-export type VerificationStatus = 'RESOLVE_ERRORS' | 'PENDING_MANUAL_REVIEW' | 'IN_PROGRESS' | 'APPROVED' | 'REJECTED' | 'READY_FOR_VERIFICATION';
+export type { VerificationStatus };
 
 /** One KYC/KYB submission of a customer and its outcome. */
 export const verifications = sqliteTable(
@@ -260,7 +262,7 @@ export const documents = sqliteTable(
   (t) => [index('documents_platform_idx').on(t.platformId, t.id), index('documents_holder_idx').on(t.platformId, t.documentHolder, t.id)],
 );
 
-export type BulkJobStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+export type { BulkJobStatus };
 
 /** A bulk CSV customer import; rows are processed in chunks through the JOBS queue. */
 export const bulkImportJobs = sqliteTable('bulk_import_jobs', {
@@ -341,7 +343,7 @@ export const umaProviders = sqliteTable(
   (t) => [index('uma_providers_name_idx').on(t.name, t.id)],
 );
 
-export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
+export type { Permission };
 export type PlatformRow = typeof platforms.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;

@@ -45,7 +45,7 @@ export function verifyBeneficiary(info: ExternalAccountCreateInfo, mode: Service
     case '104':
       return { status: 'PENDING' };
     case '105':
-      throw new ApiError(400, 'INVALID_BANK_ACCOUNT', 'Invalid account: the receiving institution rejected this account', {
+      throw new ApiError('INVALID_BANK_ACCOUNT', 'Invalid account: the receiving institution rejected this account', {
         fields: [{ field: `accountInfo.${identifierField(info)}`, message: 'The account does not exist or cannot receive payments' }],
       });
     case '106':

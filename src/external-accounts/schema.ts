@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BeneficiaryVerificationStatus, ExternalAccountStatus } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
 import { text } from '../common/fields';
 import { DateTime } from '../common/time';
@@ -25,11 +26,6 @@ export const ExternalAccountCreate = z
 export type ExternalAccountCreate = z.infer<typeof ExternalAccountCreate>;
 
 export const PlatformExternalAccountCreate = z.strictObject(createFields).meta({ id: 'PlatformExternalAccountCreateRequest' });
-
-export const ExternalAccountStatus = z.enum(['PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE']).meta({ id: 'ExternalAccountStatus' });
-export const BeneficiaryVerificationStatus = z
-  .enum(['MATCHED', 'PARTIAL_MATCH', 'NOT_MATCHED', 'UNSUPPORTED', 'CHECKED_BY_RECEIVING_FI', 'PENDING'])
-  .meta({ id: 'BeneficiaryVerificationStatus' });
 
 export const ExternalAccount = z
   .object({

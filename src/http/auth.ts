@@ -107,7 +107,7 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
 }
 
 const agentUnauthorized = () =>
-  new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer realm="service-agent"' });
+  new ApiError('UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer realm="service-agent"' });
 
 async function authenticateAgent(request: Request, db: Db, lookups: CredentialLookups): Promise<AgentPrincipal> {
   const match = request.headers.get('Authorization')?.match(/^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/);
@@ -123,7 +123,7 @@ function authenticateOperator(request: Request, settings: Settings): OperatorPri
   if (!settings.operatorToken) throw notFound('NOT_FOUND', 'No route matches this path');
   const match = request.headers.get('Authorization')?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match || !safeEqual(match[1]!, settings.operatorToken)) {
-    throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid operator token', undefined, {
+    throw new ApiError('UNAUTHORIZED', 'Missing or invalid operator token', undefined, {
       'WWW-Authenticate': 'Bearer realm="service-operator"',
     });
   }

@@ -3,7 +3,7 @@ import { ApiError, badRequest } from './errors';
 export const JSON_BODY_LIMIT = 1024 * 1024; // 1 MiB
 
 export const payloadTooLarge = (limit: number) =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { limitBytes: limit });
+  new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { limitBytes: limit });
 
 /** Reads the body as text, refusing more than `limit` bytes without buffering past it. */
 export async function readText(request: Request, limit = JSON_BODY_LIMIT): Promise<string> {
@@ -37,7 +37,7 @@ export async function readText(request: Request, limit = JSON_BODY_LIMIT): Promi
 }
 
 export const unsupportedMediaType = (expected: string) =>
-  new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `A request body must be sent as ${expected}`);
+  new ApiError('UNSUPPORTED_MEDIA_TYPE', `A request body must be sent as ${expected}`);
 
 /** The media type of a Content-Type value in lower case, and its parameters (names lower case, quotes removed). */
 export function mediaType(contentType: string | null): { type: string; params: Map<string, string> } {

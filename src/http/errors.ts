@@ -1,10 +1,59 @@
 import { z } from 'zod';
 
+/**
+ * Every error code the API answers with, and its HTTP status: the spec's codes and this project's own.
+ * A code is thrown anywhere as an `ApiError` and shaped into the error body in one place (`errorResponse`).
+ */
+export const ERRORS = {
+  INVALID_INPUT: 400,
+  INSUFFICIENT_FUNDS: 400,
+  INVALID_BANK_ACCOUNT: 400,
+  QUOTE_NOT_REALTIME_FUNDED: 400,
+  QUOTE_REQUIRES_FUNDING: 400,
+  WEBHOOK_DELIVERY_FAILED: 400,
+  WEBHOOK_ENDPOINT_NOT_CONFIGURED: 400,
+  EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS: 400,
+  PASSKEY_CREDENTIAL_ALREADY_EXISTS: 400,
+  UNAUTHORIZED: 401,
+  REQUEST_ID_MISSING: 401,
+  WALLET_SIGNATURE_MISSING: 401,
+  WALLET_SIGNATURE_MALFORMED: 401,
+  WALLET_SIGNATURE_INVALID: 401,
+  WALLET_SIGNATURE_BODY_MISMATCH: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  QUOTE_NOT_FOUND: 404,
+  TRANSACTION_NOT_FOUND: 404,
+  UMA_NOT_FOUND: 404,
+  BULK_UPLOAD_JOB_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  IDEMPOTENCY_REQUEST_IN_PROGRESS: 409,
+  QUOTE_EXPIRED: 409,
+  QUOTE_NOT_PENDING: 409,
+  TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: 409,
+  UMA_ADDRESS_EXISTS: 409,
+  UMA_DOMAIN_TAKEN: 409,
+  CUSTOMER_DELETED: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  RATES_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+/** The codes whose status is `S`, e.g. `CodeOf<404>` for `notFound`. */
+export type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERRORS)[K] extends S ? K : never }[ErrorCode];
+
 /** Thrown anywhere; shaped once into the spec's error body `{status, code, message, details?}`. */
 export class ApiError extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
@@ -12,15 +61,16 @@ export class ApiError extends Error {
     readonly reason?: string,
   ) {
     super(message);
+    this.status = ERRORS[code];
   }
 }
 
 export const badRequest = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(400, 'INVALID_INPUT', message, details);
+  new ApiError('INVALID_INPUT', message, details);
 export const unauthorized = (message = 'Missing or invalid API credentials') =>
-  new ApiError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="service"' });
-export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError(403, 'FORBIDDEN', message, details);
-export const notFound = (code: string, message: string) => new ApiError(404, code, message);
+  new ApiError('UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="service"' });
+export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError('FORBIDDEN', message, details);
+export const notFound = (code: CodeOf<404>, message: string) => new ApiError(code, message);
 /**
  * Clients generated from the service's OpenAPI retry 408, 409, 429 and 5xx unless the response carries
  * this header set to `false`: it marks a conflict that no retry can change.
@@ -28,9 +78,9 @@ export const notFound = (code: string, message: string) => new ApiError(404, cod
 export const SHOULD_RETRY_HEADER = 'x-should-retry';
 export const FINAL_CONFLICT_HEADERS: Record<string, string> = { [SHOULD_RETRY_HEADER]: 'false' };
 /** A 409 that a retry cannot change: a duplicate, or a state already decided. */
-export const conflict = (message: string, code = 'CONFLICT') => new ApiError(409, code, message, undefined, FINAL_CONFLICT_HEADERS);
+export const conflict = (message: string, code: CodeOf<409> = 'CONFLICT') => new ApiError(code, message, undefined, FINAL_CONFLICT_HEADERS);
 /** A 409 the same request may get past when retried: a concurrent change, work still running. */
-export const retryableConflict = (message: string, code = 'CONFLICT') => new ApiError(409, code, message);
+export const retryableConflict = (message: string, code: CodeOf<409> = 'CONFLICT') => new ApiError(code, message);
 
 /** One field that failed validation, named by its dotted path. */
 export interface FieldIssue {
@@ -62,7 +112,7 @@ export function zodIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
 export const ErrorBody = z
   .object({
     status: z.int(),
-    code: z.string(),
+    code: z.enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]]).meta({ description: 'The error code; its status is fixed per code' }),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
     reason: z.string().optional().meta({ description: 'Sandbox: the failed magic-value check (spec 4.9)' }),

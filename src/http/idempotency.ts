@@ -241,7 +241,7 @@ function answerRepeat(held: IdempotencyKeyRow | undefined, fingerprint: string):
   // Released between our insert and read: the first request failed with a 5xx; ask the client to retry.
   if (!held) throw inFlight();
   if (held.fingerprint !== fingerprint) {
-    throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', `This ${IDEMPOTENCY_HEADER} was already used with a different request`, {
+    throw new ApiError('IDEMPOTENCY_KEY_REUSED', `This ${IDEMPOTENCY_HEADER} was already used with a different request`, {
       header: IDEMPOTENCY_HEADER,
     });
   }
@@ -254,7 +254,7 @@ function answerRepeat(held: IdempotencyKeyRow | undefined, fingerprint: string):
 }
 
 const inFlight = () =>
-  new ApiError(409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS', `A request with this ${IDEMPOTENCY_HEADER} is still being processed; retry shortly`, undefined, {
+  new ApiError('IDEMPOTENCY_REQUEST_IN_PROGRESS', `A request with this ${IDEMPOTENCY_HEADER} is still being processed; retry shortly`, undefined, {
     'Retry-After': '1',
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VerificationStatus } from '../db/enums';
 import { BeneficialOwner } from '../customers/beneficial-owners';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
@@ -12,10 +13,6 @@ export const BeneficialOwnerListQuery = z.object({
 export const BeneficialOwnerIdParams = z.object({ beneficialOwnerId: z.string().max(128) });
 
 // --- Verifications ---
-
-export const VerificationStatus = z
-  .enum(['RESOLVE_ERRORS', 'PENDING_MANUAL_REVIEW', 'IN_PROGRESS', 'APPROVED', 'REJECTED', 'READY_FOR_VERIFICATION'])
-  .meta({ id: 'VerificationStatus' });
 
 export const VerificationErrorType = z
   .enum([

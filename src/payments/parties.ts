@@ -61,4 +61,4 @@ export function checkTransferPair(internal: InternalAccountRow, external: Extern
 }
 
 export const insufficientFunds = (accountId: string) =>
-  new ApiError(400, 'INSUFFICIENT_FUNDS', `Internal account ${accountId} does not hold enough funds`, { accountId });
+  new ApiError('INSUFFICIENT_FUNDS', `Internal account ${accountId} does not hold enough funds`, { accountId });

@@ -69,10 +69,10 @@ export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, 
 /** Whether the quote can be executed now; a refusal names why (checked before a wallet challenge too). */
 export function checkExecutable(quote: QuoteRow, tx: TransactionRow, now: number, via: 'execute' | 'send'): void {
   if (via === 'execute' && quote.sourceType === 'REALTIME_FUNDING') {
-    throw new ApiError(400, 'QUOTE_REQUIRES_FUNDING', 'This quote is funded by paying its paymentInstructions (sandbox: POST /sandbox/send), not executed');
+    throw new ApiError('QUOTE_REQUIRES_FUNDING', 'This quote is funded by paying its paymentInstructions (sandbox: POST /sandbox/send), not executed');
   }
   if (via === 'send' && quote.sourceType !== 'REALTIME_FUNDING') {
-    throw new ApiError(400, 'QUOTE_NOT_REALTIME_FUNDED', 'This quote is paid from an internal account: execute it with POST /quotes/{quoteId}/execute');
+    throw new ApiError('QUOTE_NOT_REALTIME_FUNDED', 'This quote is paid from an internal account: execute it with POST /quotes/{quoteId}/execute');
   }
   if (awaitingApproval(tx)) throw conflict('The quote awaits platform approval: POST /transactions/{transactionId}/approve executes it');
   if (tx.status !== 'PENDING') throw conflict(`The quote is already ${quoteStatus(tx.status)}`, 'QUOTE_NOT_PENDING');

@@ -1,3 +1,4 @@
+import type { LockedSide } from '../db/enums';
 import { currencyInfo } from '../common/currencies';
 import { ApiError } from '../http/errors';
 
@@ -51,7 +52,7 @@ export interface MidMarket {
 }
 
 /** 503 RATES_UNAVAILABLE: no trustworthy price, so nothing is priced (never an invented rate). */
-export const ratesUnavailable = (message: string) => new ApiError(503, 'RATES_UNAVAILABLE', message);
+export const ratesUnavailable = (message: string) => new ApiError('RATES_UNAVAILABLE', message);
 
 /** Who pays: fees depend on the platform (regulated institutions get the lower tier). */
 export interface PricingPlatform {
@@ -72,7 +73,7 @@ export function feeSchedule(platform: PricingPlatform): FeeSchedule {
   return platform.isRegulatedFinancialInstitution ? { variableFeeBps: 20, fixedFeeUsd: 0.1 } : { variableFeeBps: 30, fixedFeeUsd: 0.25 };
 }
 
-export type LockedSide = 'SENDING' | 'RECEIVING';
+export type { LockedSide };
 
 export interface ExchangeInput {
   sendingCurrency: string;

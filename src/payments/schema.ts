@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LockedSide, TransactionStatus, TransactionType } from '../db/enums';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
@@ -12,14 +13,6 @@ const Amount = z
   .max(9_000_000_000_000_000)
   .meta({ description: 'Smallest unit of the currency (cents for USD)' });
 
-export const TransactionStatus = z
-  .enum(['CREATED', 'PENDING', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'])
-  .meta({
-    id: 'TransactionStatus',
-    description:
-      'CREATED: lookup created; PENDING: quote created (or awaiting platform approval); PROCESSING: funding received, payment initiated; COMPLETED: delivered; REJECTED: the receiving institution, wallet or the platform rejected it (funds refunded); FAILED: error during payment; REFUNDED: could not complete, refunded; EXPIRED: the quote expired',
-  });
-export const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
 export const FailureReason = z
   .enum([
     'LNURLP_FAILED',
@@ -207,7 +200,7 @@ export const QuoteRequest = z
     lookupId: z.string().max(128).optional(),
     source: QuoteSourceRequest,
     destination: QuoteDestinationRequest,
-    lockedCurrencySide: z.enum(['SENDING', 'RECEIVING']),
+    lockedCurrencySide: LockedSide,
     lockedCurrencyAmount: Amount,
     immediatelyExecute: z.boolean().optional().meta({ description: 'Execute at once (internal, non-wallet sources only)' }),
     description: z.string().trim().max(1000).optional(),

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { Permission, TransactionType } from '../db/enums';
 import { CurrencyCode, CustomerInfoFieldName } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
-
-export const Permission = z.enum(['VIEW', 'TRANSACT', 'MANAGE']).meta({ id: 'Permission' });
 
 const readOnly = (name: string) =>
   z
@@ -21,8 +20,6 @@ export const HttpUrl = z.url({ protocol: /^https?$/, error: 'Must be an http(s) 
 export const CounterpartyFieldDefinition = z
   .object({ name: CustomerInfoFieldName, mandatory: z.boolean() })
   .meta({ id: 'CounterpartyFieldDefinition' });
-
-const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
 
 /** A supported currency as the platform sets it. */
 export const CurrencyConfigInput = z

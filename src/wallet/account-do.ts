@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../http/errors';
 import { DurableObject } from 'cloudflare:workers';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Env } from '../env';
@@ -35,11 +36,11 @@ export const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 export const SANDBOX_OTP = '000000';
 export const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
 
-const fail = (status: number, code: string, message: string, reason?: string): Failure => ({ ok: false, status, code, message, reason });
+const fail = (code: ErrorCode, message: string, reason?: string): Failure => ({ ok: false, code, message, reason });
 
 /** A verify body of another credential type than the credential's (400, naming the `type` field). */
 const typeMismatch = (actual: string, sent: string): Failure => ({
-  ...fail(400, 'INVALID_INPUT', `This credential is ${actual}, not ${sent}`),
+  ...fail('INVALID_INPUT', `This credential is ${actual}, not ${sent}`),
   fields: [{ field: 'type', message: `Must be ${actual}` }],
 });
 
@@ -203,22 +204,22 @@ export class AccountDO extends DurableObject<Env> {
       if (!stamp.ok) {
         // In sandbox an unreadable header is a wrong magic value (spec 4.9); in production it is malformed.
         return retry.sandbox
-          ? fail(401, 'UNAUTHORIZED', 'Invalid Service-Wallet-Signature', 'Invalid Service-Wallet-Signature')
-          : fail(401, 'WALLET_SIGNATURE_MALFORMED', `Service-Wallet-Signature is malformed: ${stamp.reason}`);
+          ? fail('UNAUTHORIZED', 'Invalid Service-Wallet-Signature', 'Invalid Service-Wallet-Signature')
+          : fail('WALLET_SIGNATURE_MALFORMED', `Service-Wallet-Signature is malformed: ${stamp.reason}`);
       }
     }
     const pending = this.pending(retry.requestId, meta.now);
-    if (!pending) return fail(401, 'UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
+    if (!pending) return fail('UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
     if (pending.operation !== retry.operation || pending.method !== retry.method || pending.path !== retry.path || pending.body_hash !== retry.bodyHash) {
-      return fail(401, 'WALLET_SIGNATURE_BODY_MISMATCH', 'The signed retry is not the same request as the one challenged (method, path or body differ)');
+      return fail('WALLET_SIGNATURE_BODY_MISMATCH', 'The signed retry is not the same request as the one challenged (method, path or body differ)');
     }
     const effect = JSON.parse(pending.effect) as Effect;
     let signer: SessionRow | undefined;
     if (stamp?.ok) {
       const verified = await verifyStamp(stamp.stamp, pending.payload);
-      if (!verified.ok) return fail(401, verified.code, 'Service-Wallet-Signature does not verify over payloadToSign');
+      if (!verified.ok) return fail(verified.code, 'Service-Wallet-Signature does not verify over payloadToSign');
       signer = this.activeSessionByKey(verified.publicKey, meta.now);
-      if (!signer) return fail(401, 'WALLET_SIGNATURE_INVALID', 'The signing key is not an active session of this account');
+      if (!signer) return fail('WALLET_SIGNATURE_INVALID', 'The signing key is not an active session of this account');
       const refused = this.signerRefused(signer, effect);
       if (refused) return refused;
     }
@@ -226,9 +227,9 @@ export class AccountDO extends DurableObject<Env> {
     const prepared = await this.prepare(effect, meta);
     return this.ctx.storage.transactionSync(() => {
       // Re-checked inside the transaction: only one of many concurrent retries gets here with it unused.
-      if (!this.pending(retry.requestId, meta.now)) return fail(401, 'UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
+      if (!this.pending(retry.requestId, meta.now)) return fail('UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
       if (signer && !this.activeSessionByKey(signer.public_key, meta.now)) {
-        return fail(401, 'WALLET_SIGNATURE_INVALID', 'The signing session is no longer active');
+        return fail('WALLET_SIGNATURE_INVALID', 'The signing session is no longer active');
       }
       const applied = this.apply(effect, prepared, meta.now);
       if (!applied.ok) return applied;
@@ -240,10 +241,10 @@ export class AccountDO extends DurableObject<Env> {
   /** Revocation rules on who may sign (spec 3.1: a different credential for credential revoke; the session itself for refresh). */
   private signerRefused(signer: SessionRow, effect: Effect): Failure | null {
     if (effect.kind === 'revokeCredential' && signer.credential_id === effect.credentialId) {
-      return fail(401, 'WALLET_SIGNATURE_INVALID', 'A credential cannot authorise its own revocation: sign with a session of another credential');
+      return fail('WALLET_SIGNATURE_INVALID', 'A credential cannot authorise its own revocation: sign with a session of another credential');
     }
     if (effect.kind === 'refreshSession' && signer.id !== effect.sessionId) {
-      return fail(401, 'WALLET_SIGNATURE_INVALID', 'A refresh must be signed with the session being refreshed');
+      return fail('WALLET_SIGNATURE_INVALID', 'A refresh must be signed with the session being refreshed');
     }
     return null;
   }
@@ -272,8 +273,8 @@ export class AccountDO extends DurableObject<Env> {
       }
       case 'revokeCredential': {
         const target = this.credential(effect.credentialId);
-        if (!target) return fail(404, 'NOT_FOUND', 'Credential not found');
-        if (this.count() <= 1) return fail(400, 'INVALID_INPUT', 'The only credential of an account cannot be revoked');
+        if (!target) return fail('NOT_FOUND', 'Credential not found');
+        if (this.count() <= 1) return fail('INVALID_INPUT', 'The only credential of an account cannot be revoked');
         this.sql.exec('DELETE FROM credentials WHERE id = ?', effect.credentialId);
         // Spec 3.1: every active session the credential issued goes with it, in the same transaction.
         this.sql.exec('UPDATE sessions SET revoked_at = ? WHERE credential_id = ? AND revoked_at IS NULL', now, effect.credentialId);
@@ -282,15 +283,15 @@ export class AccountDO extends DurableObject<Env> {
         return { ok: true, result: { kind: 'none' } };
       }
       case 'revokeSession': {
-        if (!this.activeSession(effect.sessionId, now)) return fail(404, 'NOT_FOUND', 'Session not found');
+        if (!this.activeSession(effect.sessionId, now)) return fail('NOT_FOUND', 'Session not found');
         this.sql.exec('UPDATE sessions SET revoked_at = ? WHERE id = ?', now, effect.sessionId);
         return { ok: true, result: { kind: 'none' } };
       }
       case 'refreshSession': {
         const old = this.activeSession(effect.sessionId, now);
-        if (!old) return fail(404, 'NOT_FOUND', 'Session not found or no longer active');
+        if (!old) return fail('NOT_FOUND', 'Session not found or no longer active');
         const credential = this.credential(old.credential_id);
-        if (!credential) return fail(404, 'NOT_FOUND', 'Session not found or no longer active');
+        if (!credential) return fail('NOT_FOUND', 'Session not found or no longer active');
         return { ok: true, result: { kind: 'session', session: this.insertSession(credential, prepared.session!, now, effect.ttlMs) } };
       }
       case 'exportWallet':
@@ -315,11 +316,11 @@ export class AccountDO extends DurableObject<Env> {
     await this.ensure(meta);
     return this.ctx.storage.transactionSync(() => {
       const credential = this.credential(credentialId);
-      if (!credential || credential.type !== 'EMAIL_OTP') return fail(404, 'NOT_FOUND', 'Credential not found');
+      if (!credential || credential.type !== 'EMAIL_OTP') return fail('NOT_FOUND', 'Credential not found');
       const locked = this.otpLocked(credentialId, meta.now);
       if (locked) return locked;
       const tooSoon = (retryAfterSeconds: number): Failure => ({
-        ...fail(429, 'RATE_LIMITED', `Too many codes requested; retry in ${retryAfterSeconds} s`),
+        ...fail('RATE_LIMITED', `Too many codes requested; retry in ${retryAfterSeconds} s`),
         retryAfterSeconds,
       });
       const sends = this.sql
@@ -379,7 +380,7 @@ export class AccountDO extends DurableObject<Env> {
     if (locked) return locked;
     if (input.sandbox && input.otp === SANDBOX_OTP) return null;
     const code = this.sql.exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>('SELECT * FROM otp WHERE credential_id = ?', input.credentialId).toArray()[0];
-    const invalid = fail(401, 'UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
+    const invalid = fail('UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
     if (!code || code.expires_at <= now || code.attempts >= OTP_MAX_ATTEMPTS) return invalid;
     if (!otpMatches(input.otp, code.salt, code.code_hash)) {
       this.sql.exec('UPDATE otp SET attempts = attempts + 1 WHERE credential_id = ?', input.credentialId);
@@ -402,7 +403,7 @@ export class AccountDO extends DurableObject<Env> {
       .toArray()[0];
     if (!oldest) return null;
     const retryAfterSeconds = Math.max(1, Math.ceil((oldest.failed_at + OTP_DAY_MS - now) / 1000));
-    return { ...fail(429, 'RATE_LIMITED', `Too many wrong codes for this credential in 24 hours; retry in ${retryAfterSeconds} s`), retryAfterSeconds };
+    return { ...fail('RATE_LIMITED', `Too many wrong codes for this credential in 24 hours; retry in ${retryAfterSeconds} s`), retryAfterSeconds };
   }
 
   // --- OAUTH ---
@@ -429,7 +430,7 @@ export class AccountDO extends DurableObject<Env> {
     const { iss, aud, sub } = input.identity;
     if (credential.oidc_iss !== iss || credential.oidc_aud !== aud || credential.oidc_sub !== sub) {
       const reason = 'OIDC token identity (iss, aud, sub) does not match the credential';
-      return fail(401, 'UNAUTHORIZED', reason, reason);
+      return fail('UNAUTHORIZED', reason, reason);
     }
     return null;
   }
@@ -443,7 +444,7 @@ export class AccountDO extends DurableObject<Env> {
   ): Promise<Outcome<{ credential: AuthMethodView; challenge: string; requestId: string; expiresAt: number }>> {
     await this.ensure(meta);
     const credential = this.credential(input.credentialId);
-    if (!credential || credential.type !== 'PASSKEY') return fail(404, 'NOT_FOUND', 'Credential not found');
+    if (!credential || credential.type !== 'PASSKEY') return fail('NOT_FOUND', 'Credential not found');
     const challenge = base64url(crypto.getRandomValues(new Uint8Array(32)));
     const requestId = newId('Request', meta.now);
     const expiresAt = meta.now + CHALLENGE_TTL_MS;
@@ -467,8 +468,8 @@ export class AccountDO extends DurableObject<Env> {
     const credential = this.credentialOfType(input.credentialId, 'PASSKEY');
     if (isFailure(credential)) return credential;
     const challenge = this.passkeyChallengeRow(input.requestId, input.credentialId, meta.now);
-    if (!challenge) return fail(401, 'UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
-    const invalid = fail(401, 'UNAUTHORIZED', 'Invalid passkey signature', 'Invalid passkey signature');
+    if (!challenge) return fail('UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
+    const invalid = fail('UNAUTHORIZED', 'Invalid passkey signature', 'Invalid passkey signature');
     let counter = credential.counter;
     if (!(input.sandbox && input.assertion.signature === SANDBOX_PASSKEY_SIGNATURE)) {
       const verified = await verifyPasskeyAssertion(
@@ -484,13 +485,13 @@ export class AccountDO extends DurableObject<Env> {
         },
         input.rp,
       );
-      if (!verified.ok) return input.sandbox ? invalid : fail(401, 'UNAUTHORIZED', `Passkey assertion rejected: ${verified.reason}`);
+      if (!verified.ok) return input.sandbox ? invalid : fail('UNAUTHORIZED', `Passkey assertion rejected: ${verified.reason}`);
       counter = verified.counter;
     }
     const prepared = await this.prepareSession(challenge.client_public_key, input.sessionId);
     return this.ctx.storage.transactionSync(() => {
       if (!this.passkeyChallengeRow(input.requestId, input.credentialId, meta.now)) {
-        return fail(401, 'UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
+        return fail('UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
       }
       this.sql.exec('UPDATE passkey_challenges SET used_at = ? WHERE request_id = ?', meta.now, input.requestId);
       this.sql.exec('UPDATE credentials SET counter = ? WHERE id = ?', counter, input.credentialId);
@@ -519,22 +520,22 @@ export class AccountDO extends DurableObject<Env> {
   /** Credential `id` if it exists and is of `type`; otherwise the refusal (404, or 400 for another type). */
   private credentialOfType(id: string, type: CredentialRow['type']): CredentialRow | Failure {
     const credential = this.credential(id);
-    if (!credential) return fail(404, 'NOT_FOUND', 'Credential not found');
+    if (!credential) return fail('NOT_FOUND', 'Credential not found');
     return credential.type === type ? credential : typeMismatch(credential.type, type);
   }
 
   private conflict(c: NewCredential): Failure | null {
     if (c.type === 'EMAIL_OTP' && this.sql.exec("SELECT 1 FROM credentials WHERE type = 'EMAIL_OTP'").toArray().length) {
-      return fail(400, 'EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'This account already has an EMAIL_OTP credential');
+      return fail('EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', 'This account already has an EMAIL_OTP credential');
     }
     if (c.type === 'PASSKEY' && this.sql.exec('SELECT 1 FROM credentials WHERE webauthn_id = ?', c.passkey.credentialId).toArray().length) {
-      return fail(400, 'PASSKEY_CREDENTIAL_ALREADY_EXISTS', 'This passkey is already registered');
+      return fail('PASSKEY_CREDENTIAL_ALREADY_EXISTS', 'This passkey is already registered');
     }
     if (
       c.type === 'OAUTH' &&
       this.sql.exec('SELECT 1 FROM credentials WHERE oidc_iss = ? AND oidc_aud = ? AND oidc_sub = ?', c.identity.iss, c.identity.aud, c.identity.sub).toArray().length
     ) {
-      return fail(409, 'CONFLICT', 'An OAUTH credential for this provider identity already exists');
+      return fail('CONFLICT', 'An OAUTH credential for this provider identity already exists');
     }
     return null;
   }

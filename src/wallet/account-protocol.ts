@@ -1,3 +1,5 @@
+import type { AuthMethodType } from '../db/enums';
+import type { ErrorCode } from '../http/errors';
 import type { OidcIdentity } from './oidc';
 
 /** Who the account is, passed on every call so the object initialises itself on first use. */
@@ -10,7 +12,8 @@ export interface AccountMeta {
   now: number;
 }
 
-export type CredentialType = 'EMAIL_OTP' | 'OAUTH' | 'PASSKEY';
+/** A credential's type: the API's AuthMethodType. */
+export type CredentialType = AuthMethodType;
 
 /** Signed-retry challenges are valid for 5 minutes (spec 2.3); so are passkey challenges. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -89,8 +92,7 @@ export type EffectResult =
 /** An expected refusal, shaped by the route into the spec's error body. */
 export interface Failure {
   ok: false;
-  status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   reason?: string;
   /** The fields a 400 names (error details `fields`). */

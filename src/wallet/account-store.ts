@@ -1,3 +1,5 @@
+import type { CredentialType } from './account-protocol';
+
 /** The AccountDO's SQLite tables (created idempotently when the object starts). */
 export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS meta (account_id TEXT PRIMARY KEY, platform_id TEXT NOT NULL, wallet_secret TEXT NOT NULL)`,
@@ -26,7 +28,7 @@ export const SCHEMA = [
 
 export interface CredentialRow extends Record<string, SqlStorageValue> {
   id: string;
-  type: 'EMAIL_OTP' | 'OAUTH' | 'PASSKEY';
+  type: CredentialType;
   nickname: string;
   webauthn_id: string | null;
   /** COSE public key, hex. */
@@ -43,7 +45,7 @@ export interface CredentialRow extends Record<string, SqlStorageValue> {
 export interface SessionRow extends Record<string, SqlStorageValue> {
   id: string;
   credential_id: string;
-  type: 'EMAIL_OTP' | 'OAUTH' | 'PASSKEY';
+  type: CredentialType;
   nickname: string;
   webauthn_id: string | null;
   /** Compressed P-256 public key, lower-case hex: the key a stamp names. */

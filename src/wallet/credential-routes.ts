@@ -198,7 +198,7 @@ async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never
     return wallet.stub.verifyOauth(meta, { credentialId, identity, clientPublicKey: body.clientPublicKey, ttlMs, sessionId });
   }
   const requestId = c.request.headers.get('Request-Id');
-  if (!requestId) throw new ApiError(401, 'REQUEST_ID_MISSING', 'Request-Id (from the challenge) is required to verify a PASSKEY');
+  if (!requestId) throw new ApiError('REQUEST_ID_MISSING', 'Request-Id (from the challenge) is required to verify a PASSKEY');
   const rp = { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins };
   return wallet.stub.verifyPasskey(meta, { credentialId, requestId, assertion: body.assertion, sandbox, rp, ttlMs, sessionId });
 }

@@ -41,8 +41,8 @@ export async function checkOidc(settings: Settings, token: string, now: number, 
   const result = await verifyOidcToken(token, { mode: settings.mode, issuers: settings.oidcIssuers, now, clientPublicKey });
   if (result.ok) return result;
   if (result.code === 'OIDC_TOKEN_MALFORMED') throw badRequest(result.reason, { fields: [{ field: 'oidcToken', message: result.reason }] });
-  if (result.code === 'OIDC_KEYS_UNAVAILABLE') throw new ApiError(500, 'INTERNAL_ERROR', result.reason);
-  throw new ApiError(401, 'UNAUTHORIZED', result.reason, { reason: result.reason }, undefined, result.reason);
+  if (result.code === 'OIDC_KEYS_UNAVAILABLE') throw new ApiError('INTERNAL_ERROR', result.reason);
+  throw new ApiError('UNAUTHORIZED', result.reason, { reason: result.reason }, undefined, result.reason);
 }
 
 /** The step-1 binding of adding `credential` (spec 4.2: the challenge's `type` is the type being added). */

@@ -34,13 +34,13 @@ function sandboxOutbox(db: Db): EmailSender {
 function httpProvider(url: string, apiKey: string | undefined): EmailSender {
   return {
     async send(m) {
-      if (!apiKey) throw new ApiError(500, 'INTERNAL_ERROR', 'E-mail delivery is not configured (EMAIL_API_KEY)');
+      if (!apiKey) throw new ApiError('INTERNAL_ERROR', 'E-mail delivery is not configured (EMAIL_API_KEY)');
       const res = await fetch(url, {
         method: 'POST',
         headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ from: m.from, to: [m.to], subject: m.subject, text: m.text }),
       });
-      if (!res.ok) throw new ApiError(500, 'INTERNAL_ERROR', `E-mail provider answered ${res.status}`);
+      if (!res.ok) throw new ApiError('INTERNAL_ERROR', `E-mail provider answered ${res.status}`);
     },
   };
 }

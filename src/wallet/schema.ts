@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { AuthMethodType } from '../db/enums';
 import { DateTime } from '../common/time';
 import { parseClientPublicKey } from '../crypto/p256';
-
-export const AuthMethodType = z.enum(['OAUTH', 'EMAIL_OTP', 'PASSKEY']).meta({ id: 'AuthMethodType' });
 
 /** Spec 4.2: uncompressed P-256 point in hex, and really on the curve. */
 export const ClientPublicKey = z

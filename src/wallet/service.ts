@@ -4,7 +4,7 @@ import type { Env } from '../env';
 import type { Db } from '../db/client';
 import { customers, internalAccounts, walletAuthIndex } from '../db/schema';
 import { iso } from '../common/time';
-import { ApiError, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
+import { ApiError, ERRORS, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
 import type { AccountDO } from './account-do';
 import type { AccountMeta, AuthMethodView, Failure, SessionView } from './account-protocol';
 
@@ -116,8 +116,8 @@ export function metaOf(w: Wallet, now: number): AccountMeta {
 export function failure(f: Failure): ApiError {
   const details = f.fields || f.reason ? { ...(f.fields ? { fields: f.fields } : {}), ...(f.reason ? { reason: f.reason } : {}) } : undefined;
   // The account's 409s are duplicates (a credential that exists): final.
-  const headers = f.retryAfterSeconds !== undefined ? { 'Retry-After': String(f.retryAfterSeconds) } : f.status === 409 ? FINAL_CONFLICT_HEADERS : undefined;
-  return new ApiError(f.status, f.code, f.message, details, headers, f.reason);
+  const headers = f.retryAfterSeconds !== undefined ? { 'Retry-After': String(f.retryAfterSeconds) } : ERRORS[f.code] === 409 ? FINAL_CONFLICT_HEADERS : undefined;
+  return new ApiError(f.code, f.message, details, headers, f.reason);
 }
 
 export function authMethodJson(v: AuthMethodView) {

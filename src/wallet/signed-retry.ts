@@ -41,8 +41,8 @@ export async function signedRetry(c: Ctx, wallet: Wallet, operation: string, fir
     if (op.type) body.type = op.type;
     return { status: 'challenge', body };
   }
-  if (requestId === null) throw new ApiError(401, 'REQUEST_ID_MISSING', 'Request-Id is required with Service-Wallet-Signature');
-  if (signature === null) throw new ApiError(401, 'WALLET_SIGNATURE_MISSING', 'Service-Wallet-Signature is required with Request-Id');
+  if (requestId === null) throw new ApiError('REQUEST_ID_MISSING', 'Request-Id is required with Service-Wallet-Signature');
+  if (signature === null) throw new ApiError('WALLET_SIGNATURE_MISSING', 'Service-Wallet-Signature is required with Request-Id');
   const outcome = await wallet.stub.completeSignedRetry(metaOf(wallet, c.now), {
     requestId,
     signature,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WebhookDeliveryStatus } from '../db/enums';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
 
@@ -49,13 +50,6 @@ export const WebhookEnvelope = z
   })
   .meta({ id: 'WebhookEnvelope' });
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;
-
-export const WebhookDeliveryStatus = z
-  .enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'])
-  .meta({
-    id: 'WebhookDeliveryStatus',
-    description: 'PENDING: not yet acknowledged, retries scheduled; DELIVERED: 2xx or 409 received; FAILED: gave up; SKIPPED: no webhookEndpoint configured',
-  });
 
 export const WebhookDelivery = z
   .object({

@@ -1,0 +1,69 @@
+// The value sets of enum columns, written once as zod enums (with their OpenAPI ids): the tables type their
+// columns with them, and the API schemas of the areas use the same enums.
+import { z } from 'zod';
+
+export const TransactionStatus = z
+  .enum(['CREATED', 'PENDING', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'])
+  .meta({
+    id: 'TransactionStatus',
+    description:
+      'CREATED: lookup created; PENDING: quote created (or awaiting platform approval); PROCESSING: funding received, payment initiated; COMPLETED: delivered; REJECTED: the receiving institution, wallet or the platform rejected it (funds refunded); FAILED: error during payment; REFUNDED: could not complete, refunded; EXPIRED: the quote expired',
+  });
+export type TransactionStatus = z.infer<typeof TransactionStatus>;
+
+export const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
+export type TransactionType = z.infer<typeof TransactionType>;
+
+export const Permission = z.enum(['VIEW', 'TRANSACT', 'MANAGE']).meta({ id: 'Permission' });
+export type Permission = z.infer<typeof Permission>;
+
+export const KycStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']).meta({ id: 'KycStatus' });
+export type KycStatus = z.infer<typeof KycStatus>;
+
+export const KybStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']).meta({ id: 'KybStatus' });
+export type KybStatus = z.infer<typeof KybStatus>;
+
+export const BulkJobStatus = z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+export type BulkJobStatus = z.infer<typeof BulkJobStatus>;
+
+export const CustomerType = z.enum(['INDIVIDUAL', 'BUSINESS']).meta({ id: 'CustomerType' });
+export type CustomerType = z.infer<typeof CustomerType>;
+
+export const AuthMethodType = z.enum(['OAUTH', 'EMAIL_OTP', 'PASSKEY']).meta({ id: 'AuthMethodType' });
+export type AuthMethodType = z.infer<typeof AuthMethodType>;
+
+export const ExternalAccountStatus = z.enum(['PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE']).meta({ id: 'ExternalAccountStatus' });
+export type ExternalAccountStatus = z.infer<typeof ExternalAccountStatus>;
+
+export const BeneficiaryVerificationStatus = z
+  .enum(['MATCHED', 'PARTIAL_MATCH', 'NOT_MATCHED', 'UNSUPPORTED', 'CHECKED_BY_RECEIVING_FI', 'PENDING'])
+  .meta({ id: 'BeneficiaryVerificationStatus' });
+export type BeneficiaryVerificationStatus = z.infer<typeof BeneficiaryVerificationStatus>;
+
+export const VerificationStatus = z
+  .enum(['RESOLVE_ERRORS', 'PENDING_MANUAL_REVIEW', 'IN_PROGRESS', 'APPROVED', 'REJECTED', 'READY_FOR_VERIFICATION'])
+  .meta({ id: 'VerificationStatus' });
+export type VerificationStatus = z.infer<typeof VerificationStatus>;
+
+export const WebhookDeliveryStatus = z
+  .enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'])
+  .meta({
+    id: 'WebhookDeliveryStatus',
+    description: 'PENDING: not yet acknowledged, retries scheduled; DELIVERED: 2xx or 409 received; FAILED: gave up; SKIPPED: no webhookEndpoint configured',
+  });
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
+
+export const InternalAccountType = z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']).meta({ id: 'InternalAccountType' });
+export type InternalAccountType = z.infer<typeof InternalAccountType>;
+
+export const InternalAccountStatus = z.enum(['PENDING', 'ACTIVE', 'CLOSED', 'FROZEN']).meta({ id: 'InternalAccountStatus' });
+export type InternalAccountStatus = z.infer<typeof InternalAccountStatus>;
+
+export const AgentActionStatus = z.enum(['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'FAILED']).meta({ id: 'AgentActionStatus' });
+export type AgentActionStatus = z.infer<typeof AgentActionStatus>;
+
+export const AgentActionType = z.enum(['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN']).meta({ id: 'AgentActionType' });
+export type AgentActionType = z.infer<typeof AgentActionType>;
+
+export const LockedSide = z.enum(['SENDING', 'RECEIVING']);
+export type LockedSide = z.infer<typeof LockedSide>;
