@@ -35,7 +35,9 @@ const forbidden = floors.flatMap((floor, i) => {
   const above = floors.slice(i + 1).flat();
   const rules = [];
   if (above.length) {
-    const exceptions = typeOnly.filter((t) => floor.some((room) => new RegExp(t.from).test(`src/${room}${room.endsWith('.ts') ? '' : '/'}`)));
+    const exceptions = typeOnly.filter((t) =>
+      floor.some((room) => new RegExp(t.from).test(`src/${room}${room.endsWith('.ts') ? '' : '/'}`)),
+    );
     rules.push({
       name: `floor-${floor.join('+')}`,
       comment: `${floor.join(', ')} may not import a floor above`,

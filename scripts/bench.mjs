@@ -27,7 +27,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,32').split(',').map(Number);
 /** Comma-separated substrings of scenario names to run (the references always run: the ratios need them). */
-const ONLY = process.env.BENCH_ONLY?.split(',').map((x) => x.trim()).filter(Boolean);
+const ONLY = process.env.BENCH_ONLY?.split(',')
+  .map((x) => x.trim())
+  .filter(Boolean);
 
 const tmp = mkdtempSync(join(tmpdir(), 'payments-bench-'));
 const children = [];
@@ -226,7 +228,9 @@ async function measureLoad(prepared) {
     for (const [k, p] of prepared.entries()) {
       const l = levelOf(connections, runs[k], p.out.driver === 'loop');
       p.out.levels.push(l);
-      console.log(`  ${p.s.name} @${connections}: ${fmt(l.reqPerSec.median, 0)} req/s, p99 ${fmt(l.p99.median, 1)} ms${l.non2xx || l.errors ? `  (!) ${l.non2xx} non-2xx, ${l.errors} errors` : ''}`);
+      console.log(
+        `  ${p.s.name} @${connections}: ${fmt(l.reqPerSec.median, 0)} req/s, p99 ${fmt(l.p99.median, 1)} ms${l.non2xx || l.errors ? `  (!) ${l.non2xx} non-2xx, ${l.errors} errors` : ''}`,
+      );
     }
   }
 }
@@ -260,9 +264,24 @@ const range = (s, digits) => `${fmt(s.median, digits)} (${fmt(s.min, digits)}-${
 function table(results) {
   const rows = [['scenario', 'conns', 'req/s median (min-max)', 'p50 ms', 'p99 ms', 'non-2xx/errors']];
   for (const r of results) {
-    if (r.timed) rows.push([r.name, '-', `${range({ median: r.timed.median / 1000, min: r.timed.min / 1000, max: r.timed.max / 1000 }, 1)} s`, '', '', '']);
+    if (r.timed)
+      rows.push([
+        r.name,
+        '-',
+        `${range({ median: r.timed.median / 1000, min: r.timed.min / 1000, max: r.timed.max / 1000 }, 1)} s`,
+        '',
+        '',
+        '',
+      ]);
     for (const l of r.levels) {
-      rows.push([r.name, String(l.connections), range(l.reqPerSec, 0), range(l.p50, 1), range(l.p99, 1), l.non2xx || l.errors ? `${l.non2xx}/${l.errors}` : '0']);
+      rows.push([
+        r.name,
+        String(l.connections),
+        range(l.reqPerSec, 0),
+        range(l.p50, 1),
+        range(l.p99, 1),
+        l.non2xx || l.errors ? `${l.non2xx}/${l.errors}` : '0',
+      ]);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -271,9 +290,16 @@ function table(results) {
   const labels = results.flatMap((r) =>
     r.levels
       .filter((l) => l.labels && Object.keys(l.labels).length > 1)
-      .map((l) => `- ${r.name} @${l.connections}, per request: ${Object.entries(l.labels).map(([k, v]) => `${k} p50 ${fmt(v.p50, 1)} / p99 ${fmt(v.p99, 1)} ms`).join(', ')}`),
+      .map(
+        (l) =>
+          `- ${r.name} @${l.connections}, per request: ${Object.entries(l.labels)
+            .map(([k, v]) => `${k} p50 ${fmt(v.p50, 1)} / p99 ${fmt(v.p99, 1)} ms`)
+            .join(', ')}`,
+      ),
   );
-  return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line), '', ...notes, ...labels].join('\n');
+  return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line), '', ...notes, ...labels].join(
+    '\n',
+  );
 }
 
 function judge(results) {
@@ -327,7 +353,8 @@ function describeTarget(t) {
       .join(', ');
     return `${t.name}: ${all} (target >= ${t.min.toFixed(2)}x @${t.connections}): ${status}`;
   }
-  if (t.kind === 'seconds') return `${t.name}: ${t.value === undefined ? '-' : `${t.value.toFixed(1)} s`} (target <= ${t.max} s): ${status}`;
+  if (t.kind === 'seconds')
+    return `${t.name}: ${t.value === undefined ? '-' : `${t.value.toFixed(1)} s`} (target <= ${t.max} s): ${status}`;
   return `${t.name}: worst ${t.value === undefined ? '-' : `${t.value.toFixed(1)} ms (${t.worst})`} (target <= ${t.maxMs} ms): ${status}`;
 }
 
@@ -360,9 +387,17 @@ async function main() {
     empty,
     d1,
   };
-  const ctx = { api, platform, operatorToken: service.operatorToken, apiBase: service.apiBase, origins: { service: service.origin, empty: empty.origin, d1: d1.origin } };
+  const ctx = {
+    api,
+    platform,
+    operatorToken: service.operatorToken,
+    apiBase: service.apiBase,
+    origins: { service: service.origin, empty: empty.origin, d1: d1.origin },
+  };
 
-  console.log(`Measuring ${chosen.length} scenarios at ${CONNECTIONS.join(' and ')} connections, ${RUNS} runs of ${DURATION} s each (warm-up ${WARMUP} s)`);
+  console.log(
+    `Measuring ${chosen.length} scenarios at ${CONNECTIONS.join(' and ')} connections, ${RUNS} runs of ${DURATION} s each (warm-up ${WARMUP} s)`,
+  );
   const prepared = [];
   for (const s of chosen.filter((x) => !x.measure)) {
     console.log(`  setting up ${s.name}`);

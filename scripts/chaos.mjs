@@ -29,7 +29,16 @@ const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padSta
 const t0 = Date.now();
 
 async function start(port, inspectorPort) {
-  service = await startService({ port, inspectorPort, persistTo: join(dir, 'state'), envFile, vars: { LOG_LEVEL: 'warn' }, extraArgs: ['--test-scheduled'], stdio: 'ignore', quietMigrations: true });
+  service = await startService({
+    port,
+    inspectorPort,
+    persistTo: join(dir, 'state'),
+    envFile,
+    vars: { LOG_LEVEL: 'warn' },
+    extraArgs: ['--test-scheduled'],
+    stdio: 'ignore',
+    quietMigrations: true,
+  });
   return service;
 }
 
@@ -51,8 +60,15 @@ async function main() {
   log(`service on ${s.apiBase} (state in ${dir})`);
   const platform = await createPlatform(s.apiBase, vars.OPERATOR_TOKEN);
   let api = client(s.apiBase, platform.auth);
-  const customer = await api('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Chaos Monkey', platformCustomerId: `chaos-${Date.now()}` });
-  const accounts = await api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=USD&type=INTERNAL_FIAT`);
+  const customer = await api('POST', '/customers', {
+    customerType: 'INDIVIDUAL',
+    fullName: 'Chaos Monkey',
+    platformCustomerId: `chaos-${Date.now()}`,
+  });
+  const accounts = await api(
+    'GET',
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=USD&type=INTERNAL_FIAT`,
+  );
   const usd = accounts.body.data[0].id;
   await api('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: FUNDING });
   const bank = async (suffix) =>
@@ -60,18 +76,36 @@ async function main() {
       await api('POST', '/customers/external-accounts', {
         customerId: customer.body.id,
         currency: 'USD',
-        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: `12345678${suffix}`, routingNumber: '021000021', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Chaos Monkey' } },
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: `12345678${suffix}`,
+          routingNumber: '021000021',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Chaos Monkey' },
+        },
       })
     ).body.id;
   // Most transfers succeed at once; every fourth goes to a 005 account (fails about 30 s later, refunded).
   const [ok, slow] = [await bank('789'), await bank('005')];
-  log(`customer funded with ${FUNDING}; ${TRANSFERS} transfer-outs of ${AMOUNT}, ${CONCURRENCY} at a time; the server dies after ${KILL_AFTER} answers`);
+  log(
+    `customer funded with ${FUNDING}; ${TRANSFERS} transfer-outs of ${AMOUNT}, ${CONCURRENCY} at a time; the server dies after ${KILL_AFTER} answers`,
+  );
 
-  const requests = Array.from({ length: TRANSFERS }, (_, i) => ({ key: `chaos-${i}`, destination: i % 4 === 3 ? slow : ok, answer: null, sent: false }));
+  const requests = Array.from({ length: TRANSFERS }, (_, i) => ({
+    key: `chaos-${i}`,
+    destination: i % 4 === 3 ? slow : ok,
+    answer: null,
+    sent: false,
+  }));
   let answered = 0;
   let killed = false;
   let next = 0;
-  const send = (r) => api('POST', '/transfer-out', { source: { accountId: usd }, destination: { accountId: r.destination }, amount: AMOUNT }, { 'Idempotency-Key': r.key });
+  const send = (r) =>
+    api(
+      'POST',
+      '/transfer-out',
+      { source: { accountId: usd }, destination: { accountId: r.destination }, amount: AMOUNT },
+      { 'Idempotency-Key': r.key },
+    );
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (!killed && next < requests.length) {
@@ -94,7 +128,9 @@ async function main() {
   const accepted = requests.filter((r) => r.answer?.status === 201);
   const unanswered = requests.filter((r) => !r.answer);
   const inFlight = unanswered.filter((r) => r.sent).length;
-  log(`${accepted.length} accepted, ${requests.filter((r) => r.answer && r.answer.status !== 201).length} refused, ${inFlight} in flight when it died, ${unanswered.length - inFlight} not sent yet`);
+  log(
+    `${accepted.length} accepted, ${requests.filter((r) => r.answer && r.answer.status !== 201).length} refused, ${inFlight} in flight when it died, ${unanswered.length - inFlight} not sent yet`,
+  );
 
   s = await start(port, inspectorPort);
   api = client(s.apiBase, platform.auth);
@@ -140,10 +176,15 @@ async function main() {
   const all = await api('GET', `/transactions?customerId=${encodeURIComponent(customer.body.id)}&limit=100`);
   const total = all.body.totalCount;
   if (total !== requests.length) problems.push(`${total} transactions recorded for ${requests.length} distinct requests`);
-  const balance = (await api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=USD&type=INTERNAL_FIAT`)).body.data[0].balance.amount;
+  const balance = (
+    await api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=USD&type=INTERNAL_FIAT`)
+  ).body.data[0].balance.amount;
   const expectedBalance = FUNDING - completed * AMOUNT;
-  if (balance !== expectedBalance) problems.push(`balance ${balance}, expected ${expectedBalance} (funding ${FUNDING} - ${completed} completed x ${AMOUNT})`);
-  log(`${completed} completed, ${seenTx.size - completed} failed and refunded; balance ${balance} (expected ${expectedBalance}); ${total} transactions`);
+  if (balance !== expectedBalance)
+    problems.push(`balance ${balance}, expected ${expectedBalance} (funding ${FUNDING} - ${completed} completed x ${AMOUNT})`);
+  log(
+    `${completed} completed, ${seenTx.size - completed} failed and refunded; balance ${balance} (expected ${expectedBalance}); ${total} transactions`,
+  );
 
   await stopChild(s.child);
   if (problems.length) {

@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const out = join(mkdtempSync(join(tmpdir(), 'corridors-')), 'corridors.mjs');
-await build({ entryPoints: ['src/external-accounts/corridors/index.ts'], bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'error' });
+await build({
+  entryPoints: ['src/external-accounts/corridors/index.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  outfile: out,
+  logLevel: 'error',
+});
 const { corridorTable } = await import(pathToFileURL(out).href);
 const readme = readFileSync('README.md', 'utf8');
 const begin = '<!-- corridor table: npm run corridors -->\n';

@@ -43,7 +43,10 @@ async function bootstrap(apiBase, operatorToken) {
   const created = await createPlatform(apiBase, operatorToken).catch((error) => {
     if (!/UMA_DOMAIN_TAKEN/.test(error.message)) throw error;
     // UMA domains are unique: the platform of an earlier start (its credentials deleted) still holds the default.
-    return createPlatform(apiBase, operatorToken, { ...SANDBOX_PLATFORM, umaDomain: `sandbox-${randomBytes(4).toString('hex')}.local.test` });
+    return createPlatform(apiBase, operatorToken, {
+      ...SANDBOX_PLATFORM,
+      umaDomain: `sandbox-${randomBytes(4).toString('hex')}.local.test`,
+    });
   });
   const credentials = {
     baseUrl: apiBase,
@@ -61,7 +64,9 @@ async function main() {
   applyMigrations();
   // Settings given in the shell override wrangler.toml's [vars] for this run.
   const overrides = Object.fromEntries(
-    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN'].filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]),
+    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN']
+      .filter((k) => process.env[k] !== undefined)
+      .map((k) => [k, process.env[k]]),
   );
   // Same process group as this script: Ctrl-C in the terminal reaches wrangler directly.
   const child = spawnWranglerDev({ port, vars: overrides, extraArgs: process.argv.slice(2), detached: false });

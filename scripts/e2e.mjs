@@ -36,7 +36,8 @@ async function call(method, path, body, headers = {}) {
 
 async function must(method, path, body, expected, headers) {
   const res = await call(method, path, body, headers);
-  if (res.status !== expected) throw new Error(`${method} ${path}: expected HTTP ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== expected)
+    throw new Error(`${method} ${path}: expected HTTP ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -61,19 +62,25 @@ async function waitFor(id, status, timeoutMs) {
 async function main() {
   step(`Connect to ${baseUrl}`);
   const config = await call('GET', '/config');
-  if (config.status !== 200) throw new Error(`GET /config answered ${config.status}: is \`npm start\` running? ${JSON.stringify(config.body)}`);
+  if (config.status !== 200)
+    throw new Error(`GET /config answered ${config.status}: is \`npm start\` running? ${JSON.stringify(config.body)}`);
   info(`platform ready; sandbox UMA domain ${config.body.sandboxUmaDomain ?? '(production mode)'}`);
 
   step('Create a customer and fund its USD internal account (POST /sandbox/internal-accounts/{id}/fund)');
   const tag = Date.now().toString(36);
-  const customer = await must('POST', '/customers', {
-    customerType: 'INDIVIDUAL',
-    platformCustomerId: `e2e-${tag}`,
-    fullName: 'Erin Example',
-    birthDate: '1990-01-15',
-    nationality: 'US',
-    address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
-  }, 201);
+  const customer = await must(
+    'POST',
+    '/customers',
+    {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: `e2e-${tag}`,
+      fullName: 'Erin Example',
+      birthDate: '1990-01-15',
+      nationality: 'US',
+      address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+    },
+    201,
+  );
   const accounts = (await must('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`, undefined, 200)).data;
   const usd = accounts.find((a) => a.type === 'INTERNAL_FIAT' && a.balance.currency.code === 'USD');
   await must('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount: 100_000 }, 200);
@@ -83,7 +90,9 @@ async function main() {
   const external = async (currency, accountInfo) =>
     must('POST', '/customers/external-accounts', { customerId: customer.id, currency, accountInfo: { ...accountInfo, beneficiary } }, 201);
   const balance = async () =>
-    (await must('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`, undefined, 200)).data.find((a) => a.id === usd.id).balance.amount;
+    (await must('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`, undefined, 200)).data.find(
+      (a) => a.id === usd.id,
+    ).balance.amount;
   const digits = String(Date.now() % 1_000_000_000).padStart(9, '0');
   // IBAN check digits (ISO 13616 mod 97): the service verifies them.
   const iban = (country, bban) => {
@@ -93,40 +102,62 @@ async function main() {
 
   step('Transfer out 125.50 USD to a bank account ending in 005 (spec 4.9: pending about 30 s, then fails)');
   const slow = await external('USD', { accountType: 'USD_ACCOUNT', accountNumber: `${digits}005`, routingNumber: '021000021' });
-  const out = await must('POST', '/transfer-out', { source: { accountId: usd.id }, destination: { accountId: slow.id }, amount: 12_550 }, 201, {
-    'Idempotency-Key': `e2e-out-${tag}`,
-  });
+  const out = await must(
+    'POST',
+    '/transfer-out',
+    { source: { accountId: usd.id }, destination: { accountId: slow.id }, amount: 12_550 },
+    201,
+    {
+      'Idempotency-Key': `e2e-out-${tag}`,
+    },
+  );
   info(`${out.id} is ${out.status}; the account is debited: ${money(await balance(), 'USD')}`);
   info('waiting, without any further call, for the delayed queue message to fail it...');
   const t0 = Date.now();
   const failed = await waitFor(out.id, 'FAILED', 90_000);
-  info(`FAILED on its own ${((Date.now() - t0) / 1000).toFixed(0)} s after creation (failureReason ${failed.failureReason}, refund ${failed.refund?.status})`);
+  info(
+    `FAILED on its own ${((Date.now() - t0) / 1000).toFixed(0)} s after creation (failureReason ${failed.failureReason}, refund ${failed.refund?.status})`,
+  );
   const restored = await balance();
   info(`balance restored: ${money(restored, 'USD')}`);
   if (restored !== 100_000) throw new Error('the refund did not restore the balance');
 
   step('Quote 100.00 USD from the funded account to a EUR bank account, execute it (Idempotency-Key)');
   const eur = await external('EUR', { accountType: 'EUR_ACCOUNT', iban: iban('DE', `${digits}000000321`) });
-  const quote = await must('POST', '/quotes', {
-    source: { sourceType: 'ACCOUNT', accountId: usd.id },
-    destination: { destinationType: 'ACCOUNT', accountId: eur.id },
-    lockedCurrencySide: 'SENDING',
-    lockedCurrencyAmount: 10_000,
-  }, 201);
-  info(`${quote.id}: ${money(quote.totalSendingAmount, 'USD')} -> ${money(quote.totalReceivingAmount, 'EUR')} at ${quote.exchangeRate}, fees ${money(quote.feesIncluded, 'USD')}, expires ${quote.expiresAt}`);
+  const quote = await must(
+    'POST',
+    '/quotes',
+    {
+      source: { sourceType: 'ACCOUNT', accountId: usd.id },
+      destination: { destinationType: 'ACCOUNT', accountId: eur.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    },
+    201,
+  );
+  info(
+    `${quote.id}: ${money(quote.totalSendingAmount, 'USD')} -> ${money(quote.totalReceivingAmount, 'EUR')} at ${quote.exchangeRate}, fees ${money(quote.feesIncluded, 'USD')}, expires ${quote.expiresAt}`,
+  );
   const executed = await must('POST', `/quotes/${quote.id}/execute`, undefined, 200, { 'Idempotency-Key': `e2e-exec-${tag}` });
   info(`executed: quote ${executed.status}`);
   await waitFor(quote.transactionId, 'COMPLETED', 60_000);
 
   step('Real-time funded quote: pay its paymentInstructions with POST /sandbox/send');
-  const realtime = await must('POST', '/quotes', {
-    source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
-    destination: { destinationType: 'ACCOUNT', accountId: eur.id },
-    lockedCurrencySide: 'RECEIVING',
-    lockedCurrencyAmount: 5_000,
-  }, 201);
+  const realtime = await must(
+    'POST',
+    '/quotes',
+    {
+      source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: eur.id },
+      lockedCurrencySide: 'RECEIVING',
+      lockedCurrencyAmount: 5_000,
+    },
+    201,
+  );
   const bank = realtime.paymentInstructions[0].accountOrWalletInfo;
-  info(`pay ${money(realtime.totalSendingAmount, 'USD')} to ${bank.bankName} ${bank.accountNumber} (routing ${bank.routingNumber}), reference ${bank.reference}`);
+  info(
+    `pay ${money(realtime.totalSendingAmount, 'USD')} to ${bank.bankName} ${bank.accountNumber} (routing ${bank.routingNumber}), reference ${bank.reference}`,
+  );
   const funded = await must('POST', '/sandbox/send', { quoteId: realtime.id, currencyCode: 'USD' }, 200);
   info(`funding received: ${funded.status}`);
   await waitFor(realtime.transactionId, 'COMPLETED', 60_000);
@@ -156,7 +187,10 @@ async function incomingPayments(customer, usd, balance) {
       const approve = event.data.senderUmaAddress?.startsWith('$approve');
       decisions.push(`${event.data.senderUmaAddress}: ${approve ? '200' : '403'}`);
       if (approve) res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-      else res.writeHead(403, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 403, code: 'PAYMENT_REJECTED', message: 'Rejected by policy', reason: 'RESTRICTED_JURISDICTION' }));
+      else
+        res
+          .writeHead(403, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ status: 403, code: 'PAYMENT_REJECTED', message: 'Rejected by policy', reason: 'RESTRICTED_JURISDICTION' }));
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -167,7 +201,12 @@ async function incomingPayments(customer, usd, balance) {
   try {
     const before = await balance();
     const receive = (sender) =>
-      must('POST', '/sandbox/uma/receive', { senderUmaAddress: sender, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 }, 200);
+      must(
+        'POST',
+        '/sandbox/uma/receive',
+        { senderUmaAddress: sender, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 },
+        200,
+      );
     const approved = await receive('$approve.me@sender.example');
     info(`${approved.id} from $approve.me: ${approved.status}, awaiting the receiver`);
     await waitFor(approved.id, 'COMPLETED', 60_000);

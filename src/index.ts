@@ -22,13 +22,16 @@ export default {
         let router = routers.get(s.apiPrefix);
         if (!router) routers.set(s.apiPrefix, (router = buildRouter(s.apiPrefix)));
         // Paths outside the version base match no route at all.
-        response = (await router.fetch(request as never, env, exec, { settings: s, log })) ?? errorResponse(notFound('NOT_FOUND', 'No route matches this path'));
+        response =
+          (await router.fetch(request as never, env, exec, { settings: s, log })) ??
+          errorResponse(notFound('NOT_FOUND', 'No route matches this path'));
       }
     } catch (error) {
       response = toErrorResponse(error, log, request);
     }
     // The line is built only when it is written: this runs on every request.
-    if (log.enabled('info')) log.info('request', { method: request.method, path: loggedPath(url.pathname), status: response.status, ms: Date.now() - started });
+    if (log.enabled('info'))
+      log.info('request', { method: request.method, path: loggedPath(url.pathname), status: response.status, ms: Date.now() - started });
     return response;
   },
 

@@ -45,7 +45,11 @@ export const loggedPath = pathRedactor(ROUTES);
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
 
 /** How authentication finds stored credentials: platform API tokens and agent tokens. */
-const credentials: CredentialLookups = { tokenWithPlatform: findTokenWithPlatform, tokenWithPlatformAnd: findTokenWithPlatformAnd, agentByToken: findAgentByToken };
+const credentials: CredentialLookups = {
+  tokenWithPlatform: findTokenWithPlatform,
+  tokenWithPlatformAnd: findTokenWithPlatformAnd,
+  agentByToken: findAgentByToken,
+};
 
 /** The API router under `/<API_PREFIX>/2025-10-13`; unknown paths 404, wrong methods 405 with `Allow`. */
 export function buildRouter(prefix: string) {

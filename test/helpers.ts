@@ -49,11 +49,16 @@ export async function workerApi(method: string, path: string, overrides: Partial
   const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...overrides }, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text, headers: res.headers };
+  return {
+    status: res.status,
+    body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text,
+    headers: res.headers,
+  };
 }
 
 /** A call through the Worker's fetch handler with production settings (SERVICE_ENV=production). */
-export const productionApi = (method: string, path: string, opts: CallOptions = {}) => workerApi(method, path, { SERVICE_ENV: 'production' }, opts);
+export const productionApi = (method: string, path: string, opts: CallOptions = {}) =>
+  workerApi(method, path, { SERVICE_ENV: 'production' }, opts);
 
 export function basic(clientId: string, clientSecret: string): string {
   return `Basic ${btoa(`${clientId}:${clientSecret}`)}`;

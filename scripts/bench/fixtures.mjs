@@ -79,7 +79,13 @@ export async function fundedTransferPair(ctx, amount = 100_000_000_000) {
       accountNumber: `${digits}001`,
       routingNumber: '021000021',
       bankName: 'Bench Bank',
-      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Customer', birthDate: '1990-01-15', nationality: 'US', address: ADDRESS },
+      beneficiary: {
+        beneficiaryType: 'INDIVIDUAL',
+        fullName: 'Bench Customer',
+        birthDate: '1990-01-15',
+        nationality: 'US',
+        address: ADDRESS,
+      },
     },
   });
   return { customer, source: accounts.USD, destination: external.id };
@@ -121,7 +127,9 @@ export function customersCsv(rows, umaDomain) {
   const lines = ['umaAddress,platformCustomerId,customerType,fullName,birthDate,email,addressLine1,city,state,postalCode,country'];
   for (let i = 0; i < rows; i++) {
     const id = `bulk-${tag}-${i}`;
-    lines.push(`$${id}@${umaDomain},${id},INDIVIDUAL,Bulk Customer ${i},1990-01-15,${id}@example.com,1 Market St,San Francisco,CA,94105,US`);
+    lines.push(
+      `$${id}@${umaDomain},${id},INDIVIDUAL,Bulk Customer ${i},1990-01-15,${id}@example.com,1 Market St,San Francisco,CA,94105,US`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

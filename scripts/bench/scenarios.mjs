@@ -119,9 +119,16 @@ export const scenarios = [
     note: 'a completed transfer-out made in setup',
     setup: async (ctx) => {
       const pair = await fundedTransferPair(ctx, 1_000_000);
-      const t = await must(ctx, 201, 'POST', '/transfer-out', { source: { accountId: pair.source }, destination: { accountId: pair.destination }, amount: 10_000 }, {
-        'idempotency-key': unique('setup'),
-      });
+      const t = await must(
+        ctx,
+        201,
+        'POST',
+        '/transfer-out',
+        { source: { accountId: pair.source }, destination: { accountId: pair.destination }, amount: 10_000 },
+        {
+          'idempotency-key': unique('setup'),
+        },
+      );
       if (t.status !== 'COMPLETED') throw new Error(`the setup transfer is ${t.status}, not COMPLETED`);
       return { path: `/transactions/${t.id}`, headers: { authorization: ctx.platform.auth } };
     },
@@ -166,7 +173,10 @@ export const scenarios = [
             method: 'POST',
             path: `/auth/credentials/${w.credential.id}/verify`,
             headers: { authorization: ctx.platform.auth, 'content-type': 'application/json' },
-            setupRequest: (req) => ({ ...req, body: JSON.stringify({ type: 'EMAIL_OTP', otp: '000000', clientPublicKey: freshClientPublicKey() }) }),
+            setupRequest: (req) => ({
+              ...req,
+              body: JSON.stringify({ type: 'EMAIL_OTP', otp: '000000', clientPublicKey: freshClientPublicKey() }),
+            }),
           },
         ],
       };
@@ -203,7 +213,11 @@ export const scenarios = [
       const form = new FormData();
       form.append('file', new Blob([csv], { type: 'text/csv' }), 'customers.csv');
       const started = performance.now();
-      const r = await fetch(`${ctx.apiBase}/customers/bulk/csv`, { method: 'POST', headers: { authorization: ctx.platform.auth }, body: form });
+      const r = await fetch(`${ctx.apiBase}/customers/bulk/csv`, {
+        method: 'POST',
+        headers: { authorization: ctx.platform.auth },
+        body: form,
+      });
       const accepted = await r.json();
       if (r.status !== 202) throw new Error(`bulk upload: ${r.status} ${JSON.stringify(accepted)}`);
       for (;;) {
@@ -211,11 +225,14 @@ export const scenarios = [
         if (job.status === 'COMPLETED' || job.status === 'FAILED') {
           const ms = performance.now() - started;
           if (job.status !== 'COMPLETED' || job.progress.successful !== BULK_ROWS) {
-            throw new Error(`bulk import ended ${job.status} with ${JSON.stringify(job.progress)}: ${JSON.stringify(job.errors.slice(0, 3))}`);
+            throw new Error(
+              `bulk import ended ${job.status} with ${JSON.stringify(job.progress)}: ${JSON.stringify(job.errors.slice(0, 3))}`,
+            );
           }
           return { ms };
         }
-        if (performance.now() - started > 600_000) throw new Error(`bulk import still ${job.status} after 10 min: ${JSON.stringify(job.progress)}`);
+        if (performance.now() - started > 600_000)
+          throw new Error(`bulk import still ${job.status} after 10 min: ${JSON.stringify(job.progress)}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     },
@@ -232,10 +249,38 @@ export const scenarios = [
  * kind 'p99': every service scenario's median p99 at `connections` <= `maxMs`.
  */
 export const targets = [
-  { name: 'GET /config vs one-query reference Worker', kind: 'ratio', numerator: 'GET /config', denominator: 'reference: one D1 PK SELECT', min: 0.8, connections: 32 },
-  { name: 'uma-providers page 100 vs page 1 (within 1.2x)', kind: 'ratio', numerator: 'GET /uma-providers page 100', denominator: 'GET /uma-providers page 1', min: 1 / 1.2, connections: 32 },
-  { name: 'signed retry vs its unsigned first step', kind: 'pair', pair: 'wallet privacy signed retry', first: 'wallet privacy challenge', min: 0.5, connections: 32 },
-  { name: 'session issuance vs GET /config', kind: 'ratio', numerator: 'EMAIL_OTP verify (session)', denominator: 'GET /config', min: 0.5, connections: 32 },
+  {
+    name: 'GET /config vs one-query reference Worker',
+    kind: 'ratio',
+    numerator: 'GET /config',
+    denominator: 'reference: one D1 PK SELECT',
+    min: 0.8,
+    connections: 32,
+  },
+  {
+    name: 'uma-providers page 100 vs page 1 (within 1.2x)',
+    kind: 'ratio',
+    numerator: 'GET /uma-providers page 100',
+    denominator: 'GET /uma-providers page 1',
+    min: 1 / 1.2,
+    connections: 32,
+  },
+  {
+    name: 'signed retry vs its unsigned first step',
+    kind: 'pair',
+    pair: 'wallet privacy signed retry',
+    first: 'wallet privacy challenge',
+    min: 0.5,
+    connections: 32,
+  },
+  {
+    name: 'session issuance vs GET /config',
+    kind: 'ratio',
+    numerator: 'EMAIL_OTP verify (session)',
+    denominator: 'GET /config',
+    min: 0.5,
+    connections: 32,
+  },
   { name: '10,000-row bulk import to COMPLETED', kind: 'seconds', scenario: 'bulk import 10,000 rows', max: 60 },
   { name: 'no service request above 50 ms p99 at 1 connection', kind: 'p99', maxMs: 50, connections: 1 },
 ];

@@ -65,14 +65,36 @@ function runWrangler(args, { cwd = root, quiet = false } = {}) {
 
 /** Applies the D1 migrations locally (into `persistTo` when given, else wrangler's default state). */
 export function applyMigrations({ persistTo, config, quiet = false } = {}) {
-  runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...(config ? ['--config', config] : []), ...(persistTo ? ['--persist-to', persistTo] : [])], { quiet });
+  runWrangler(
+    [
+      'd1',
+      'migrations',
+      'apply',
+      'DB',
+      '--local',
+      ...(config ? ['--config', config] : []),
+      ...(persistTo ? ['--persist-to', persistTo] : []),
+    ],
+    { quiet },
+  );
 }
 
 /**
  * Spawns `wrangler dev`, by default in its own process group (so stopping it stops workerd too).
  * `vars` become `--var` overrides; `envFile` replaces .dev.vars as the source of secrets.
  */
-export function spawnWranglerDev({ port, inspectorPort, config, persistTo, envFile, vars = {}, extraArgs = [], stdio = 'inherit', cwd = root, detached = true }) {
+export function spawnWranglerDev({
+  port,
+  inspectorPort,
+  config,
+  persistTo,
+  envFile,
+  vars = {},
+  extraArgs = [],
+  stdio = 'inherit',
+  cwd = root,
+  detached = true,
+}) {
   const args = [
     'dev',
     '--ip',
@@ -141,7 +163,17 @@ export function killChildNow(child) {
  * Returns the child and the URLs; the caller stops it with `stopChild(service.child)`. `onSpawn(child)`
  * runs as soon as the process exists, so a caller can stop it even if starting fails or is interrupted.
  */
-export async function startService({ port, inspectorPort, persistTo, envFile, vars = {}, extraArgs = [], stdio = 'inherit', quietMigrations = false, onSpawn }) {
+export async function startService({
+  port,
+  inspectorPort,
+  persistTo,
+  envFile,
+  vars = {},
+  extraArgs = [],
+  stdio = 'inherit',
+  quietMigrations = false,
+  onSpawn,
+}) {
   applyMigrations({ persistTo, quiet: quietMigrations });
   const child = spawnWranglerDev({ port, inspectorPort, persistTo, envFile, vars, extraArgs, stdio });
   onSpawn?.(child);

@@ -38,25 +38,71 @@ type Info = Record<string, unknown> & { accountType: string };
 export function infoFor(currency: string, seed: Uint8Array, reference: string): Info | null {
   switch (currency) {
     case 'USD':
-      return { accountType: 'USD_ACCOUNT', accountNumber: digits(seed, 12), routingNumber: '021000021', paymentRails: ['ACH', 'WIRE', 'RTP'], reference };
+      return {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: digits(seed, 12),
+        routingNumber: '021000021',
+        paymentRails: ['ACH', 'WIRE', 'RTP'],
+        reference,
+      };
     case 'EUR':
-      return { accountType: 'EUR_ACCOUNT', iban: iban('DE', digits(seed, 18)), swiftCode: 'SBOXDEFF', paymentRails: ['SEPA', 'SEPA_INSTANT'], reference };
+      return {
+        accountType: 'EUR_ACCOUNT',
+        iban: iban('DE', digits(seed, 18)),
+        swiftCode: 'SBOXDEFF',
+        paymentRails: ['SEPA', 'SEPA_INSTANT'],
+        reference,
+      };
     case 'MXN':
       return { accountType: 'MXN_ACCOUNT', clabeNumber: clabe(`646180${digits(seed, 11)}`), paymentRails: ['SPEI'], reference };
     case 'BRL':
-      return { accountType: 'BRL_ACCOUNT', qrCode: `00020126580014br.gov.bcb.pix0136sandbox-${digits(seed, 12)}5204000053039865802BR6304${reference.slice(-4)}` };
+      return {
+        accountType: 'BRL_ACCOUNT',
+        qrCode: `00020126580014br.gov.bcb.pix0136sandbox-${digits(seed, 12)}5204000053039865802BR6304${reference.slice(-4)}`,
+      };
     case 'INR':
       return { accountType: 'INR_ACCOUNT', vpa: `fund${digits(seed, 10)}@sandbox`, paymentRails: ['UPI'], reference };
     case 'GBP':
-      return { accountType: 'GBP_ACCOUNT', sortCode: digits(seed, 6), accountNumber: digits(seed, 8, 6), paymentRails: ['FASTER_PAYMENTS'], reference };
+      return {
+        accountType: 'GBP_ACCOUNT',
+        sortCode: digits(seed, 6),
+        accountNumber: digits(seed, 8, 6),
+        paymentRails: ['FASTER_PAYMENTS'],
+        reference,
+      };
     case 'CAD':
-      return { accountType: 'CAD_ACCOUNT', bankCode: digits(seed, 3), branchCode: digits(seed, 5, 3), accountNumber: digits(seed, 10, 8), paymentRails: ['BANK_TRANSFER'], reference };
+      return {
+        accountType: 'CAD_ACCOUNT',
+        bankCode: digits(seed, 3),
+        branchCode: digits(seed, 5, 3),
+        accountNumber: digits(seed, 10, 8),
+        paymentRails: ['BANK_TRANSFER'],
+        reference,
+      };
     case 'NGN':
-      return { accountType: 'NGN_ACCOUNT', accountNumber: digits(seed, 10), bankName: 'Sandbox Bank', paymentRails: ['BANK_TRANSFER'], reference };
+      return {
+        accountType: 'NGN_ACCOUNT',
+        accountNumber: digits(seed, 10),
+        bankName: 'Sandbox Bank',
+        paymentRails: ['BANK_TRANSFER'],
+        reference,
+      };
     case 'PHP':
-      return { accountType: 'PHP_ACCOUNT', bankName: 'Sandbox Bank', accountNumber: digits(seed, 12), paymentRails: ['BANK_TRANSFER'], reference };
+      return {
+        accountType: 'PHP_ACCOUNT',
+        bankName: 'Sandbox Bank',
+        accountNumber: digits(seed, 12),
+        paymentRails: ['BANK_TRANSFER'],
+        reference,
+      };
     case 'KES':
-      return { accountType: 'KES_ACCOUNT', phoneNumber: `+2547${digits(seed, 8)}`, provider: 'M-PESA', paymentRails: ['MOBILE_MONEY'], reference };
+      return {
+        accountType: 'KES_ACCOUNT',
+        phoneNumber: `+2547${digits(seed, 8)}`,
+        provider: 'M-PESA',
+        paymentRails: ['MOBILE_MONEY'],
+        reference,
+      };
     case 'BTC':
       return { accountType: 'SPARK_WALLET', address: `spark1${pick(seed, BECH32, 58)}`, assetType: 'BTC' };
     case 'USDC':
@@ -74,7 +120,9 @@ export function infoFor(currency: string, seed: Uint8Array, reference: string): 
 export function fundingInstructions(account: InternalAccountRow, mode: ServiceMode): PaymentInstructions[] {
   if (mode !== 'sandbox') return [];
   const seed = sha256(utf8ToBytes(account.id));
-  const reference = `FUND-${Array.from(seed.slice(0, 4), (b) => b.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+  const reference = `FUND-${Array.from(seed.slice(0, 4), (b) => b.toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase()}`;
   const info = infoFor(account.currency, seed, reference);
   if (!info) return [];
   return [

@@ -172,7 +172,14 @@ export async function fundInternalAccount(
  * holds at its point of the batch (put it before the change, with the change's own condition); the balance
  * is read there too.
  */
-export function statusEvent(db: Db, account: InternalAccountRow, status: InternalAccountRow['status'], mode: ServiceMode, now: number, where: SQL) {
+export function statusEvent(
+  db: Db,
+  account: InternalAccountRow,
+  status: InternalAccountRow['status'],
+  mode: ServiceMode,
+  now: number,
+  where: SQL,
+) {
   const view = internalAccountView({ ...account, status, updatedAt: now }, mode);
   const balance = db.select({ balance: internalAccounts.balance }).from(internalAccounts).where(eq(internalAccounts.id, account.id));
   return sqlEventStatements(db, {

@@ -53,7 +53,15 @@ export const sandboxFundRoutes = [
     body: SandboxFundRequest,
     responses: { 200: { description: 'The funded account', schema: InternalAccount }, ...errorResponses(400, 401, 403, 404, 409, 413) },
     handler: async (c) => {
-      const account = await fundInternalAccount(c.db, c.env.JOBS, c.settings.mode, c.auth.platform.id, c.params.accountId, c.body.amount, c.now);
+      const account = await fundInternalAccount(
+        c.db,
+        c.env.JOBS,
+        c.settings.mode,
+        c.auth.platform.id,
+        c.params.accountId,
+        c.body.amount,
+        c.now,
+      );
       return json(internalAccountView(account, c.settings.mode));
     },
   }),

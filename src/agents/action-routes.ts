@@ -3,15 +3,40 @@ import { defineRoute, json, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { idempotencyHeaderDoc, withOptionalIdempotency } from '../http/idempotency';
-import { Quote, QuoteRequest, Transaction, TransactionList, TransactionListQuery, TransferInRequest, TransferOutRequest } from '../payments/schema';
+import {
+  Quote,
+  QuoteRequest,
+  Transaction,
+  TransactionList,
+  TransactionListQuery,
+  TransferInRequest,
+  TransferOutRequest,
+} from '../payments/schema';
 import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
 import { createQuote } from '../payments/quote-create';
 import { listTransactions, loadTransaction, transactionNotFound } from '../payments/transactions-service';
 import { paymentDeps } from '../payments/transaction-change';
 import { transactionView } from '../payments/views';
 import type { AgentRow } from '../db/schema';
-import { ActionIdParams, ActionParams, AgentAction, AgentActionList, AgentActionListQuery, ApprovalListQuery, RejectRequest } from './schema';
-import { approveAction, listAgentActions, listApprovals, loadAction, rejectAction, submitAction, type MoneyRequest, actionView } from './actions-service';
+import {
+  ActionIdParams,
+  ActionParams,
+  AgentAction,
+  AgentActionList,
+  AgentActionListQuery,
+  ApprovalListQuery,
+  RejectRequest,
+} from './schema';
+import {
+  approveAction,
+  listAgentActions,
+  listApprovals,
+  loadAction,
+  rejectAction,
+  submitAction,
+  type MoneyRequest,
+  actionView,
+} from './actions-service';
 import { loadAgent, requireAgentPermission, requireCustomerAccount } from './service';
 import { ratesUnavailableResponse } from '../payments/rates-schema';
 
@@ -49,7 +74,10 @@ export const agentActionRoutes = [
       const agent = c.auth.agent;
       requireAgentPermission(agent, 'CREATE_QUOTES', true);
       const body = c.body;
-      if (body.immediatelyExecute) throw badRequest('Agents execute quotes with POST /agents/me/quotes/{quoteId}/execute', { fields: [{ field: 'immediatelyExecute', message: 'Not available to agents' }] });
+      if (body.immediatelyExecute)
+        throw badRequest('Agents execute quotes with POST /agents/me/quotes/{quoteId}/execute', {
+          fields: [{ field: 'immediatelyExecute', message: 'Not available to agents' }],
+        });
       let source = body.source;
       if (source.sourceType === 'ACCOUNT') {
         await requireCustomerAccount(c.db, agent, source.accountId);
@@ -107,7 +135,12 @@ export const agentActionRoutes = [
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
-      return act(c, () => ({ type: 'TRANSFER_OUT', sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount }));
+      return act(c, () => ({
+        type: 'TRANSFER_OUT',
+        sourceAccountId: c.body.source.accountId,
+        destinationAccountId: c.body.destination.accountId,
+        amount: c.body.amount,
+      }));
     },
   }),
   defineRoute({
@@ -122,7 +155,12 @@ export const agentActionRoutes = [
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
-      return act(c, () => ({ type: 'TRANSFER_IN', sourceAccountId: c.body.source.accountId, destinationAccountId: c.body.destination.accountId, amount: c.body.amount }));
+      return act(c, () => ({
+        type: 'TRANSFER_IN',
+        sourceAccountId: c.body.source.accountId,
+        destinationAccountId: c.body.destination.accountId,
+        amount: c.body.amount,
+      }));
     },
   }),
   defineRoute({
@@ -202,7 +240,11 @@ export const agentApprovalRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     params: ActionParams,
-    responses: { 200: { description: 'The action, APPROVED or FAILED', schema: AgentAction }, ...errorResponses(401, 403, 404, 409), ...ratesUnavailableResponse },
+    responses: {
+      200: { description: 'The action, APPROVED or FAILED', schema: AgentAction },
+      ...errorResponses(401, 403, 404, 409),
+      ...ratesUnavailableResponse,
+    },
     handler: async (c) => {
       await loadAgent(c.db, c.auth.platform.id, c.params.agentId);
       const action = await loadAction(c.db, c.auth.platform.id, c.params.actionId, c.params.agentId);

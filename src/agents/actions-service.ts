@@ -1,6 +1,15 @@
 import { and, eq, gte, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { agentActions, customers, quotes, transactions, type AgentActionRow, type AgentRow, type PlatformRow, type TransactionRow } from '../db/schema';
+import {
+  agentActions,
+  customers,
+  quotes,
+  transactions,
+  type AgentActionRow,
+  type AgentRow,
+  type PlatformRow,
+  type TransactionRow,
+} from '../db/schema';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { ApiError, conflict, notFound } from '../http/errors';
@@ -30,13 +39,23 @@ async function describe(db: Db, agent: AgentRow, req: MoneyRequest) {
   if (req.type === 'EXECUTE_QUOTE') {
     const { quote } = await loadQuote(db, agent.platformId, req.quoteId);
     if (quote.customerId !== agent.customerId) throw quoteNotFound();
-    return { amount: quote.totalSendingAmount, currency: quote.sendingCurrency, accountIds: quote.sourceAccountId ? [quote.sourceAccountId] : [], transferDetails: null };
+    return {
+      amount: quote.totalSendingAmount,
+      currency: quote.sendingCurrency,
+      accountIds: quote.sourceAccountId ? [quote.sourceAccountId] : [],
+      transferDetails: null,
+    };
   }
   await requireCustomerAccount(db, agent, req.sourceAccountId);
   await requireCustomerAccount(db, agent, req.destinationAccountId);
   const internalId = req.type === 'TRANSFER_OUT' ? req.sourceAccountId : req.destinationAccountId;
   const currency = (await loadInternalAccount(db, agent.platformId, internalId)).currency;
-  const transferDetails = { amount: req.amount, currency, sourceAccountId: req.sourceAccountId, destinationAccountId: req.destinationAccountId };
+  const transferDetails = {
+    amount: req.amount,
+    currency,
+    sourceAccountId: req.sourceAccountId,
+    destinationAccountId: req.destinationAccountId,
+  };
   return { amount: req.amount, currency, accountIds: [req.sourceAccountId, req.destinationAccountId], transferDetails };
 }
 
@@ -50,10 +69,14 @@ function withinLimits(agentId: string, amount: number, limits: AgentPolicy['spen
   const counted = sql`${agentActions.agentId} = ${agentId} AND ${agentActions.counted} = 1`;
   const parts: SQL[] = [sql`1 = 1`];
   if (limits.dailyLimit != null) {
-    parts.push(sql`(SELECT COALESCE(SUM(policy_amount), 0) FROM agent_actions WHERE ${counted} AND day = ${day}) + ${amount} <= ${limits.dailyLimit}`);
+    parts.push(
+      sql`(SELECT COALESCE(SUM(policy_amount), 0) FROM agent_actions WHERE ${counted} AND day = ${day}) + ${amount} <= ${limits.dailyLimit}`,
+    );
   }
   if (limits.monthlyLimit != null) {
-    parts.push(sql`(SELECT COALESCE(SUM(policy_amount), 0) FROM agent_actions WHERE ${counted} AND month = ${month}) + ${amount} <= ${limits.monthlyLimit}`);
+    parts.push(
+      sql`(SELECT COALESCE(SUM(policy_amount), 0) FROM agent_actions WHERE ${counted} AND month = ${month}) + ${amount} <= ${limits.monthlyLimit}`,
+    );
   }
   if (limits.dailyTransactionLimit !== undefined) {
     parts.push(sql`(SELECT COUNT(*) FROM agent_actions WHERE ${counted} AND day = ${day}) + 1 <= ${limits.dailyTransactionLimit}`);
@@ -105,9 +128,14 @@ export async function submitAction(deps: PaymentDeps, platform: PlatformRow, age
   if (decision.mode === 'AUTO') {
     // Counted in the statement that records it: the limit check and the spend are one step.
     const columns = Object.keys(row).map((k) => sql.identifier(agentActions[k as keyof AgentActionRow].name));
-    const values = Object.values(row).map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v));
+    const values = Object.values(row).map((v) =>
+      v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v,
+    );
     const inserted = await db.run(
-      sql`INSERT INTO agent_actions (${sql.join(columns, sql`, `)}) SELECT ${sql.join(values.map((v) => sql`${v}`), sql`, `)} WHERE ${withinLimits(agent.id, decision.policyAmount, agent.policy.spendingLimits, now)}`,
+      sql`INSERT INTO agent_actions (${sql.join(columns, sql`, `)}) SELECT ${sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      )} WHERE ${withinLimits(agent.id, decision.policyAmount, agent.policy.spendingLimits, now)}`,
     );
     if (inserted.meta.changes === 0) await refusedByLimits(db, agent, decision.policyAmount, now);
   } else {
@@ -149,7 +177,12 @@ async function finishApproved(deps: PaymentDeps, platform: PlatformRow, action: 
     tx = current;
   }
   const failed = failedOutcome(tx);
-  const update: Partial<AgentActionRow> = { transactionId: tx.id, status: failed ? 'FAILED' : 'APPROVED', counted: !failed, updatedAt: now };
+  const update: Partial<AgentActionRow> = {
+    transactionId: tx.id,
+    status: failed ? 'FAILED' : 'APPROVED',
+    counted: !failed,
+    updatedAt: now,
+  };
   if (failed) update.failureReason = tx.failureReason;
   await deps.db.update(agentActions).set(update).where(eq(agentActions.id, action.id));
   return actionView(deps.db, { ...action, ...update });
@@ -174,12 +207,20 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, ac
   const agent = await loadAgent(db, platform.id, action.agentId);
   // Accounts deleted meanwhile: the approval goes on and the execution fails, as for any approved payment.
   const d = await describe(db, agent, action.request as MoneyRequest).catch(() => null);
-  const policyAmount = d ? (await decide(agent, d, (await usageOf(db, [agent.id], now)).get(agent.id)!, now, deps.rates)).policyAmount : action.policyAmount;
+  const policyAmount = d
+    ? (await decide(agent, d, (await usageOf(db, [agent.id], now)).get(agent.id)!, now, deps.rates)).policyAmount
+    : action.policyAmount;
   const { day, month } = periodOf(now);
   const claimed = await db
     .update(agentActions)
     .set({ status: 'APPROVED', counted: true, policyAmount, day, month, updatedAt: now })
-    .where(and(eq(agentActions.id, action.id), eq(agentActions.status, 'PENDING_APPROVAL'), withinLimits(agent.id, policyAmount, agent.policy.spendingLimits, now)))
+    .where(
+      and(
+        eq(agentActions.id, action.id),
+        eq(agentActions.status, 'PENDING_APPROVAL'),
+        withinLimits(agent.id, policyAmount, agent.policy.spendingLimits, now),
+      ),
+    )
     .returning({ id: agentActions.id });
   if (claimed.length === 0) {
     const current = await loadAction(db, platform.id, action.id);
@@ -190,7 +231,13 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, ac
 }
 
 /** The platform rejects a pending action: REJECTED with the reason, its transaction never executes. */
-export async function rejectAction(deps: PaymentDeps, platform: PlatformRow, action: AgentActionRow, reason: string | undefined, now: number) {
+export async function rejectAction(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  action: AgentActionRow,
+  reason: string | undefined,
+  now: number,
+) {
   const [rejected] = await deps.db
     .update(agentActions)
     .set({ status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now })
@@ -203,7 +250,9 @@ export async function rejectAction(deps: PaymentDeps, platform: PlatformRow, act
 
 /** The agent action behind a transaction, if an agent asked for it (approve/reject then go through the action). */
 export async function actionOfTransaction(db: Db, platformId: string, transactionId: string): Promise<AgentActionRow | undefined> {
-  return db.query.agentActions.findFirst({ where: and(eq(agentActions.platformId, platformId), eq(agentActions.transactionId, transactionId)) });
+  return db.query.agentActions.findFirst({
+    where: and(eq(agentActions.platformId, platformId), eq(agentActions.transactionId, transactionId)),
+  });
 }
 
 /** AgentAction (spec 2.6): `transaction` only once approved (and execution has begun), `rejectionReason` only when rejected. */
@@ -216,9 +265,18 @@ async function actionViews(db: Db, rows: AgentActionRow[]) {
   const quoteIds = rows.map((r) => r.quoteId).filter((x): x is string => !!x);
   const customerIds = [...new Set(rows.map((r) => r.customerId))];
   const [txs, qs, cs] = await db.batch([
-    db.select().from(transactions).where(inArray(transactions.id, txIds.length ? txIds : [''])),
-    db.select().from(quotes).where(inArray(quotes.id, quoteIds.length ? quoteIds : [''])),
-    db.select({ id: customers.id, platformCustomerId: customers.platformCustomerId }).from(customers).where(inArray(customers.id, customerIds.length ? customerIds : [''])),
+    db
+      .select()
+      .from(transactions)
+      .where(inArray(transactions.id, txIds.length ? txIds : [''])),
+    db
+      .select()
+      .from(quotes)
+      .where(inArray(quotes.id, quoteIds.length ? quoteIds : [''])),
+    db
+      .select({ id: customers.id, platformCustomerId: customers.platformCustomerId })
+      .from(customers)
+      .where(inArray(customers.id, customerIds.length ? customerIds : [''])),
   ]);
   const txById = new Map(txs.map((t) => [t.id, t]));
   const quoteById = new Map(qs.map((q) => [q.id, q]));
@@ -251,7 +309,15 @@ export async function pageOfActions(db: Db, page: Page<AgentActionRow>) {
 export async function listAgentActions(db: Db, agent: AgentRow, q: { status?: AgentActionRow['status']; limit: number; cursor?: string }) {
   const where = [eq(agentActions.agentId, agent.id), eq(agentActions.platformId, agent.platformId)];
   if (q.status) where.push(eq(agentActions.status, q.status));
-  const page = await keysetPage<AgentActionRow>(db, { table: agentActions, idColumn: agentActions.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true, order: 'desc' });
+  const page = await keysetPage<AgentActionRow>(db, {
+    table: agentActions,
+    idColumn: agentActions.id,
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+    order: 'desc',
+  });
   return pageOfActions(db, page);
 }
 
@@ -259,13 +325,33 @@ export async function listAgentActions(db: Db, agent: AgentRow, q: { status?: Ag
 export async function listApprovals(
   db: Db,
   platformId: string,
-  q: { agentId?: string; customerId?: string; startDate?: number; endDate?: number; sortOrder: 'asc' | 'desc'; limit: number; cursor?: string },
+  q: {
+    agentId?: string;
+    customerId?: string;
+    startDate?: number;
+    endDate?: number;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    cursor?: string;
+  },
 ) {
-  const where: SQL[] = [eq(agentActions.platformId, platformId), eq(agentActions.status, 'PENDING_APPROVAL'), isNotNull(agentActions.transactionId)];
+  const where: SQL[] = [
+    eq(agentActions.platformId, platformId),
+    eq(agentActions.status, 'PENDING_APPROVAL'),
+    isNotNull(agentActions.transactionId),
+  ];
   if (q.agentId) where.push(eq(agentActions.agentId, q.agentId));
   if (q.customerId) where.push(eq(agentActions.customerId, q.customerId));
   if (q.startDate !== undefined) where.push(gte(agentActions.createdAt, q.startDate));
   if (q.endDate !== undefined) where.push(lte(agentActions.createdAt, q.endDate));
-  const page = await keysetPage<AgentActionRow>(db, { table: agentActions, idColumn: agentActions.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true, order: q.sortOrder });
+  const page = await keysetPage<AgentActionRow>(db, {
+    table: agentActions,
+    idColumn: agentActions.id,
+    where: and(...where),
+    limit: q.limit,
+    cursor: q.cursor,
+    withTotal: true,
+    order: q.sortOrder,
+  });
   return pageOfActions(db, page);
 }

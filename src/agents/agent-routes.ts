@@ -14,7 +14,17 @@ import {
   DeviceCodeRedeem,
   DeviceCodeStatus,
 } from './schema';
-import { createAgent, deleteAgent, deviceCodeStatus, getAgent, issueDeviceCode, listAgents, redeemDeviceCode, updateAgent, updatePolicy } from './service';
+import {
+  createAgent,
+  deleteAgent,
+  deviceCodeStatus,
+  getAgent,
+  issueDeviceCode,
+  listAgents,
+  redeemDeviceCode,
+  updateAgent,
+  updatePolicy,
+} from './service';
 
 const tag = 'Agent Management';
 

@@ -4,7 +4,13 @@ import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
 import { listCustomerInternalAccounts } from '../accounts/internal-service';
-import { ExternalAccount, ExternalAccountCreate, ExternalAccountIdParams, ExternalAccountList, ExternalAccountListQuery } from '../external-accounts/schema';
+import {
+  ExternalAccount,
+  ExternalAccountCreate,
+  ExternalAccountIdParams,
+  ExternalAccountList,
+  ExternalAccountListQuery,
+} from '../external-accounts/schema';
 import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts } from '../external-accounts/service';
 import { Agent } from './schema';
 import { agentExternalAccount, agentView, requireAgentPermission, usageOf } from './service';
@@ -40,7 +46,14 @@ export const agentMeRoutes = [
     responses: { 200: { description: 'A page of accounts', schema: InternalAccountList }, ...errorResponses(400, 401, 403) },
     handler: async (c) => {
       requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
-      return json(await listCustomerInternalAccounts(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId }, c.settings.mode));
+      return json(
+        await listCustomerInternalAccounts(
+          c.db,
+          c.auth.agent.platformId,
+          { ...c.query, customerId: c.auth.agent.customerId },
+          c.settings.mode,
+        ),
+      );
     },
   }),
   defineRoute({
@@ -54,7 +67,9 @@ export const agentMeRoutes = [
     responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
     handler: async (c) => {
       requireExternalRead(c.auth.agent);
-      return json(await listExternalAccounts(c.db, c.auth.agent.platformId, 'customers', { ...c.query, customerId: c.auth.agent.customerId }));
+      return json(
+        await listExternalAccounts(c.db, c.auth.agent.platformId, 'customers', { ...c.query, customerId: c.auth.agent.customerId }),
+      );
     },
   }),
   defineRoute({
@@ -69,7 +84,8 @@ export const agentMeRoutes = [
     handler: async (c) => {
       requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
       // Another customer is as unknown to the agent as a made-up id.
-      if (c.body.customerId !== undefined && c.body.customerId !== c.auth.agent.customerId) throw notFound('USER_NOT_FOUND', 'Customer not found');
+      if (c.body.customerId !== undefined && c.body.customerId !== c.auth.agent.customerId)
+        throw notFound('USER_NOT_FOUND', 'Customer not found');
       const body = { ...c.body, customerId: c.auth.agent.customerId };
       return json(await createExternalAccount(c.db, c.auth.platform, body, c.settings.mode, c.now), 201);
     },
@@ -110,4 +126,3 @@ function requireExternalRead(agent: Parameters<typeof requireAgentPermission>[0]
   const p = agent.policy.permissions;
   if (!p.includes('MANAGE_EXTERNAL_ACCOUNTS')) requireAgentPermission(agent, 'VIEW_TRANSACTIONS');
 }
-

@@ -31,10 +31,12 @@ export async function decide(
     if (outside.length) throw refuse(`The agent's policy does not allow account ${outside[0]}`);
   }
   const rule = policy.accountRestrictions?.accountRules?.find((r) => req.accountIds.includes(r.accountId));
-  const inCurrency = async (to: string) => (to === req.currency ? req.amount : convertAtMidMarket(req.amount, req.currency, to, await rates(now)));
+  const inCurrency = async (to: string) =>
+    to === req.currency ? req.amount : convertAtMidMarket(req.amount, req.currency, to, await rates(now));
   const policyAmount = await inCurrency(limits.currency);
   const perTransaction = rule?.perTransactionLimit ?? limits.perTransactionLimit;
-  if (policyAmount > perTransaction) throw refuse(`Amount ${policyAmount} ${limits.currency} is above the per-transaction limit of ${perTransaction}`);
+  if (policyAmount > perTransaction)
+    throw refuse(`Amount ${policyAmount} ${limits.currency} is above the per-transaction limit of ${perTransaction}`);
   checkPeriodLimits(limits, usage, policyAmount);
   let mode = rule?.executionMode ?? policy.defaultExecutionMode;
   const threshold = policy.approvalThresholds;
@@ -50,7 +52,9 @@ export function checkPeriodLimits(limits: AgentPolicy['spendingLimits'], usage: 
     throw refuse(`This would pass the daily limit of ${limits.dailyLimit} ${limits.currency} (spent today: ${usage.dailySpend})`);
   }
   if (limits.monthlyLimit != null && usage.monthlySpend + policyAmount > limits.monthlyLimit) {
-    throw refuse(`This would pass the monthly limit of ${limits.monthlyLimit} ${limits.currency} (spent this month: ${usage.monthlySpend})`);
+    throw refuse(
+      `This would pass the monthly limit of ${limits.monthlyLimit} ${limits.currency} (spent this month: ${usage.monthlySpend})`,
+    );
   }
   if (limits.dailyTransactionLimit !== undefined && usage.dailyTransactionCount + 1 > limits.dailyTransactionLimit) {
     throw refuse(`This would pass the daily limit of ${limits.dailyTransactionLimit} transactions`);

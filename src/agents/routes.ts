@@ -5,4 +5,10 @@ import { agentActionRoutes, agentApprovalRoutes } from './action-routes';
 import { transactionApprovalRoutes } from './transaction-approval-routes';
 
 /** Agents: the platform's side, the agent's own surface (/agents/me), their actions and approvals. */
-export const agentsRoutes: RouteDef[] = [...agentRoutes, ...agentMeRoutes, ...agentActionRoutes, ...agentApprovalRoutes, ...transactionApprovalRoutes];
+export const agentsRoutes: RouteDef[] = [
+  ...agentRoutes,
+  ...agentMeRoutes,
+  ...agentActionRoutes,
+  ...agentApprovalRoutes,
+  ...transactionApprovalRoutes,
+];

@@ -171,4 +171,7 @@ export const ApprovalListQuery = z.object({
   limit: limitParam,
   cursor: cursorParam,
 });
-export const RejectRequest = z.strictObject({ reason: z.string().trim().min(1).max(1000).optional() }).optional().meta({ id: 'AgentActionRejectRequest' });
+export const RejectRequest = z
+  .strictObject({ reason: z.string().trim().min(1).max(1000).optional() })
+  .optional()
+  .meta({ id: 'AgentActionRejectRequest' });

@@ -1,6 +1,15 @@
 import { and, eq, gt, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { agentActions, agentDeviceCodes, agents, agentTokens, internalAccounts, platforms, type AgentRow, type PlatformRow } from '../db/schema';
+import {
+  agentActions,
+  agentDeviceCodes,
+  agents,
+  agentTokens,
+  internalAccounts,
+  platforms,
+  type AgentRow,
+  type PlatformRow,
+} from '../db/schema';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
@@ -67,16 +76,30 @@ export function agentView(row: AgentRow, usage: Usage, now: number) {
 /** Accounts a policy names must be internal accounts of the agent's customer. */
 async function checkPolicyAccounts(db: Db, platformId: string, customerId: string, policy: AgentPolicy) {
   const named = [
-    ...(policy.accountRestrictions?.allowedAccountIds ?? []).map((id, i) => ({ id, field: `policy.accountRestrictions.allowedAccountIds.${i}` })),
-    ...(policy.accountRestrictions?.accountRules ?? []).map((r, i) => ({ id: r.accountId, field: `policy.accountRestrictions.accountRules.${i}.accountId` })),
+    ...(policy.accountRestrictions?.allowedAccountIds ?? []).map((id, i) => ({
+      id,
+      field: `policy.accountRestrictions.allowedAccountIds.${i}`,
+    })),
+    ...(policy.accountRestrictions?.accountRules ?? []).map((r, i) => ({
+      id: r.accountId,
+      field: `policy.accountRestrictions.accountRules.${i}.accountId`,
+    })),
   ];
   if (named.length === 0) return;
   const owned = await db
     .select({ id: internalAccounts.id })
     .from(internalAccounts)
-    .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.customerId, customerId), inArray(internalAccounts.id, [...new Set(named.map((n) => n.id))])));
+    .where(
+      and(
+        eq(internalAccounts.platformId, platformId),
+        eq(internalAccounts.customerId, customerId),
+        inArray(internalAccounts.id, [...new Set(named.map((n) => n.id))]),
+      ),
+    );
   const ids = new Set(owned.map((o) => o.id));
-  const issues: FieldIssue[] = named.filter((n) => !ids.has(n.id)).map((n) => ({ field: n.field, message: "Not an internal account of the agent's customer" }));
+  const issues: FieldIssue[] = named
+    .filter((n) => !ids.has(n.id))
+    .map((n) => ({ field: n.field, message: "Not an internal account of the agent's customer" }));
   if (issues.length) throw invalidFields('request body', issues);
 }
 
@@ -92,7 +115,12 @@ function newDeviceCode(agentId: string, platformId: string, now: number) {
   return { row, view: { code, agentId, expiresAt: iso(row.expiresAt), redeemed: false } };
 }
 
-export async function createAgent(db: Db, platform: PlatformRow, input: { name: string; customerId: string; policy: AgentPolicy }, now: number) {
+export async function createAgent(
+  db: Db,
+  platform: PlatformRow,
+  input: { name: string; customerId: string; policy: AgentPolicy },
+  now: number,
+) {
   await loadActiveCustomer(db, platform.id, input.customerId);
   await checkPolicyAccounts(db, platform.id, input.customerId, input.policy);
   const row: AgentRow = {
@@ -113,7 +141,9 @@ export async function createAgent(db: Db, platform: PlatformRow, input: { name: 
 }
 
 export async function loadAgent(db: Db, platformId: string, agentId: string): Promise<AgentRow> {
-  const row = await db.query.agents.findFirst({ where: and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)) });
+  const row = await db.query.agents.findFirst({
+    where: and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)),
+  });
   if (!row) throw agentNotFound();
   return row;
 }
@@ -144,8 +174,19 @@ export async function listAgents(db: Db, platformId: string, f: AgentFilters, no
   if (f.createdBefore !== undefined) where.push(lte(agents.createdAt, f.createdBefore));
   if (f.updatedAfter !== undefined) where.push(gte(agents.updatedAt, f.updatedAfter));
   if (f.updatedBefore !== undefined) where.push(lte(agents.updatedAt, f.updatedBefore));
-  const page = await keysetPage<AgentRow>(db, { table: agents, idColumn: agents.id, where: and(...where), limit: f.limit, cursor: f.cursor, withTotal: true });
-  const usage = await usageOf(db, page.data.map((a) => a.id), now);
+  const page = await keysetPage<AgentRow>(db, {
+    table: agents,
+    idColumn: agents.id,
+    where: and(...where),
+    limit: f.limit,
+    cursor: f.cursor,
+    withTotal: true,
+  });
+  const usage = await usageOf(
+    db,
+    page.data.map((a) => a.id),
+    now,
+  );
   return { ...page, data: page.data.map((a) => agentView(a, usage.get(a.id)!, now)) };
 }
 
@@ -168,8 +209,12 @@ export function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): Age
     permissions: patch.permissions ?? current.permissions,
     defaultExecutionMode: patch.defaultExecutionMode ?? current.defaultExecutionMode,
     spendingLimits: { ...current.spendingLimits, ...patch.spendingLimits },
-    ...((patch.accountRestrictions ?? current.accountRestrictions) ? { accountRestrictions: patch.accountRestrictions ?? current.accountRestrictions } : {}),
-    ...((patch.approvalThresholds ?? current.approvalThresholds) ? { approvalThresholds: patch.approvalThresholds ?? current.approvalThresholds } : {}),
+    ...((patch.accountRestrictions ?? current.accountRestrictions)
+      ? { accountRestrictions: patch.accountRestrictions ?? current.accountRestrictions }
+      : {}),
+    ...((patch.approvalThresholds ?? current.approvalThresholds)
+      ? { approvalThresholds: patch.approvalThresholds ?? current.approvalThresholds }
+      : {}),
   };
 }
 
@@ -194,8 +239,14 @@ export async function deleteAgent(db: Db, platformId: string, agentId: string, n
       .set({ deletedAt: now, updatedAt: now })
       .where(and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)))
       .returning({ id: agents.id }),
-    db.update(agentTokens).set({ revokedAt: now }).where(and(eq(agentTokens.agentId, agentId), eq(agentTokens.platformId, platformId), isNull(agentTokens.revokedAt))),
-    db.update(agentDeviceCodes).set({ expiresAt: now }).where(and(eq(agentDeviceCodes.agentId, agentId), eq(agentDeviceCodes.platformId, platformId), isNull(agentDeviceCodes.redeemedAt))),
+    db
+      .update(agentTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(agentTokens.agentId, agentId), eq(agentTokens.platformId, platformId), isNull(agentTokens.revokedAt))),
+    db
+      .update(agentDeviceCodes)
+      .set({ expiresAt: now })
+      .where(and(eq(agentDeviceCodes.agentId, agentId), eq(agentDeviceCodes.platformId, platformId), isNull(agentDeviceCodes.redeemedAt))),
   ]);
   if (deleted.length === 0) throw agentNotFound();
 }
@@ -205,7 +256,10 @@ export async function issueDeviceCode(db: Db, platformId: string, agentId: strin
   await loadAgent(db, platformId, agentId);
   const code = newDeviceCode(agentId, platformId, now);
   await db.batch([
-    db.update(agentDeviceCodes).set({ expiresAt: now }).where(and(eq(agentDeviceCodes.agentId, agentId), isNull(agentDeviceCodes.redeemedAt), gt(agentDeviceCodes.expiresAt, now))),
+    db
+      .update(agentDeviceCodes)
+      .set({ expiresAt: now })
+      .where(and(eq(agentDeviceCodes.agentId, agentId), isNull(agentDeviceCodes.redeemedAt), gt(agentDeviceCodes.expiresAt, now))),
     db.insert(agentDeviceCodes).values(code.row),
   ]);
   return code.view;
@@ -214,7 +268,9 @@ export async function issueDeviceCode(db: Db, platformId: string, agentId: strin
 const codeNotFound = () => notFound('NOT_FOUND', 'Device code not found');
 
 export async function deviceCodeStatus(db: Db, platformId: string, code: string) {
-  const row = await db.query.agentDeviceCodes.findFirst({ where: and(eq(agentDeviceCodes.codeHash, hashSecret(code.toUpperCase())), eq(agentDeviceCodes.platformId, platformId)) });
+  const row = await db.query.agentDeviceCodes.findFirst({
+    where: and(eq(agentDeviceCodes.codeHash, hashSecret(code.toUpperCase())), eq(agentDeviceCodes.platformId, platformId)),
+  });
   if (!row) throw codeNotFound();
   return { code: code.toUpperCase(), redeemed: row.redeemedAt !== null };
 }
@@ -243,8 +299,18 @@ export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
   if (!agent) throw codeNotFound();
   const accessToken = `agt_${randomToken(32)}`;
   await db.batch([
-    db.update(agentTokens).set({ revokedAt: now }).where(and(eq(agentTokens.agentId, agent.id), isNull(agentTokens.revokedAt))),
-    db.insert(agentTokens).values({ id: newId('AgentToken', now), agentId: agent.id, platformId: agent.platformId, tokenHash: hashSecret(accessToken), revokedAt: null, createdAt: now }),
+    db
+      .update(agentTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(agentTokens.agentId, agent.id), isNull(agentTokens.revokedAt))),
+    db.insert(agentTokens).values({
+      id: newId('AgentToken', now),
+      agentId: agent.id,
+      platformId: agent.platformId,
+      tokenHash: hashSecret(accessToken),
+      revokedAt: null,
+      createdAt: now,
+    }),
     db.update(agents).set({ isConnected: true, updatedAt: now }).where(eq(agents.id, agent.id)),
   ]);
   return { agentId: agent.id, agentName: agent.name, accessToken, policy: agent.policy };
@@ -263,7 +329,8 @@ export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string
     await agentExternalAccount(db, agent, id);
     return;
   }
-  if ((await loadInternalAccount(db, agent.platformId, id)).customerId !== agent.customerId) throw notFound('NOT_FOUND', 'Internal account not found');
+  if ((await loadInternalAccount(db, agent.platformId, id)).customerId !== agent.customerId)
+    throw notFound('NOT_FOUND', 'Internal account not found');
 }
 
 /** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */

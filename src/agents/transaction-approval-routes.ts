@@ -24,7 +24,10 @@ export const transactionApprovalRoutes = [
     params: TransactionIdParams,
     body: ApproveRequest.optional(),
     responses: {
-      200: { description: 'Approved; the transaction as it is after the action ran (EXPIRED or FAILED when it could not)', schema: Transaction },
+      200: {
+        description: 'Approved; the transaction as it is after the action ran (EXPIRED or FAILED when it could not)',
+        schema: Transaction,
+      },
       ...errorResponses(400, 401, 403, 404, 409, 413),
       ...ratesUnavailableResponse,
     },
@@ -35,7 +38,11 @@ export const transactionApprovalRoutes = [
         await approveAction(paymentDeps(c), c.auth.platform, action, c.now);
         return json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId));
       }
-      return json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now, c.body?.receiverCustomerInfo)));
+      return json(
+        transactionView(
+          await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now, c.body?.receiverCustomerInfo),
+        ),
+      );
     },
   }),
   defineRoute({

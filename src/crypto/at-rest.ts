@@ -9,8 +9,7 @@ const FORMAT = /^v1\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22,})$/;
 export type AtRestKeyResult = { ok: true; key: CryptoKey } | { ok: false; code: 'WALLET_ENCRYPTION_KEY_INVALID'; reason: string };
 
 export type DecryptResult =
-  | { ok: true; plaintext: Uint8Array }
-  | { ok: false; code: 'AT_REST_MALFORMED' | 'AT_REST_UNAUTHENTIC'; reason: string };
+  { ok: true; plaintext: Uint8Array } | { ok: false; code: 'AT_REST_MALFORMED' | 'AT_REST_UNAUTHENTIC'; reason: string };
 
 /**
  * Derives the AES-256-GCM key for secrets at rest from the Worker secret `WALLET_ENCRYPTION_KEY`

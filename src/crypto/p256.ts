@@ -7,8 +7,7 @@ export const CLIENT_PUBLIC_KEY_PATTERN = /^04[0-9a-fA-F]{128}$/;
 const COMPRESSED_HEX = /^0[23][0-9a-fA-F]{64}$/;
 
 export type KeyResult =
-  | { ok: true; /** The 65-byte uncompressed point. */ bytes: Uint8Array }
-  | { ok: false; code: 'INVALID_PUBLIC_KEY'; reason: string };
+  { ok: true; /** The 65-byte uncompressed point. */ bytes: Uint8Array } | { ok: false; code: 'INVALID_PUBLIC_KEY'; reason: string };
 
 /**
  * Validates a client's `clientPublicKey`: the spec's pattern, and a real point on P-256 (an off-curve

@@ -20,8 +20,7 @@ export interface ParsedStamp {
 }
 
 export type StampFailure =
-  | { ok: false; code: 'WALLET_SIGNATURE_MALFORMED'; reason: string }
-  | { ok: false; code: 'WALLET_SIGNATURE_INVALID'; reason: string };
+  { ok: false; code: 'WALLET_SIGNATURE_MALFORMED'; reason: string } | { ok: false; code: 'WALLET_SIGNATURE_INVALID'; reason: string };
 
 export type ParseStampResult = { ok: true; stamp: ParsedStamp } | Extract<StampFailure, { code: 'WALLET_SIGNATURE_MALFORMED' }>;
 
@@ -87,12 +86,7 @@ export async function verifyStamp(stamp: string | ParsedStamp, payloadToSign: st
     parsed = stamp;
   }
   const key = await importVerifyKey(parsed.publicKey, parsed.publicKeyBytes);
-  const ok = await crypto.subtle.verify(
-    { name: 'ECDSA', hash: 'SHA-256' },
-    key,
-    parsed.signature,
-    new TextEncoder().encode(payloadToSign),
-  );
+  const ok = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, parsed.signature, new TextEncoder().encode(payloadToSign));
   return ok
     ? { ok: true, publicKey: parsed.publicKey }
     : { ok: false, code: 'WALLET_SIGNATURE_INVALID', reason: 'stamp signature does not verify over payloadToSign' };

@@ -19,15 +19,20 @@ const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const MAX_CACHED_PLATFORMS = 1000;
 /** PKCS#8 DER of a P-256 private key up to its 32-byte scalar (RFC 5915 ECPrivateKey, no optional fields). */
 const PKCS8_P256_PREFIX = Uint8Array.from([
-  0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03,
-  0x01, 0x07, 0x04, 0x27, 0x30, 0x25, 0x02, 0x01, 0x01, 0x04, 0x20,
+  0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+  0x03, 0x01, 0x07, 0x04, 0x27, 0x30, 0x25, 0x02, 0x01, 0x01, 0x04, 0x20,
 ]);
 
 /** Per secret value (one in practice): its HKDF key and the platforms' keys derived from it so far. */
 const keyrings = new Map<string, { root: Promise<CryptoKey>; platforms: Map<string, Promise<WebhookKeys>> }>();
 
 function fromBase64(text: string): Uint8Array {
-  const bin = atob(text.replace(/[\s=]+/g, '').replace(/-/g, '+').replace(/_/g, '/'));
+  const bin = atob(
+    text
+      .replace(/[\s=]+/g, '')
+      .replace(/-/g, '+')
+      .replace(/_/g, '/'),
+  );
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
@@ -42,7 +47,7 @@ function toBase64(bytes: Uint8Array): string {
 /** The secret's private scalar as non-extractable HKDF key material. */
 async function importRoot(secret: string): Promise<CryptoKey> {
   const serviceKey = await crypto.subtle.importKey('pkcs8', fromBase64(secret), ALGORITHM, true, ['sign']);
-  const scalar = fromBase64((await crypto.subtle.exportKey('jwk', serviceKey) as JsonWebKey).d!);
+  const scalar = fromBase64(((await crypto.subtle.exportKey('jwk', serviceKey)) as JsonWebKey).d!);
   try {
     return await crypto.subtle.importKey('raw', scalar, 'HKDF', false, ['deriveBits']);
   } finally {

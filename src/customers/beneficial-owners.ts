@@ -72,7 +72,6 @@ export const BeneficialOwner = z
   .meta({ id: 'BeneficialOwner' });
 export type BeneficialOwnerView = z.infer<typeof BeneficialOwner>;
 
-
 export function beneficialOwnerView(row: BeneficialOwnerRow): BeneficialOwnerView {
   return {
     id: row.id,

@@ -42,7 +42,10 @@ export const bulkImportRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: 'multipart',
-    responses: { 202: { description: 'Accepted; follow the job', schema: BulkCustomerImportJobAccepted }, ...errorResponses(400, 401, 403, 413) },
+    responses: {
+      202: { description: 'Accepted; follow the job', schema: BulkCustomerImportJobAccepted },
+      ...errorResponses(400, 401, 403, 413),
+    },
     handler: async (c) => {
       const boundary = multipartBoundary(c.request.headers.get('Content-Type'));
       const declared = Number(c.request.headers.get('Content-Length') ?? NaN);

@@ -74,7 +74,10 @@ export function rowToCustomer(columns: string[], record: string[]): RowResult {
   const common = { customerType: v.customerType, platformCustomerId: v.platformCustomerId, umaAddress: v.umaAddress, address };
   const candidate =
     v.customerType === 'BUSINESS'
-      ? { ...common, businessInfo: { legalName: v.businessLegalName, registrationNumber: v.businessRegistrationNumber, taxId: v.businessTaxId } }
+      ? {
+          ...common,
+          businessInfo: { legalName: v.businessLegalName, registrationNumber: v.businessRegistrationNumber, taxId: v.businessTaxId },
+        }
       : { ...common, email: v.email, fullName: v.fullName, birthDate: v.birthDate };
   const parsed = CsvCustomerCreate.safeParse(JSON.parse(JSON.stringify(candidate)));
   const issues = parsed.success

@@ -11,7 +11,9 @@ export const BulkCustomerImportErrorEntry = z
     code: z.string(),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
-    correlationId: z.string().meta({ description: "The row's platformCustomerId, else its row number (first data row = 1; 0 = the file itself)" }),
+    correlationId: z
+      .string()
+      .meta({ description: "The row's platformCustomerId, else its row number (first data row = 1; 0 = the file itself)" }),
   })
   .meta({ id: 'BulkCustomerImportErrorEntry' });
 

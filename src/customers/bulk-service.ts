@@ -57,7 +57,8 @@ function prepare(bytes: Uint8Array): { columns: string[]; chunks: Chunk[]; total
   }
   const parsed = parseCsv(text, { maxFieldChars: BULK_MAX_FIELD_CHARS, maxRecordChars: BULK_MAX_ROW_CHARS, maxRecords: BULK_MAX_ROWS + 1 });
   if (!parsed.ok && 'oversize' in parsed) {
-    if (parsed.oversize.limit === 'records') return fail(`The file has more than ${BULK_MAX_ROWS} rows; at most ${BULK_MAX_ROWS} per import`);
+    if (parsed.oversize.limit === 'records')
+      return fail(`The file has more than ${BULK_MAX_ROWS} rows; at most ${BULK_MAX_ROWS} per import`);
     throw oversized(parsed.oversize);
   }
   if (!parsed.ok) return fail(`The file is not valid CSV: ${parsed.error}`);
@@ -97,7 +98,9 @@ function oversized({ record, field, limit, header }: CsvOversize) {
 
 async function sendChunks(queue: Queue<unknown>, jobId: string, offsets: number[]): Promise<void> {
   for (let i = 0; i < offsets.length; i += 100) {
-    const messages = offsets.slice(i, i + 100).map((offset) => ({ body: { type: 'bulk.import', jobId, offset } satisfies BulkImportMessage }));
+    const messages = offsets
+      .slice(i, i + 100)
+      .map((offset) => ({ body: { type: 'bulk.import', jobId, offset } satisfies BulkImportMessage }));
     await queue.sendBatch(messages);
   }
 }
@@ -186,7 +189,11 @@ export async function processBulkChunk(db: Db, queue: Queue<unknown>, message: B
       db.insert(bulkImportChunksDone).values({ jobId: job.id, rowOffset: chunk.rowOffset, createdAt: now }),
       db.delete(bulkImportChunks).where(and(eq(bulkImportChunks.jobId, job.id), eq(bulkImportChunks.rowOffset, chunk.rowOffset))),
       ...insertCustomerStatements(db, created),
-      ...insertJsonRows(db, bulkImportErrors, errors.map((e) => ({ jobId: job.id, ...e }))),
+      ...insertJsonRows(
+        db,
+        bulkImportErrors,
+        errors.map((e) => ({ jobId: job.id, ...e })),
+      ),
       progressStatement(db, job.id, chunk.rows.length, created.length, errors.length, now),
     ];
     // Written only by the batch whose chunk completes the job.
@@ -266,7 +273,8 @@ async function planChunk(
     const fail = (code: string, message: string, details: Record<string, unknown>) =>
       errors.push({ rowNumber, code, message, details: { row: rowNumber, ...details }, correlationId });
     const row = rowToCustomer(job.columns, record);
-    if (!row.ok) return fail('INVALID_INPUT', `Invalid row: ${[...new Set(row.issues.map((x) => x.field))].join(', ')}`, { fields: row.issues });
+    if (!row.ok)
+      return fail('INVALID_INPUT', `Invalid row: ${[...new Set(row.issues.map((x) => x.field))].join(', ')}`, { fields: row.issues });
     const built = buildCustomer(platform, row.input, now);
     if (!built.ok) return fail('INVALID_INPUT', `Invalid row: ${built.issues.map((x) => x.field).join(', ')}`, { fields: built.issues });
     candidates.push({ rowNumber, value: built.value });
@@ -293,9 +301,21 @@ async function planChunk(
     const byId = takenIds.get(platformCustomerId);
     const byUma = takenUmas.get(umaAddress);
     if (byId) {
-      errors.push({ rowNumber, code: 'CONFLICT', message: `platformCustomerId ${platformCustomerId} is already used by ${byId}`, details: { row: rowNumber }, correlationId });
+      errors.push({
+        rowNumber,
+        code: 'CONFLICT',
+        message: `platformCustomerId ${platformCustomerId} is already used by ${byId}`,
+        details: { row: rowNumber },
+        correlationId,
+      });
     } else if (byUma) {
-      errors.push({ rowNumber, code: 'UMA_ADDRESS_EXISTS', message: `UMA address ${umaAddress} is already used by ${byUma}`, details: { row: rowNumber }, correlationId });
+      errors.push({
+        rowNumber,
+        code: 'UMA_ADDRESS_EXISTS',
+        message: `UMA address ${umaAddress} is already used by ${byUma}`,
+        details: { row: rowNumber },
+        correlationId,
+      });
     } else {
       created.push(value);
       takenIds.set(platformCustomerId, `row ${rowNumber}`);

@@ -59,7 +59,10 @@ export const customerRoutes = [
     body: CustomerUpdate,
     responses: {
       200: { description: 'The updated customer', schema: Customer },
-      202: { description: 'E-mail change of a customer with an EMAIL_OTP wallet credential: sign and retry', schema: AuthSignedRequestChallenge },
+      202: {
+        description: 'E-mail change of a customer with an EMAIL_OTP wallet credential: sign and retry',
+        schema: AuthSignedRequestChallenge,
+      },
       ...errorResponses(400, 401, 403, 404, 409, 410, 413),
     },
     headers: SIGNATURE_HEADERS,
@@ -78,6 +81,7 @@ export const customerRoutes = [
     permission: 'MANAGE',
     params: CustomerIdParams,
     responses: { 200: { description: 'The deleted customer', schema: Customer }, ...errorResponses(401, 403, 404, 409, 410) },
-    handler: async (c) => json(await deleteCustomer({ db: c.db, queue: c.env.JOBS, mode: c.settings.mode }, c.auth.platform.id, c.params.customerId, c.now)),
+    handler: async (c) =>
+      json(await deleteCustomer({ db: c.db, queue: c.env.JOBS, mode: c.settings.mode }, c.auth.platform.id, c.params.customerId, c.now)),
   }),
 ];

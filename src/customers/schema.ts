@@ -7,7 +7,6 @@ import { cursorParam, limitParam, pageOf } from '../http/pagination';
 import { BeneficialOwner } from './beneficial-owners';
 import { KybStatus, KycStatus } from '../db/enums';
 
-
 /** The local part of a UMA address: what may follow `$` and precede `@`. */
 export const UMA_LOCAL_PART = /^[a-zA-Z0-9._+-]{1,64}$/;
 
@@ -93,7 +92,9 @@ export const BusinessInfoUpdate = z
 export type BusinessInfo = z.infer<typeof BusinessInfoUpdate>;
 
 /** On API creation legal name, tax id and incorporation date are required (reference `BusinessInfo`). */
-export const BusinessInfoCreate = BusinessInfoUpdate.required({ legalName: true, taxId: true, incorporatedOn: true }).meta({ id: 'BusinessInfo' });
+export const BusinessInfoCreate = BusinessInfoUpdate.required({ legalName: true, taxId: true, incorporatedOn: true }).meta({
+  id: 'BusinessInfo',
+});
 /** The CSV import carries only the legal name as required (reference CSV format). */
 export const BusinessInfoCsv = BusinessInfoUpdate.required({ legalName: true });
 
@@ -146,7 +147,10 @@ export const CustomerCreate = z
   .meta({ id: 'CustomerCreateRequest' });
 
 /** What a CSV row becomes: the API shape with the CSV's looser business requirements. */
-export const CsvCustomerCreate = z.discriminatedUnion('customerType', [IndividualCustomerCreate, businessCreate(BusinessInfoCsv.optional())]);
+export const CsvCustomerCreate = z.discriminatedUnion('customerType', [
+  IndividualCustomerCreate,
+  businessCreate(BusinessInfoCsv.optional()),
+]);
 export type CustomerCreate = z.infer<typeof CsvCustomerCreate>;
 
 const commonUpdate = {

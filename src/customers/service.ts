@@ -1,7 +1,15 @@
 import { and, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
-import { beneficialOwners, customers, internalAccounts, type BeneficialOwnerRow, type CustomerRow, type InternalAccountRow, type PlatformRow } from '../db/schema';
+import {
+  beneficialOwners,
+  customers,
+  internalAccounts,
+  type BeneficialOwnerRow,
+  type CustomerRow,
+  type InternalAccountRow,
+  type PlatformRow,
+} from '../db/schema';
 import { inJson, insertJsonRows } from '../db/json-rows';
 import { isUniqueViolation } from '../db/errors';
 import { iso } from '../common/time';
@@ -14,7 +22,14 @@ import { beneficialOwnerView } from './beneficial-owners';
 import { dispatchEvents } from '../webhooks/outbox';
 import { conditionalEventStatements } from '../webhooks/sql-events';
 import type { WebhookType } from '../webhooks/schema';
-import { UMA_LOCAL_PART, type BusinessInfo, type CustomerCreate, type CustomerListQuery, type CustomerUpdate, type CustomerView } from './schema';
+import {
+  UMA_LOCAL_PART,
+  type BusinessInfo,
+  type CustomerCreate,
+  type CustomerListQuery,
+  type CustomerUpdate,
+  type CustomerView,
+} from './schema';
 
 export const customerNotFound = () => notFound('USER_NOT_FOUND', 'Customer not found');
 export const customerDeleted = () => new ApiError('CUSTOMER_DELETED', 'Customer has been deleted');
@@ -28,7 +43,10 @@ export interface NewCustomer {
 export type BuildResult = { ok: true; value: NewCustomer } | { ok: false; issues: FieldIssue[] };
 
 /** Rules that need the platform: UMA domain, enabled currencies, who may set a KYC/KYB status. */
-function platformIssues(platform: PlatformRow, input: { umaAddress?: string; currencies?: string[]; kycStatus?: string; kybStatus?: string }): FieldIssue[] {
+function platformIssues(
+  platform: PlatformRow,
+  input: { umaAddress?: string; currencies?: string[]; kycStatus?: string; kybStatus?: string },
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (input.umaAddress !== undefined) {
     const domain = input.umaAddress.slice(input.umaAddress.lastIndexOf('@') + 1);
@@ -38,7 +56,8 @@ function platformIssues(platform: PlatformRow, input: { umaAddress?: string; cur
   }
   const supported = new Set(platform.supportedCurrencies.map((c) => c.currencyCode));
   input.currencies?.forEach((code, i) => {
-    if (!supported.has(code)) issues.push({ field: `currencies.${i}`, message: `${code} is not among the platform's supported currencies` });
+    if (!supported.has(code))
+      issues.push({ field: `currencies.${i}`, message: `${code} is not among the platform's supported currencies` });
   });
   for (const field of ['kycStatus', 'kybStatus'] as const) {
     if (input[field] !== undefined && !platform.isRegulatedFinancialInstitution) {
@@ -50,8 +69,12 @@ function platformIssues(platform: PlatformRow, input: { umaAddress?: string; cur
 
 function infoOf(input: CustomerCreate): Record<string, unknown> {
   const pick = (keys: string[]) =>
-    Object.fromEntries(keys.filter((k) => (input as Record<string, unknown>)[k] !== undefined).map((k) => [k, (input as Record<string, unknown>)[k]]));
-  return input.customerType === 'INDIVIDUAL' ? pick(['fullName', 'birthDate', 'nationality', 'address']) : pick(['address', 'businessInfo']);
+    Object.fromEntries(
+      keys.filter((k) => (input as Record<string, unknown>)[k] !== undefined).map((k) => [k, (input as Record<string, unknown>)[k]]),
+    );
+  return input.customerType === 'INDIVIDUAL'
+    ? pick(['fullName', 'birthDate', 'nationality', 'address'])
+    : pick(['address', 'businessInfo']);
 }
 
 /**
@@ -89,7 +112,18 @@ export function buildCustomer(platform: PlatformRow, input: CustomerCreate, now:
 
 /** The statements that insert built customers and their accounts (one batch makes them atomic). */
 export function insertCustomerStatements(db: Db, built: NewCustomer[]) {
-  return [...insertJsonRows(db, customers, built.map((b) => b.customer)), ...insertJsonRows(db, internalAccounts, built.flatMap((b) => b.accounts))];
+  return [
+    ...insertJsonRows(
+      db,
+      customers,
+      built.map((b) => b.customer),
+    ),
+    ...insertJsonRows(
+      db,
+      internalAccounts,
+      built.flatMap((b) => b.accounts),
+    ),
+  ];
 }
 
 /**
@@ -106,7 +140,11 @@ export async function customerConflict(
   if (wanted.platformCustomerId !== undefined) {
     const taken = await db.query.customers.findFirst({
       columns: { id: true },
-      where: and(eq(customers.platformId, platformId), eq(customers.platformCustomerId, wanted.platformCustomerId), eq(customers.isDeleted, false)),
+      where: and(
+        eq(customers.platformId, platformId),
+        eq(customers.platformCustomerId, wanted.platformCustomerId),
+        eq(customers.isDeleted, false),
+      ),
     });
     if (taken) return conflict('An active customer with this platformCustomerId already exists');
   }
@@ -241,7 +279,14 @@ function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unkn
  * so the embedded-wallet e-mail change (signed retry, spec 4.4) extends this one function.
  * Optimistic: the write applies only if the row is unchanged since it was read, else it re-reads and re-merges.
  */
-export async function updateCustomer(db: Db, queue: Queue<unknown>, platform: PlatformRow, customerId: string, patch: CustomerUpdate, now: number): Promise<CustomerView> {
+export async function updateCustomer(
+  db: Db,
+  queue: Queue<unknown>,
+  platform: PlatformRow,
+  customerId: string,
+  patch: CustomerUpdate,
+  now: number,
+): Promise<CustomerView> {
   for (let attempt = 0; ; attempt++) {
     const row = await checkCustomerUpdate(db, platform, customerId, patch);
     const status = patch.customerType === 'INDIVIDUAL' ? patch.kycStatus : patch.kybStatus;
@@ -254,7 +299,9 @@ export async function updateCustomer(db: Db, queue: Queue<unknown>, platform: Pl
     const update = db
       .update(customers)
       .set(changes)
-      .where(and(eq(customers.id, row.id), eq(customers.isDeleted, false), eq(customers.updatedAt, row.updatedAt), eq(customers.info, row.info)))
+      .where(
+        and(eq(customers.id, row.id), eq(customers.isDeleted, false), eq(customers.updatedAt, row.updatedAt), eq(customers.info, row.info)),
+      )
       .returning();
     // A KYC/KYB status change is announced (CUSTOMER.KYC_*/KYB_*) in the same batch, only if this update applied.
     const next = { ...row, ...changes } as CustomerRow;
@@ -283,11 +330,18 @@ export async function updateCustomer(db: Db, queue: Queue<unknown>, platform: Pl
 export async function checkCustomerUpdate(db: Db, platform: PlatformRow, customerId: string, patch: CustomerUpdate): Promise<CustomerRow> {
   const row = await loadActiveCustomer(db, platform.id, customerId);
   if (row.customerType !== patch.customerType) {
-    throw invalidFields('request body', [{ field: 'customerType', message: `Must be ${row.customerType}: a customer's type cannot change` }]);
+    throw invalidFields('request body', [
+      { field: 'customerType', message: `Must be ${row.customerType}: a customer's type cannot change` },
+    ]);
   }
   const issues = platformIssues(platform, patch);
   // A business created without businessInfo gets it here; a stored one always has a legal name.
-  if (patch.customerType === 'BUSINESS' && patch.businessInfo && !patch.businessInfo.legalName && !(row.info as { businessInfo?: unknown }).businessInfo) {
+  if (
+    patch.customerType === 'BUSINESS' &&
+    patch.businessInfo &&
+    !patch.businessInfo.legalName &&
+    !(row.info as { businessInfo?: unknown }).businessInfo
+  ) {
     issues.push({ field: 'businessInfo.legalName', message: 'Required: this customer has no business info yet' });
   }
   if (issues.length > 0) throw invalidFields('request body', issues);
@@ -299,7 +353,12 @@ export async function checkCustomerUpdate(db: Db, platform: PlatformRow, custome
  * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch,
  * each announced with INTERNAL_ACCOUNT.STATUS_UPDATED.
  */
-export async function deleteCustomer(deps: { db: Db; queue: Queue<unknown>; mode: ServiceMode }, platformId: string, customerId: string, now: number): Promise<CustomerView> {
+export async function deleteCustomer(
+  deps: { db: Db; queue: Queue<unknown>; mode: ServiceMode },
+  platformId: string,
+  customerId: string,
+  now: number,
+): Promise<CustomerView> {
   const { db } = deps;
   const row = await loadActiveCustomer(db, platformId, customerId);
   const open = await db
@@ -309,7 +368,14 @@ export async function deleteCustomer(deps: { db: Db; queue: Queue<unknown>; mode
   const noFunds = sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} WHERE ${internalAccounts.customerId} = ${row.id} AND ${internalAccounts.balance} > 0)`;
   // Evaluated before the deletion with its own condition, so an event is written exactly when its account closes.
   const closing = open.map((a) =>
-    statusEvent(db, a, 'CLOSED', deps.mode, now, sql`${noFunds} AND EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 0)`),
+    statusEvent(
+      db,
+      a,
+      'CLOSED',
+      deps.mode,
+      now,
+      sql`${noFunds} AND EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 0)`,
+    ),
   );
   const results = await db.batch([
     ...closing.flatMap((e) => e.statements),
@@ -321,7 +387,12 @@ export async function deleteCustomer(deps: { db: Db; queue: Queue<unknown>; mode
     db
       .update(internalAccounts)
       .set({ status: 'CLOSED', updatedAt: now })
-      .where(and(eq(internalAccounts.customerId, row.id), sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 1)`)),
+      .where(
+        and(
+          eq(internalAccounts.customerId, row.id),
+          sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 1)`,
+        ),
+      ),
   ] as unknown as Parameters<typeof db.batch>[0]);
   const deleted = results[closing.length * 2] as CustomerRow[];
   if (!deleted[0]) {
@@ -329,7 +400,9 @@ export async function deleteCustomer(deps: { db: Db; queue: Queue<unknown>; mode
     if (again.isDeleted) throw customerDeleted();
     throw conflict("The customer's internal accounts still hold funds; move them out before deleting");
   }
-  await dispatchEvents(deps.queue, closing.map((e) => e.eventId));
+  await dispatchEvents(
+    deps.queue,
+    closing.map((e) => e.eventId),
+  );
   return customerView(deleted[0], (await ownersOf(db, deleted)).get(row.id) ?? []);
 }
-

@@ -45,12 +45,11 @@ export const VerificationStatus = z
   .meta({ id: 'VerificationStatus' });
 export type VerificationStatus = z.infer<typeof VerificationStatus>;
 
-export const WebhookDeliveryStatus = z
-  .enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'])
-  .meta({
-    id: 'WebhookDeliveryStatus',
-    description: 'PENDING: not yet acknowledged, retries scheduled; DELIVERED: 2xx or 409 received; FAILED: gave up; SKIPPED: no webhookEndpoint configured',
-  });
+export const WebhookDeliveryStatus = z.enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED']).meta({
+  id: 'WebhookDeliveryStatus',
+  description:
+    'PENDING: not yet acknowledged, retries scheduled; DELIVERED: 2xx or 409 received; FAILED: gave up; SKIPPED: no webhookEndpoint configured',
+});
 export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
 
 export const InternalAccountType = z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']).meta({ id: 'InternalAccountType' });

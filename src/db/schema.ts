@@ -1,7 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CurrencyConfig, WalletConfig } from '../platform/schema';
-import type { BeneficiaryVerificationStatus, BulkJobStatus, CustomerType, ExternalAccountStatus, InternalAccountStatus, InternalAccountType, KycStatus, Permission, VerificationStatus } from './enums';
+import type {
+  BeneficiaryVerificationStatus,
+  BulkJobStatus,
+  CustomerType,
+  ExternalAccountStatus,
+  InternalAccountStatus,
+  InternalAccountType,
+  KycStatus,
+  Permission,
+  VerificationStatus,
+} from './enums';
 
 /** Times are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601. */
 const createdAt = () => integer('created_at').notNull();
@@ -13,21 +23,25 @@ const updatedAt = () => integer('updated_at').notNull();
  */
 export const PLATFORMS_UMA_DOMAIN_UQ = 'platforms_uma_domain_uq';
 
-export const platforms = sqliteTable('platforms', {
-  id: text('id').primaryKey(),
-  configId: text('config_id').notNull(),
-  name: text('name').notNull(),
-  umaDomain: text('uma_domain').notNull(),
-  proxyUmaSubdomain: text('proxy_uma_subdomain'),
-  webhookEndpoint: text('webhook_endpoint'),
-  supportedCurrencies: text('supported_currencies', { mode: 'json' }).$type<CurrencyConfig[]>().notNull(),
-  embeddedWalletConfig: text('embedded_wallet_config', { mode: 'json' }).$type<WalletConfig>(),
-  isRegulatedFinancialInstitution: integer('is_regulated', { mode: 'boolean' }).notNull(),
-  /** Sandbox clock: how far this platform's time runs ahead of real time (POST /sandbox/clock/advance). */
-  clockOffsetMs: integer('clock_offset_ms').notNull().default(0),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-}, (t) => [uniqueIndex(PLATFORMS_UMA_DOMAIN_UQ).on(sql`lower(${t.umaDomain})`)]);
+export const platforms = sqliteTable(
+  'platforms',
+  {
+    id: text('id').primaryKey(),
+    configId: text('config_id').notNull(),
+    name: text('name').notNull(),
+    umaDomain: text('uma_domain').notNull(),
+    proxyUmaSubdomain: text('proxy_uma_subdomain'),
+    webhookEndpoint: text('webhook_endpoint'),
+    supportedCurrencies: text('supported_currencies', { mode: 'json' }).$type<CurrencyConfig[]>().notNull(),
+    embeddedWalletConfig: text('embedded_wallet_config', { mode: 'json' }).$type<WalletConfig>(),
+    isRegulatedFinancialInstitution: integer('is_regulated', { mode: 'boolean' }).notNull(),
+    /** Sandbox clock: how far this platform's time runs ahead of real time (POST /sandbox/clock/advance). */
+    clockOffsetMs: integer('clock_offset_ms').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex(PLATFORMS_UMA_DOMAIN_UQ).on(sql`lower(${t.umaDomain})`)],
+);
 
 export const apiTokens = sqliteTable(
   'api_tokens',
@@ -70,8 +84,12 @@ export const customers = sqliteTable(
   },
   (t) => [
     // Unique among active customers only: a deleted customer's ids may be reused.
-    uniqueIndex('customers_platform_customer_id_uq').on(t.platformId, t.platformCustomerId).where(sql`is_deleted = 0`),
-    uniqueIndex('customers_uma_address_uq').on(t.platformId, t.umaAddress).where(sql`is_deleted = 0`),
+    uniqueIndex('customers_platform_customer_id_uq')
+      .on(t.platformId, t.platformCustomerId)
+      .where(sql`is_deleted = 0`),
+    uniqueIndex('customers_uma_address_uq')
+      .on(t.platformId, t.umaAddress)
+      .where(sql`is_deleted = 0`),
     index('customers_platform_idx').on(t.platformId, t.id),
   ],
 );
@@ -191,7 +209,9 @@ export const externalAccounts = sqliteTable(
   (t) => [
     index('external_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
     // The same destination once per holder.
-    uniqueIndex('external_accounts_identifier_uq').on(t.holderId, t.accountType, t.identifier, t.currency).where(sql`deleted_at IS NULL`),
+    uniqueIndex('external_accounts_identifier_uq')
+      .on(t.holderId, t.accountType, t.identifier, t.currency)
+      .where(sql`deleted_at IS NULL`),
   ],
 );
 

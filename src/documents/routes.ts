@@ -66,7 +66,8 @@ export const documentRoutes = [
     params: DocumentIdParams,
     body: 'multipart',
     responses: { 200: { description: 'Replaced', schema: Document }, ...errorResponses(400, 401, 403, 404, 409, 410, 413) },
-    handler: async (c) => json(await replaceDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, c.params.documentId, documentForm(c.request), c.now)),
+    handler: async (c) =>
+      json(await replaceDocument(c.db, c.env.DOCUMENTS, c.auth.platform.id, c.params.documentId, documentForm(c.request), c.now)),
   }),
   defineRoute({
     method: 'DELETE',

@@ -39,7 +39,11 @@ async function checkHolder(db: Db, platformId: string, holder: string): Promise<
 
 function safeFileName(name: string | undefined): string {
   // Keep the client's name for display, without path components or control characters.
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return base.slice(0, 255) || 'document';
 }
 
@@ -70,7 +74,8 @@ async function withDocumentForm<F, T>(
         const size = await storeFile(bucket, objectKey, part.body, contentType, MAX_DOCUMENT_BYTES);
         file = { fileName: safeFileName(part.filename), contentType, size };
       } else if (DOCUMENT_FIELD_NAMES.has(part.name)) {
-        if (part.name in fields) throw badRequest(`Form field ${part.name} sent more than once`, { fields: [{ field: part.name, message: 'Duplicate' }] });
+        if (part.name in fields)
+          throw badRequest(`Form field ${part.name} sent more than once`, { fields: [{ field: part.name, message: 'Duplicate' }] });
         fields[part.name] = await readField(part);
       } else {
         throw invalidFields('form fields', [{ field: part.name, message: 'Unknown field' }]);
@@ -102,12 +107,26 @@ function formColumns(fields: DocumentReplaceFields, file: StoredFile) {
 }
 
 /** POST /documents: the file and its metadata; the holder must be a live Customer or BeneficialOwner. */
-export async function uploadDocument(db: Db, bucket: R2Bucket, platformId: string, parts: AsyncIterable<Part>, now: number): Promise<DocumentView> {
+export async function uploadDocument(
+  db: Db,
+  bucket: R2Bucket,
+  platformId: string,
+  parts: AsyncIterable<Part>,
+  now: number,
+): Promise<DocumentView> {
   const id = newId('Document', now);
   const objectKey = `documents/${platformId}/${id}`;
   return withDocumentForm(bucket, objectKey, parts, DocumentUploadFields, async (fields, file) => {
     await checkHolder(db, platformId, fields.documentHolder);
-    const row: DocumentRow = { id, platformId, documentHolder: fields.documentHolder, ...formColumns(fields, file), objectKey, createdAt: now, updatedAt: now };
+    const row: DocumentRow = {
+      id,
+      platformId,
+      documentHolder: fields.documentHolder,
+      ...formColumns(fields, file),
+      objectKey,
+      createdAt: now,
+      updatedAt: now,
+    };
     await db.insert(documents).values(row);
     return documentView(row);
   });
@@ -118,7 +137,14 @@ export async function uploadDocument(db: Db, bucket: R2Bucket, platformId: strin
  * object, the record switches to it only if no other replacement or a delete got there first (409/404, the
  * new bytes removed), and the old object is deleted after: a failure at any step leaves the document as it was.
  */
-export async function replaceDocument(db: Db, bucket: R2Bucket, platformId: string, id: string, parts: AsyncIterable<Part>, now: number): Promise<DocumentView> {
+export async function replaceDocument(
+  db: Db,
+  bucket: R2Bucket,
+  platformId: string,
+  id: string,
+  parts: AsyncIterable<Part>,
+  now: number,
+): Promise<DocumentView> {
   const current = await db.query.documents.findFirst({ where: and(eq(documents.id, id), eq(documents.platformId, platformId)) });
   if (!current) throw documentNotFound();
   const objectKey = `documents/${platformId}/${id}/${crypto.randomUUID()}`;
@@ -130,7 +156,10 @@ export async function replaceDocument(db: Db, bucket: R2Bucket, platformId: stri
       .where(and(eq(documents.id, id), eq(documents.platformId, platformId), eq(documents.objectKey, current.objectKey)))
       .returning();
     if (updated) return updated;
-    const still = await db.query.documents.findFirst({ where: and(eq(documents.id, id), eq(documents.platformId, platformId)), columns: { id: true } });
+    const still = await db.query.documents.findFirst({
+      where: and(eq(documents.id, id), eq(documents.platformId, platformId)),
+      columns: { id: true },
+    });
     throw still ? conflict('The document was replaced by another request meanwhile; fetch it and retry') : documentNotFound();
   });
   await bucket.delete(current.objectKey);

@@ -28,7 +28,13 @@ const unsupported = (message: string) => badRequest(message, { fields: [{ field:
  * R2 multipart upload. Refuses (413) past `limit` bytes and (400) content whose leading bytes are not of
  * `contentType`; a refused upload leaves nothing behind. Returns the size.
  */
-export async function storeFile(bucket: R2Bucket, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string, limit: number): Promise<number> {
+export async function storeFile(
+  bucket: R2Bucket,
+  key: string,
+  chunks: AsyncIterable<Uint8Array>,
+  contentType: string,
+  limit: number,
+): Promise<number> {
   const magic = DOCUMENT_TYPES[contentType];
   if (!magic) throw unsupported(`Unsupported file type ${contentType}; use PDF, JPEG or PNG`);
   let pending: Uint8Array[] = [];

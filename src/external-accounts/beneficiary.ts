@@ -9,7 +9,10 @@ type Beneficiary = { beneficiaryType: 'INDIVIDUAL'; fullName: string } | { benef
  * An external account's primary identifier and its 3-digit sandbox suffix. Transfer and quote outcomes
  * (spec 4.9) are chosen from the same suffix as the beneficiary verification.
  */
-export function primaryIdentifier(account: Pick<ExternalAccountRow, 'identifier' | 'accountType'>): { identifier: string; suffix: string | null } {
+export function primaryIdentifier(account: Pick<ExternalAccountRow, 'identifier' | 'accountType'>): {
+  identifier: string;
+  suffix: string | null;
+} {
   return { identifier: account.identifier, suffix: sandboxSuffix(account.accountType, account.identifier) };
 }
 

@@ -103,7 +103,8 @@ export const platformExternalAccountRoutes = [
     permission: 'VIEW',
     params: ExternalAccountIdParams,
     responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(externalAccountView(await loadExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId, 'platform'))),
+    handler: async (c) =>
+      json(externalAccountView(await loadExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId, 'platform'))),
   }),
   defineRoute({
     method: 'DELETE',

@@ -25,7 +25,10 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
     defaultUmaDepositAccount: row.defaultUmaDepositAccount,
     ...(row.beneficiaryVerificationStatus ? { beneficiaryVerificationStatus: row.beneficiaryVerificationStatus } : {}),
     ...(row.beneficiaryVerifiedData ? { beneficiaryVerifiedData: row.beneficiaryVerifiedData } : {}),
-    accountInfo: { ...(row.accountInfo as ExternalAccountView['accountInfo']), ...(rails.length ? { paymentRails: [...rails] } : {}) } as ExternalAccountView['accountInfo'],
+    accountInfo: {
+      ...(row.accountInfo as ExternalAccountView['accountInfo']),
+      ...(rails.length ? { paymentRails: [...rails] } : {}),
+    } as ExternalAccountView['accountInfo'],
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -42,7 +45,9 @@ export async function createExternalAccount(db: Db, platform: PlatformRow, input
   if (input.customerId !== undefined) await loadActiveCustomer(db, platform.id, input.customerId);
   const type = input.accountInfo.accountType;
   if (!holdsCurrency(type, input.currency, (code) => currencyInfo(code).kind === 'FIAT')) {
-    throw invalidFields('request body', [{ field: 'currency', message: `${type} accounts hold ${corridorOf(type)!.currency ?? 'a fiat currency'}` }]);
+    throw invalidFields('request body', [
+      { field: 'currency', message: `${type} accounts hold ${corridorOf(type)!.currency ?? 'a fiat currency'}` },
+    ]);
   }
   const check = verifyBeneficiary(input.accountInfo, mode);
   const isDefault = input.customerId !== undefined && input.defaultUmaDepositAccount;
@@ -84,7 +89,12 @@ export async function createExternalAccount(db: Db, platform: PlatformRow, input
 }
 
 /** A live external account of this platform (404 when deleted, unknown or another platform's). */
-export async function loadExternalAccount(db: Db, platformId: string, id: string, scope: 'any' | 'platform' = 'any'): Promise<ExternalAccountRow> {
+export async function loadExternalAccount(
+  db: Db,
+  platformId: string,
+  id: string,
+  scope: 'any' | 'platform' = 'any',
+): Promise<ExternalAccountRow> {
   const [row] = await liveExternalAccount(db, platformId, id, scope).limit(1);
   if (!row) throw externalAccountNotFound();
   return row;
@@ -94,10 +104,18 @@ export async function loadExternalAccount(db: Db, platformId: string, id: string
 export function liveExternalAccount(db: Db, platformId: string | SQL, id: string, scope: 'any' | 'platform' = 'any') {
   const where = [eq(externalAccounts.id, id), eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
   if (scope === 'platform') where.push(isNull(externalAccounts.customerId));
-  return db.select().from(externalAccounts).where(and(...where));
+  return db
+    .select()
+    .from(externalAccounts)
+    .where(and(...where));
 }
 
-export async function listExternalAccounts(db: Db, platformId: string, scope: 'customers' | 'platform', q: Partial<ExternalAccountListQuery> & { limit: number }) {
+export async function listExternalAccounts(
+  db: Db,
+  platformId: string,
+  scope: 'customers' | 'platform',
+  q: Partial<ExternalAccountListQuery> & { limit: number },
+) {
   const where: SQL[] = [eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
   where.push(scope === 'platform' ? isNull(externalAccounts.customerId) : isNotNull(externalAccounts.customerId));
   if (q.customerId) where.push(eq(externalAccounts.customerId, q.customerId));

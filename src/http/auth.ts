@@ -79,7 +79,13 @@ export async function authenticate(
   }
 }
 
-async function authenticateBasic(request: Request, db: Db, lookups: CredentialLookups, permission?: Permission, preload?: Preload): Promise<{ principal: PlatformPrincipal; preloaded: unknown[][] }> {
+async function authenticateBasic(
+  request: Request,
+  db: Db,
+  lookups: CredentialLookups,
+  permission?: Permission,
+  preload?: Preload,
+): Promise<{ principal: PlatformPrincipal; preloaded: unknown[][] }> {
   const credentials = parseBasic(request.headers.get('Authorization'));
   if (!credentials) throw unauthorized();
   const secretHash = hashSecret(credentials.secret);
@@ -89,7 +95,10 @@ async function authenticateBasic(request: Request, db: Db, lookups: CredentialLo
   // Two SHA-256 hex digests: equal lengths, so a constant-time comparison of the strings is enough.
   const ok = constantTimeEqual(secretHash, found?.token.secretHash ?? DUMMY_HASH);
   if (!found || !ok) throw unauthorized();
-  return { principal: { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions }, preloaded: results };
+  return {
+    principal: { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions },
+    preloaded: results,
+  };
 }
 
 function parseBasic(header: string | null): { clientId: string; secret: string } | null {

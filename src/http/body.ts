@@ -45,7 +45,14 @@ export function mediaType(contentType: string | null): { type: string; params: M
   const params = new Map<string, string>();
   for (const param of rest) {
     const eq = param.indexOf('=');
-    if (eq > 0) params.set(param.slice(0, eq).trim().toLowerCase(), param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    if (eq > 0)
+      params.set(
+        param.slice(0, eq).trim().toLowerCase(),
+        param
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
   return { type: type.trim().toLowerCase(), params };
 }

@@ -65,8 +65,7 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) =>
-  new ApiError('INVALID_INPUT', message, details);
+export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError('INVALID_INPUT', message, details);
 export const unauthorized = (message = 'Missing or invalid API credentials') =>
   new ApiError('UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="service"' });
 export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError('FORBIDDEN', message, details);

@@ -76,7 +76,12 @@ export interface IdempotencyCtx {
  * while the first is in flight is 409. 5xx responses are not stored: the claim is released so the
  * client may retry.
  */
-export function withIdempotency(c: IdempotencyCtx, scope: string, action: (claim: Claim) => Promise<Response>, opts?: IdempotencyOptions): Promise<Response> {
+export function withIdempotency(
+  c: IdempotencyCtx,
+  scope: string,
+  action: (claim: Claim) => Promise<Response>,
+  opts?: IdempotencyOptions,
+): Promise<Response> {
   const url = new URL(c.request.url);
   return runIdempotent(
     c.db,
@@ -98,7 +103,12 @@ export function withIdempotency(c: IdempotencyCtx, scope: string, action: (claim
  * Runs `action` once when the request carries no Idempotency-Key (the key is optional: two identical
  * requests without one are two operations), else under its key as `withIdempotency` does.
  */
-export function withOptionalIdempotency(c: IdempotencyCtx, scope: string, action: () => Promise<Response>, opts?: IdempotencyOptions): Promise<Response> {
+export function withOptionalIdempotency(
+  c: IdempotencyCtx,
+  scope: string,
+  action: () => Promise<Response>,
+  opts?: IdempotencyOptions,
+): Promise<Response> {
   return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, scope, action, opts) : action();
 }
 
@@ -109,7 +119,13 @@ export function withOptionalIdempotency(c: IdempotencyCtx, scope: string, action
  * Without a key there is nothing to claim: only the `reads`. Nothing for an invalid key: the wrapper then
  * answers its 400 as usual.
  */
-export function preloadClaim(db: Db, input: { request: Request; rawBody: string; now: number }, scope: string, platformId: SQL, reads: BatchItem<'sqlite'>[]): BatchItem<'sqlite'>[] {
+export function preloadClaim(
+  db: Db,
+  input: { request: Request; rawBody: string; now: number },
+  scope: string,
+  platformId: SQL,
+  reads: BatchItem<'sqlite'>[],
+): BatchItem<'sqlite'>[] {
   if (!input.request.headers.has(IDEMPOTENCY_HEADER)) return reads;
   let key: string;
   try {
@@ -124,25 +140,27 @@ export function preloadClaim(db: Db, input: { request: Request; rawBody: string;
 }
 
 /** Claim the key if free, read whoever holds it, and the action's reads. */
-function claimStatements(db: Db, r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL }, reads: BatchItem<'sqlite'>[]) {
+function claimStatements(
+  db: Db,
+  r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL },
+  reads: BatchItem<'sqlite'>[],
+) {
   const claimToken = randomToken(16);
   const claim =
     typeof r.platformId === 'string' && typeof r.at === 'number'
-      ? db
-          .insert(idempotencyKeys)
-          .values({
-            platformId: r.platformId,
-            scope: r.scope,
-            key: r.key,
-            fingerprint: r.fingerprint,
-            state: 'IN_FLIGHT',
-            claimToken,
-            lockedUntil: r.at + IN_FLIGHT_LEASE_MS,
-            responseStatus: null,
-            responseBody: null,
-            createdAt: r.at,
-            expiresAt: r.at + KEY_TTL_MS,
-          })
+      ? db.insert(idempotencyKeys).values({
+          platformId: r.platformId,
+          scope: r.scope,
+          key: r.key,
+          fingerprint: r.fingerprint,
+          state: 'IN_FLIGHT',
+          claimToken,
+          lockedUntil: r.at + IN_FLIGHT_LEASE_MS,
+          responseStatus: null,
+          responseBody: null,
+          createdAt: r.at,
+          expiresAt: r.at + KEY_TTL_MS,
+        })
       : db
           .insert(idempotencyKeys)
           // Before authentication is checked: a row only for the platform `platformId` finds. Columns in table
@@ -163,7 +181,12 @@ function claimStatements(db: Db, r: { platformId: string | SQL; scope: string; k
 }
 
 /** `withIdempotency` on explicit inputs. */
-export async function runIdempotent(db: Db, req: IdempotentRequest, action: (claim: Claim) => Promise<Response>, opts: IdempotencyOptions = {}): Promise<Response> {
+export async function runIdempotent(
+  db: Db,
+  req: IdempotentRequest,
+  action: (claim: Claim) => Promise<Response>,
+  opts: IdempotencyOptions = {},
+): Promise<Response> {
   const key = parseKey(req.key);
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
   const pk = and(eq(idempotencyKeys.platformId, req.platformId), eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, key));
@@ -171,11 +194,9 @@ export async function runIdempotent(db: Db, req: IdempotentRequest, action: (cla
   // One round trip (or none, when made with authentication): claim if free, read whoever holds it, and the
   // action's own reads.
   const [inserted, existing, ...reads] = (opts.preloaded ??
-    (await db.batch(claimStatements(db, { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now }, opts.reads ?? [])))) as [
-    { claimToken: string }[],
-    IdempotencyKeyRow[],
-    ...unknown[][],
-  ];
+    (await db.batch(
+      claimStatements(db, { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now }, opts.reads ?? []),
+    ))) as [{ claimToken: string }[], IdempotencyKeyRow[], ...unknown[][]];
   let claimToken = inserted[0]?.claimToken ?? '';
   let held = existing[0];
   if (!claimToken && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
@@ -248,15 +269,24 @@ function answerRepeat(held: IdempotencyKeyRow | undefined, fingerprint: string):
   if (held.state !== 'DONE' || held.responseStatus === null) throw inFlight();
   const body = held.responseBody ?? '';
   // A replayed conflict is the key's answer until the key expires: no retry changes it.
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store', 'Idempotent-Replayed': 'true', ...(held.responseStatus === 409 ? FINAL_CONFLICT_HEADERS : {}) };
+  const headers: Record<string, string> = {
+    'Cache-Control': 'no-store',
+    'Idempotent-Replayed': 'true',
+    ...(held.responseStatus === 409 ? FINAL_CONFLICT_HEADERS : {}),
+  };
   if (body !== '') headers['Content-Type'] = 'application/json';
   return new Response(body === '' ? null : body, { status: held.responseStatus, headers });
 }
 
 const inFlight = () =>
-  new ApiError('IDEMPOTENCY_REQUEST_IN_PROGRESS', `A request with this ${IDEMPOTENCY_HEADER} is still being processed; retry shortly`, undefined, {
-    'Retry-After': '1',
-  });
+  new ApiError(
+    'IDEMPOTENCY_REQUEST_IN_PROGRESS',
+    `A request with this ${IDEMPOTENCY_HEADER} is still being processed; retry shortly`,
+    undefined,
+    {
+      'Retry-After': '1',
+    },
+  );
 
 async function release(db: Db, pk: ReturnType<typeof and>, claimToken: string): Promise<void> {
   try {
@@ -267,7 +297,8 @@ async function release(db: Db, pk: ReturnType<typeof and>, claimToken: string): 
 }
 
 function parseKey(raw: string | null): string {
-  const field = (message: string) => badRequest(`Invalid ${IDEMPOTENCY_HEADER} header: ${message}`, { fields: [{ field: IDEMPOTENCY_HEADER, message }] });
+  const field = (message: string) =>
+    badRequest(`Invalid ${IDEMPOTENCY_HEADER} header: ${message}`, { fields: [{ field: IDEMPOTENCY_HEADER, message }] });
   if (raw === null || raw.trim() === '') throw field('Must not be empty');
   let key = raw.trim();
   // The draft sends the key as a Structured Field string ("..."); plain tokens are accepted too.

@@ -39,7 +39,8 @@ export function pathRedactor(routes: readonly PathPattern[]): (path: string) => 
   for (const { path, secretParams = [] } of routes) {
     if (secretParams.length === 0) continue;
     const segments = path.split('/').filter(Boolean);
-    if (secretParams.some((name) => !segments.includes(`:${name}`))) throw new Error(`${path} has no parameter among ${secretParams.join(', ')}`);
+    if (secretParams.some((name) => !segments.includes(`:${name}`)))
+      throw new Error(`${path} has no parameter among ${secretParams.join(', ')}`);
     const last = Math.max(...secretParams.map((name) => segments.indexOf(`:${name}`)));
     // The segments as logged: secret parameters by name, everything else as sent (null).
     const head = segments.slice(0, last + 1).map((s) => (s.startsWith(':') && secretParams.includes(s.slice(1)) ? s : null));

@@ -15,7 +15,10 @@ const HEADER_END = encoder.encode('\r\n\r\n');
 /** The boundary of a `multipart/form-data` Content-Type; 400 without one (route plumbing refused other types with 415). */
 export function multipartBoundary(contentType: string | null): string {
   const match = contentType?.match(/^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i);
-  if (!match) throw badRequest('Expected a multipart/form-data body with a boundary', { fields: [{ field: '(body)', message: 'Content-Type must be multipart/form-data' }] });
+  if (!match)
+    throw badRequest('Expected a multipart/form-data body with a boundary', {
+      fields: [{ field: '(body)', message: 'Content-Type must be multipart/form-data' }],
+    });
   return (match[1] ?? match[2])!;
 }
 
@@ -179,7 +182,8 @@ export async function readField(part: Part, max = 1024): Promise<string> {
   let size = 0;
   for await (const chunk of part.body) {
     size += chunk.byteLength;
-    if (size > max) throw badRequest(`Form field ${part.name} is too long`, { fields: [{ field: part.name, message: `At most ${max} bytes` }] });
+    if (size > max)
+      throw badRequest(`Form field ${part.name} is too long`, { fields: [{ field: part.name, message: `At most ${max} bytes` }] });
     chunks.push(chunk);
   }
   const all = new Uint8Array(size);

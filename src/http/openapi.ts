@@ -77,7 +77,13 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
           status,
           {
             description: spec.description,
-            ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+            ...(spec.headers
+              ? {
+                  headers: Object.fromEntries(
+                    Object.entries(spec.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
+                  ),
+                }
+              : {}),
             ...(spec.schema ? { content: { 'application/json': { schema: toSchema(spec.schema, 'output', components) } } } : {}),
           },
         ]),
@@ -86,7 +92,10 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
     if (r.body === 'multipart') {
       op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } };
     } else if (r.body) {
-      op.requestBody = { required: !r.body.safeParse(undefined).success, content: { 'application/json': { schema: toSchema(r.body, 'input', components) } } };
+      op.requestBody = {
+        required: !r.body.safeParse(undefined).success,
+        content: { 'application/json': { schema: toSchema(r.body, 'input', components) } },
+      };
     }
     paths[path] = { ...paths[path], [r.method.toLowerCase()]: op };
   }
@@ -95,7 +104,8 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
     info: {
       title: 'Payments Platform API',
       version: '2025-10-13',
-      description: 'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`.',
+      description:
+        'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`.',
     },
     servers: [{ url: base }],
     security: [{ BasicAuth: [] }],

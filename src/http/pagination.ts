@@ -12,11 +12,7 @@ export const limitParam = z.coerce
   .max(100)
   .default(20)
   .meta({ description: 'Maximum number of results to return (1 to 100)' });
-export const cursorParam = z
-  .string()
-  .max(512)
-  .optional()
-  .meta({ description: 'Opaque cursor from a previous response (`nextCursor`)' });
+export const cursorParam = z.string().max(512).optional().meta({ description: 'Opaque cursor from a previous response (`nextCursor`)' });
 
 /** The list envelope of DESIGN.md: `nextCursor` only when `hasMore`. */
 export function pageOf<T extends z.ZodType>(item: T, id: string) {

@@ -23,6 +23,7 @@ export const conflictHeaders = {
 /** Error responses in the spec's shape, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
-  for (const s of statuses) out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(s === 409 ? { headers: conflictHeaders } : {}) };
+  for (const s of statuses)
+    out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(s === 409 ? { headers: conflictHeaders } : {}) };
   return out;
 }

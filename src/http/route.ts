@@ -103,8 +103,18 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
     // round trip; its error still comes after authentication's.
     const early = spec.preload ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
-    const preload = valid && spec.preload ? (platformId: SQL) => spec.preload!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall }) : undefined;
-    const { principal: auth, preloaded } = await authenticate(spec.auth, request, { db, settings, credentials, permission: spec.permission, preload });
+    const preload =
+      valid && spec.preload
+        ? (platformId: SQL) =>
+            spec.preload!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall })
+        : undefined;
+    const { principal: auth, preloaded } = await authenticate(spec.auth, request, {
+      db,
+      settings,
+      credentials,
+      permission: spec.permission,
+      preload,
+    });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
     }
@@ -152,7 +162,12 @@ function refuseCrossSiteWrite(request: Request): void {
 
 /** Path parameters, query and JSON body, validated (400 naming the fields; 415 for a body of the wrong media type). */
 async function readInput(spec: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType | 'multipart' }, request: Request) {
-  const params = parse(spec.params, decodeParams((request as unknown as { params?: Record<string, string> }).params), 'path parameters', '');
+  const params = parse(
+    spec.params,
+    decodeParams((request as unknown as { params?: Record<string, string> }).params),
+    'path parameters',
+    '',
+  );
   const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
   let body: unknown;
   let rawBody = '';

@@ -39,7 +39,9 @@ export async function createBeneficialOwner(db: Db, platformId: string, input: B
 }
 
 export async function loadBeneficialOwner(db: Db, platformId: string, id: string): Promise<BeneficialOwnerRow> {
-  const row = await db.query.beneficialOwners.findFirst({ where: and(eq(beneficialOwners.id, id), eq(beneficialOwners.platformId, platformId)) });
+  const row = await db.query.beneficialOwners.findFirst({
+    where: and(eq(beneficialOwners.id, id), eq(beneficialOwners.platformId, platformId)),
+  });
   if (!row) throw ownerNotFound();
   return row;
 }
@@ -61,7 +63,14 @@ export async function listBeneficialOwners(db: Db, platformId: string, q: { cust
  * Partial update: personalInfo merged field by field. A changed last name re-runs KYC (the sandbox outcome
  * depends on it), in the same conditional write.
  */
-export async function updateBeneficialOwner(db: Db, platformId: string, id: string, patch: BeneficialOwnerUpdate, mode: ServiceMode, now: number) {
+export async function updateBeneficialOwner(
+  db: Db,
+  platformId: string,
+  id: string,
+  patch: BeneficialOwnerUpdate,
+  mode: ServiceMode,
+  now: number,
+) {
   for (let attempt = 0; ; attempt++) {
     const row = await loadBeneficialOwner(db, platformId, id);
     const info = { ...(row.personalInfo as PersonalInfo), ...patch.personalInfo };
@@ -74,7 +83,13 @@ export async function updateBeneficialOwner(db: Db, platformId: string, id: stri
     const [updated] = await db
       .update(beneficialOwners)
       .set(changes)
-      .where(and(eq(beneficialOwners.id, row.id), eq(beneficialOwners.updatedAt, row.updatedAt), eq(beneficialOwners.personalInfo, row.personalInfo)))
+      .where(
+        and(
+          eq(beneficialOwners.id, row.id),
+          eq(beneficialOwners.updatedAt, row.updatedAt),
+          eq(beneficialOwners.personalInfo, row.personalInfo),
+        ),
+      )
       .returning();
     if (updated) return beneficialOwnerView(updated);
     if (attempt >= 4) throw retryableConflict('The beneficial owner changed concurrently; retry the request');

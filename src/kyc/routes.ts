@@ -1,6 +1,15 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { BeneficialOwnerIdParams, BeneficialOwnerList, BeneficialOwnerListQuery, Verification, VerificationIdParams, VerificationList, VerificationListQuery, VerificationRequest } from './schema';
+import {
+  BeneficialOwnerIdParams,
+  BeneficialOwnerList,
+  BeneficialOwnerListQuery,
+  Verification,
+  VerificationIdParams,
+  VerificationList,
+  VerificationListQuery,
+  VerificationRequest,
+} from './schema';
 import { BeneficialOwner, BeneficialOwnerCreate, BeneficialOwnerUpdate } from '../customers/beneficial-owners';
 import { createBeneficialOwner, listBeneficialOwners, loadBeneficialOwner, updateBeneficialOwner } from './owners-service';
 import { getVerification, listVerifications, submitVerification } from './verifications-service';
@@ -55,8 +64,12 @@ export const kycRoutes = [
     permission: 'MANAGE',
     params: BeneficialOwnerIdParams,
     body: BeneficialOwnerUpdate,
-    responses: { 200: { description: 'The updated beneficial owner', schema: BeneficialOwner }, ...errorResponses(400, 401, 403, 404, 409, 413) },
-    handler: async (c) => json(await updateBeneficialOwner(c.db, c.auth.platform.id, c.params.beneficialOwnerId, c.body, c.settings.mode, c.now)),
+    responses: {
+      200: { description: 'The updated beneficial owner', schema: BeneficialOwner },
+      ...errorResponses(400, 401, 403, 404, 409, 413),
+    },
+    handler: async (c) =>
+      json(await updateBeneficialOwner(c.db, c.auth.platform.id, c.params.beneficialOwnerId, c.body, c.settings.mode, c.now)),
   }),
   defineRoute({
     method: 'POST',
@@ -67,7 +80,10 @@ export const kycRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: VerificationRequest,
-    responses: { 200: { description: 'The verification and its status', schema: Verification }, ...errorResponses(400, 401, 403, 404, 410, 413) },
+    responses: {
+      200: { description: 'The verification and its status', schema: Verification },
+      ...errorResponses(400, 401, 403, 404, 410, 413),
+    },
     handler: async (c) => json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, c.settings.mode, c.now)),
   }),
   defineRoute({

@@ -1,7 +1,14 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
-import { customers, verifications, type CustomerRow, type VerificationRow, type VerificationState, type VerificationStatus } from '../db/schema';
+import {
+  customers,
+  verifications,
+  type CustomerRow,
+  type VerificationRow,
+  type VerificationState,
+  type VerificationStatus,
+} from '../db/schema';
 import { newId } from '../crypto/ids';
 import { notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
@@ -30,7 +37,8 @@ function missingInformation(customer: CustomerRow): VerificationErrorView[] {
   } else {
     const business = info.businessInfo ?? {};
     if (!business.legalName) errors.push(missing(customer, 'businessInfo.legalName', 'Legal name is required'));
-    if (!business.registrationNumber) errors.push(missing(customer, 'businessInfo.registrationNumber', 'Business registration number is required'));
+    if (!business.registrationNumber)
+      errors.push(missing(customer, 'businessInfo.registrationNumber', 'Business registration number is required'));
     if (!business.taxId) errors.push(missing(customer, 'businessInfo.taxId', 'Tax identification number is required'));
     if (!business.incorporatedOn) errors.push(missing(customer, 'businessInfo.incorporatedOn', 'Date of incorporation is required'));
   }
@@ -48,7 +56,14 @@ const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationSt
  * registration number suffix (spec 4.9; individuals are approved); production: submitted for review (PENDING).
  * The verification row and the customer's kycStatus/kybStatus change in one batch.
  */
-export async function submitVerification(db: Db, queue: Queue<unknown>, platformId: string, customerId: string, mode: ServiceMode, now: number) {
+export async function submitVerification(
+  db: Db,
+  queue: Queue<unknown>,
+  platformId: string,
+  customerId: string,
+  mode: ServiceMode,
+  now: number,
+) {
   const customer = await loadActiveCustomer(db, platformId, customerId);
   const errors = missingInformation(customer);
   let outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = null;
@@ -67,7 +82,12 @@ export async function submitVerification(db: Db, queue: Queue<unknown>, platform
   };
   // The verification, the customer's new status and their webhooks (VERIFICATION.*, CUSTOMER.KYC_*/KYB_*) commit together.
   const statements: Statement[] = [db.insert(verifications).values(row)];
-  const verificationEvent = eventStatements(db, { platformId, type: `VERIFICATION.${row.verificationStatus}`, data: verificationView(row), now });
+  const verificationEvent = eventStatements(db, {
+    platformId,
+    type: `VERIFICATION.${row.verificationStatus}`,
+    data: verificationView(row),
+    now,
+  });
   statements.push(...verificationEvent.statements);
   const eventIds = [verificationEvent.eventId];
   if (outcome) {

@@ -24,7 +24,11 @@ async function decideIncoming(deps: PaymentDeps, tx: TransactionRow, decision: D
   const late = lateDecision(tx, now);
   const change = await decisionChange(deps.db, tx, late ?? decision, now, deps.mode);
   const result = await commitChange(deps, change);
-  if (late || result !== 'applied') throw conflict(late ? 'The approval window has closed; the payment failed' : 'The transaction is not awaiting platform approval', 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+  if (late || result !== 'applied')
+    throw conflict(
+      late ? 'The approval window has closed; the payment failed' : 'The transaction is not awaiting platform approval',
+      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    );
   return change.row;
 }
 
@@ -36,7 +40,12 @@ async function decideIncoming(deps: PaymentDeps, tx: TransactionRow, decision: D
  * moves only under a session signature); transfers are validated now and created PENDING.
  * `agentId` is shown on the transaction. Announced with an OUTGOING_PAYMENT.PENDING / INCOMING_PAYMENT.PENDING event.
  */
-export async function requestPlatformApproval(deps: PaymentDeps, platform: PlatformRow, request: ApprovalRequest, now: number): Promise<TransactionRow> {
+export async function requestPlatformApproval(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  request: ApprovalRequest,
+  now: number,
+): Promise<TransactionRow> {
   if (request.type !== 'EXECUTE_QUOTE') {
     const { type, agentId, ...input } = request;
     return createPendingTransfer(deps, platform, type === 'TRANSFER_OUT' ? 'OUT' : 'IN', input, now, { agentId });
@@ -46,12 +55,18 @@ export async function requestPlatformApproval(deps: PaymentDeps, platform: Platf
   if (quote.sourceAccountId) {
     const source = await loadInternalAccount(deps.db, platform.id, quote.sourceAccountId);
     if (source.type === 'EMBEDDED_WALLET') {
-      throw invalidFields('request body', [{ field: 'quoteId', message: 'Quotes paid from an EMBEDDED_WALLET are executed with a signed retry, not by platform approval' }]);
+      throw invalidFields('request body', [
+        { field: 'quoteId', message: 'Quotes paid from an EMBEDDED_WALLET are executed with a signed retry, not by platform approval' },
+      ]);
     }
   }
   const approval: Approval = { action: { type: 'EXECUTE_QUOTE', quoteId: quote.id }, state: 'PENDING_APPROVAL', requestedAt: now };
-  const change = await buildChange(deps.db, tx, [{ status: 'PENDING', set: { approval, agentId: request.agentId ?? tx.agentId } }], { now, mode: deps.mode });
-  if ((await commitChange(deps, change)) !== 'applied') throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
+  const change = await buildChange(deps.db, tx, [{ status: 'PENDING', set: { approval, agentId: request.agentId ?? tx.agentId } }], {
+    now,
+    mode: deps.mode,
+  });
+  if ((await commitChange(deps, change)) !== 'applied')
+    throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
   return change.row;
 }
 
@@ -74,7 +89,14 @@ export async function approveTransaction(
   const action = tx.approval!.action;
   if (action.type === 'INCOMING_PAYMENT') {
     const missing = missingReceiverFields(tx.approval!, receiverCustomerInfo);
-    if (missing.length) throw invalidFields('request body', missing.map((f) => ({ field: `receiverCustomerInfo.${f}`, message: 'Requested by the sender (requestedReceiverCustomerInfoFields)' })));
+    if (missing.length)
+      throw invalidFields(
+        'request body',
+        missing.map((f) => ({
+          field: `receiverCustomerInfo.${f}`,
+          message: 'Requested by the sender (requestedReceiverCustomerInfoFields)',
+        })),
+      );
     return decideIncoming(deps, tx, { approve: true, ...(receiverCustomerInfo ? { receiverCustomerInfo } : {}) }, now);
   }
   const approval: Approval = { ...tx.approval!, state: 'APPROVED', decidedAt: now };
@@ -110,10 +132,17 @@ export async function approveTransaction(
 }
 
 /** POST /transactions/{id}/reject: cancels the deferred action; nothing moves. The transaction ends REJECTED. */
-export async function rejectTransaction(deps: PaymentDeps, platform: PlatformRow, transactionId: string, reason: string | undefined, now: number) {
+export async function rejectTransaction(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  transactionId: string,
+  reason: string | undefined,
+  now: number,
+) {
   const tx = await loadTransaction(deps.db, platform.id, transactionId);
   if (!awaitingApproval(tx)) throw notAwaiting();
-  if (tx.approval!.action.type === 'INCOMING_PAYMENT') return decideIncoming(deps, tx, { approve: false, ...(reason ? { reason } : {}) }, now);
+  if (tx.approval!.action.type === 'INCOMING_PAYMENT')
+    return decideIncoming(deps, tx, { approve: false, ...(reason ? { reason } : {}) }, now);
   const approval: Approval = { ...tx.approval!, state: 'REJECTED', decidedAt: now, ...(reason ? { reason } : {}) };
   const change = await buildChange(deps.db, tx, [{ status: 'REJECTED', set: { approval } }], { now, mode: deps.mode });
   if ((await commitChange(deps, change)) !== 'applied') throw notAwaiting();

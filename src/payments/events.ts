@@ -49,7 +49,8 @@ function eventData(row: TransactionRow, type: WebhookType): Record<string, unkno
   }
   const view: Record<string, unknown> = transactionView(row);
   const requested = row.approval?.requestedFields;
-  if (type === 'INCOMING_PAYMENT.PENDING' && awaitingApproval(row) && requested?.length) view.requestedReceiverCustomerInfoFields = requested;
+  if (type === 'INCOMING_PAYMENT.PENDING' && awaitingApproval(row) && requested?.length)
+    view.requestedReceiverCustomerInfoFields = requested;
   return view;
 }
 

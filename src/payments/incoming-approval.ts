@@ -64,7 +64,9 @@ export function awaitingIncomingDecision(row: TransactionRow): boolean {
 
 /** The mandatory requested fields that `info` lacks. */
 export function missingReceiverFields(approval: Approval, info: Record<string, unknown> | undefined): string[] {
-  return (approval.requestedFields ?? []).filter((f) => f.mandatory && (info?.[f.name] === undefined || info[f.name] === '')).map((f) => f.name);
+  return (approval.requestedFields ?? [])
+    .filter((f) => f.mandatory && (info?.[f.name] === undefined || info[f.name] === ''))
+    .map((f) => f.name);
 }
 
 export type Decision =
@@ -128,12 +130,21 @@ function answerDecision(status: number, body: string): Decision | 'accepted' | n
   if (status === 202) return 'accepted';
   if (status >= 200 && status < 300) {
     const info = json.receiverCustomerInfo;
-    return { approve: true, ...(info && typeof info === 'object' && !Array.isArray(info) ? { receiverCustomerInfo: info as Record<string, unknown> } : {}) };
+    return {
+      approve: true,
+      ...(info && typeof info === 'object' && !Array.isArray(info) ? { receiverCustomerInfo: info as Record<string, unknown> } : {}),
+    };
   }
   if (status === 403) return { approve: false, ...(typeof json.reason === 'string' && json.reason ? { reason: json.reason } : {}) };
   if (status === 422) {
-    const fields = Array.isArray(json.requiredFields) ? json.requiredFields.filter((f): f is string => typeof f === 'string').slice(0, 32) : [];
-    const reason = fields.length ? `Counterparty information missing: ${fields.join(', ')}` : typeof json.message === 'string' ? json.message : undefined;
+    const fields = Array.isArray(json.requiredFields)
+      ? json.requiredFields.filter((f): f is string => typeof f === 'string').slice(0, 32)
+      : [];
+    const reason = fields.length
+      ? `Counterparty information missing: ${fields.join(', ')}`
+      : typeof json.message === 'string'
+        ? json.message
+        : undefined;
     return { approve: false, ...(reason ? { reason } : {}), ...(fields.length ? { requiredFields: fields } : {}) };
   }
   return null;
@@ -175,7 +186,10 @@ async function acceptAsync(deps: Pick<PaymentDeps, 'db' | 'queue' | 'log'>, tx: 
 /** The failure of a payment whose decision window has closed at `now`, or null while it is open. */
 export function lateDecision(tx: TransactionRow, now: number): Decision | null {
   if (now < (tx.approval!.decideBy ?? Number.POSITIVE_INFINITY)) return null;
-  return { approve: false, failureReason: tx.approval!.acceptedAt !== undefined ? 'PAYMENT_APPROVAL_TIMED_OUT' : 'PAYMENT_APPROVAL_WEBHOOK_ERROR' };
+  return {
+    approve: false,
+    failureReason: tx.approval!.acceptedAt !== undefined ? 'PAYMENT_APPROVAL_TIMED_OUT' : 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+  };
 }
 
 /**
@@ -191,7 +205,13 @@ const approvalDeadline: TransitionHandler = async (ctx) => {
   const requests = ctx.db
     .select({ id: webhookEvents.id })
     .from(webhookEvents)
-    .where(and(eq(webhookEvents.platformId, tx.platformId), eq(webhookEvents.type, 'INCOMING_PAYMENT.PENDING'), sql`json_extract(${webhookEvents.data}, '$.id') = ${tx.id}`));
+    .where(
+      and(
+        eq(webhookEvents.platformId, tx.platformId),
+        eq(webhookEvents.type, 'INCOMING_PAYMENT.PENDING'),
+        sql`json_extract(${webhookEvents.data}, '$.id') = ${tx.id}`,
+      ),
+    );
   const stop = ctx.db
     .update(webhookDeliveries)
     .set({ status: 'FAILED', lastError: 'No decision before the approval deadline', nextAttemptAt: ctx.now, updatedAt: ctx.now })

@@ -39,7 +39,8 @@ export function quotePaymentInstructions(quoteId: string, sendingCurrency: strin
   }
   const spark = infoFor('BTC', seed, reference)!;
   out.push({
-    instructionsNotes: 'Pay the Lightning invoice (converted at the quoted rate). Sandbox: simulate it with POST /sandbox/send {"quoteId", "currencyCode": "BTC"}.',
+    instructionsNotes:
+      'Pay the Lightning invoice (converted at the quoted rate). Sandbox: simulate it with POST /sandbox/send {"quoteId", "currencyCode": "BTC"}.',
     accountOrWalletInfo: { ...spark, invoice: invoiceFor(seed) },
   });
   return out;
@@ -47,5 +48,7 @@ export function quotePaymentInstructions(quoteId: string, sendingCurrency: strin
 
 /** The currency codes POST /sandbox/send accepts for these instructions. */
 export function instructionCurrencies(sendingCurrency: string, instructions: Record<string, unknown>[]): string[] {
-  return instructions.map((i) => ((i.accountOrWalletInfo as { accountType?: string }).accountType === 'SPARK_WALLET' ? 'BTC' : sendingCurrency));
+  return instructions.map((i) =>
+    (i.accountOrWalletInfo as { accountType?: string }).accountType === 'SPARK_WALLET' ? 'BTC' : sendingCurrency,
+  );
 }

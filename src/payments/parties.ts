@@ -49,14 +49,24 @@ export function requireActiveExternal(account: ExternalAccountRow): void {
 }
 
 /** Transfers: same currency, and both accounts of the same customer or both of the platform. */
-export function checkTransferPair(internal: InternalAccountRow, external: ExternalAccountRow, internalField: string, externalField: string): void {
+export function checkTransferPair(
+  internal: InternalAccountRow,
+  external: ExternalAccountRow,
+  internalField: string,
+  externalField: string,
+): void {
   if (internal.currency !== external.currency) {
     throw invalidFields('request body', [
-      { field: externalField, message: `Holds ${external.currency} while ${internalField} holds ${internal.currency}; transfers move one currency (use a quote to convert)` },
+      {
+        field: externalField,
+        message: `Holds ${external.currency} while ${internalField} holds ${internal.currency}; transfers move one currency (use a quote to convert)`,
+      },
     ]);
   }
   if (internal.customerId !== external.customerId) {
-    throw invalidFields('request body', [{ field: externalField, message: 'Must belong to the same customer as the internal account (or both to the platform)' }]);
+    throw invalidFields('request body', [
+      { field: externalField, message: 'Must belong to the same customer as the internal account (or both to the platform)' },
+    ]);
   }
 }
 

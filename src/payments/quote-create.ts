@@ -1,6 +1,13 @@
 import type { Db } from '../db/client';
 import type { Settings } from '../env';
-import { quotes, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type QuoteRow, type TransactionRow } from '../db/schema';
+import {
+  quotes,
+  type ExternalAccountRow,
+  type InternalAccountRow,
+  type PlatformRow,
+  type QuoteRow,
+  type TransactionRow,
+} from '../db/schema';
 import { newId } from '../crypto/ids';
 import { badRequest, invalidFields, notFound } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
@@ -29,7 +36,9 @@ async function resolveDestination(db: Db, platform: PlatformRow, input: QuoteReq
     const receiver = sandboxUmaReceiver(input.umaAddress, s);
     if (!receiver) throw notFound('UMA_NOT_FOUND', `No receiver at ${input.umaAddress}`);
     if (input.currency && input.currency !== receiver.currency) {
-      throw invalidFields('request body', [{ field: 'destination.currency', message: `${input.umaAddress} receives ${receiver.currency} only` }]);
+      throw invalidFields('request body', [
+        { field: 'destination.currency', message: `${input.umaAddress} receives ${receiver.currency} only` },
+      ]);
     }
     return { kind: 'uma', address: receiver.address, currency: receiver.currency, scenario: receiver.scenario, name: receiver.name };
   }
@@ -47,13 +56,20 @@ async function resolveDestination(db: Db, platform: PlatformRow, input: QuoteReq
 function checkSendingLimits(platform: PlatformRow, code: string, amount: number, requireConfig: boolean): void {
   const config = platform.supportedCurrencies.find((c) => c.currencyCode === code);
   if (!config) {
-    if (requireConfig) throw invalidFields('request body', [{ field: 'source.currency', message: `${code} is not among the platform's supported currencies` }]);
+    if (requireConfig)
+      throw invalidFields('request body', [
+        { field: 'source.currency', message: `${code} is not among the platform's supported currencies` },
+      ]);
     return;
   }
-  if (!config.enabledTransactionTypes.includes('OUTGOING')) throw badRequest(`Outgoing payments in ${code} are not enabled for this platform`);
+  if (!config.enabledTransactionTypes.includes('OUTGOING'))
+    throw badRequest(`Outgoing payments in ${code} are not enabled for this platform`);
   if (amount < config.minAmount || amount > config.maxAmount) {
     throw invalidFields('request body', [
-      { field: 'lockedCurrencyAmount', message: `The sending amount ${amount} is outside ${config.minAmount} to ${config.maxAmount} ${code}` },
+      {
+        field: 'lockedCurrencyAmount',
+        message: `The sending amount ${amount} is outside ${config.minAmount} to ${config.maxAmount} ${code}`,
+      },
     ]);
   }
 }
@@ -75,14 +91,22 @@ function checkFundingNetwork(currency: string, network: CryptoNetwork | undefine
  * mode's rate source (the same numbers as GET /exchange-rates; no rate is 503 RATES_UNAVAILABLE). The quote and its transaction (PENDING) are written together, with the
  * due transition that expires it.
  */
-export async function createQuote(deps: PaymentDeps, platform: PlatformRow, input: QuoteRequest, s: Settings, now: number): Promise<QuoteView> {
+export async function createQuote(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  input: QuoteRequest,
+  s: Settings,
+  now: number,
+): Promise<QuoteView> {
   const { db } = deps;
   let sourceAccount: InternalAccountRow | null = null;
   let customerId: string | null;
   let sendingCurrency: string;
   if (input.source.sourceType === 'ACCOUNT') {
     if (!input.source.accountId.startsWith('InternalAccount:')) {
-      throw invalidFields('request body', [{ field: 'source.accountId', message: 'Must be an internal account; pull from an external account with POST /transfer-in' }]);
+      throw invalidFields('request body', [
+        { field: 'source.accountId', message: 'Must be an internal account; pull from an external account with POST /transfer-in' },
+      ]);
     }
     sourceAccount = await loadInternalAccount(db, platform.id, input.source.accountId);
     requireActiveInternal(sourceAccount);
@@ -90,7 +114,9 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
       throw invalidFields('request body', [{ field: 'source.customerId', message: 'Is not the owner of source.accountId' }]);
     }
     if (input.immediatelyExecute && sourceAccount.type === 'EMBEDDED_WALLET') {
-      throw invalidFields('request body', [{ field: 'immediatelyExecute', message: 'Not available for EMBEDDED_WALLET sources: execute with a signed retry' }]);
+      throw invalidFields('request body', [
+        { field: 'immediatelyExecute', message: 'Not available for EMBEDDED_WALLET sources: execute with a signed retry' },
+      ]);
     }
     customerId = sourceAccount.customerId;
     sendingCurrency = sourceAccount.currency;
@@ -107,9 +133,15 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
   const receivingCurrency = destination.kind === 'uma' ? destination.currency : destination.account.currency;
 
   const rates = await deps.rates(now);
-  const x = computeExchange(platform, { sendingCurrency, receivingCurrency, amount: input.lockedCurrencyAmount, lockedSide: input.lockedCurrencySide }, rates);
+  const x = computeExchange(
+    platform,
+    { sendingCurrency, receivingCurrency, amount: input.lockedCurrencyAmount, lockedSide: input.lockedCurrencySide },
+    rates,
+  );
   if (x.totalReceivingAmount <= 0 || x.totalSendingAmount <= 0) {
-    throw invalidFields('request body', [{ field: 'lockedCurrencyAmount', message: `Too small to cover the fees (${x.feesIncluded} ${sendingCurrency})` }]);
+    throw invalidFields('request body', [
+      { field: 'lockedCurrencyAmount', message: `Too small to cover the fees (${x.feesIncluded} ${sendingCurrency})` },
+    ]);
   }
   checkSendingLimits(platform, sendingCurrency, x.totalSendingAmount, input.source.sourceType === 'REALTIME_FUNDING');
 
@@ -118,7 +150,9 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
     const rails = railsOf(destination.account.accountType);
     const wanted = input.destination.destinationType === 'ACCOUNT' ? input.destination.paymentRail : undefined;
     if (wanted && !rails.includes(wanted)) {
-      throw invalidFields('request body', [{ field: 'destination.paymentRail', message: `The account is paid over ${rails.join(', ') || 'its wallet network'} only` }]);
+      throw invalidFields('request body', [
+        { field: 'destination.paymentRail', message: `The account is paid over ${rails.join(', ') || 'its wallet network'} only` },
+      ]);
     }
     rail = wanted ?? rails[0];
   }
@@ -140,7 +174,8 @@ export async function createQuote(deps: PaymentDeps, platform: PlatformRow, inpu
     counterparty = { FULL_NAME: destination.name };
   }
   const reference = referenceFor(input.source.sourceType === 'REALTIME_FUNDING' ? 'QUOTE' : 'TX', quoteId);
-  const instructions = input.source.sourceType === 'REALTIME_FUNDING' ? quotePaymentInstructions(quoteId, sendingCurrency, reference) : null;
+  const instructions =
+    input.source.sourceType === 'REALTIME_FUNDING' ? quotePaymentInstructions(quoteId, sendingCurrency, reference) : null;
 
   const quoteSource =
     input.source.sourceType === 'ACCOUNT'

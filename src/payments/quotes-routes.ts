@@ -43,7 +43,10 @@ export const quoteRoutes = [
     auth: 'basic',
     permission: 'VIEW',
     query: QuoteListQuery,
-    responses: { 200: { description: 'A page of quotes, each as GET /quotes/{quoteId} shows it', schema: QuoteList }, ...errorResponses(400, 401, 403) },
+    responses: {
+      200: { description: 'A page of quotes, each as GET /quotes/{quoteId} shows it', schema: QuoteList },
+      ...errorResponses(400, 401, 403),
+    },
     handler: async (c) => json(await listQuotes(c.db, c.auth.platform.id, c.query, c.now)),
   }),
   defineRoute({
@@ -70,7 +73,10 @@ export const quoteRoutes = [
     headers: { ...idempotencyHeaderDoc, ...SIGNATURE_HEADERS },
     responses: {
       200: { description: 'Executed: the payment started (see its transaction)', schema: Quote },
-      202: { description: 'Embedded-wallet source: sign payloadToSign and retry (with the same Idempotency-Key, if one was sent)', schema: SignedRequestChallenge },
+      202: {
+        description: 'Embedded-wallet source: sign payloadToSign and retry (with the same Idempotency-Key, if one was sent)',
+        schema: SignedRequestChallenge,
+      },
       ...errorResponses(400, 401, 403, 404, 409, 422),
     },
     handler: async (c) => {

@@ -31,7 +31,11 @@ export async function getQuote(db: Db, platformId: string, quoteId: string, now:
 }
 
 const TRANSACTION_STATUSES = Object.keys(QUOTE_STATUS_OF) as TransactionStatus[];
-const transactionStatusesOf = (status: QuoteStatus) => inArray(transactions.status, TRANSACTION_STATUSES.filter((s) => QUOTE_STATUS_OF[s] === status));
+const transactionStatusesOf = (status: QuoteStatus) =>
+  inArray(
+    transactions.status,
+    TRANSACTION_STATUSES.filter((s) => QUOTE_STATUS_OF[s] === status),
+  );
 
 /** SQL for quotes showing `status` at `now`, exactly as quoteTransactionStatus derives it. */
 function quoteStatusIs(status: QuoteStatus, now: number): SQL | undefined {
@@ -54,7 +58,11 @@ export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, 
   if (q.createdBefore !== undefined) where.push(lte(quotes.createdAt, q.createdBefore));
   const page = await keysetPage<{ quote: QuoteRow; status: TransactionStatus }>(db, {
     table: quotes,
-    join: { table: transactions, on: eq(transactions.id, quotes.transactionId), fields: { quote: getTableColumns(quotes), status: transactions.status } },
+    join: {
+      table: transactions,
+      on: eq(transactions.id, quotes.transactionId),
+      fields: { quote: getTableColumns(quotes), status: transactions.status },
+    },
     idColumn: quotes.id,
     rowId: (row) => row.quote.id,
     order: 'desc',
@@ -69,10 +77,16 @@ export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, 
 /** Whether the quote can be executed now; a refusal names why (checked before a wallet challenge too). */
 export function checkExecutable(quote: QuoteRow, tx: TransactionRow, now: number, via: 'execute' | 'send'): void {
   if (via === 'execute' && quote.sourceType === 'REALTIME_FUNDING') {
-    throw new ApiError('QUOTE_REQUIRES_FUNDING', 'This quote is funded by paying its paymentInstructions (sandbox: POST /sandbox/send), not executed');
+    throw new ApiError(
+      'QUOTE_REQUIRES_FUNDING',
+      'This quote is funded by paying its paymentInstructions (sandbox: POST /sandbox/send), not executed',
+    );
   }
   if (via === 'send' && quote.sourceType !== 'REALTIME_FUNDING') {
-    throw new ApiError('QUOTE_NOT_REALTIME_FUNDED', 'This quote is paid from an internal account: execute it with POST /quotes/{quoteId}/execute');
+    throw new ApiError(
+      'QUOTE_NOT_REALTIME_FUNDED',
+      'This quote is paid from an internal account: execute it with POST /quotes/{quoteId}/execute',
+    );
   }
   if (awaitingApproval(tx)) throw conflict('The quote awaits platform approval: POST /transactions/{transactionId}/approve executes it');
   if (tx.status !== 'PENDING') throw conflict(`The quote is already ${quoteStatus(tx.status)}`, 'QUOTE_NOT_PENDING');
@@ -80,8 +94,16 @@ export function checkExecutable(quote: QuoteRow, tx: TransactionRow, now: number
 }
 
 /** Marks an expired quote's transaction EXPIRED (QUOTE_EXPIRED); a concurrent change wins silently. */
-export async function expireQuote(deps: PaymentDeps, tx: TransactionRow, now: number, set: Partial<TransactionRow> = {}): Promise<TransactionRow | null> {
-  const change = await buildChange(deps.db, tx, [{ status: 'EXPIRED', set: { ...set, failureReason: 'QUOTE_EXPIRED' } }], { now, mode: deps.mode });
+export async function expireQuote(
+  deps: PaymentDeps,
+  tx: TransactionRow,
+  now: number,
+  set: Partial<TransactionRow> = {},
+): Promise<TransactionRow | null> {
+  const change = await buildChange(deps.db, tx, [{ status: 'EXPIRED', set: { ...set, failureReason: 'QUOTE_EXPIRED' } }], {
+    now,
+    mode: deps.mode,
+  });
   return (await commitChange(deps, change)) === 'applied' ? change.row : null;
 }
 
@@ -100,7 +122,13 @@ export async function fundQuote(deps: PaymentDeps, platformId: string, quoteId: 
   return (await loadQuote(deps.db, platformId, quoteId)).tx;
 }
 
-async function startQuotePayment(deps: PaymentDeps, platformId: string, quoteId: string, now: number, via: 'execute' | 'send'): Promise<QuoteView> {
+async function startQuotePayment(
+  deps: PaymentDeps,
+  platformId: string,
+  quoteId: string,
+  now: number,
+  via: 'execute' | 'send',
+): Promise<QuoteView> {
   const { quote, tx } = await loadQuote(deps.db, platformId, quoteId);
   if (tx.status === 'PENDING' && now >= quote.expiresAt && !awaitingApproval(tx)) await expireQuote(deps, tx, now);
   checkExecutable(quote, tx, now, via);

@@ -14,7 +14,11 @@ export const ratesRoutes = [
     auth: 'basic',
     permission: 'VIEW',
     query: ExchangeRateQuery,
-    responses: { 200: { description: 'Rates matching the filters', schema: ExchangeRateList }, ...errorResponses(400, 401, 403), ...ratesUnavailableResponse },
+    responses: {
+      200: { description: 'Rates matching the filters', schema: ExchangeRateList },
+      ...errorResponses(400, 401, 403),
+      ...ratesUnavailableResponse,
+    },
     // Pure computation on the platform row from authentication and the mode's rates: no further query.
     handler: async (c) => json(listExchangeRates(c.auth.platform, c.query, await rateSource(c.settings)(c.now))),
   }),

@@ -10,17 +10,32 @@ export { PaymentRail };
 /** Rate and fee breakdown shared by exchange rates, quotes and outgoing transactions. */
 export const RateDetails = z
   .object({
-    counterpartyMultiplier: z.number().positive().meta({ description: 'Smallest receiving-currency units per mSAT, as the counterparty prices it' }),
+    counterpartyMultiplier: z
+      .number()
+      .positive()
+      .meta({ description: 'Smallest receiving-currency units per mSAT, as the counterparty prices it' }),
     counterpartyFixedFee: z.int().min(0).meta({ description: 'Counterparty fixed fee, smallest unit of the receiving currency' }),
     serviceApiMultiplier: z.number().positive().meta({ description: 'mSATS per smallest sending-currency unit' }),
     serviceApiFixedFee: z.int().min(0).meta({ description: 'Service fixed fee, smallest unit of the sending currency' }),
-    serviceApiVariableFeeRate: z.number().min(0).meta({ description: 'Service variable fee as a fraction of the sending amount', example: 0.003 }),
-    serviceApiVariableFeeAmount: z.int().min(0).meta({ description: 'Sending amount × serviceApiVariableFeeRate, smallest unit of the sending currency' }),
+    serviceApiVariableFeeRate: z
+      .number()
+      .min(0)
+      .meta({ description: 'Service variable fee as a fraction of the sending amount', example: 0.003 }),
+    serviceApiVariableFeeAmount: z
+      .int()
+      .min(0)
+      .meta({ description: 'Sending amount × serviceApiVariableFeeRate, smallest unit of the sending currency' }),
   })
   .meta({ id: 'OutgoingRateDetails' });
 
 const codeList = z.preprocess(
-  (v) => (v === undefined ? undefined : ([] as unknown[]).concat(v).flatMap((x) => String(x).split(',')).filter((x) => x !== '')),
+  (v) =>
+    v === undefined
+      ? undefined
+      : ([] as unknown[])
+          .concat(v)
+          .flatMap((x) => String(x).split(','))
+          .filter((x) => x !== ''),
   z.array(CurrencyCode).max(20).optional(),
 );
 
@@ -46,10 +61,18 @@ export const ExchangeRate = z
     sendingAmount: z.int().min(0),
     minSendingAmount: z.int().min(0),
     maxSendingAmount: z.int().min(0),
-    receivingAmount: z.int().min(0).meta({ description: 'What a quote locked on the sending side for sendingAmount would deliver, fees deducted' }),
+    receivingAmount: z
+      .int()
+      .min(0)
+      .meta({ description: 'What a quote locked on the sending side for sendingAmount would deliver, fees deducted' }),
     exchangeRate: z.number().positive().meta({ description: 'Receiving-currency major units per sending-currency major unit' }),
-    fees: z.object({ fixed: z.int().min(0).meta({ description: 'Fixed fees in the smallest unit of the sending currency' }) }).meta({ id: 'ExchangeRateFees' }),
-    feesIncluded: z.int().min(0).meta({ description: 'All fees for sendingAmount (fixed and variable), smallest unit of the sending currency' }),
+    fees: z
+      .object({ fixed: z.int().min(0).meta({ description: 'Fixed fees in the smallest unit of the sending currency' }) })
+      .meta({ id: 'ExchangeRateFees' }),
+    feesIncluded: z
+      .int()
+      .min(0)
+      .meta({ description: 'All fees for sendingAmount (fixed and variable), smallest unit of the sending currency' }),
     rateDetails: RateDetails,
     updatedAt: DateTime.meta({ description: 'Start of the rate window this rate belongs to' }),
     expiresAt: DateTime.meta({ description: 'When this rate is replaced (rates are fixed for 5-minute windows)' }),
@@ -61,5 +84,8 @@ export const ExchangeRateList = z.object({ data: z.array(ExchangeRate) }).meta({
 
 /** The 503 of every operation that prices with exchange rates, for the OpenAPI document. */
 export const ratesUnavailableResponse = {
-  503: { description: 'No exchange rate is available now (RATES_UNAVAILABLE): production has no rate source, or it failed', schema: ErrorBody },
+  503: {
+    description: 'No exchange rate is available now (RATES_UNAVAILABLE): production has no rate source, or it failed',
+    schema: ErrorBody,
+  },
 };

@@ -27,7 +27,11 @@ export function listExchangeRates(platform: PlatformRow, f: ExchangeRateFilters,
   for (const source of sources) {
     for (const dest of destinations) {
       if (dest === source.currencyCode) continue;
-      const x = computeExchange(platform, { sendingCurrency: source.currencyCode, receivingCurrency: dest, amount: f.sendingAmount, lockedSide: 'SENDING' }, rates);
+      const x = computeExchange(
+        platform,
+        { sendingCurrency: source.currencyCode, receivingCurrency: dest, amount: f.sendingAmount, lockedSide: 'SENDING' },
+        rates,
+      );
       data.push({
         sourceCurrency: currency(source.currencyCode),
         destinationCurrency: currency(dest),

@@ -72,7 +72,11 @@ export interface Plan {
 const refunded = { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } as const;
 const outgoing = (...steps: Step[]): Plan => ({ inFlight: 'PROCESSING', steps });
 const incoming = (...steps: Step[]): Plan => ({ inFlight: 'PENDING', steps });
-const failsAtOnce = (failureReason: FailureReason, inFlight: TransactionStatus): Plan => ({ failsAtOnce: failureReason, inFlight, steps: [] });
+const failsAtOnce = (failureReason: FailureReason, inFlight: TransactionStatus): Plan => ({
+  failsAtOnce: failureReason,
+  inFlight,
+  steps: [],
+});
 
 export const PLANS = {
   PAYOUT_SUCCESS: outgoing({ afterMs: SETTLE_MS, status: 'COMPLETED', settle: true }),
@@ -84,7 +88,12 @@ export const PLANS = {
     { afterMs: RETURN_AFTER_MS, status: 'FAILED', failureReason: 'OFFRAMP_FAILED', returned: true, refund: refunded },
   ),
   PAYOUT_CANCELLED: outgoing({ afterMs: SETTLE_MS, status: 'REFUNDED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' } }),
-  PAYOUT_REFUND_FAILED: outgoing({ afterMs: SETTLE_MS, status: 'FAILED', failureReason: 'OFFRAMP_FAILED', refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' } }),
+  PAYOUT_REFUND_FAILED: outgoing({
+    afterMs: SETTLE_MS,
+    status: 'FAILED',
+    failureReason: 'OFFRAMP_FAILED',
+    refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
+  }),
   INTERNAL_CONVERSION: outgoing({ afterMs: 0, status: 'COMPLETED', settle: true }),
   UMA_SUCCESS: outgoing({ afterMs: SETTLE_MS, status: 'COMPLETED', settle: true }),
   UMA_PENDING_LONG: outgoing({ afterMs: LONG_PENDING_MS, status: 'COMPLETED', settle: true }),

@@ -80,7 +80,10 @@ const common = {
   updatedAt: DateTime,
   agentId: z.string().optional().meta({ description: 'Set when an agent initiated the transaction' }),
   description: z.string().optional(),
-  counterpartyInformation: z.record(z.string(), z.string()).optional().meta({ description: 'Counterparty field name (FULL_NAME, ...) to value' }),
+  counterpartyInformation: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({ description: 'Counterparty field name (FULL_NAME, ...) to value' }),
   reconciliationInstructions: ReconciliationInstructions.optional().meta({ description: 'On every transaction except CREATED ones' }),
   failureReason: FailureReason.optional(),
   senderUmaAddress: z.string().optional(),
@@ -125,11 +128,19 @@ export const TransactionList = pageOf(Transaction, 'TransactionListResponse');
 const AccountIdentifierParam = z.string().min(1).max(320).optional();
 
 export const TransactionListQuery = z.object({
-  customerId: z.string().max(128).optional().meta({ description: 'A customer id; the platform id selects the platform’s own transactions' }),
+  customerId: z
+    .string()
+    .max(128)
+    .optional()
+    .meta({ description: 'A customer id; the platform id selects the platform’s own transactions' }),
   platformCustomerId: z.string().max(128).optional(),
-  accountIdentifier: AccountIdentifierParam.meta({ description: 'Sender or receiver: an internal or external account id, or a UMA address' }),
+  accountIdentifier: AccountIdentifierParam.meta({
+    description: 'Sender or receiver: an internal or external account id, or a UMA address',
+  }),
   senderAccountIdentifier: AccountIdentifierParam.meta({ description: 'Sender: the source account id, or the sending UMA address' }),
-  receiverAccountIdentifier: AccountIdentifierParam.meta({ description: 'Receiver: the destination account id, or the receiving UMA address' }),
+  receiverAccountIdentifier: AccountIdentifierParam.meta({
+    description: 'Receiver: the destination account id, or the receiving UMA address',
+  }),
   status: TransactionStatus.optional(),
   type: TransactionType.optional(),
   reference: z.string().max(128).optional(),
@@ -151,14 +162,18 @@ export const RejectRequest = z.strictObject({ reason: z.string().trim().min(1).m
 // --- quotes ---
 
 /** Crypto networks (reference `cryptoNetwork` example values). */
-export const CryptoNetwork = z.enum(['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON', 'SPARK', 'LIGHTNING', 'BITCOIN']).meta({ id: 'CryptoNetwork' });
+export const CryptoNetwork = z
+  .enum(['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON', 'SPARK', 'LIGHTNING', 'BITCOIN'])
+  .meta({ id: 'CryptoNetwork' });
 export type CryptoNetwork = z.infer<typeof CryptoNetwork>;
 
 export const QuoteSourceRequest = z
   .discriminatedUnion('sourceType', [
     z.strictObject({
       sourceType: z.literal('ACCOUNT'),
-      accountId: Id('InternalAccount:019542f5-b3e7-1d02-0000-000000000001').meta({ description: 'An internal account (EMBEDDED_WALLET included)' }),
+      accountId: Id('InternalAccount:019542f5-b3e7-1d02-0000-000000000001').meta({
+        description: 'An internal account (EMBEDDED_WALLET included)',
+      }),
       customerId: z.string().max(128).optional(),
     }),
     z.strictObject({
@@ -205,7 +220,20 @@ export const QuoteRequest = z
     immediatelyExecute: z.boolean().optional().meta({ description: 'Execute at once (internal, non-wallet sources only)' }),
     description: z.string().trim().max(1000).optional(),
     purposeOfPayment: z
-      .enum(['GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT', 'LOAN_PAYMENT', 'UTILITY_BILL', 'DONATION', 'TRAVEL', 'OTHER'])
+      .enum([
+        'GIFT',
+        'SELF',
+        'GOODS_OR_SERVICES',
+        'EDUCATION',
+        'HEALTH_OR_MEDICAL',
+        'REAL_ESTATE_PURCHASE',
+        'TAX_PAYMENT',
+        'LOAN_PAYMENT',
+        'UTILITY_BILL',
+        'DONATION',
+        'TRAVEL',
+        'OTHER',
+      ])
       .optional(),
     senderCustomerInfo: z.record(z.string(), z.unknown()).optional(),
   })
@@ -258,12 +286,18 @@ export type QuoteView = z.infer<typeof Quote>;
 export const QuoteIdParams = z.object({ quoteId: z.string().max(128) });
 
 export const QuoteListQuery = z.object({
-  customerId: z.string().max(128).optional().meta({ description: 'The sending customer; the platform id selects the platform’s own quotes' }),
+  customerId: z
+    .string()
+    .max(128)
+    .optional()
+    .meta({ description: 'The sending customer; the platform id selects the platform’s own quotes' }),
   sendingAccountId: z.string().max(128).optional().meta({ description: 'The internal account paying (ACCOUNT sources)' }),
   receivingAccountId: z.string().max(128).optional().meta({ description: 'The internal or external account paid (ACCOUNT destinations)' }),
   sendingUmaAddress: UmaAddressFilter.meta({ description: 'The sender’s UMA address (UMA payments; any case)' }),
   receivingUmaAddress: UmaAddressFilter.meta({ description: 'The receiving UMA address (UMA_ADDRESS destinations; any case)' }),
-  status: QuoteStatus.optional().meta({ description: 'The status GET /quotes/{quoteId} shows: a PENDING quote past its expiresAt is EXPIRED' }),
+  status: QuoteStatus.optional().meta({
+    description: 'The status GET /quotes/{quoteId} shows: a PENDING quote past its expiresAt is EXPIRED',
+  }),
   createdAfter: DateTimeParam.meta({ description: 'Created at or after (ISO 8601)' }),
   createdBefore: DateTimeParam.meta({ description: 'Created at or before (ISO 8601)' }),
   limit: limitParam,

@@ -1,7 +1,14 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode, Settings } from '../env';
-import { internalAccounts, transactionHistory, transactions, type InternalAccountRow, type TransactionRow, type TransactionStatus } from '../db/schema';
+import {
+  internalAccounts,
+  transactionHistory,
+  transactions,
+  type InternalAccountRow,
+  type TransactionRow,
+  type TransactionStatus,
+} from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
 import type { Logger } from '../http/log';
 import { movementStatements, runMoneyBatch, type Movement } from '../ledger/ledger';
@@ -77,7 +84,9 @@ export async function buildChange(
   const eventIds: string[] = [];
   const touched = new Set<string>();
   const history = (version: number, from: TransactionStatus | null, to: TransactionStatus) =>
-    db.insert(transactionHistory).values({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
+    db
+      .insert(transactionHistory)
+      .values({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
   const announce = (row: TransactionRow, refundChanged: boolean) => {
     const e = transactionEvents(db, row, refundChanged, now);
     statements.push(...e.statements);
@@ -109,7 +118,12 @@ export async function buildChange(
   }
   if (rest.length > 0) {
     const { id, ...fields } = row;
-    statements.push(db.update(transactions).set(fields).where(and(eq(transactions.id, id), eq(transactions.version, start.version))));
+    statements.push(
+      db
+        .update(transactions)
+        .set(fields)
+        .where(and(eq(transactions.id, id), eq(transactions.version, start.version))),
+    );
   }
   if (touched.size > 0) {
     // A balance event reads the balance inside the batch; the row only gives the account's other fields.
@@ -117,7 +131,10 @@ export async function buildChange(
     const missing = [...touched].filter((id) => !known.has(id));
     const read = missing.length ? await db.select().from(internalAccounts).where(inArray(internalAccounts.id, missing)) : [];
     // In id order, as the read returns them.
-    const accounts = [...touched].sort().map((id) => known.get(id) ?? read.find((a) => a.id === id)).filter((a) => a !== undefined);
+    const accounts = [...touched]
+      .sort()
+      .map((id) => known.get(id) ?? read.find((a) => a.id === id))
+      .filter((a) => a !== undefined);
     for (const account of accounts) {
       const e = balanceEvent(db, account, opts.mode, now);
       statements.push(...e.statements);

@@ -21,7 +21,8 @@ export async function getTransaction(db: Db, platformId: string, id: string) {
 
 // An end's account identifier is what its `source`/`destination` names: an account id or a UMA address
 // (the reference's ACCOUNT and UMA_ADDRESS kinds); UMA addresses compare without case.
-const isSender = (identifier: string) => or(eq(transactions.sourceAccountId, identifier), eq(sql`lower(${transactions.senderUmaAddress})`, identifier.toLowerCase()));
+const isSender = (identifier: string) =>
+  or(eq(transactions.sourceAccountId, identifier), eq(sql`lower(${transactions.senderUmaAddress})`, identifier.toLowerCase()));
 const isReceiver = (identifier: string) =>
   or(eq(transactions.destinationAccountId, identifier), eq(sql`lower(${transactions.receiverUmaAddress})`, identifier.toLowerCase()));
 

@@ -30,14 +30,18 @@ const keyOf = (request: Request) => request.headers.get(IDEMPOTENCY_HEADER) ?? u
 function transfer(direction: Direction) {
   return {
     preload: (p: PreloadInput<z.infer<typeof TransferInRequest>>) =>
-      preloadClaim(p.db, p, 'platform', p.platformId, [...transferReads(p.db, p.platformId, direction, inputOf(p.body), keyOf(p.request)).statements]),
+      preloadClaim(p.db, p, 'platform', p.platformId, [
+        ...transferReads(p.db, p.platformId, direction, inputOf(p.body), keyOf(p.request)).statements,
+      ]),
     handler: async (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
       const input = inputOf(c.body);
       const requestKey = keyOf(c.request);
       const reads = transferReads(c.db, c.auth.platform.id, direction, input, requestKey);
       if (requestKey === undefined) {
         // No key: nothing to claim or record; the reads came with authentication.
-        const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, { pair: reads.pair(c.preloaded, c.auth.platform) });
+        const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
+          pair: reads.pair(c.preloaded, c.auth.platform),
+        });
         return json(transactionView(row), 201);
       }
       return withIdempotency(

@@ -1,7 +1,17 @@
 import { and, eq, lte, type SQL } from 'drizzle-orm';
 import { KEY_TTL_MS } from '../common/idempotency';
 import type { Db } from '../db/client';
-import { customers, internalAccounts, transactions, type Approval, type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
+import {
+  customers,
+  internalAccounts,
+  transactions,
+  type Approval,
+  type CustomerRow,
+  type ExternalAccountRow,
+  type InternalAccountRow,
+  type PlatformRow,
+  type TransactionRow,
+} from '../db/schema';
 import { errorText } from '../db/errors';
 import { type Statement } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
@@ -11,7 +21,15 @@ import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
 import { internalAccountNotFound } from '../accounts/internal-service';
 import { transferScenario } from './sandbox-plans';
-import { checkTransferPair, externalCounterparty, insufficientFunds, ownerFrom, requireActiveExternal, requireActiveInternal, type Owner } from './parties';
+import {
+  checkTransferPair,
+  externalCounterparty,
+  insufficientFunds,
+  ownerFrom,
+  requireActiveExternal,
+  requireActiveInternal,
+  type Owner,
+} from './parties';
 import { buildChange, commitChange, initiation, type PaymentDeps } from './transaction-change';
 import { referenceFor } from './views';
 
@@ -38,7 +56,8 @@ export interface Pair {
  * finds that transfer.
  */
 export function transferReads(db: Db, platformId: string | SQL, direction: Direction, input: TransferInput, requestKey?: string) {
-  const [internalId, externalId] = direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
+  const [internalId, externalId] =
+    direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
   const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platformId));
   const statements = [
     db.select().from(internalAccounts).where(internalWhere).limit(1),
@@ -57,7 +76,13 @@ export function transferReads(db: Db, platformId: string | SQL, direction: Direc
     ...(requestKey === undefined ? [] : [byRequestKey(db, platformId, requestKey)]),
   ] as const;
   const pair = (results: readonly unknown[][], platform: PlatformRow) =>
-    checkedPair(platform, direction, results[0]![0] as InternalAccountRow | undefined, results[1]![0] as ExternalAccountRow | undefined, results[2]![0] as CustomerRow | undefined);
+    checkedPair(
+      platform,
+      direction,
+      results[0]![0] as InternalAccountRow | undefined,
+      results[1]![0] as ExternalAccountRow | undefined,
+      results[2]![0] as CustomerRow | undefined,
+    );
   const earlier = (results: readonly unknown[][]) => results[3]?.[0] as TransactionRow | undefined;
   return { statements, pair, earlier };
 }
@@ -71,11 +96,17 @@ function releaseExpiredKey(db: Db, platformId: string, requestKey: string, now: 
   return db
     .update(transactions)
     .set({ requestKey: null })
-    .where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey), lte(transactions.createdAt, now - KEY_TTL_MS)));
+    .where(
+      and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey), lte(transactions.createdAt, now - KEY_TTL_MS)),
+    );
 }
 
 function byRequestKey(db: Db, platformId: string | SQL, requestKey: string) {
-  return db.select().from(transactions).where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey))).limit(1);
+  return db
+    .select()
+    .from(transactions)
+    .where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey)))
+    .limit(1);
 }
 
 /** Loads and checks both accounts of a transfer in one round trip (see `checkedPair`). */
@@ -85,8 +116,15 @@ export async function transferPair(db: Db, platform: PlatformRow, direction: Dir
 }
 
 /** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
-function checkedPair(platform: PlatformRow, direction: Direction, internal: InternalAccountRow | undefined, external: ExternalAccountRow | undefined, customer: CustomerRow | undefined): Pair {
-  const [internalField, externalField] = direction === 'OUT' ? ['source.accountId', 'destination.accountId'] : ['destination.accountId', 'source.accountId'];
+function checkedPair(
+  platform: PlatformRow,
+  direction: Direction,
+  internal: InternalAccountRow | undefined,
+  external: ExternalAccountRow | undefined,
+  customer: CustomerRow | undefined,
+): Pair {
+  const [internalField, externalField] =
+    direction === 'OUT' ? ['source.accountId', 'destination.accountId'] : ['destination.accountId', 'source.accountId'];
   if (!internal) throw internalAccountNotFound();
   if (!external) throw externalAccountNotFound();
   requireActiveInternal(internal);
@@ -95,14 +133,24 @@ function checkedPair(platform: PlatformRow, direction: Direction, internal: Inte
   if (direction === 'OUT' && internal.type === 'EMBEDDED_WALLET') {
     // Money leaves an embedded wallet only under a session signature: the quote execute signed retry.
     throw invalidFields('request body', [
-      { field: 'source.accountId', message: 'An EMBEDDED_WALLET pays out through a quote executed with a signed retry (POST /quotes/{quoteId}/execute)' },
+      {
+        field: 'source.accountId',
+        message: 'An EMBEDDED_WALLET pays out through a quote executed with a signed retry (POST /quotes/{quoteId}/execute)',
+      },
     ]);
   }
   return { internal, external, owner: ownerFrom(platform, internal.customerId, customer) };
 }
 
 /** The transaction row of a transfer, in `status`, following spec 4.9's suffix table. */
-function transferRow(platform: PlatformRow, direction: Direction, pair: Pair, amount: number, sandbox: boolean, now: number): TransactionRow {
+function transferRow(
+  platform: PlatformRow,
+  direction: Direction,
+  pair: Pair,
+  amount: number,
+  sandbox: boolean,
+  now: number,
+): TransactionRow {
   const { internal, external, owner } = pair;
   const id = newId('Transaction', now);
   const internalEnd = { accountId: internal.id, currency: internal.currency };
@@ -171,10 +219,19 @@ export async function createTransfer(
   } = {},
 ): Promise<TransactionRow> {
   const pair = opts.pair ?? (await transferPair(deps.db, platform, direction, input));
-  const row = { ...transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now), requestKey: opts.requestKey ?? null };
+  const row = {
+    ...transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now),
+    requestKey: opts.requestKey ?? null,
+  };
   const start = initiation(deps.db, row, now, deps.mode);
   // The internal account was just read: its balance event needs no second read.
-  const change = await buildChange(deps.db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions, accounts: [pair.internal] });
+  const change = await buildChange(deps.db, row, start.hops, {
+    now,
+    mode: deps.mode,
+    insert: true,
+    transitions: start.transitions,
+    accounts: [pair.internal],
+  });
   change.statements.push(...(opts.with?.(change.row) ?? []));
   if (opts.requestKey) change.statements.unshift(releaseExpiredKey(deps.db, platform.id, opts.requestKey, now));
   let result: Awaited<ReturnType<typeof commitChange>>;
@@ -207,11 +264,21 @@ export async function createPendingTransfer(
   const pair = await transferPair(deps.db, platform, direction, input);
   const row = transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
   const approval: Approval = {
-    action: { type: direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN', sourceAccountId: input.sourceAccountId, destinationAccountId: input.destinationAccountId, amount: input.amount, currency: pair.internal.currency },
+    action: {
+      type: direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN',
+      sourceAccountId: input.sourceAccountId,
+      destinationAccountId: input.destinationAccountId,
+      amount: input.amount,
+      currency: pair.internal.currency,
+    },
     state: 'PENDING_APPROVAL',
     requestedAt: now,
   };
-  const change = await buildChange(deps.db, { ...row, approval, agentId: extra.agentId ?? null }, [], { now, mode: deps.mode, insert: true });
+  const change = await buildChange(deps.db, { ...row, approval, agentId: extra.agentId ?? null }, [], {
+    now,
+    mode: deps.mode,
+    insert: true,
+  });
   await commitChange(deps, change);
   return change.row;
 }

@@ -30,7 +30,10 @@ const expireQuote: TransitionHandler = async (ctx) => {
   const tx = await subject(ctx);
   if (!tx || tx.status !== 'PENDING') return nothing;
   // No money moves, so the mode (which only shapes balance events) does not matter here.
-  const change = await buildChange(ctx.db, tx, [{ status: 'EXPIRED', set: { failureReason: 'QUOTE_EXPIRED' } }], { now: ctx.now, mode: 'sandbox' });
+  const change = await buildChange(ctx.db, tx, [{ status: 'EXPIRED', set: { failureReason: 'QUOTE_EXPIRED' } }], {
+    now: ctx.now,
+    mode: 'sandbox',
+  });
   return { statements: change.statements, eventIds: change.eventIds };
 };
 

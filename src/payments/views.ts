@@ -7,7 +7,9 @@ import type { QuoteStatus, QuoteView, TransactionView } from './schema';
 
 /** A stable reference derived from an id (what a bank memo or a payout would carry). */
 export function referenceFor(prefix: string, id: string): string {
-  return `${prefix}-${bytesToHex(sha256(utf8ToBytes(id))).slice(0, 12).toUpperCase()}`;
+  return `${prefix}-${bytesToHex(sha256(utf8ToBytes(id)))
+    .slice(0, 12)
+    .toUpperCase()}`;
 }
 
 /** Whether the transaction waits for the platform's decision (POST /transactions/{id}/approve or /reject). */

@@ -8,7 +8,11 @@ const tag = 'Platform Configuration';
 
 /** The answer of a write that sets a `umaDomain` another platform has (here and at platform creation). */
 export const umaDomainTaken = {
-  409: { description: 'UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)', schema: ErrorBody, headers: conflictHeaders },
+  409: {
+    description: 'UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)',
+    schema: ErrorBody,
+    headers: conflictHeaders,
+  },
 };
 
 export const configRoutes = [

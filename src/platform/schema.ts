@@ -93,7 +93,10 @@ export const PlatformConfig = z
       description: 'PEM (SPKI) P-256 public key that verifies the `X-Service-Signature` header of webhooks',
       example: '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...\n-----END PUBLIC KEY-----\n',
     }),
-    sandboxUmaDomain: z.string().optional().meta({ description: 'Domain of the sandbox UMA counterparty (sandbox mode only)', example: 'sandbox.uma.test' }),
+    sandboxUmaDomain: z
+      .string()
+      .optional()
+      .meta({ description: 'Domain of the sandbox UMA counterparty (sandbox mode only)', example: 'sandbox.uma.test' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   })

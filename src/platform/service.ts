@@ -93,7 +93,9 @@ export async function updateConfig(db: Db, platform: PlatformRow, patch: Platfor
   if (patch.embeddedWalletConfig !== undefined) {
     changes.embeddedWalletConfig = mergeWalletConfig(platform.embeddedWalletConfig, patch.embeddedWalletConfig);
   }
-  const [row] = await claimingUmaDomain(patch.umaDomain, () => db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning());
+  const [row] = await claimingUmaDomain(patch.umaDomain, () =>
+    db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning(),
+  );
   return configView(row!, extras);
 }
 

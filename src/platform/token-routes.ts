@@ -11,7 +11,7 @@ export const tokenRoutes = [
     method: 'POST',
     path: '/tokens',
     operationId: 'createToken',
-    summary: 'Create an API token holding at most the calling token\'s permissions (the secret is shown only in this response)',
+    summary: "Create an API token holding at most the calling token's permissions (the secret is shown only in this response)",
     tag,
     auth: 'basic',
     permission: 'MANAGE',
@@ -19,7 +19,10 @@ export const tokenRoutes = [
     responses: {
       201: { description: 'Created, with clientSecret', schema: ApiToken },
       ...errorResponses(400, 401, 413),
-      403: { description: 'The token lacks MANAGE, or asks for permissions it does not hold (details.missingPermissions)', schema: ErrorBody },
+      403: {
+        description: 'The token lacks MANAGE, or asks for permissions it does not hold (details.missingPermissions)',
+        schema: ErrorBody,
+      },
     },
     handler: async (c) => json(await createToken(c.db, c.auth.platform.id, c.auth.permissions, c.body, c.now), 201),
   }),

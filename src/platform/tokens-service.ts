@@ -90,7 +90,13 @@ export function newToken(platformId: string, name: string, permissions: Permissi
  * Creates a token for the caller's platform. A token grants only permissions it holds itself, so no token can
  * mint a stronger one; the operator endpoint alone makes a platform's first all-permission token.
  */
-export async function createToken(db: Db, platformId: string, callerPermissions: Permission[], input: { name: string; permissions: Permission[] }, now: number) {
+export async function createToken(
+  db: Db,
+  platformId: string,
+  callerPermissions: Permission[],
+  input: { name: string; permissions: Permission[] },
+  now: number,
+) {
   const missing = [...new Set(input.permissions)].filter((p) => !callerPermissions.includes(p));
   if (missing.length) {
     throw forbidden(`This API token cannot grant permissions it lacks: ${missing.join(', ')}`, { missingPermissions: missing });

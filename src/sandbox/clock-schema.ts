@@ -9,7 +9,10 @@ export const ClockAdvanceRequest = z
       .int()
       .min(1)
       .max(MAX_ADVANCE_SECONDS)
-      .meta({ description: `How far to move this platform's sandbox clock forward (1 to ${MAX_ADVANCE_SECONDS} seconds, i.e. 30 days)`, example: 360 }),
+      .meta({
+        description: `How far to move this platform's sandbox clock forward (1 to ${MAX_ADVANCE_SECONDS} seconds, i.e. 30 days)`,
+        example: 360,
+      }),
   })
   .meta({ id: 'SandboxClockAdvanceRequest' });
 

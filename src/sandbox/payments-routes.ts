@@ -19,7 +19,10 @@ export const sandboxPaymentRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     body: SandboxSendRequest,
-    responses: { 200: { description: 'The quote’s transaction, funded', schema: OutgoingTransaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
+    responses: {
+      200: { description: 'The quote’s transaction, funded', schema: OutgoingTransaction },
+      ...errorResponses(400, 401, 403, 404, 409, 413),
+    },
     handler: async (c) => json(transactionView(await sandboxSend(paymentDeps(c), c.auth.platform.id, c.body, c.now))),
   }),
   defineRoute({
@@ -31,7 +34,14 @@ export const sandboxPaymentRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     body: SandboxUmaReceiveRequest,
-    responses: { 200: { description: 'The incoming transaction, PENDING: with a webhookEndpoint it awaits the platform’s answer to INCOMING_PAYMENT.PENDING; without one it completes a few seconds later', schema: IncomingTransaction }, ...errorResponses(400, 401, 403, 404, 413) },
+    responses: {
+      200: {
+        description:
+          'The incoming transaction, PENDING: with a webhookEndpoint it awaits the platform’s answer to INCOMING_PAYMENT.PENDING; without one it completes a few seconds later',
+        schema: IncomingTransaction,
+      },
+      ...errorResponses(400, 401, 403, 404, 413),
+    },
     handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.now))),
   }),
   defineRoute({

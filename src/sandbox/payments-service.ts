@@ -25,9 +25,15 @@ export async function sandboxSend(
   if (quote.paymentInstructions) {
     const accepted = instructionCurrencies(quote.sendingCurrency, quote.paymentInstructions);
     if (!accepted.includes(input.currencyCode)) {
-      throw invalidFields('request body', [{ field: 'currencyCode', message: `The quote's paymentInstructions take ${accepted.join(' or ')}` }]);
+      throw invalidFields('request body', [
+        { field: 'currencyCode', message: `The quote's paymentInstructions take ${accepted.join(' or ')}` },
+      ]);
     }
-    if (input.currencyAmount !== undefined && input.currencyCode === quote.sendingCurrency && input.currencyAmount !== quote.totalSendingAmount) {
+    if (
+      input.currencyAmount !== undefined &&
+      input.currencyCode === quote.sendingCurrency &&
+      input.currencyAmount !== quote.totalSendingAmount
+    ) {
       throw invalidFields('request body', [
         { field: 'currencyAmount', message: `The quote asks for exactly ${quote.totalSendingAmount} ${quote.sendingCurrency}` },
       ]);
@@ -46,7 +52,13 @@ export async function sandboxSend(
 export async function sandboxReceiveUma(
   deps: PaymentDeps,
   platform: PlatformRow,
-  input: { senderUmaAddress: string; receiverUmaAddress?: string; customerId?: string; receivingCurrencyCode: string; receivingCurrencyAmount: number },
+  input: {
+    senderUmaAddress: string;
+    receiverUmaAddress?: string;
+    customerId?: string;
+    receivingCurrencyCode: string;
+    receivingCurrencyAmount: number;
+  },
   now: number,
 ): Promise<TransactionRow> {
   const { db } = deps;
@@ -59,7 +71,8 @@ export async function sandboxReceiveUma(
       input.customerId ? eq(customers.id, input.customerId) : undefined,
     ),
   });
-  if (!customer) throw notFound('UMA_NOT_FOUND', `No customer of this platform receives at ${input.receiverUmaAddress ?? input.customerId}`);
+  if (!customer)
+    throw notFound('UMA_NOT_FOUND', `No customer of this platform receives at ${input.receiverUmaAddress ?? input.customerId}`);
   const code = input.receivingCurrencyCode;
   const config = platform.supportedCurrencies.find((c) => c.currencyCode === code);
   if (!config || !config.enabledTransactionTypes.includes('INCOMING')) {
@@ -71,9 +84,16 @@ export async function sandboxReceiveUma(
     .where(and(eq(internalAccounts.customerId, customer.id), eq(internalAccounts.currency, code), eq(internalAccounts.status, 'ACTIVE')));
   // The holding account of the currency, else the customer's embedded wallet in it.
   const account = accounts.find((a) => a.type !== 'EMBEDDED_WALLET') ?? accounts[0];
-  if (!account) throw invalidFields('request body', [{ field: 'receivingCurrencyCode', message: `The receiver has no active ${code} internal account` }]);
+  if (!account)
+    throw invalidFields('request body', [
+      { field: 'receivingCurrencyCode', message: `The receiver has no active ${code} internal account` },
+    ]);
 
-  const rates = computeExchange(platform, { sendingCurrency: code, receivingCurrency: code, amount: input.receivingCurrencyAmount, lockedSide: 'SENDING' }, await deps.rates(now));
+  const rates = computeExchange(
+    platform,
+    { sendingCurrency: code, receivingCurrency: code, amount: input.receivingCurrencyAmount, lockedSide: 'SENDING' },
+    await deps.rates(now),
+  );
   const id = newId('Transaction', now);
   const sender = input.senderUmaAddress;
   const row: TransactionRow = {
@@ -96,7 +116,12 @@ export async function sandboxReceiveUma(
     exchangeRate: null,
     // The sender's side paid the conversion; the receiver gets the amount whole.
     fees: 0,
-    rateDetails: { serviceApiMultiplier: rates.rateDetails.serviceApiMultiplier, serviceApiFixedFee: 0, serviceApiVariableFeeRate: 0, serviceApiVariableFeeAmount: 0 },
+    rateDetails: {
+      serviceApiMultiplier: rates.rateDetails.serviceApiMultiplier,
+      serviceApiFixedFee: 0,
+      serviceApiVariableFeeRate: 0,
+      serviceApiVariableFeeAmount: 0,
+    },
     quoteId: null,
     paymentInstructions: null,
     counterpartyInformation: { FULL_NAME: senderName(sender) },

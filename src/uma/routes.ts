@@ -28,7 +28,10 @@ export const umaProviderOperatorRoutes = [
     tag: 'Operator',
     auth: 'operator',
     body: UmaProviderLoad,
-    responses: { 200: { description: 'Counts of added and replaced providers', schema: UmaProviderLoadResult }, ...errorResponses(400, 401, 404, 413) },
+    responses: {
+      200: { description: 'Counts of added and replaced providers', schema: UmaProviderLoadResult },
+      ...errorResponses(400, 401, 404, 413),
+    },
     handler: async (c) => json(await loadUmaProviders(c.db, c.body.providers, c.now)),
   }),
 ];

@@ -79,10 +79,10 @@ export const UmaProviderLoad = z
       .array(UmaProviderInput)
       .min(1)
       .max(500)
-      .refine((list) => new Set(list.map((p) => p.domain.toLowerCase())).size === list.length, { message: 'Each domain may appear only once' }),
+      .refine((list) => new Set(list.map((p) => p.domain.toLowerCase())).size === list.length, {
+        message: 'Each domain may appear only once',
+      }),
   })
   .meta({ id: 'UmaProviderLoadRequest', description: 'Providers to add or replace, keyed by domain' });
 
-export const UmaProviderLoadResult = z
-  .object({ created: z.int(), updated: z.int() })
-  .meta({ id: 'UmaProviderLoadResponse' });
+export const UmaProviderLoadResult = z.object({ created: z.int(), updated: z.int() }).meta({ id: 'UmaProviderLoadResponse' });

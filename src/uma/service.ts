@@ -27,7 +27,9 @@ export async function listUmaProviders(db: Db, q: UmaProviderListQuery) {
   const where: SQL[] = [];
   if (q.countryCode) where.push(sql`EXISTS (SELECT 1 FROM json_each(${umaProviders.supportedRegions}) WHERE value = ${q.countryCode})`);
   if (q.currencyCode) {
-    where.push(sql`EXISTS (SELECT 1 FROM json_each(${umaProviders.supportedCurrencies}) WHERE json_extract(value, '$.code') = ${q.currencyCode})`);
+    where.push(
+      sql`EXISTS (SELECT 1 FROM json_each(${umaProviders.supportedCurrencies}) WHERE json_extract(value, '$.code') = ${q.currencyCode})`,
+    );
   }
   if (q.hasBlockedProviders === false) where.push(eq(umaProviders.allowListStatus, true));
   const page = await keysetPage<UmaProviderRow>(db, {
@@ -41,7 +43,12 @@ export async function listUmaProviders(db: Db, q: UmaProviderListQuery) {
     cursor: q.cursor,
     withTotal: true,
   });
-  return { data: page.data.map(umaProviderView), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), totalCount: page.totalCount ?? 0 };
+  return {
+    data: page.data.map(umaProviderView),
+    hasMore: page.hasMore,
+    ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    totalCount: page.totalCount ?? 0,
+  };
 }
 
 /** Operator load: adds providers, or replaces those whose domain is already listed, in one batch. */

@@ -103,7 +103,9 @@ export class AccountDO extends DurableObject<Env> {
 
   private meta(): { account_id: string; wallet_secret: string } | undefined {
     // Written once (ensure) and never changed: read from storage until it exists, then kept in memory.
-    this.metaRow ??= this.sql.exec<{ account_id: string; wallet_secret: string }>('SELECT account_id, wallet_secret FROM meta').toArray()[0];
+    this.metaRow ??= this.sql
+      .exec<{ account_id: string; wallet_secret: string }>('SELECT account_id, wallet_secret FROM meta')
+      .toArray()[0];
     return this.metaRow;
   }
 
@@ -115,7 +117,10 @@ export class AccountDO extends DurableObject<Env> {
 
   async listCredentials(meta: AccountMeta): Promise<AuthMethodView[]> {
     await this.ensure(meta);
-    return this.sql.exec<CredentialRow>('SELECT * FROM credentials ORDER BY id').toArray().map((r) => this.credentialView(r));
+    return this.sql
+      .exec<CredentialRow>('SELECT * FROM credentials ORDER BY id')
+      .toArray()
+      .map((r) => this.credentialView(r));
   }
 
   async getCredential(meta: AccountMeta, credentialId: string): Promise<AuthMethodView | undefined> {
@@ -146,7 +151,10 @@ export class AccountDO extends DurableObject<Env> {
   // --- credentials ---
 
   /** Adds the account's first credential without a signature (spec 4.2: 201 when none exists). */
-  async addFirstCredential(meta: AccountMeta, c: NewCredential): Promise<Outcome<{ credential: AuthMethodView }> | { ok: false; needsSignature: true }> {
+  async addFirstCredential(
+    meta: AccountMeta,
+    c: NewCredential,
+  ): Promise<Outcome<{ credential: AuthMethodView }> | { ok: false; needsSignature: true }> {
     await this.ensure(meta);
     if (this.count() > 0) return { ok: false, needsSignature: true };
     const id = await this.reserve('AuthMethod', meta);
@@ -210,8 +218,16 @@ export class AccountDO extends DurableObject<Env> {
     }
     const pending = this.pending(retry.requestId, meta.now);
     if (!pending) return fail('UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
-    if (pending.operation !== retry.operation || pending.method !== retry.method || pending.path !== retry.path || pending.body_hash !== retry.bodyHash) {
-      return fail('WALLET_SIGNATURE_BODY_MISMATCH', 'The signed retry is not the same request as the one challenged (method, path or body differ)');
+    if (
+      pending.operation !== retry.operation ||
+      pending.method !== retry.method ||
+      pending.path !== retry.path ||
+      pending.body_hash !== retry.bodyHash
+    ) {
+      return fail(
+        'WALLET_SIGNATURE_BODY_MISMATCH',
+        'The signed retry is not the same request as the one challenged (method, path or body differ)',
+      );
     }
     const effect = JSON.parse(pending.effect) as Effect;
     let signer: SessionRow | undefined;
@@ -241,7 +257,10 @@ export class AccountDO extends DurableObject<Env> {
   /** Revocation rules on who may sign (spec 3.1: a different credential for credential revoke; the session itself for refresh). */
   private signerRefused(signer: SessionRow, effect: Effect): Failure | null {
     if (effect.kind === 'revokeCredential' && signer.credential_id === effect.credentialId) {
-      return fail('WALLET_SIGNATURE_INVALID', 'A credential cannot authorise its own revocation: sign with a session of another credential');
+      return fail(
+        'WALLET_SIGNATURE_INVALID',
+        'A credential cannot authorise its own revocation: sign with a session of another credential',
+      );
     }
     if (effect.kind === 'refreshSession' && signer.id !== effect.sessionId) {
       return fail('WALLET_SIGNATURE_INVALID', 'A refresh must be signed with the session being refreshed');
@@ -250,7 +269,8 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   private async prepare(effect: Effect, meta: AccountMeta): Promise<Prepared> {
-    if (effect.kind === 'refreshSession') return { session: await this.prepareSession(effect.clientPublicKey, await this.reserve('Session', meta)) };
+    if (effect.kind === 'refreshSession')
+      return { session: await this.prepareSession(effect.clientPublicKey, await this.reserve('Session', meta)) };
     if (effect.kind === 'addCredential') return { credentialId: await this.reserve('AuthMethod', meta) };
     if (effect.kind === 'exportWallet') {
       const key = await atRestKey(this.env.WALLET_ENCRYPTION_KEY);
@@ -269,7 +289,13 @@ export class AccountDO extends DurableObject<Env> {
       case 'addCredential': {
         const conflict = this.conflict(effect.credential);
         if (conflict) return conflict;
-        return { ok: true, result: { kind: 'credential', credential: this.credentialView(this.insertCredential(prepared.credentialId!, effect.credential, now)) } };
+        return {
+          ok: true,
+          result: {
+            kind: 'credential',
+            credential: this.credentialView(this.insertCredential(prepared.credentialId!, effect.credential, now)),
+          },
+        };
       }
       case 'revokeCredential': {
         const target = this.credential(effect.credentialId);
@@ -324,7 +350,11 @@ export class AccountDO extends DurableObject<Env> {
         retryAfterSeconds,
       });
       const sends = this.sql
-        .exec<{ sent_at: number }>('SELECT sent_at FROM otp_sends WHERE credential_id = ? AND sent_at > ? ORDER BY sent_at', credentialId, meta.now - OTP_WINDOW_MS)
+        .exec<{ sent_at: number }>(
+          'SELECT sent_at FROM otp_sends WHERE credential_id = ? AND sent_at > ? ORDER BY sent_at',
+          credentialId,
+          meta.now - OTP_WINDOW_MS,
+        )
         .toArray()
         .map((r) => r.sent_at);
       const last = sends[sends.length - 1];
@@ -379,7 +409,12 @@ export class AccountDO extends DurableObject<Env> {
     const locked = this.otpLocked(input.credentialId, now);
     if (locked) return locked;
     if (input.sandbox && input.otp === SANDBOX_OTP) return null;
-    const code = this.sql.exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>('SELECT * FROM otp WHERE credential_id = ?', input.credentialId).toArray()[0];
+    const code = this.sql
+      .exec<{ code_hash: string; salt: string; expires_at: number; attempts: number }>(
+        'SELECT * FROM otp WHERE credential_id = ?',
+        input.credentialId,
+      )
+      .toArray()[0];
     const invalid = fail('UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
     if (!code || code.expires_at <= now || code.attempts >= OTP_MAX_ATTEMPTS) return invalid;
     if (!otpMatches(input.otp, code.salt, code.code_hash)) {
@@ -403,7 +438,10 @@ export class AccountDO extends DurableObject<Env> {
       .toArray()[0];
     if (!oldest) return null;
     const retryAfterSeconds = Math.max(1, Math.ceil((oldest.failed_at + OTP_DAY_MS - now) / 1000));
-    return { ...fail('RATE_LIMITED', `Too many wrong codes for this credential in 24 hours; retry in ${retryAfterSeconds} s`), retryAfterSeconds };
+    return {
+      ...fail('RATE_LIMITED', `Too many wrong codes for this credential in 24 hours; retry in ${retryAfterSeconds} s`),
+      retryAfterSeconds,
+    };
   }
 
   // --- OAUTH ---
@@ -462,7 +500,15 @@ export class AccountDO extends DurableObject<Env> {
   /** Checks the assertion against the challenge of `requestId` and issues a session sealed to the key bound there. */
   async verifyPasskey(
     meta: AccountMeta,
-    input: { credentialId: string; requestId: string; assertion: PasskeyAssertion; sandbox: boolean; rp: RelyingParty; ttlMs: number; sessionId: string },
+    input: {
+      credentialId: string;
+      requestId: string;
+      assertion: PasskeyAssertion;
+      sandbox: boolean;
+      rp: RelyingParty;
+      ttlMs: number;
+      sessionId: string;
+    },
   ): Promise<Outcome<{ session: SessionView }>> {
     await this.ensure(meta);
     const credential = this.credentialOfType(input.credentialId, 'PASSKEY');
@@ -533,7 +579,14 @@ export class AccountDO extends DurableObject<Env> {
     }
     if (
       c.type === 'OAUTH' &&
-      this.sql.exec('SELECT 1 FROM credentials WHERE oidc_iss = ? AND oidc_aud = ? AND oidc_sub = ?', c.identity.iss, c.identity.aud, c.identity.sub).toArray().length
+      this.sql
+        .exec(
+          'SELECT 1 FROM credentials WHERE oidc_iss = ? AND oidc_aud = ? AND oidc_sub = ?',
+          c.identity.iss,
+          c.identity.aud,
+          c.identity.sub,
+        )
+        .toArray().length
     ) {
       return fail('CONFLICT', 'An OAUTH credential for this provider identity already exists');
     }
@@ -584,7 +637,11 @@ export class AccountDO extends DurableObject<Env> {
 
   private activeSessionByKey(publicKey: string, now: number): SessionRow | undefined {
     return this.sql
-      .exec<SessionRow>('SELECT * FROM sessions WHERE public_key = ? AND revoked_at IS NULL AND expires_at > ?', publicKey.toLowerCase(), now)
+      .exec<SessionRow>(
+        'SELECT * FROM sessions WHERE public_key = ? AND revoked_at IS NULL AND expires_at > ?',
+        publicKey.toLowerCase(),
+        now,
+      )
       .toArray()[0];
   }
 

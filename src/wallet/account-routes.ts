@@ -13,7 +13,11 @@ const tag = 'Internal Accounts';
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: SignedRequestChallenge } };
 
 async function setPrivacy(db: Db, accountId: string, privateEnabled: boolean, now: number) {
-  const [row] = await db.update(internalAccounts).set({ privateEnabled, updatedAt: now }).where(eq(internalAccounts.id, accountId)).returning();
+  const [row] = await db
+    .update(internalAccounts)
+    .set({ privateEnabled, updatedAt: now })
+    .where(eq(internalAccounts.id, accountId))
+    .returning();
   return row!;
 }
 
@@ -29,7 +33,11 @@ export const walletAccountRoutes = [
     params: IdParams,
     body: InternalAccountUpdate,
     headers: SIGNATURE_HEADERS,
-    responses: { 200: { description: 'The updated account', schema: InternalAccount }, ...challenge202, ...errorResponses(400, 401, 403, 404) },
+    responses: {
+      200: { description: 'The updated account', schema: InternalAccount },
+      ...challenge202,
+      ...errorResponses(400, 401, 403, 404),
+    },
     handler: async (c) => {
       const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id);
       const { privateEnabled } = c.body;
@@ -53,7 +61,11 @@ export const walletAccountRoutes = [
     params: IdParams,
     body: ClientKeyRequest,
     headers: SIGNATURE_HEADERS,
-    responses: { 200: { description: 'The sealed wallet credentials', schema: ExportResponse }, ...challenge202, ...errorResponses(400, 401, 403, 404) },
+    responses: {
+      200: { description: 'The sealed wallet credentials', schema: ExportResponse },
+      ...challenge202,
+      ...errorResponses(400, 401, 403, 404),
+    },
     handler: async (c) => {
       const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id);
       const { clientPublicKey } = c.body;

@@ -15,14 +15,29 @@ import {
   PasskeyAuthChallenge,
   SIGNATURE_HEADERS,
 } from './schema';
-import { authMethodJson, failure, metaOf, releaseSessionId, sessionJson, walletByAccount, walletByAuthId, reserveSession, reservedSession, type Wallet } from './service';
+import {
+  authMethodJson,
+  failure,
+  metaOf,
+  releaseSessionId,
+  sessionJson,
+  walletByAccount,
+  walletByAuthId,
+  reserveSession,
+  reservedSession,
+  type Wallet,
+} from './service';
 import { signedRetry } from './signed-retry';
 
 const tag = 'Embedded Wallet Auth';
 const credentialNotFound = () => notFound('NOT_FOUND', 'Credential not found');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: AuthSignedRequestChallenge } };
 
-const otpRateLimited = (description: string) => ({ description, schema: errorResponses(429)[429]!.schema, headers: { 'Retry-After': 'Seconds to wait' } });
+const otpRateLimited = (description: string) => ({
+  description,
+  schema: errorResponses(429)[429]!.schema,
+  headers: { 'Retry-After': 'Seconds to wait' },
+});
 
 export const credentialRoutes = [
   defineRoute({
@@ -124,7 +139,8 @@ export const credentialRoutes = [
         throw badRequest('OAUTH credentials have no challenge step: call verify with a fresh OIDC token');
       }
       const clientPublicKey = c.body?.clientPublicKey;
-      if (!clientPublicKey) throw badRequest('clientPublicKey is required for PASSKEY', { fields: [{ field: 'clientPublicKey', message: 'Required' }] });
+      if (!clientPublicKey)
+        throw badRequest('clientPublicKey is required for PASSKEY', { fields: [{ field: 'clientPublicKey', message: 'Required' }] });
       const issued = await wallet.stub.passkeyChallenge(meta, { credentialId: credential.id, clientPublicKey });
       if (!issued.ok) throw failure(issued);
       return json({
@@ -192,7 +208,9 @@ async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never
     const credential = await wallet.stub.getCredential(meta, credentialId);
     if (!credential) throw credentialNotFound();
     if (credential.type !== 'OAUTH') {
-      throw badRequest(`This credential is ${credential.type}, not OAUTH`, { fields: [{ field: 'type', message: `Must be ${credential.type}` }] });
+      throw badRequest(`This credential is ${credential.type}, not OAUTH`, {
+        fields: [{ field: 'type', message: `Must be ${credential.type}` }],
+      });
     }
     const { identity } = await checkOidc(c.settings, body.oidcToken, c.now, body.clientPublicKey);
     return wallet.stub.verifyOauth(meta, { credentialId, identity, clientPublicKey: body.clientPublicKey, ttlMs, sessionId });
@@ -204,7 +222,11 @@ async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never
 }
 
 /** 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2). */
-async function created(c: Parameters<typeof sendOtp>[0], wallet: Parameters<typeof sendOtp>[1], credential: Parameters<typeof authMethodJson>[0]) {
+async function created(
+  c: Parameters<typeof sendOtp>[0],
+  wallet: Parameters<typeof sendOtp>[1],
+  credential: Parameters<typeof authMethodJson>[0],
+) {
   if (credential.type === 'EMAIL_OTP') await sendOtp(c, wallet, credential.id);
   return json(authMethodJson(credential), 201);
 }

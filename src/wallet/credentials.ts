@@ -29,9 +29,16 @@ export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCrea
         { challenge: body.challenge, attestation: body.attestation },
         { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins },
       );
-      if (!registered.ok) throw badRequest(`Passkey registration rejected: ${registered.reason}`, { fields: [{ field: 'attestation', message: registered.reason }] });
+      if (!registered.ok)
+        throw badRequest(`Passkey registration rejected: ${registered.reason}`, {
+          fields: [{ field: 'attestation', message: registered.reason }],
+        });
       const { credentialId, publicKey, counter, transports } = registered;
-      return { type: 'PASSKEY', nickname: body.nickname, passkey: { credentialId, publicKeyHex: bytesToHex(publicKey), counter, transports } };
+      return {
+        type: 'PASSKEY',
+        nickname: body.nickname,
+        passkey: { credentialId, publicKeyHex: bytesToHex(publicKey), counter, transports },
+      };
     }
   }
 }
@@ -50,7 +57,10 @@ export function addCredentialOperation(credential: NewCredential): SignedOperati
   const parameters: Record<string, Record<string, unknown>> = {
     EMAIL_OTP: { userEmail: credential.nickname },
     OAUTH: credential.type === 'OAUTH' ? { oauthProviders: [{ issuer: credential.identity.iss, subject: credential.identity.sub }] } : {},
-    PASSKEY: credential.type === 'PASSKEY' ? { authenticators: [{ authenticatorName: credential.nickname, credentialId: credential.passkey.credentialId }] } : {},
+    PASSKEY:
+      credential.type === 'PASSKEY'
+        ? { authenticators: [{ authenticatorName: credential.nickname, credentialId: credential.passkey.credentialId }] }
+        : {},
   };
   const activity = {
     EMAIL_OTP: 'ACTIVITY_TYPE_CREATE_EMAIL_AUTH',
@@ -73,7 +83,10 @@ export async function sendOtp(c: Ctx, wallet: Wallet, credentialId: string) {
   const config = await walletConfig(c.db, wallet.platformId);
   const issued = await wallet.stub.issueOtp(metaOf(wallet, c.now), credentialId, config);
   if (!issued.ok) throw failure(issued);
-  await emailSender(c.settings, c.db).send(otpEmail(wallet.platformId, issued.credential.nickname, issued.otp, config.expirationSeconds, config), c.now);
+  await emailSender(c.settings, c.db).send(
+    otpEmail(wallet.platformId, issued.credential.nickname, issued.otp, config.expirationSeconds, config),
+    c.now,
+  );
   return issued.credential;
 }
 

@@ -33,7 +33,10 @@ export const emailRoutes = [
     auth: 'basic',
     permission: 'VIEW',
     query: z.object({ to: z.string().max(320).optional(), limit: limitParam, cursor: cursorParam }),
-    responses: { 200: { description: 'A page of e-mails', schema: pageOf(SandboxEmail, 'SandboxEmailListResponse') }, ...errorResponses(400, 401, 403, 404) },
+    responses: {
+      200: { description: 'A page of e-mails', schema: pageOf(SandboxEmail, 'SandboxEmailListResponse') },
+      ...errorResponses(400, 401, 403, 404),
+    },
     handler: async (c) => json(await listEmails(c.db, c.auth.platform.id, c.query)),
   }),
 ];

@@ -65,7 +65,12 @@ export async function verifyOidcToken(token: string, check: OidcCheck): Promise<
     return invalid('The fixed sandbox OIDC token is no longer accepted; send a JWT-shaped token with valid claims');
   }
   const payload = decodeJwtPayload(token);
-  if (!payload) return { ok: false, code: 'OIDC_TOKEN_MALFORMED', reason: 'oidcToken is not a JWT (three base64url segments with a JSON header and payload)' };
+  if (!payload)
+    return {
+      ok: false,
+      code: 'OIDC_TOKEN_MALFORMED',
+      reason: 'oidcToken is not a JWT (three base64url segments with a JSON header and payload)',
+    };
   const claims = checkClaims(payload, check);
   if (!claims.ok) return claims;
   if (check.mode === 'production') {

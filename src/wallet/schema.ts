@@ -10,7 +10,11 @@ export const ClientPublicKey = z
   .refine((k) => parseClientPublicKey(k).ok, 'Not a point on P-256')
   .meta({ description: 'Ephemeral client P-256 public key, uncompressed SEC1 hex', example: `04${'ab'.repeat(64)}` });
 
-const Base64Url = z.string().min(1).max(16_384).regex(/^[A-Za-z0-9_-]+={0,2}$/, 'Must be base64url');
+const Base64Url = z
+  .string()
+  .min(1)
+  .max(16_384)
+  .regex(/^[A-Za-z0-9_-]+={0,2}$/, 'Must be base64url');
 
 export const AuthMethod = z
   .object({
@@ -27,14 +31,19 @@ export const AuthMethod = z
 export const AuthSession = AuthMethod.extend({
   id: z.string().meta({ example: 'Session:019542f5-b3e7-1d02-0000-000000000003' }),
   expiresAt: DateTime,
-  encryptedSessionSigningKey: z.string().optional().meta({ description: 'Only on verify and refresh: HPKE bundle sealed to clientPublicKey' }),
+  encryptedSessionSigningKey: z
+    .string()
+    .optional()
+    .meta({ description: 'Only on verify and refresh: HPKE bundle sealed to clientPublicKey' }),
 }).meta({ id: 'AuthSession' });
 
 export const SignedRequestChallenge = z
   .object({ payloadToSign: z.string(), requestId: z.string(), expiresAt: DateTime })
   .meta({ id: 'SignedRequestChallenge' });
 
-export const AuthSignedRequestChallenge = SignedRequestChallenge.extend({ type: AuthMethodType }).meta({ id: 'AuthSignedRequestChallenge' });
+export const AuthSignedRequestChallenge = SignedRequestChallenge.extend({ type: AuthMethodType }).meta({
+  id: 'AuthSignedRequestChallenge',
+});
 
 export const PasskeyAuthChallenge = AuthMethod.extend({
   credentialId: z.string(),
@@ -84,7 +93,10 @@ export const CredentialVerify = z
   .meta({ id: 'AuthCredentialVerifyRequest' });
 export type CredentialVerify = z.infer<typeof CredentialVerify>;
 
-export const ChallengeRequest = z.object({ clientPublicKey: ClientPublicKey.optional() }).optional().meta({ id: 'AuthCredentialChallengeRequest' });
+export const ChallengeRequest = z
+  .object({ clientPublicKey: ClientPublicKey.optional() })
+  .optional()
+  .meta({ id: 'AuthCredentialChallengeRequest' });
 export const ClientKeyRequest = z.object({ clientPublicKey: ClientPublicKey });
 
 export const AccountIdQuery = z.object({ accountId: AccountId });
@@ -93,7 +105,9 @@ export const IdParams = z.object({ id: z.string() });
 export const CredentialList = z.object({ data: z.array(AuthMethod) }).meta({ id: 'AuthCredentialListResponse' });
 export const SessionList = z.object({ data: z.array(AuthSession) }).meta({ id: 'SessionListResponse' });
 
-export const ExportResponse = z.object({ id: z.string(), encryptedWalletCredentials: z.string() }).meta({ id: 'InternalAccountExportResponse' });
+export const ExportResponse = z
+  .object({ id: z.string(), encryptedWalletCredentials: z.string() })
+  .meta({ id: 'InternalAccountExportResponse' });
 export const InternalAccountUpdate = z.strictObject({ privateEnabled: z.boolean() }).meta({ id: 'InternalAccountUpdateRequest' });
 
 export const SIGNATURE_HEADERS = {

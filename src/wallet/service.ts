@@ -19,7 +19,10 @@ export interface Wallet {
 
 const accountNotFound = () => notFound('NOT_FOUND', 'Embedded wallet internal account not found');
 
-function walletOf(ns: Env['ACCOUNT'], row: { accountId: string; platformId: string; customerId: string | null; email: string | null }): Wallet {
+function walletOf(
+  ns: Env['ACCOUNT'],
+  row: { accountId: string; platformId: string; customerId: string | null; email: string | null },
+): Wallet {
   return { ...row, stub: ns.get(ns.idFromName(row.accountId)) };
 }
 
@@ -36,7 +39,9 @@ export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: st
     .select(walletColumns)
     .from(internalAccounts)
     .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
-    .where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')))
+    .where(
+      and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')),
+    )
     .limit(1);
   if (!row) throw accountNotFound();
   return walletOf(ns, row);
@@ -103,7 +108,13 @@ export async function walletOfCustomer(db: Db, ns: Env['ACCOUNT'], platformId: s
     .select(walletColumns)
     .from(internalAccounts)
     .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
-    .where(and(eq(internalAccounts.customerId, customerId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')))
+    .where(
+      and(
+        eq(internalAccounts.customerId, customerId),
+        eq(internalAccounts.platformId, platformId),
+        eq(internalAccounts.type, 'EMBEDDED_WALLET'),
+      ),
+    )
     .limit(1);
   return row && walletOf(ns, row);
 }
@@ -114,9 +125,15 @@ export function metaOf(w: Wallet, now: number): AccountMeta {
 
 /** An expected refusal from the account, in the spec's error shape. */
 export function failure(f: Failure): ApiError {
-  const details = f.fields || f.reason ? { ...(f.fields ? { fields: f.fields } : {}), ...(f.reason ? { reason: f.reason } : {}) } : undefined;
+  const details =
+    f.fields || f.reason ? { ...(f.fields ? { fields: f.fields } : {}), ...(f.reason ? { reason: f.reason } : {}) } : undefined;
   // The account's 409s are duplicates (a credential that exists): final.
-  const headers = f.retryAfterSeconds !== undefined ? { 'Retry-After': String(f.retryAfterSeconds) } : ERRORS[f.code] === 409 ? FINAL_CONFLICT_HEADERS : undefined;
+  const headers =
+    f.retryAfterSeconds !== undefined
+      ? { 'Retry-After': String(f.retryAfterSeconds) }
+      : ERRORS[f.code] === 409
+        ? FINAL_CONFLICT_HEADERS
+        : undefined;
   return new ApiError(f.code, f.message, details, headers, f.reason);
 }
 

@@ -1,7 +1,16 @@
 import { notFound } from '../http/errors';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { AccountIdQuery, AuthSession, AuthSignedRequestChallenge, ClientKeyRequest, IdParams, SessionList, SIGNATURE_HEADERS, SignedRequestChallenge } from './schema';
+import {
+  AccountIdQuery,
+  AuthSession,
+  AuthSignedRequestChallenge,
+  ClientKeyRequest,
+  IdParams,
+  SessionList,
+  SIGNATURE_HEADERS,
+  SignedRequestChallenge,
+} from './schema';
 import { metaOf, sessionJson, walletByAccount, walletByAuthId } from './service';
 import { signedRetry } from './signed-retry';
 
@@ -10,7 +19,10 @@ const tag = 'Embedded Wallet Auth';
 const sessionNotFound = () => notFound('NOT_FOUND', 'Session not found or no longer active');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: SignedRequestChallenge } };
 const revokeChallenge202 = {
-  202: { description: 'Signed-retry challenge, with the type of the credential that issued the session: sign payloadToSign and retry', schema: AuthSignedRequestChallenge },
+  202: {
+    description: 'Signed-retry challenge, with the type of the credential that issued the session: sign payloadToSign and retry',
+    schema: AuthSignedRequestChallenge,
+  },
 };
 
 export const sessionRoutes = [
@@ -66,7 +78,11 @@ export const sessionRoutes = [
     params: IdParams,
     body: ClientKeyRequest,
     headers: SIGNATURE_HEADERS,
-    responses: { 200: { description: 'The new session, with its key', schema: AuthSession }, ...challenge202, ...errorResponses(400, 401, 403, 404) },
+    responses: {
+      200: { description: 'The new session, with its key', schema: AuthSession },
+      ...challenge202,
+      ...errorResponses(400, 401, 403, 404),
+    },
     handler: async (c) => {
       const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, sessionNotFound);
       const { clientPublicKey } = c.body;

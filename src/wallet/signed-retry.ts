@@ -24,7 +24,12 @@ export type SignedRetryResult = { status: 'challenge'; body: Record<string, unkn
  * stamp, the request id and that this is the same request, then consumes the id and applies the effect
  * fixed at step 1, atomically. `operation` names the operation so a challenge of one cannot authorise another.
  */
-export async function signedRetry(c: Ctx, wallet: Wallet, operation: string, first: () => Promise<SignedOperation>): Promise<SignedRetryResult> {
+export async function signedRetry(
+  c: Ctx,
+  wallet: Wallet,
+  operation: string,
+  first: () => Promise<SignedOperation>,
+): Promise<SignedRetryResult> {
   const signature = c.request.headers.get('Service-Wallet-Signature');
   const requestId = c.request.headers.get('Request-Id');
   const method = c.request.method;
@@ -37,7 +42,11 @@ export async function signedRetry(c: Ctx, wallet: Wallet, operation: string, fir
       { operation, activity: op.activity, method, path, bodyHash: hash, parameters: op.parameters },
       op.effect,
     );
-    const body: Record<string, unknown> = { payloadToSign: challenge.payloadToSign, requestId: challenge.requestId, expiresAt: iso(challenge.expiresAt) };
+    const body: Record<string, unknown> = {
+      payloadToSign: challenge.payloadToSign,
+      requestId: challenge.requestId,
+      expiresAt: iso(challenge.expiresAt),
+    };
     if (op.type) body.type = op.type;
     return { status: 'challenge', body };
   }

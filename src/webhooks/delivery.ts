@@ -111,18 +111,35 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
   if (eventIds.length === 0) return [];
   const { db } = deps;
   const platformNow = platformNowSql(realNow);
-  const due = and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.status, 'PENDING'), lte(webhookDeliveries.nextAttemptAt, platformNow));
+  const due = and(
+    inArray(webhookDeliveries.eventId, eventIds),
+    eq(webhookDeliveries.status, 'PENDING'),
+    lte(webhookDeliveries.nextAttemptAt, platformNow),
+  );
   const noEndpoint = sql`(SELECT ${platforms.webhookEndpoint} FROM ${platforms} WHERE ${platforms.id} = ${webhookDeliveries.platformId}) IS NULL`;
   const skip = db
     .update(webhookDeliveries)
-    .set({ status: 'SKIPPED', attempts: sql`${webhookDeliveries.attempts} + 1`, lastError: NO_ENDPOINT, lastAttemptAt: platformNow, nextAttemptAt: platformNow, updatedAt: platformNow })
+    .set({
+      status: 'SKIPPED',
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      lastError: NO_ENDPOINT,
+      lastAttemptAt: platformNow,
+      nextAttemptAt: platformNow,
+      updatedAt: platformNow,
+    })
     .where(and(due, noEndpoint))
     .returning({ eventId: webhookDeliveries.eventId });
   const claims: Statement[] = eventIds.flatMap((eventId) => [
     db
       .update(webhookDeliveries)
       .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: sql`${platformNow} + ${LEASE_MS}`, updatedAt: platformNow })
-      .where(and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.status, 'PENDING'), lte(webhookDeliveries.nextAttemptAt, platformNow)))
+      .where(
+        and(
+          eq(webhookDeliveries.eventId, eventId),
+          eq(webhookDeliveries.status, 'PENDING'),
+          lte(webhookDeliveries.nextAttemptAt, platformNow),
+        ),
+      )
       .returning(),
     db
       .select({ event: webhookEvents, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
@@ -132,7 +149,9 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
   ]);
   const [skipped, ...results] = (await db.batch([skip, ...claims])) as [{ eventId: string }[], ...unknown[][]];
   const skippedIds = new Set(skipped.map((r) => r.eventId));
-  const outcomes: AttemptOutcome[] = eventIds.map((id) => (skippedIds.has(id) ? { result: 'skipped', reason: NO_ENDPOINT } : { result: 'not_due' }));
+  const outcomes: AttemptOutcome[] = eventIds.map((id) =>
+    skippedIds.has(id) ? { result: 'skipped', reason: NO_ENDPOINT } : { result: 'not_due' },
+  );
   const pending: Pending[] = [];
   const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEventRow; endpoint: string; now: number }[] = [];
   eventIds.forEach((_, index) => {
@@ -165,7 +184,14 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
  * refuse now (stored before them, or under the other mode) is not fetched: the attempt fails and is
  * retried like any other, so fixing the endpoint lets the event through.
  */
-async function attemptSend(deps: WebhookDeps, signingKey: string, claimed: WebhookDeliveryRow, event: WebhookEventRow, endpoint: string, now: number) {
+async function attemptSend(
+  deps: WebhookDeps,
+  signingKey: string,
+  claimed: WebhookDeliveryRow,
+  event: WebhookEventRow,
+  endpoint: string,
+  now: number,
+) {
   const refused = endpointProblem(endpoint, deps.mode === 'production');
   const handler = deps.answers?.[event.type as WebhookType];
   let sent: Sent;
@@ -173,16 +199,34 @@ async function attemptSend(deps: WebhookDeps, signingKey: string, claimed: Webho
     sent = { error: `webhookEndpoint refused: ${refused}` };
   } else {
     const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
-    sent = await post(endpoint, body, await signWebhookBody(signingKey, event.platformId, body), deps.log, handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES);
+    sent = await post(
+      endpoint,
+      body,
+      await signWebhookBody(signingKey, event.platformId, body),
+      deps.log,
+      handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES,
+    );
   }
-  const decided = handler !== undefined && sent.status !== undefined && (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
+  const decided =
+    handler !== undefined &&
+    sent.status !== undefined &&
+    (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
   if (sent.body !== undefined) sent.body = sent.body.slice(0, ECHOED_BODY_BYTES);
-  const base = { url: endpoint, lastAttemptAt: now, lastResponseStatus: sent.status ?? null, lastError: sent.error ?? null, updatedAt: now };
+  const base = {
+    url: endpoint,
+    lastAttemptAt: now,
+    lastResponseStatus: sent.status ?? null,
+    lastError: sent.error ?? null,
+    updatedAt: now,
+  };
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
   // 2xx, or 409 (the platform already has this event id), is final success; so is an answer that decided.
   if (decided || (sent.status !== undefined && ((sent.status >= 200 && sent.status < 300) || sent.status === 409))) {
-    return { outcome: { result: 'delivered' as const, ...outcome }, changes: { ...base, status: 'DELIVERED' as const, deliveredAt: now, nextAttemptAt: now } };
+    return {
+      outcome: { result: 'delivered' as const, ...outcome },
+      changes: { ...base, status: 'DELIVERED' as const, deliveredAt: now, nextAttemptAt: now },
+    };
   }
   const next = now + retryDelayMs(claimed.attempts);
   // A TEST event reports its single attempt to the caller; retrying it would only add noise.
@@ -207,13 +251,22 @@ async function recordAll(deps: WebhookDeps, eventIds: string[], pending: Pending
     db
       .update(webhookDeliveries)
       .set(changes)
-      .where(and(eq(webhookDeliveries.id, claimed.id), eq(webhookDeliveries.status, 'PENDING'), eq(webhookDeliveries.attempts, claimed.attempts)))
+      .where(
+        and(
+          eq(webhookDeliveries.id, claimed.id),
+          eq(webhookDeliveries.status, 'PENDING'),
+          eq(webhookDeliveries.attempts, claimed.attempts),
+        ),
+      )
       .returning({ id: webhookDeliveries.id }),
   );
   const written = (await db.batch(updates as [Statement, ...Statement[]])) as unknown[][];
   const retries = pending
     .filter((p, i) => p.retryInSeconds !== undefined && written[i]!.length > 0)
-    .map((p) => ({ body: { type: 'webhook.deliver', eventId: eventIds[p.index]! } satisfies WebhookDeliverJob, delaySeconds: p.retryInSeconds }));
+    .map((p) => ({
+      body: { type: 'webhook.deliver', eventId: eventIds[p.index]! } satisfies WebhookDeliverJob,
+      delaySeconds: p.retryInSeconds,
+    }));
   if (retries.length === 0) return;
   try {
     await deps.queue.sendBatch(retries);
@@ -293,7 +346,11 @@ export async function dueDeliveryEventIds(db: Db, realNow: number, opts: { platf
 }
 
 /** Cron backstop: attempts every overdue delivery (lost messages, expired leases), a few at a time. */
-export async function deliverDueWebhooks(deps: WebhookDeps, realNow: number, opts: { platformId?: string; limit?: number } = {}): Promise<number> {
+export async function deliverDueWebhooks(
+  deps: WebhookDeps,
+  realNow: number,
+  opts: { platformId?: string; limit?: number } = {},
+): Promise<number> {
   const eventIds = await dueDeliveryEventIds(deps.db, realNow, opts);
   let attempted = 0;
   for (let i = 0; i < eventIds.length; i += SWEEP_CHUNK) {

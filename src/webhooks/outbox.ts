@@ -49,7 +49,9 @@ export interface WebhookDeliverJob {
  */
 export async function dispatchEvents(queue: Queue<unknown>, eventIds: string[], log?: Logger): Promise<void> {
   for (let i = 0; i < eventIds.length; i += 100) {
-    const messages = eventIds.slice(i, i + 100).map((eventId) => ({ body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob }));
+    const messages = eventIds
+      .slice(i, i + 100)
+      .map((eventId) => ({ body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob }));
     try {
       await queue.sendBatch(messages);
     } catch (error) {

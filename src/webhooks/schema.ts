@@ -90,7 +90,10 @@ export const TestWebhookResponse = z
   .object({
     url: z.string().meta({ description: 'URL where the webhook was sent' }),
     response_status: z.int().meta({ description: 'HTTP status returned by the endpoint' }),
-    response_body: z.string().optional().meta({ description: `Body returned by the endpoint (its first ${ECHOED_BODY_BYTES} bytes)` }),
+    response_body: z
+      .string()
+      .optional()
+      .meta({ description: `Body returned by the endpoint (its first ${ECHOED_BODY_BYTES} bytes)` }),
     eventId: z.string().meta({ description: 'Id of the TEST event, as listed in GET /webhooks/deliveries' }),
   })
   .meta({ id: 'TestWebhookResponse' });

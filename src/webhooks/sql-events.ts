@@ -22,12 +22,10 @@ export function sqlEventStatements(
   const event = db
     .insert(webhookEvents)
     .select(sql`SELECT ${eventId}, ${e.platformId}, ${e.type}, ${e.now}, ${e.data} WHERE ${e.where ?? sql`1`}`);
-  const delivery = db
-    .insert(webhookDeliveries)
-    .select(
-      sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}
+  const delivery = db.insert(webhookDeliveries).select(
+    sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}
           WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
-    );
+  );
   return { statements: [event, delivery], eventId };
 }
 

@@ -35,54 +35,145 @@ const mobile = (currencyCode: string, prefix: string, broken: string, extra: Rec
 });
 
 const CASES: Record<string, Case> = {
-  AED_ACCOUNT: { currency: 'AED', info: (s) => ({ iban: iban('AE', n('0331234567890123', s)) }), broken: ['iban', 'AE070331234567890123457'] },
+  AED_ACCOUNT: {
+    currency: 'AED',
+    info: (s) => ({ iban: iban('AE', n('0331234567890123', s)) }),
+    broken: ['iban', 'AE070331234567890123457'],
+  },
   BDT_ACCOUNT: { currency: 'BDT', info: (s) => ({ accountNumber: n('1234567', s), branchCode: '11111' }), broken: ['accountNumber', LONG] },
-  BRL_ACCOUNT: { currency: 'BRL', info: (s) => ({ pixKey: cpfWithSuffix(s), pixKeyType: 'CPF', taxId: '52998224725' }), broken: ['pixKey', '52998224726'] },
+  BRL_ACCOUNT: {
+    currency: 'BRL',
+    info: (s) => ({ pixKey: cpfWithSuffix(s), pixKeyType: 'CPF', taxId: '52998224725' }),
+    broken: ['pixKey', '52998224726'],
+  },
   BWP_ACCOUNT: mobile('BWP', '+26771234', '+0123456789'),
-  CAD_ACCOUNT: { currency: 'CAD', info: (s) => ({ bankCode: '001', branchCode: '00012', accountNumber: n('1234', s) }), broken: ['accountNumber', '12345'] },
-  COP_ACCOUNT: { currency: 'COP', info: (s) => ({ bankName: 'Bancolombia', accountNumber: n('1234567', s), bankAccountType: 'SAVINGS' }), broken: ['accountNumber', LONG] },
+  CAD_ACCOUNT: {
+    currency: 'CAD',
+    info: (s) => ({ bankCode: '001', branchCode: '00012', accountNumber: n('1234', s) }),
+    broken: ['accountNumber', '12345'],
+  },
+  COP_ACCOUNT: {
+    currency: 'COP',
+    info: (s) => ({ bankName: 'Bancolombia', accountNumber: n('1234567', s), bankAccountType: 'SAVINGS' }),
+    broken: ['accountNumber', LONG],
+  },
   DKK_ACCOUNT: { currency: 'DKK', info: (s) => ({ iban: iban('DK', n('00400440116', s)) }), broken: ['iban', 'DK5000400440116244'] },
-  EGP_ACCOUNT: { currency: 'EGP', info: (s) => ({ bankName: 'Example Bank', accountNumber: n('1234567', s) }), broken: ['accountNumber', LONG] },
-  EUR_ACCOUNT: { currency: 'EUR', info: (s) => ({ iban: iban('DE', n('370400440532013', s)) }), broken: ['iban', 'DE89370400440532013001'] },
-  GBP_ACCOUNT: { currency: 'GBP', info: (s) => ({ sortCode: '123456', accountNumber: n('12345', s) }), broken: ['accountNumber', '1234567'] },
+  EGP_ACCOUNT: {
+    currency: 'EGP',
+    info: (s) => ({ bankName: 'Example Bank', accountNumber: n('1234567', s) }),
+    broken: ['accountNumber', LONG],
+  },
+  EUR_ACCOUNT: {
+    currency: 'EUR',
+    info: (s) => ({ iban: iban('DE', n('370400440532013', s)) }),
+    broken: ['iban', 'DE89370400440532013001'],
+  },
+  GBP_ACCOUNT: {
+    currency: 'GBP',
+    info: (s) => ({ sortCode: '123456', accountNumber: n('12345', s) }),
+    broken: ['accountNumber', '1234567'],
+  },
   GHS_ACCOUNT: { currency: 'GHS', info: (s) => ({ accountNumber: n('1234567', s) }), broken: ['accountNumber', LONG] },
-  GTQ_ACCOUNT: { currency: 'GTQ', info: (s) => ({ accountNumber: n('1234567', s), bankAccountType: 'CHECKING' }), broken: ['accountNumber', LONG] },
+  GTQ_ACCOUNT: {
+    currency: 'GTQ',
+    info: (s) => ({ accountNumber: n('1234567', s), bankAccountType: 'CHECKING' }),
+    broken: ['accountNumber', LONG],
+  },
   HKD_ACCOUNT: swiftBank('HKD', 'HSBCHKHHHKH'),
   HTG_ACCOUNT: { currency: 'HTG', info: (s) => ({ phoneNumber: n('+50937123', s) }), broken: ['phoneNumber', '+0123456789'] },
-  IDR_ACCOUNT: { ...swiftBank('IDR', 'CENAIDJA'), info: (s) => ({ ...swiftBank('IDR', 'CENAIDJA').info(s), phoneNumber: '+6281234567890' }) },
+  IDR_ACCOUNT: {
+    ...swiftBank('IDR', 'CENAIDJA'),
+    info: (s) => ({ ...swiftBank('IDR', 'CENAIDJA').info(s), phoneNumber: '+6281234567890' }),
+  },
   INR_ACCOUNT: { currency: 'INR', info: (s) => ({ vpa: `user${s}@upi` }), broken: ['vpa', 'user.upi'] },
-  JMD_ACCOUNT: { currency: 'JMD', info: (s) => ({ accountNumber: n('1234567', s), branchCode: '11111', bankAccountType: 'CHECKING' }), broken: ['accountNumber', LONG] },
+  JMD_ACCOUNT: {
+    currency: 'JMD',
+    info: (s) => ({ accountNumber: n('1234567', s), branchCode: '11111', bankAccountType: 'CHECKING' }),
+    broken: ['accountNumber', LONG],
+  },
   KES_ACCOUNT: mobile('KES', '+254712345', '+255712345678'),
   MWK_ACCOUNT: mobile('MWK', '+26599912', '+0123456789'),
   MXN_ACCOUNT: { currency: 'MXN', info: (s) => ({ clabeNumber: clabeWithSuffix(s) }), broken: ['clabeNumber', '032180000118359718'] },
   MYR_ACCOUNT: swiftBank('MYR', 'MBBEMYKL'),
-  NGN_ACCOUNT: { currency: 'NGN', info: (s) => ({ accountNumber: n('0123456', s), bankName: 'Example Bank' }), broken: ['accountNumber', '012345678'] },
-  PHP_ACCOUNT: { currency: 'PHP', info: (s) => ({ bankName: 'BDO Unibank', accountNumber: n('001234567', s) }), broken: ['accountNumber', '1234567'] },
-  PKR_ACCOUNT: { currency: 'PKR', info: (s) => ({ iban: iban('PK', n('SCBL0000001123456', s)), bankName: 'Example Bank' }), broken: ['iban', 'PK36SCBL0000001123456703'] },
+  NGN_ACCOUNT: {
+    currency: 'NGN',
+    info: (s) => ({ accountNumber: n('0123456', s), bankName: 'Example Bank' }),
+    broken: ['accountNumber', '012345678'],
+  },
+  PHP_ACCOUNT: {
+    currency: 'PHP',
+    info: (s) => ({ bankName: 'BDO Unibank', accountNumber: n('001234567', s) }),
+    broken: ['accountNumber', '1234567'],
+  },
+  PKR_ACCOUNT: {
+    currency: 'PKR',
+    info: (s) => ({ iban: iban('PK', n('SCBL0000001123456', s)), bankName: 'Example Bank' }),
+    broken: ['iban', 'PK36SCBL0000001123456703'],
+  },
   RWF_ACCOUNT: mobile('RWF', '+250781234', '+254781234567'),
   SGD_ACCOUNT: swiftBank('SGD', 'DBSSSGSG'),
-  SLV_ACCOUNT: { currency: 'USD', info: (s) => ({ bankName: 'Banco Cuscatlan', accountNumber: n('0123456', s), bankAccountType: 'CHECKING' }), broken: ['accountNumber', LONG] },
+  SLV_ACCOUNT: {
+    currency: 'USD',
+    info: (s) => ({ bankName: 'Banco Cuscatlan', accountNumber: n('0123456', s), bankAccountType: 'CHECKING' }),
+    broken: ['accountNumber', LONG],
+  },
   THB_ACCOUNT: swiftBank('THB', 'BKKBTHBK'),
   TZS_ACCOUNT: mobile('TZS', '+255712345', '+254712345678'),
   UGX_ACCOUNT: mobile('UGX', '+25677123', '+0123456789'),
-  USD_ACCOUNT: { currency: 'USD', info: (s) => ({ accountNumber: n('1234567', s), routingNumber: '021000021' }), broken: ['routingNumber', '021000022'] },
+  USD_ACCOUNT: {
+    currency: 'USD',
+    info: (s) => ({ accountNumber: n('1234567', s), routingNumber: '021000021' }),
+    broken: ['routingNumber', '021000022'],
+  },
   VND_ACCOUNT: swiftBank('VND', 'BFTVVNVX'),
   XAF_ACCOUNT: mobile('XAF', '+23767123', '+0123456789', { region: 'CM' }),
   XOF_ACCOUNT: mobile('XOF', '+22177123', '+0123456789', { region: 'SN' }),
-  ZAR_ACCOUNT: { currency: 'ZAR', info: (s) => ({ accountNumber: n('1234567', s), bankName: 'Example Bank' }), broken: ['accountNumber', '12345678'] },
+  ZAR_ACCOUNT: {
+    currency: 'ZAR',
+    info: (s) => ({ accountNumber: n('1234567', s), bankName: 'Example Bank' }),
+    broken: ['accountNumber', '12345678'],
+  },
   ZMW_ACCOUNT: mobile('ZMW', '+260971234', '+26097123456'),
   SWIFT_ACCOUNT: {
     currency: 'JPY',
     info: (s) => ({ country: 'GB', swiftCode: 'NWBKGB2L', bankName: 'NatWest', iban: iban('GB', n('NWBK60161331926', s)) }),
     broken: ['iban', 'GB29NWBK60161331926818'],
   },
-  BASE_WALLET: { currency: 'USDC', info: (s) => ({ address: n(`0x${'ab'.repeat(18)}c`, s) }), broken: ['address', '0xAbCDEF1234567890aBCdEf1234567890ABcDef12'] },
-  ETHEREUM_WALLET: { currency: 'USDC', info: (s) => ({ address: n(`0x${'cd'.repeat(18)}e`, s) }), broken: ['address', '0xAbCDEF1234567890aBCdEf1234567890ABcDef12'] },
-  LIGHTNING: { currency: 'BTC', info: (s) => ({ lightningAddress: `user${s}@wallet.example` }), broken: ['invoice', `${INVOICE.slice(0, -1)}q`, 'lightningAddress'] },
-  POLYGON_WALLET: { currency: 'USDC', info: (s) => ({ address: n(`0x${'ef'.repeat(18)}a`, s) }), broken: ['address', '0xAbCDEF1234567890aBCdEf1234567890ABcDef12'] },
-  SOLANA_WALLET: { currency: 'USDC', info: (s) => ({ address: solanaWithSuffix(s) }), broken: ['address', '4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8W0'] },
-  SPARK_WALLET: { currency: 'BTC', info: (s) => ({ address: sparkWithSuffix(s) }), broken: ['address', 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu'] },
-  TRON_WALLET: { currency: 'USDC', info: (s) => ({ address: tronWithSuffix(s) }), broken: ['address', 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeM'] },
+  BASE_WALLET: {
+    currency: 'USDC',
+    info: (s) => ({ address: n(`0x${'ab'.repeat(18)}c`, s) }),
+    broken: ['address', '0xAbCDEF1234567890aBCdEf1234567890ABcDef12'],
+  },
+  ETHEREUM_WALLET: {
+    currency: 'USDC',
+    info: (s) => ({ address: n(`0x${'cd'.repeat(18)}e`, s) }),
+    broken: ['address', '0xAbCDEF1234567890aBCdEf1234567890ABcDef12'],
+  },
+  LIGHTNING: {
+    currency: 'BTC',
+    info: (s) => ({ lightningAddress: `user${s}@wallet.example` }),
+    broken: ['invoice', `${INVOICE.slice(0, -1)}q`, 'lightningAddress'],
+  },
+  POLYGON_WALLET: {
+    currency: 'USDC',
+    info: (s) => ({ address: n(`0x${'ef'.repeat(18)}a`, s) }),
+    broken: ['address', '0xAbCDEF1234567890aBCdEf1234567890ABcDef12'],
+  },
+  SOLANA_WALLET: {
+    currency: 'USDC',
+    info: (s) => ({ address: solanaWithSuffix(s) }),
+    broken: ['address', '4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8W0'],
+  },
+  SPARK_WALLET: {
+    currency: 'BTC',
+    info: (s) => ({ address: sparkWithSuffix(s) }),
+    broken: ['address', 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu'],
+  },
+  TRON_WALLET: {
+    currency: 'USDC',
+    info: (s) => ({ address: tronWithSuffix(s) }),
+    broken: ['address', 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeM'],
+  },
 };
 
 /**
@@ -101,7 +192,13 @@ const REFERENCE_ERRATA: Record<string, string[]> = {
 };
 
 /** An individual with every contact field a corridor may require. */
-const person: Record<string, unknown> = { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', address: ADDRESS, countryOfResidence: 'US', phoneNumber: '+14155550192' };
+const person: Record<string, unknown> = {
+  beneficiaryType: 'INDIVIDUAL',
+  fullName: 'John Doe',
+  address: ADDRESS,
+  countryOfResidence: 'US',
+  phoneNumber: '+14155550192',
+};
 
 type Ref = (typeof reference)[number];
 const withBeneficiary = (c: Ref, info: Record<string, unknown>) => (c.beneficiary ? { ...info, beneficiary: person } : info);
@@ -121,7 +218,8 @@ describe('external-account corridors', () => {
     const p = await newPlatform();
     const customer = await createCustomer(p);
     const { currency: code, broken } = CASES[c.accountType]!;
-    const create = (info: unknown) => api('POST', '/customers/external-accounts', { auth: p.auth, body: { customerId: customer.id, currency: code, accountInfo: info } });
+    const create = (info: unknown) =>
+      api('POST', '/customers/external-accounts', { auth: p.auth, body: { customerId: customer.id, currency: code, accountInfo: info } });
 
     const example = withBeneficiary(c, c.example);
     const errata = REFERENCE_ERRATA[c.accountType];
@@ -203,16 +301,42 @@ describe('external-account corridors', () => {
     const a = await newAgent();
     const brl = reference.find((c) => c.accountType === 'BRL_ACCOUNT')!;
     const xof = reference.find((c) => c.accountType === 'XOF_ACCOUNT')!;
-    const platform = await api('POST', '/platform/external-accounts', { auth: a.p.auth, body: { currency: 'BRL', accountInfo: accountInfo(brl, '321') } });
+    const platform = await api('POST', '/platform/external-accounts', {
+      auth: a.p.auth,
+      body: { currency: 'BRL', accountInfo: accountInfo(brl, '321') },
+    });
     expect(platform.status, JSON.stringify(platform.body)).toBe(201);
     expect(platform.body.accountInfo.paymentRails).toEqual(['PIX']);
-    const agent = await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XOF', accountInfo: accountInfo(xof, '321') } });
+    const agent = await api('POST', '/agents/me/external-accounts', {
+      auth: a.bearer,
+      body: { currency: 'XOF', accountInfo: accountInfo(xof, '321') },
+    });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-    expect(agent.body).toMatchObject({ customerId: a.customerId, currency: 'XOF', accountInfo: { accountType: 'XOF_ACCOUNT', region: 'SN', paymentRails: ['MOBILE_MONEY'] } });
+    expect(agent.body).toMatchObject({
+      customerId: a.customerId,
+      currency: 'XOF',
+      accountInfo: { accountType: 'XOF_ACCOUNT', region: 'SN', paymentRails: ['MOBILE_MONEY'] },
+    });
     const wrong = { ...accountInfo(brl, '321'), pixKeyType: 'PHONE' };
-    expect(failingFields(await api('POST', '/platform/external-accounts', { auth: a.p.auth, body: { currency: 'BRL', accountInfo: wrong } }))).toEqual(['accountInfo.pixKey']);
-    expect(failingFields(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XOF', accountInfo: { ...accountInfo(xof, '321'), region: 'CM' } } }))).toEqual(['accountInfo.region']);
-    expect(failingFields(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { currency: 'XAF', accountInfo: accountInfo(xof, '322') } }))).toEqual(['currency']);
+    expect(
+      failingFields(await api('POST', '/platform/external-accounts', { auth: a.p.auth, body: { currency: 'BRL', accountInfo: wrong } })),
+    ).toEqual(['accountInfo.pixKey']);
+    expect(
+      failingFields(
+        await api('POST', '/agents/me/external-accounts', {
+          auth: a.bearer,
+          body: { currency: 'XOF', accountInfo: { ...accountInfo(xof, '321'), region: 'CM' } },
+        }),
+      ),
+    ).toEqual(['accountInfo.region']);
+    expect(
+      failingFields(
+        await api('POST', '/agents/me/external-accounts', {
+          auth: a.bearer,
+          body: { currency: 'XAF', accountInfo: accountInfo(xof, '322') },
+        }),
+      ),
+    ).toEqual(['currency']);
   });
 
   it("every type's example in /openapi.json is accepted (the reference's, corrected where it breaks a rule)", async () => {
@@ -221,7 +345,10 @@ describe('external-account corridors', () => {
     const schemas = (await api('GET', '/openapi.json')).body.components.schemas;
     for (const c of reference) {
       const example = schemas[c.schema].example;
-      const res = await api('POST', '/customers/external-accounts', { auth: p.auth, body: { customerId: customer.id, currency: CASES[c.accountType]!.currency, accountInfo: example } });
+      const res = await api('POST', '/customers/external-accounts', {
+        auth: p.auth,
+        body: { customerId: customer.id, currency: CASES[c.accountType]!.currency, accountInfo: example },
+      });
       expect(res.status, `${c.accountType}: ${JSON.stringify(res.body)}`).toBe(201);
       if (!REFERENCE_ERRATA[c.accountType]) expect(example).toMatchObject(c.example);
     }
@@ -229,8 +356,16 @@ describe('external-account corridors', () => {
 
   it('PATCH /config accepts every corridor currency, with ISO 4217 minor units', async () => {
     const p = await newPlatform();
-    const codes = [...new Set(Object.values(CASES).map((c) => c.currency))].filter((code) => currency(code).decimals !== 8 && code !== 'USDC');
-    const supportedCurrencies = codes.map((currencyCode) => ({ currencyCode, minAmount: 1, maxAmount: 1_000_000, enabledTransactionTypes: ['OUTGOING', 'INCOMING'], requiredCounterpartyFields: [] }));
+    const codes = [...new Set(Object.values(CASES).map((c) => c.currency))].filter(
+      (code) => currency(code).decimals !== 8 && code !== 'USDC',
+    );
+    const supportedCurrencies = codes.map((currencyCode) => ({
+      currencyCode,
+      minAmount: 1,
+      maxAmount: 1_000_000,
+      enabledTransactionTypes: ['OUTGOING', 'INCOMING'],
+      requiredCounterpartyFields: [],
+    }));
     const res = await api('PATCH', '/config', { auth: p.auth, body: { supportedCurrencies } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.supportedCurrencies.map((c: { currencyCode: string }) => c.currencyCode)).toEqual(codes);

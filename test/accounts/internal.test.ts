@@ -48,7 +48,10 @@ describe('GET /customers/internal-accounts', () => {
       paymentRails: ['SPEI'],
     });
     expect(byType['INTERNAL_FIAT:BRL'].fundingPaymentInstructions[0].accountOrWalletInfo.accountType).toBe('BRL_ACCOUNT');
-    expect(byType['INTERNAL_FIAT:INR'].fundingPaymentInstructions[0].accountOrWalletInfo).toMatchObject({ accountType: 'INR_ACCOUNT', paymentRails: ['UPI'] });
+    expect(byType['INTERNAL_FIAT:INR'].fundingPaymentInstructions[0].accountOrWalletInfo).toMatchObject({
+      accountType: 'INR_ACCOUNT',
+      paymentRails: ['UPI'],
+    });
     const wallet = byType['EMBEDDED_WALLET:USD'];
     expect(wallet.privateEnabled).toBe(false);
     expect(usd).not.toHaveProperty('privateEnabled');
@@ -57,13 +60,27 @@ describe('GET /customers/internal-accounts', () => {
   });
 
   it('renders wallet addresses for crypto accounts', async () => {
-    const currencies = ['BTC', 'USDC'].map((currencyCode) => ({ currencyCode, minAmount: 1, maxAmount: 10, enabledTransactionTypes: [], requiredCounterpartyFields: [] }));
+    const currencies = ['BTC', 'USDC'].map((currencyCode) => ({
+      currencyCode,
+      minAmount: 1,
+      maxAmount: 10,
+      enabledTransactionTypes: [],
+      requiredCounterpartyFields: [],
+    }));
     const p = await newPlatform({ supportedCurrencies: currencies, embeddedWalletConfig: undefined });
     const c = await createCustomer(p);
     const [btc, usdc] = await accountsOf(p, c.id);
     expect(btc.type).toBe('INTERNAL_CRYPTO');
-    expect(btc.fundingPaymentInstructions[0].accountOrWalletInfo).toEqual({ accountType: 'SPARK_WALLET', address: expect.stringMatching(/^spark1[a-z0-9]+$/), assetType: 'BTC' });
-    expect(usdc.fundingPaymentInstructions[0].accountOrWalletInfo).toEqual({ accountType: 'SOLANA_WALLET', address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{44}$/), assetType: 'USDC' });
+    expect(btc.fundingPaymentInstructions[0].accountOrWalletInfo).toEqual({
+      accountType: 'SPARK_WALLET',
+      address: expect.stringMatching(/^spark1[a-z0-9]+$/),
+      assetType: 'BTC',
+    });
+    expect(usdc.fundingPaymentInstructions[0].accountOrWalletInfo).toEqual({
+      accountType: 'SOLANA_WALLET',
+      address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{44}$/),
+      assetType: 'USDC',
+    });
   });
 
   it('filters by customerId, currency and type, pages with totalCount, and sees only its platform', async () => {
@@ -87,7 +104,11 @@ describe('GET /customers/internal-accounts', () => {
       expectError(await api('GET', `/customers/internal-accounts?${bad}`, { auth: p.auth }), 400, 'INVALID_INPUT');
     }
     const other = await newPlatform();
-    expect((await api('GET', `/customers/internal-accounts?customerId=${a.id}`, { auth: other.auth })).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+    expect((await api('GET', `/customers/internal-accounts?customerId=${a.id}`, { auth: other.auth })).body).toEqual({
+      data: [],
+      hasMore: false,
+      totalCount: 0,
+    });
     expectError(await api('GET', '/customers/internal-accounts', { auth: await tokenWith(p, ['MANAGE']) }), 403);
   });
 });
@@ -143,7 +164,9 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     expect(entries[0]!.reference).toBe(entries[1]!.reference);
     // Platform accounts and embedded wallets can be funded too.
     const platformUsd = (await api('GET', '/platform/internal-accounts?currency=USD', { auth: p.auth })).body.data[0];
-    expect((await api('POST', `/sandbox/internal-accounts/${platformUsd.id}/fund`, { auth: p.auth, body: { amount: 7 } })).body.balance.amount).toBe(7);
+    expect(
+      (await api('POST', `/sandbox/internal-accounts/${platformUsd.id}/fund`, { auth: p.auth, body: { amount: 7 } })).body.balance.amount,
+    ).toBe(7);
   });
 
   it('leaves the exact total under concurrent funding', async () => {
@@ -151,7 +174,9 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     const c = await createCustomer(p);
     const [usd] = await accountsOf(p, c.id);
     const amounts = Array.from({ length: 25 }, (_, i) => i + 1);
-    const results = await Promise.all(amounts.map((amount) => api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body: { amount } })));
+    const results = await Promise.all(
+      amounts.map((amount) => api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body: { amount } })),
+    );
     expect(results.map((r) => r.status)).toEqual(amounts.map(() => 200));
     const total = amounts.reduce((a, b) => a + b, 0);
     expect((await accountsOf(p, c.id))[0].balance.amount).toBe(total);
@@ -163,7 +188,15 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
   it('validates the amount', async () => {
     const p = await newPlatform();
     const [usd] = await accountsOf(p, (await createCustomer(p)).id);
-    for (const body of [{}, { amount: 0 }, { amount: -5 }, { amount: 1.5 }, { amount: '100' }, { amount: 100_000_000_001 }, { amount: 1, extra: true }]) {
+    for (const body of [
+      {},
+      { amount: 0 },
+      { amount: -5 },
+      { amount: 1.5 },
+      { amount: '100' },
+      { amount: 100_000_000_001 },
+      { amount: 1, extra: true },
+    ]) {
       const res = await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body });
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res).length).toBeGreaterThan(0);
@@ -175,13 +208,26 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     const p = await newPlatform();
     const c = await createCustomer(p);
     const [usd] = await accountsOf(p, c.id);
-    expectError(await api('POST', '/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund', { auth: p.auth, body: { amount: 1 } }), 404, 'NOT_FOUND');
+    expectError(
+      await api('POST', '/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund', {
+        auth: p.auth,
+        body: { amount: 1 },
+      }),
+      404,
+      'NOT_FOUND',
+    );
     const q = await newPlatform();
     expectError(await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: q.auth, body: { amount: 1 } }), 404, 'NOT_FOUND');
     for (const perms of [['VIEW'], ['MANAGE'], ['VIEW', 'MANAGE']]) {
-      expectError(await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: await tokenWith(p, perms), body: { amount: 1 } }), 403);
+      expectError(
+        await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: await tokenWith(p, perms), body: { amount: 1 } }),
+        403,
+      );
     }
-    expect((await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: await tokenWith(p, ['TRANSACT']), body: { amount: 1 } })).status).toBe(200);
+    expect(
+      (await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: await tokenWith(p, ['TRANSACT']), body: { amount: 1 } }))
+        .status,
+    ).toBe(200);
     const d = await createCustomer(p);
     const [closed] = await accountsOf(p, d.id);
     expect((await api('DELETE', `/customers/${d.id}`, { auth: p.auth })).status).toBe(200);
@@ -192,7 +238,11 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     const p = await newPlatform();
     const c = await createCustomer(p);
     const [usd] = await accountsOf(p, c.id);
-    expectError(await productionApi('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body: { amount: 1 } }), 404, 'NOT_FOUND');
+    expectError(
+      await productionApi('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body: { amount: 1 } }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await productionApi('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 1 } }), 404, 'NOT_FOUND');
     const prod = await productionApi('GET', `/customers/internal-accounts?customerId=${c.id}`, { auth: p.auth });
     expect(prod.status).toBe(200);

@@ -15,7 +15,11 @@ async function fundedAgent(pol: Record<string, unknown> = {}, p?: TestPlatform) 
 }
 
 const out = (a: { bearer: string; usd: string; bank: string }, amount: number, headers: Record<string, string> = {}) =>
-  api('POST', '/agents/me/transfer-out', { auth: a.bearer, headers, body: { source: { accountId: a.usd }, destination: { accountId: a.bank }, amount } });
+  api('POST', '/agents/me/transfer-out', {
+    auth: a.bearer,
+    headers,
+    body: { source: { accountId: a.usd }, destination: { accountId: a.bank }, amount },
+  });
 
 const limits = (over: Record<string, unknown>) => ({ spendingLimits: { currency: 'USD', perTransactionLimit: 100_000, ...over } });
 
@@ -42,7 +46,9 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     expect(me.body.usage).toMatchObject({ dailyTransactionCount: 1, dailySpend: 2_500, monthlySpend: 2_500 });
     expect((await api('GET', '/agents/me/actions', { auth: a.bearer })).body.data.map((x: any) => x.id)).toEqual([res.body.id]);
     expect((await api('GET', `/agents/me/actions/${res.body.id}`, { auth: a.bearer })).body).toEqual(res.body);
-    expect((await api('GET', `/agents/me/transactions/${res.body.transaction.id}`, { auth: a.bearer })).body.id).toBe(res.body.transaction.id);
+    expect((await api('GET', `/agents/me/transactions/${res.body.transaction.id}`, { auth: a.bearer })).body.id).toBe(
+      res.body.transaction.id,
+    );
     await expectLedgerInvariant(a.p.id);
   });
 
@@ -109,7 +115,9 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     expect(pending.status).toBe('PENDING_APPROVAL');
     const approvals = await api('GET', '/agents/approvals', { auth: a.p.auth });
     expect(approvals.body.data.map((x: any) => x.id)).toEqual([pending.id]);
-    expect((await api('GET', `/agents/approvals?agentId=${a.agentId}&customerId=${a.customerId}`, { auth: a.p.auth })).body.totalCount).toBe(1);
+    expect(
+      (await api('GET', `/agents/approvals?agentId=${a.agentId}&customerId=${a.customerId}`, { auth: a.p.auth })).body.totalCount,
+    ).toBe(1);
 
     const approved = await api('POST', `/agents/${a.agentId}/actions/${pending.id}/approve`, { auth: a.p.auth });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
@@ -128,7 +136,10 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     const approved = await api('POST', `/transactions/${txId}/approve`, { auth: a.p.auth });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body).toMatchObject({ id: txId, status: 'COMPLETED', agentId: a.agentId });
-    expect((await api('GET', `/agents/me/actions/${pending.id}`, { auth: a.bearer })).body).toMatchObject({ status: 'APPROVED', transaction: { id: txId } });
+    expect((await api('GET', `/agents/me/actions/${pending.id}`, { auth: a.bearer })).body).toMatchObject({
+      status: 'APPROVED',
+      transaction: { id: txId },
+    });
   });
 
   it('approval re-checks the limits at that moment', async () => {
@@ -163,12 +174,19 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     const a = await fundedAgent({ defaultExecutionMode: 'APPROVAL_REQUIRED' });
     const quote = await api('POST', '/agents/me/quotes', {
       auth: a.bearer,
-      body: { source: { sourceType: 'ACCOUNT', accountId: a.usd }, destination: { destinationType: 'ACCOUNT', accountId: a.bank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: a.usd },
+        destination: { destinationType: 'ACCOUNT', accountId: a.bank },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
     });
     expect(quote.status, JSON.stringify(quote.body)).toBe(201);
     const pending = await api('POST', `/agents/me/quotes/${quote.body.id}/execute`, { auth: a.bearer });
     expect(pending.status, JSON.stringify(pending.body)).toBe(200); // reference: 200, not 201
-    expect(Object.keys((await api('GET', '/openapi.json')).body.paths['/agents/me/quotes/{quoteId}/execute'].post.responses)).toContain('200');
+    expect(Object.keys((await api('GET', '/openapi.json')).body.paths['/agents/me/quotes/{quoteId}/execute'].post.responses)).toContain(
+      '200',
+    );
     expect(pending.body).toMatchObject({ type: 'EXECUTE_QUOTE', status: 'PENDING_APPROVAL', quote: { id: quote.body.id } });
     expect(pending.body).not.toHaveProperty('transferDetails');
     await advance(a.p, 301);
@@ -183,7 +201,11 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
     const a = await fundedAgent({ defaultExecutionMode: 'APPROVAL_REQUIRED' });
     const pending = (await out(a, 90_000)).body;
     // The customer spends most of the money meanwhile (through the platform).
-    await api('POST', '/transfer-out', { auth: a.p.auth, headers: { 'Idempotency-Key': 'drain' }, body: { source: { accountId: a.usd }, destination: { accountId: a.bank }, amount: 50_000 } });
+    await api('POST', '/transfer-out', {
+      auth: a.p.auth,
+      headers: { 'Idempotency-Key': 'drain' },
+      body: { source: { accountId: a.usd }, destination: { accountId: a.bank }, amount: 50_000 },
+    });
     const approved = await api('POST', `/agents/${a.agentId}/actions/${pending.id}/approve`, { auth: a.p.auth });
     expect(approved.body).toMatchObject({ status: 'FAILED', transaction: { status: 'FAILED' } });
     expect(await balanceOf(a.p, a.usd)).toBe(50_000);
@@ -204,24 +226,59 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
 describe('agent binding and permissions', () => {
   it('accounts outside allowedAccountIds are 403; another customer’s accounts are 404', async () => {
     const a = await fundedAgent();
-    await api('PATCH', `/agents/${a.agentId}/policy`, { auth: a.p.auth, body: { accountRestrictions: { allowedAccountIds: [a.accounts.find((x) => x.balance.currency.code === 'EUR').id] } } });
+    await api('PATCH', `/agents/${a.agentId}/policy`, {
+      auth: a.p.auth,
+      body: { accountRestrictions: { allowedAccountIds: [a.accounts.find((x) => x.balance.currency.code === 'EUR').id] } },
+    });
     expectError(await out(a, 100), 403, 'FORBIDDEN');
     const other = await fundedAgent({}, a.p);
-    expectError(await api('POST', '/agents/me/transfer-out', { auth: other.bearer, body: { source: { accountId: other.usd }, destination: { accountId: a.bank }, amount: 100 } }), 404);
-    expectError(await api('POST', '/agents/me/transfer-out', { auth: other.bearer, body: { source: { accountId: a.usd }, destination: { accountId: other.bank }, amount: 100 } }), 404);
+    expectError(
+      await api('POST', '/agents/me/transfer-out', {
+        auth: other.bearer,
+        body: { source: { accountId: other.usd }, destination: { accountId: a.bank }, amount: 100 },
+      }),
+      404,
+    );
+    expectError(
+      await api('POST', '/agents/me/transfer-out', {
+        auth: other.bearer,
+        body: { source: { accountId: a.usd }, destination: { accountId: other.bank }, amount: 100 },
+      }),
+      404,
+    );
     expectError(await api('GET', `/agents/me/actions/${(await out(other, 100)).body.id}`, { auth: a.bearer }), 404);
   });
 
   it('each permission gates its operations', async () => {
     const a = await fundedAgent({ permissions: ['VIEW_TRANSACTIONS'] });
     expectError(await out(a, 100), 403, 'FORBIDDEN');
-    expectError(await api('POST', '/agents/me/quotes', { auth: a.bearer, body: { source: { sourceType: 'ACCOUNT', accountId: a.usd }, destination: { destinationType: 'ACCOUNT', accountId: a.bank }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 } }), 403);
+    expectError(
+      await api('POST', '/agents/me/quotes', {
+        auth: a.bearer,
+        body: {
+          source: { sourceType: 'ACCOUNT', accountId: a.usd },
+          destination: { destinationType: 'ACCOUNT', accountId: a.bank },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 100,
+        },
+      }),
+      403,
+    );
     expectError(await api('POST', '/agents/me/quotes/Quote:00000000-0000-7000-8000-000000000000/execute', { auth: a.bearer }), 403);
-    expectError(await api('POST', '/agents/me/transfer-in', { auth: a.bearer, body: { source: { accountId: a.bank }, destination: { accountId: a.usd }, amount: 100 } }), 403);
+    expectError(
+      await api('POST', '/agents/me/transfer-in', {
+        auth: a.bearer,
+        body: { source: { accountId: a.bank }, destination: { accountId: a.usd }, amount: 100 },
+      }),
+      403,
+    );
     expect((await api('GET', '/agents/me/transactions', { auth: a.bearer })).status).toBe(200);
     const mover = await fundedAgent({ permissions: ['CREATE_TRANSFERS'] }, a.p);
     expectError(await api('GET', '/agents/me/transactions', { auth: mover.bearer }), 403);
-    const inbound = await api('POST', '/agents/me/transfer-in', { auth: mover.bearer, body: { source: { accountId: mover.bank }, destination: { accountId: mover.usd }, amount: 100 } });
+    const inbound = await api('POST', '/agents/me/transfer-in', {
+      auth: mover.bearer,
+      body: { source: { accountId: mover.bank }, destination: { accountId: mover.usd }, amount: 100 },
+    });
     expect(inbound.body).toMatchObject({ type: 'TRANSFER_IN', status: 'APPROVED' });
   });
 
@@ -230,8 +287,18 @@ describe('agent binding and permissions', () => {
     const other = await fundedAgent({}, a.p);
     const second = await externalAccount(a.p, a.customerId, 'USD', '790');
     const toBank = (await out(a, 100)).body.transaction.id;
-    const toSecond = (await api('POST', '/agents/me/transfer-out', { auth: a.bearer, body: { source: { accountId: a.usd }, destination: { accountId: second }, amount: 200 } })).body.transaction.id;
-    const fromBank = (await api('POST', '/agents/me/transfer-in', { auth: a.bearer, body: { source: { accountId: a.bank }, destination: { accountId: a.usd }, amount: 300 } })).body.transaction.id;
+    const toSecond = (
+      await api('POST', '/agents/me/transfer-out', {
+        auth: a.bearer,
+        body: { source: { accountId: a.usd }, destination: { accountId: second }, amount: 200 },
+      })
+    ).body.transaction.id;
+    const fromBank = (
+      await api('POST', '/agents/me/transfer-in', {
+        auth: a.bearer,
+        body: { source: { accountId: a.bank }, destination: { accountId: a.usd }, amount: 300 },
+      })
+    ).body.transaction.id;
     await out(other, 100);
     const ids = async (q: string) => {
       const res = await api('GET', `/agents/me/transactions?${q}`, { auth: a.bearer });

@@ -17,11 +17,22 @@ describe('agents (platform side)', () => {
       isPaused: false,
       isConnected: false,
       policy: policy(),
-      usage: { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0, dailyResetDate: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), monthlyResetMonth: expect.stringMatching(/^\d{4}-\d\d$/) },
+      usage: {
+        dailyTransactionCount: 0,
+        dailySpend: 0,
+        monthlySpend: 0,
+        dailyResetDate: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+        monthlyResetMonth: expect.stringMatching(/^\d{4}-\d\d$/),
+      },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    expect(res.body.deviceCode).toEqual({ code: expect.stringMatching(/^[A-Z2-9]{5}-[A-Z2-9]{5}$/), agentId: res.body.agent.id, expiresAt: expect.any(String), redeemed: false });
+    expect(res.body.deviceCode).toEqual({
+      code: expect.stringMatching(/^[A-Z2-9]{5}-[A-Z2-9]{5}$/),
+      agentId: res.body.agent.id,
+      expiresAt: expect.any(String),
+      redeemed: false,
+    });
   });
 
   it('validates the policy in full', async () => {
@@ -35,9 +46,15 @@ describe('agents (platform side)', () => {
       [policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1.5 } }), ['policy.spendingLimits.perTransactionLimit']],
       [policy({ spendingLimits: { currency: 'XXX', perTransactionLimit: 1 } }), ['policy.spendingLimits.currency']],
       [policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1, dailyLimit: -5 } }), ['policy.spendingLimits.dailyLimit']],
-      [policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1, dailyTransactionLimit: -1 } }), ['policy.spendingLimits.dailyTransactionLimit']],
+      [
+        policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1, dailyTransactionLimit: -1 } }),
+        ['policy.spendingLimits.dailyTransactionLimit'],
+      ],
       [policy({ approvalThresholds: { amount: 100 } }), ['policy.approvalThresholds.currency']],
-      [policy({ accountRestrictions: { allowedAccountIds: ['InternalAccount:00000000-0000-7000-8000-000000000000'] } }), ['policy.accountRestrictions.allowedAccountIds.0']],
+      [
+        policy({ accountRestrictions: { allowedAccountIds: ['InternalAccount:00000000-0000-7000-8000-000000000000'] } }),
+        ['policy.accountRestrictions.allowedAccountIds.0'],
+      ],
       [policy({ spendingLimits: undefined }), ['policy.spendingLimits']],
     ];
     for (const [pol, fields] of bad) {
@@ -47,9 +64,23 @@ describe('agents (platform side)', () => {
     }
     // Accounts of another customer are refused too.
     const theirs = await api('GET', `/customers/internal-accounts?customerId=${other.id}`, { auth: p.auth });
-    const res = await api('POST', '/agents', { auth: p.auth, body: { name: 'x', customerId: customer.id, policy: policy({ accountRestrictions: { allowedAccountIds: [theirs.body.data[0].id] } }) } });
+    const res = await api('POST', '/agents', {
+      auth: p.auth,
+      body: {
+        name: 'x',
+        customerId: customer.id,
+        policy: policy({ accountRestrictions: { allowedAccountIds: [theirs.body.data[0].id] } }),
+      },
+    });
     expectError(res, 400);
-    expectError(await api('POST', '/agents', { auth: p.auth, body: { name: 'x', customerId: 'Customer:00000000-0000-7000-8000-000000000000', policy: policy() } }), 404, 'USER_NOT_FOUND');
+    expectError(
+      await api('POST', '/agents', {
+        auth: p.auth,
+        body: { name: 'x', customerId: 'Customer:00000000-0000-7000-8000-000000000000', policy: policy() },
+      }),
+      404,
+      'USER_NOT_FOUND',
+    );
   });
 
   it('lists, gets, updates, pauses and patches the policy', async () => {
@@ -57,7 +88,9 @@ describe('agents (platform side)', () => {
     const list = await api('GET', '/agents', { auth: a.p.auth });
     expect(list.body).toMatchObject({ hasMore: false, totalCount: 1 });
     expect(list.body.data[0]).toMatchObject({ id: a.agentId, isConnected: true });
-    expect((await api('GET', `/agents?customerId=${a.customerId}&isConnected=true&isPaused=false`, { auth: a.p.auth })).body.totalCount).toBe(1);
+    expect(
+      (await api('GET', `/agents?customerId=${a.customerId}&isConnected=true&isPaused=false`, { auth: a.p.auth })).body.totalCount,
+    ).toBe(1);
     expect((await api('GET', '/agents?isPaused=true', { auth: a.p.auth })).body.totalCount).toBe(0);
 
     const renamed = await api('PATCH', `/agents/${a.agentId}`, { auth: a.p.auth, body: { name: 'Renamed', isPaused: true } });
@@ -66,7 +99,11 @@ describe('agents (platform side)', () => {
 
     const patched = await api('PATCH', `/agents/${a.agentId}/policy`, {
       auth: a.p.auth,
-      body: { permissions: ['VIEW_TRANSACTIONS'], spendingLimits: { dailyLimit: null }, approvalThresholds: { currency: 'USD', amount: 5000 } },
+      body: {
+        permissions: ['VIEW_TRANSACTIONS'],
+        spendingLimits: { dailyLimit: null },
+        approvalThresholds: { currency: 'USD', amount: 5000 },
+      },
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body.policy).toEqual({
@@ -75,7 +112,10 @@ describe('agents (platform side)', () => {
       spendingLimits: { ...policy().spendingLimits, dailyLimit: null },
       approvalThresholds: { currency: 'USD', amount: 5000 },
     });
-    expectError(await api('PATCH', `/agents/${a.agentId}/policy`, { auth: a.p.auth, body: { spendingLimits: { perTransactionLimit: -3 } } }), 400);
+    expectError(
+      await api('PATCH', `/agents/${a.agentId}/policy`, { auth: a.p.auth, body: { spendingLimits: { perTransactionLimit: -3 } } }),
+      400,
+    );
     expect((await api('GET', `/agents/${a.agentId}`, { auth: a.p.auth })).body.policy).toEqual(patched.body.policy);
   });
 
@@ -108,7 +148,12 @@ describe('device codes and agent tokens', () => {
     expect((await api('GET', `/agents/device-codes/${code}/status`, { auth: p.auth })).body).toEqual({ code, redeemed: false });
     const redeemed = await api('POST', `/agents/device-codes/${code}/redeem`);
     expect(redeemed.status).toBe(200);
-    expect(redeemed.body).toEqual({ agentId: created.agent.id, agentName: 'Bot', accessToken: expect.stringMatching(/^agt_[A-Za-z0-9_-]{43}$/), policy: policy() });
+    expect(redeemed.body).toEqual({
+      agentId: created.agent.id,
+      agentName: 'Bot',
+      accessToken: expect.stringMatching(/^agt_[A-Za-z0-9_-]{43}$/),
+      policy: policy(),
+    });
     expect(redeemed.headers.get('Cache-Control')).toBe('no-store');
     expect((await api('GET', `/agents/device-codes/${code}/status`, { auth: p.auth })).body).toEqual({ code, redeemed: true });
     expectError(await api('POST', `/agents/device-codes/${code}/redeem`), 400, 'INVALID_INPUT');
@@ -169,11 +214,21 @@ describe('agent-scoped reads, bound to the customer', () => {
   it('external accounts: create, list, get and delete for the customer; another customer’s ids are 404', async () => {
     const a = await newAgent();
     const other = await newAgent({ p: a.p });
-    const body = { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456789', routingNumber: '021000021', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith' } } };
+    const body = {
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '123456789',
+        routingNumber: '021000021',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith' },
+      },
+    };
     const created = await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.customerId).toBe(a.customerId);
-    expect((await api('GET', '/agents/me/external-accounts', { auth: a.bearer })).body.data.map((x: any) => x.id)).toEqual([created.body.id]);
+    expect((await api('GET', '/agents/me/external-accounts', { auth: a.bearer })).body.data.map((x: any) => x.id)).toEqual([
+      created.body.id,
+    ]);
     expect((await api('GET', `/agents/me/external-accounts/${created.body.id}`, { auth: a.bearer })).body.id).toBe(created.body.id);
     expectError(await api('GET', `/agents/me/external-accounts/${created.body.id}`, { auth: other.bearer }), 404);
     expectError(await api('DELETE', `/agents/me/external-accounts/${created.body.id}`, { auth: other.bearer }), 404);
@@ -184,8 +239,19 @@ describe('agent-scoped reads, bound to the customer', () => {
     expect(withId.status, JSON.stringify(withId.body)).toBe(201);
     expect(withId.body.customerId).toBe(a.customerId);
     expect((await api('DELETE', `/agents/me/external-accounts/${withId.body.id}`, { auth: a.bearer })).status).toBe(204);
-    expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { ...body, customerId: other.customerId } }), 404, 'USER_NOT_FOUND');
-    expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { ...body, customerId: 'Customer:00000000-0000-7000-8000-000000000000' } }), 404, 'USER_NOT_FOUND');
+    expectError(
+      await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body: { ...body, customerId: other.customerId } }),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expectError(
+      await api('POST', '/agents/me/external-accounts', {
+        auth: a.bearer,
+        body: { ...body, customerId: 'Customer:00000000-0000-7000-8000-000000000000' },
+      }),
+      404,
+      'USER_NOT_FOUND',
+    );
     expect((await api('GET', '/agents/me/external-accounts', { auth: other.bearer })).body.data).toEqual([]);
     expect((await api('DELETE', `/agents/me/external-accounts/${created.body.id}`, { auth: a.bearer })).status).toBe(204);
 
@@ -199,9 +265,16 @@ describe('agent-scoped reads, bound to the customer', () => {
   it('a paused agent cannot act', async () => {
     const a = await newAgent();
     await api('PATCH', `/agents/${a.agentId}`, { auth: a.p.auth, body: { isPaused: true } });
-    const body = { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456789', routingNumber: '021000021', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith' } } };
+    const body = {
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '123456789',
+        routingNumber: '021000021',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith' },
+      },
+    };
     expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body }), 403, 'FORBIDDEN');
     expect((await api('GET', '/agents/me', { auth: a.bearer })).body.isPaused).toBe(true);
   });
 });
-

@@ -7,7 +7,13 @@ export const ALL_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE
 export const policy = (over: Record<string, unknown> = {}) => ({
   permissions: ALL_PERMISSIONS,
   defaultExecutionMode: 'AUTO',
-  spendingLimits: { currency: 'USD', perTransactionLimit: 100_000, dailyLimit: 500_000, dailyTransactionLimit: 20, monthlyLimit: 2_000_000 },
+  spendingLimits: {
+    currency: 'USD',
+    perTransactionLimit: 100_000,
+    dailyLimit: 500_000,
+    dailyTransactionLimit: 20,
+    monthlyLimit: 2_000_000,
+  },
   ...over,
 });
 
@@ -23,9 +29,18 @@ export interface TestAgent {
 export async function newAgent(opts: { p?: TestPlatform; policy?: Record<string, unknown> } = {}): Promise<TestAgent> {
   const p = opts.p ?? (await newPlatform());
   const customer = await createCustomer(p, individualBody());
-  const created = await api('POST', '/agents', { auth: p.auth, body: { name: 'Payroll bot', customerId: customer.id, policy: opts.policy ?? policy() } });
+  const created = await api('POST', '/agents', {
+    auth: p.auth,
+    body: { name: 'Payroll bot', customerId: customer.id, policy: opts.policy ?? policy() },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const redeemed = await api('POST', `/agents/device-codes/${created.body.deviceCode.code}/redeem`);
   expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
-  return { p, customerId: customer.id, agentId: created.body.agent.id, bearer: `Bearer ${redeemed.body.accessToken}`, accounts: await accountsOf(p, customer.id) };
+  return {
+    p,
+    customerId: customer.id,
+    agentId: created.body.agent.id,
+    bearer: `Bearer ${redeemed.body.accessToken}`,
+    accounts: await accountsOf(p, customer.id),
+  };
 }

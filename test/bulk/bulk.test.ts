@@ -4,7 +4,8 @@ import worker from '../../src/index';
 import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
 import { createCustomer, individualBody, multipart, postForm, workerApi } from '../customers/fixtures';
 
-const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId';
+const HEADER =
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId';
 const person = (id: string, extra: Partial<Record<'uma' | 'name' | 'line2', string>> = {}) =>
   `${extra.uma ?? `$${id}@platform.test`},${id},INDIVIDUAL,${extra.name ?? 'Jane Doe'},1990-01-15,1 Main St,${extra.line2 ?? ''},San Francisco,CA,94105,US,${id}@example.com,,,`;
 const company = (id: string) => `$${id}@platform.test,${id},BUSINESS,,,400 Commerce Way,,Austin,TX,78701,US,,${id} LLC,REG-${id},TAX-1`;
@@ -24,8 +25,20 @@ function capture() {
 
 async function upload(p: TestPlatform, file: string | Uint8Array) {
   const { queue, sent } = capture();
-  const form = multipart([{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: typeof file === 'string' ? new TextEncoder().encode(onDomainOf(p, file)) : file }]);
-  const res = await workerApi('POST', '/customers/bulk/csv', { JOBS: queue }, { auth: p.auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
+  const form = multipart([
+    {
+      name: 'file',
+      filename: 'customers.csv',
+      contentType: 'text/csv',
+      data: typeof file === 'string' ? new TextEncoder().encode(onDomainOf(p, file)) : file,
+    },
+  ]);
+  const res = await workerApi(
+    'POST',
+    '/customers/bulk/csv',
+    { JOBS: queue },
+    { auth: p.auth, raw: form.body, headers: { 'Content-Type': form.contentType } },
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect(res.body).toEqual({ jobId: expect.stringMatching(/^Job:[0-9a-f-]{36}$/), status: 'PENDING' });
   return { jobId: res.body.jobId as string, messages: sent };
@@ -70,7 +83,12 @@ describe('bulk CSV import', () => {
     ];
     const { jobId, messages } = await upload(p, csvOf(rows));
     expect(messages).toEqual([{ type: 'bulk.import', jobId, offset: 0 }]);
-    expect(await job(p, jobId)).toEqual({ id: jobId, status: 'PENDING', progress: { total: 12, processed: 0, successful: 0, failed: 0 }, errors: [] });
+    expect(await job(p, jobId)).toEqual({
+      id: jobId,
+      status: 'PENDING',
+      progress: { total: 12, processed: 0, successful: 0, failed: 0 },
+      errors: [],
+    });
     await deliver(messages);
     const done = await job(p, jobId);
     expect(done).toEqual({
@@ -79,8 +97,18 @@ describe('bulk CSV import', () => {
       progress: { total: 12, processed: 12, successful: 3, failed: 9 },
       completedAt: expect.stringMatching(/Z$/),
       errors: [
-        { code: 'INVALID_INPUT', message: 'Invalid row: fullName', details: { row: 3, fields: [{ field: 'fullName', message: 'Required' }] }, correlationId: 'no-name' },
-        { code: 'INVALID_INPUT', message: 'Invalid row: platformCustomerId', details: { row: 4, fields: [{ field: 'platformCustomerId', message: 'Required' }] }, correlationId: '4' },
+        {
+          code: 'INVALID_INPUT',
+          message: 'Invalid row: fullName',
+          details: { row: 3, fields: [{ field: 'fullName', message: 'Required' }] },
+          correlationId: 'no-name',
+        },
+        {
+          code: 'INVALID_INPUT',
+          message: 'Invalid row: platformCustomerId',
+          details: { row: 4, fields: [{ field: 'platformCustomerId', message: 'Required' }] },
+          correlationId: '4',
+        },
         { code: 'CONFLICT', message: 'platformCustomerId good-1 is already used by row 1', details: { row: 5 }, correlationId: 'good-1' },
         {
           code: 'INVALID_INPUT',
@@ -88,11 +116,36 @@ describe('bulk CSV import', () => {
           details: { row: 6, fields: [{ field: 'umaAddress', message: `Must be on the platform's UMA domain ${p.umaDomain}` }] },
           correlationId: 'wrong-domain',
         },
-        { code: 'CONFLICT', message: 'platformCustomerId taken-by-api is already used by an existing customer', details: { row: 7 }, correlationId: 'taken-by-api' },
-        { code: 'UMA_ADDRESS_EXISTS', message: `UMA address $good-biz@${p.umaDomain} is already used by row 2`, details: { row: 8 }, correlationId: 'uma-clash' },
-        { code: 'INVALID_INPUT', message: 'Invalid row: (row)', details: { row: 9, fields: [{ field: '(row)', message: 'The row has 3 fields; the header has 15' }] }, correlationId: 'three' },
-        { code: 'INVALID_INPUT', message: 'Invalid row: customerType', details: { row: 10, fields: [expect.objectContaining({ field: 'customerType' })] }, correlationId: 'robot' },
-        { code: 'INVALID_INPUT', message: 'Invalid row: birthDate', details: { row: 12, fields: [expect.objectContaining({ field: 'birthDate' })] }, correlationId: 'bad-date' },
+        {
+          code: 'CONFLICT',
+          message: 'platformCustomerId taken-by-api is already used by an existing customer',
+          details: { row: 7 },
+          correlationId: 'taken-by-api',
+        },
+        {
+          code: 'UMA_ADDRESS_EXISTS',
+          message: `UMA address $good-biz@${p.umaDomain} is already used by row 2`,
+          details: { row: 8 },
+          correlationId: 'uma-clash',
+        },
+        {
+          code: 'INVALID_INPUT',
+          message: 'Invalid row: (row)',
+          details: { row: 9, fields: [{ field: '(row)', message: 'The row has 3 fields; the header has 15' }] },
+          correlationId: 'three',
+        },
+        {
+          code: 'INVALID_INPUT',
+          message: 'Invalid row: customerType',
+          details: { row: 10, fields: [expect.objectContaining({ field: 'customerType' })] },
+          correlationId: 'robot',
+        },
+        {
+          code: 'INVALID_INPUT',
+          message: 'Invalid row: birthDate',
+          details: { row: 12, fields: [expect.objectContaining({ field: 'birthDate' })] },
+          correlationId: 'bad-date',
+        },
       ],
     });
     expect(await customerCount(p)).toBe(4);
@@ -106,7 +159,9 @@ describe('bulk CSV import', () => {
       kycStatus: 'UNVERIFIED',
       address: { line1: '1 Main St', line2: 'Apt 4, "Rear"', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
     });
-    expect((await api('GET', '/customers?platformCustomerId=good-2', { auth: p.auth })).body.data[0].address.line2).toBe('Line one\nline two');
+    expect((await api('GET', '/customers?platformCustomerId=good-2', { auth: p.auth })).body.data[0].address.line2).toBe(
+      'Line one\nline two',
+    );
     const biz = (await api('GET', '/customers?platformCustomerId=good-biz', { auth: p.auth })).body.data[0];
     expect(biz.businessInfo).toEqual({ legalName: 'good-biz LLC', registrationNumber: 'REG-good-biz', taxId: 'TAX-1' });
     // Imported customers get their internal accounts like API-created ones.
@@ -119,12 +174,23 @@ describe('bulk CSV import', () => {
     const { jobId, messages } = await upload(p, csvOf(rows));
     expect(messages.map((m) => m.offset)).toEqual([0, 500, 1000]);
     await deliver([messages[1]]);
-    expect(await job(p, jobId)).toEqual({ id: jobId, status: 'PROCESSING', progress: { total: 1200, processed: 500, successful: 500, failed: 0 }, errors: [] });
+    expect(await job(p, jobId)).toEqual({
+      id: jobId,
+      status: 'PROCESSING',
+      progress: { total: 1200, processed: 500, successful: 500, failed: 0 },
+      errors: [],
+    });
     await deliver([messages[2]]);
     expect(await job(p, jobId)).toMatchObject({ status: 'PROCESSING', progress: { processed: 700, successful: 700 } });
     await deliver([messages[0]]);
     const done = await job(p, jobId);
-    expect(done).toEqual({ id: jobId, status: 'COMPLETED', progress: { total: 1200, processed: 1200, successful: 1200, failed: 0 }, errors: [], completedAt: expect.any(String) });
+    expect(done).toEqual({
+      id: jobId,
+      status: 'COMPLETED',
+      progress: { total: 1200, processed: 1200, successful: 1200, failed: 0 },
+      errors: [],
+      completedAt: expect.any(String),
+    });
     expect(await customerCount(p)).toBe(1200);
   });
 
@@ -179,7 +245,9 @@ describe('bulk CSV import', () => {
   it('completes a 10,000-row file through the real queue, then ignores redeliveries', { timeout: 120_000 }, async () => {
     const p = await newPlatform();
     const rows = Array.from({ length: 10_000 }, (_, i) => person(`big-${i}`));
-    const form = multipart([{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: new TextEncoder().encode(onDomainOf(p, csvOf(rows))) }]);
+    const form = multipart([
+      { name: 'file', filename: 'big.csv', contentType: 'text/csv', data: new TextEncoder().encode(onDomainOf(p, csvOf(rows))) },
+    ]);
     const res = await api('POST', '/customers/bulk/csv', { auth: p.auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
     expect(res.status).toBe(202);
     const jobId = res.body.jobId;
@@ -189,7 +257,13 @@ describe('bulk CSV import', () => {
       await new Promise((r) => setTimeout(r, 100));
       state = await job(p, jobId);
     }
-    expect(state).toEqual({ id: jobId, status: 'COMPLETED', progress: { total: 10_000, processed: 10_000, successful: 10_000, failed: 0 }, errors: [], completedAt: expect.any(String) });
+    expect(state).toEqual({
+      id: jobId,
+      status: 'COMPLETED',
+      progress: { total: 10_000, processed: 10_000, successful: 10_000, failed: 0 },
+      errors: [],
+      completedAt: expect.any(String),
+    });
     expect(await customerCount(p)).toBe(10_000);
     await deliver([0, 500, 9500].map((offset) => ({ type: 'bulk.import', jobId, offset })));
     expect(await job(p, jobId)).toEqual(state);
@@ -203,7 +277,12 @@ describe('bulk CSV import', () => {
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now() }), { ...env, JOBS: queue });
     expect(sent).toEqual([]);
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now() + 11 * 60_000 }), { ...env, JOBS: queue });
-    expect(sent.filter((m) => m.jobId === jobId).map((m) => m.offset).sort()).toEqual([0, 500]);
+    expect(
+      sent
+        .filter((m) => m.jobId === jobId)
+        .map((m) => m.offset)
+        .sort(),
+    ).toEqual([0, 500]);
     await deliver(sent.filter((m) => m.jobId === jobId));
     expect((await job(p, jobId)).status).toBe('COMPLETED');
   });
@@ -222,7 +301,11 @@ describe('bulk import endpoints', () => {
     expect(failingFields(noFile)).toEqual(['notes']);
     expect(failingFields(await postForm('/customers/bulk/csv', p.auth, []))).toEqual(['file']);
     const big = new Uint8Array(10 * 1024 * 1024 + 1).fill(0x41);
-    expectError(await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: big }]), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(
+      await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'big.csv', contentType: 'text/csv', data: big }]),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('refuses a field or a row over the size limits with 400 naming where it is', async () => {
@@ -239,7 +322,9 @@ describe('bulk import endpoints', () => {
       [csvOf([Array.from({ length: 20 }, () => 'z'.repeat(1000)).join(',')]), /row 1 is longer/],
     ];
     for (const [file, where] of cases) {
-      const res = await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'c.csv', contentType: 'text/csv', data: new TextEncoder().encode(file) }]);
+      const res = await postForm('/customers/bulk/csv', p.auth, [
+        { name: 'file', filename: 'c.csv', contentType: 'text/csv', data: new TextEncoder().encode(file) },
+      ]);
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res)).toEqual(['file']);
       expect(res.body.message).toMatch(where);
@@ -268,7 +353,11 @@ describe('bulk import endpoints', () => {
   it('404s unknown and other-platform jobs with BULK_UPLOAD_JOB_NOT_FOUND; permissions; Basic only', async () => {
     const p = await newPlatform();
     const { jobId } = await upload(p, csvOf([person('t1')]));
-    expectError(await api('GET', '/customers/bulk/jobs/Job:00000000-0000-7000-8000-000000000000', { auth: p.auth }), 404, 'BULK_UPLOAD_JOB_NOT_FOUND');
+    expectError(
+      await api('GET', '/customers/bulk/jobs/Job:00000000-0000-7000-8000-000000000000', { auth: p.auth }),
+      404,
+      'BULK_UPLOAD_JOB_NOT_FOUND',
+    );
     const q = await newPlatform();
     expectError(await api('GET', `/customers/bulk/jobs/${jobId}`, { auth: q.auth }), 404, 'BULK_UPLOAD_JOB_NOT_FOUND');
     expectError(await api('GET', `/customers/bulk/jobs/${jobId}`, { auth: await tokenWith(p, ['MANAGE']) }), 403);

@@ -1,7 +1,16 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { expectError, newPlatform } from '../helpers';
-import { balanceOf, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer, createQuote, execute } from '../payments/support';
+import {
+  balanceOf,
+  customerWithAccounts,
+  expectLedgerInvariant,
+  externalAccount,
+  fund,
+  transfer,
+  createQuote,
+  execute,
+} from '../payments/support';
 
 describe('money under concurrent requests', () => {
   it('parallel transfers against one balance never overdraw it', async () => {
@@ -24,7 +33,12 @@ describe('money under concurrent requests', () => {
     const ext = await externalAccount(p, customer.id, 'EUR', '789');
     const quotes = await Promise.all(
       Array.from({ length: 6 }, () =>
-        createQuote(p, { source: { sourceType: 'ACCOUNT', accountId: accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 3_000 }),
+        createQuote(p, {
+          source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+          destination: { destinationType: 'ACCOUNT', accountId: ext },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 3_000,
+        }),
       ),
     );
     const results = await Promise.all(quotes.map((q) => execute(p, q.id)));

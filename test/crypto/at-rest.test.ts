@@ -33,7 +33,13 @@ describe('secrets at rest', () => {
 
   it('reports malformed values', async () => {
     const k = await key();
-    for (const bad of ['', 'v1', 'v2.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAA', 'v1.short.AAAAAAAAAAAAAAAAAAAAAAAA', 'v1.AAAAAAAAAAAAAAAA.short']) {
+    for (const bad of [
+      '',
+      'v1',
+      'v2.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAA',
+      'v1.short.AAAAAAAAAAAAAAAAAAAAAAAA',
+      'v1.AAAAAAAAAAAAAAAA.short',
+    ]) {
       expect(await decryptAtRest(k, bad, 'x')).toMatchObject({ ok: false, code: 'AT_REST_MALFORMED' });
     }
   });

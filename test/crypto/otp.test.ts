@@ -14,7 +14,10 @@ describe('generateOtp', () => {
   });
 
   it('draws every symbol about equally often (chi-square sanity check)', () => {
-    for (const [alphanumeric, size] of [[false, 10], [true, 36]] as const) {
+    for (const [alphanumeric, size] of [
+      [false, 10],
+      [true, 36],
+    ] as const) {
       const counts = new Map<string, number>();
       const codes = 20_000;
       const draws = 12 * codes;

@@ -22,8 +22,22 @@ describe('parseClientPublicKey', () => {
   it('rejects values outside the pattern ^04[0-9a-fA-F]{128}$', () => {
     const { clientPublicKey } = newWalletClient();
     const compressed = bytesToHex(compressPublicKey(hexToBytes(clientPublicKey)));
-    for (const bad of ['', '04', clientPublicKey.slice(0, -2), `${clientPublicKey}00`, `03${clientPublicKey.slice(2)}`, compressed, `04${'g'.repeat(128)}`, ` ${clientPublicKey}`, `0x${clientPublicKey}`]) {
-      expect(parseClientPublicKey(bad)).toMatchObject({ ok: false, code: 'INVALID_PUBLIC_KEY', reason: expect.stringContaining('must match') });
+    for (const bad of [
+      '',
+      '04',
+      clientPublicKey.slice(0, -2),
+      `${clientPublicKey}00`,
+      `03${clientPublicKey.slice(2)}`,
+      compressed,
+      `04${'g'.repeat(128)}`,
+      ` ${clientPublicKey}`,
+      `0x${clientPublicKey}`,
+    ]) {
+      expect(parseClientPublicKey(bad)).toMatchObject({
+        ok: false,
+        code: 'INVALID_PUBLIC_KEY',
+        reason: expect.stringContaining('must match'),
+      });
     }
     expect(parseClientPublicKey(42 as unknown as string).ok).toBe(false);
   });
@@ -39,7 +53,8 @@ describe('parseClientPublicKey', () => {
     const p = p256.Point.CURVE().p;
     const g = p256.Point.BASE;
     const xPlusP = (g.x + p).toString(16);
-    if (xPlusP.length <= 64) expect(parseClientPublicKey(`04${xPlusP.padStart(64, '0')}${g.y.toString(16).padStart(64, '0')}`).ok).toBe(false);
+    if (xPlusP.length <= 64)
+      expect(parseClientPublicKey(`04${xPlusP.padStart(64, '0')}${g.y.toString(16).padStart(64, '0')}`).ok).toBe(false);
   });
 });
 

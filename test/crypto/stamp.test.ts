@@ -6,7 +6,8 @@ import { generateSessionKeyPair } from '../../src/crypto/p256';
 import { parseStamp, STAMP_SCHEME, verifyStamp } from '../../src/crypto/stamp';
 import { newWalletClient, openSessionKey, stamp, type SessionKey } from '../support/wallet-client';
 
-const PAYLOAD = '{"type":"ACTIVITY_TYPE_REVOKE_SESSION","organizationId":"InternalAccount:0190","parameters":{"bodyHash":"ab"},"timestampMs":"1"}';
+const PAYLOAD =
+  '{"type":"ACTIVITY_TYPE_REVOKE_SESSION","organizationId":"InternalAccount:0190","parameters":{"bodyHash":"ab"},"timestampMs":"1"}';
 
 /** A session key the way a client really gets it: sealed by the server, opened with @turnkey/crypto. */
 async function sessionKey(): Promise<SessionKey> {
@@ -15,7 +16,10 @@ async function sessionKey(): Promise<SessionKey> {
 }
 
 function encode(value: unknown): string {
-  return btoa(typeof value === 'string' ? value : JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(typeof value === 'string' ? value : JSON.stringify(value))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 function decode(header: string): Record<string, string> {

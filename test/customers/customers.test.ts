@@ -43,7 +43,10 @@ describe('POST /customers', () => {
 
   it('creates a business with businessInfo and an empty beneficialOwners list', async () => {
     const p = await newPlatform();
-    const body = businessBody({ platformCustomerId: 'biz-acme-001', umaAddress: `$acme@${p.umaDomain}`, currencies: ['USD'] }, { doingBusinessAs: 'Acme', entityType: 'LLC', countriesOfOperation: ['US'] });
+    const body = businessBody(
+      { platformCustomerId: 'biz-acme-001', umaAddress: `$acme@${p.umaDomain}`, currencies: ['USD'] },
+      { doingBusinessAs: 'Acme', entityType: 'LLC', countriesOfOperation: ['US'] },
+    );
     const res = await api('POST', '/customers', { auth: p.auth, body });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -72,20 +75,37 @@ describe('POST /customers', () => {
 
   it('creates a business without businessInfo (not in the reference required list); the first businessInfo given later needs legalName', async () => {
     const p = await newPlatform();
-    const res = await api('POST', '/customers', { auth: p.auth, body: { customerType: 'BUSINESS', platformCustomerId: 'biz-bare-001', region: 'US', currencies: ['USD'] } });
+    const res = await api('POST', '/customers', {
+      auth: p.auth,
+      body: { customerType: 'BUSINESS', platformCustomerId: 'biz-bare-001', region: 'US', currencies: ['USD'] },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ customerType: 'BUSINESS', platformCustomerId: 'biz-bare-001', kybStatus: 'UNVERIFIED', beneficialOwners: [] });
+    expect(res.body).toMatchObject({
+      customerType: 'BUSINESS',
+      platformCustomerId: 'biz-bare-001',
+      kybStatus: 'UNVERIFIED',
+      beneficialOwners: [],
+    });
     expect(res.body).not.toHaveProperty('businessInfo');
     expect((await api('GET', `/customers/${res.body.id}`, { auth: p.auth })).body).toEqual(res.body);
 
-    const noName = await api('PATCH', `/customers/${res.body.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { taxId: '47-1234567' } } });
+    const noName = await api('PATCH', `/customers/${res.body.id}`, {
+      auth: p.auth,
+      body: { customerType: 'BUSINESS', businessInfo: { taxId: '47-1234567' } },
+    });
     expectError(noName, 400, 'INVALID_INPUT');
     expect(failingFields(noName)).toEqual(['businessInfo.legalName']);
-    const named = await api('PATCH', `/customers/${res.body.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Bare Co', taxId: '47-1234567' } } });
+    const named = await api('PATCH', `/customers/${res.body.id}`, {
+      auth: p.auth,
+      body: { customerType: 'BUSINESS', businessInfo: { legalName: 'Bare Co', taxId: '47-1234567' } },
+    });
     expect(named.status, JSON.stringify(named.body)).toBe(200);
     expect(named.body.businessInfo).toEqual({ legalName: 'Bare Co', taxId: '47-1234567' });
     // Once stored, a later update may leave the legal name out (it is merged).
-    const more = await api('PATCH', `/customers/${res.body.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { incorporatedOn: '2018-03-14' } } });
+    const more = await api('PATCH', `/customers/${res.body.id}`, {
+      auth: p.auth,
+      body: { customerType: 'BUSINESS', businessInfo: { incorporatedOn: '2018-03-14' } },
+    });
     expect(more.body.businessInfo).toEqual({ legalName: 'Bare Co', taxId: '47-1234567', incorporatedOn: '2018-03-14' });
   });
 
@@ -135,14 +155,21 @@ describe('POST /customers', () => {
       [individualBody({ platformCustomerId: 'has space' }), ['umaAddress']],
       [individualBody({ kycStatus: 'APPROVED' }), ['kycStatus']],
       [businessBody({}, { taxId: undefined }), ['businessInfo.taxId']],
-      [{ customerType: 'BUSINESS', platformCustomerId: 'b1', businessInfo: {} }, ['businessInfo.legalName', 'businessInfo.taxId', 'businessInfo.incorporatedOn']],
+      [
+        { customerType: 'BUSINESS', platformCustomerId: 'b1', businessInfo: {} },
+        ['businessInfo.legalName', 'businessInfo.taxId', 'businessInfo.incorporatedOn'],
+      ],
     ];
     for (const [body, fields] of cases) {
       const res = await api('POST', '/customers', { auth: p.auth, body });
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res).sort(), JSON.stringify(body)).toEqual([...fields].sort());
     }
-    expectError(await api('POST', '/customers', { auth: p.auth, raw: '{', headers: { 'Content-Type': 'application/json' } }), 400, 'INVALID_INPUT');
+    expectError(
+      await api('POST', '/customers', { auth: p.auth, raw: '{', headers: { 'Content-Type': 'application/json' } }),
+      400,
+      'INVALID_INPUT',
+    );
   });
 
   it('lets a regulated platform set kycStatus/kybStatus itself', async () => {
@@ -156,7 +183,10 @@ describe('POST /customers', () => {
     await createCustomer(p, individualBody({ platformCustomerId: 'dup-1' }));
     expectError(await api('POST', '/customers', { auth: p.auth, body: individualBody({ platformCustomerId: 'dup-1' }) }), 409, 'CONFLICT');
     expectError(
-      await api('POST', '/customers', { auth: p.auth, body: individualBody({ platformCustomerId: 'dup-2', umaAddress: `$dup-1@${p.umaDomain}` }) }),
+      await api('POST', '/customers', {
+        auth: p.auth,
+        body: individualBody({ platformCustomerId: 'dup-2', umaAddress: `$dup-1@${p.umaDomain}` }),
+      }),
       409,
       'UMA_ADDRESS_EXISTS',
     );
@@ -196,7 +226,13 @@ describe('PATCH /customers/{id}', () => {
     const c = await createCustomer(p, individualBody());
     const res = await api('PATCH', `/customers/${c.id}`, {
       auth: p.auth,
-      body: { customerType: 'INDIVIDUAL', fullName: 'John Smith', email: 'john@example.com', currencies: ['USD', 'EUR'], umaAddress: `$john@${p.umaDomain}` },
+      body: {
+        customerType: 'INDIVIDUAL',
+        fullName: 'John Smith',
+        email: 'john@example.com',
+        currencies: ['USD', 'EUR'],
+        umaAddress: `$john@${p.umaDomain}`,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -242,10 +278,21 @@ describe('PATCH /customers/{id}', () => {
     const p = await newPlatform();
     const a = await createCustomer(p, individualBody());
     const b = await createCustomer(p, individualBody());
-    expectError(await api('PATCH', `/customers/${b.id}`, { auth: p.auth, body: { customerType: 'INDIVIDUAL', umaAddress: a.umaAddress } }), 409, 'UMA_ADDRESS_EXISTS');
+    expectError(
+      await api('PATCH', `/customers/${b.id}`, { auth: p.auth, body: { customerType: 'INDIVIDUAL', umaAddress: a.umaAddress } }),
+      409,
+      'UMA_ADDRESS_EXISTS',
+    );
     const q = await newPlatform();
-    expectError(await api('PATCH', `/customers/${a.id}`, { auth: q.auth, body: { customerType: 'INDIVIDUAL', fullName: 'x' } }), 404, 'USER_NOT_FOUND');
-    expectError(await api('PATCH', `/customers/${a.id}`, { auth: await tokenWith(p, ['VIEW', 'TRANSACT']), body: { customerType: 'INDIVIDUAL' } }), 403);
+    expectError(
+      await api('PATCH', `/customers/${a.id}`, { auth: q.auth, body: { customerType: 'INDIVIDUAL', fullName: 'x' } }),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expectError(
+      await api('PATCH', `/customers/${a.id}`, { auth: await tokenWith(p, ['VIEW', 'TRANSACT']), body: { customerType: 'INDIVIDUAL' } }),
+      403,
+    );
   });
 
   it('keeps every field of concurrent updates to different fields', async () => {
@@ -253,7 +300,9 @@ describe('PATCH /customers/{id}', () => {
     const b = await createCustomer(p, businessBody());
     const fields = ['doingBusinessAs', 'sourceOfFunds', 'taxId', 'legalName', 'registrationNumber'];
     await Promise.all(
-      fields.map((f) => api('PATCH', `/customers/${b.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { [f]: `new-${f}` } } })),
+      fields.map((f) =>
+        api('PATCH', `/customers/${b.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', businessInfo: { [f]: `new-${f}` } } }),
+      ),
     );
     const after = (await api('GET', `/customers/${b.id}`, { auth: p.auth })).body;
     for (const f of fields) expect(after.businessInfo[f]).toBe(`new-${f}`);
@@ -313,11 +362,23 @@ describe('GET /customers', () => {
     const later = (await api('GET', `/customers/${a.id}`, { auth: p.auth })).body.updatedAt;
     expect(await ids(`updatedAfter=${encodeURIComponent(later)}`)).toContain(a.id);
     expect(await ids(`updatedBefore=${encodeURIComponent(c.updatedAt)}`)).toEqual(expect.arrayContaining([b.id, c.id]));
-    for (const bad of ['customerType=ROBOT', 'limit=0', 'limit=101', 'createdAfter=yesterday', 'isIncludingDeleted=yes', 'cursor=garbage', 'region=usa']) {
+    for (const bad of [
+      'customerType=ROBOT',
+      'limit=0',
+      'limit=101',
+      'createdAfter=yesterday',
+      'isIncludingDeleted=yes',
+      'cursor=garbage',
+      'region=usa',
+    ]) {
       expectError(await api('GET', `/customers?${bad}`, { auth: p.auth }), 400, 'INVALID_INPUT');
     }
     // Another platform sees none of them.
-    expect((await api('GET', '/customers', { auth: (await newPlatform()).auth })).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+    expect((await api('GET', '/customers', { auth: (await newPlatform()).auth })).body).toEqual({
+      data: [],
+      hasMore: false,
+      totalCount: 0,
+    });
   });
 
   it('pages by keyset: first, middle and last pages, totalCount, no nextCursor on the last', async () => {

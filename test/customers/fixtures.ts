@@ -21,7 +21,13 @@ export const businessBody = (overrides: Record<string, unknown> = {}, info: Reco
   customerType: 'BUSINESS',
   platformCustomerId: uniqueId('biz'),
   address: ADDRESS,
-  businessInfo: { legalName: 'Acme Corporation', taxId: '47-1234567', incorporatedOn: '2018-03-14', registrationNumber: '5523041', ...info },
+  businessInfo: {
+    legalName: 'Acme Corporation',
+    taxId: '47-1234567',
+    incorporatedOn: '2018-03-14',
+    registrationNumber: '5523041',
+    ...info,
+  },
   ...overrides,
 });
 

@@ -44,7 +44,18 @@ describe('/openapi.json', () => {
       expect(ops).toContain(expected);
     }
     const schemas = res.body.components.schemas;
-    for (const name of ['IndividualCustomer', 'BusinessCustomer', 'InternalAccount', 'ExternalAccount', 'BeneficialOwner', 'Verification', 'Document', 'BulkCustomerImportJob', 'UmaProvider', 'UmaProviderListResponse']) {
+    for (const name of [
+      'IndividualCustomer',
+      'BusinessCustomer',
+      'InternalAccount',
+      'ExternalAccount',
+      'BeneficialOwner',
+      'Verification',
+      'Document',
+      'BulkCustomerImportJob',
+      'UmaProvider',
+      'UmaProviderListResponse',
+    ]) {
       expect(schemas, name).toHaveProperty(name);
     }
     const uma = res.body.paths['/uma-providers'].get.parameters.map((x: any) => x.name);

@@ -8,9 +8,15 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 
 const fields = (holder: string, extra: Record<string, string> = {}): FormPart[] =>
   Object.entries({ documentHolder: holder, documentType: 'PASSPORT', country: 'US', ...extra }).map(([name, value]) => ({ name, value }));
-const pdf = (data = PDF, filename = 'passport_scan.pdf', contentType = 'application/pdf'): FormPart => ({ name: 'file', filename, contentType, data });
+const pdf = (data = PDF, filename = 'passport_scan.pdf', contentType = 'application/pdf'): FormPart => ({
+  name: 'file',
+  filename,
+  contentType,
+  data,
+});
 
-const digest = async (b: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', b))].map((x) => x.toString(16).padStart(2, '0')).join('');
+const digest = async (b: Uint8Array) =>
+  [...new Uint8Array(await crypto.subtle.digest('SHA-256', b))].map((x) => x.toString(16).padStart(2, '0')).join('');
 
 const upload = (p: TestPlatform, parts: FormPart[]) => postForm('/documents', p.auth, parts);
 const replace = (auth: string, id: string, parts: FormPart[]) => {
@@ -34,7 +40,10 @@ describe('POST /documents', () => {
   it('stores the file in R2 and the metadata in D1 (reference Document shape)', async () => {
     const p = await newPlatform();
     const c = await createCustomer(p);
-    const res = await upload(p, [...fields(c.id, { side: 'FRONT', documentNumber: 'A12345678', issuingAuthority: 'U.S. Department of State' }), pdf()]);
+    const res = await upload(p, [
+      ...fields(c.id, { side: 'FRONT', documentNumber: 'A12345678', issuingAuthority: 'U.S. Department of State' }),
+      pdf(),
+    ]);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^Document:[0-9a-f-]{36}$/),
@@ -63,13 +72,27 @@ describe('POST /documents', () => {
         customerId: b.id,
         roles: ['UBO'],
         ownershipPercentage: 60,
-        personalInfo: { firstName: 'A', lastName: 'B', birthDate: '1980-01-01', nationality: 'US', address: ADDRESS, idType: 'SSN', identifier: '1' },
+        personalInfo: {
+          firstName: 'A',
+          lastName: 'B',
+          birthDate: '1980-01-01',
+          nationality: 'US',
+          address: ADDRESS,
+          idType: 'SSN',
+          identifier: '1',
+        },
       },
     });
-    const res = await upload(p, [pdf(PNG, 'id-back.png', 'image/png'), ...fields(owner.body.id, { documentType: 'DRIVERS_LICENSE', side: 'BACK' })]);
+    const res = await upload(p, [
+      pdf(PNG, 'id-back.png', 'image/png'),
+      ...fields(owner.body.id, { documentType: 'DRIVERS_LICENSE', side: 'BACK' }),
+    ]);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ documentHolder: owner.body.id, fileName: 'id-back.png', side: 'BACK' });
-    const jpeg = await upload(p, [...fields(b.id, { documentType: 'UTILITY_BILL' }), pdf(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2]), '../../etc/bill.jpg', 'image/jpeg')]);
+    const jpeg = await upload(p, [
+      ...fields(b.id, { documentType: 'UTILITY_BILL' }),
+      pdf(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2]), '../../etc/bill.jpg', 'image/jpeg'),
+    ]);
     expect(jpeg.body.fileName).toBe('bill.jpg');
   });
 
@@ -117,7 +140,10 @@ describe('POST /documents', () => {
       [[...fields(c.id), pdf(PDF, 'x.pdf', '')], ['file']],
       [fields(c.id), ['file']],
       [[...fields(c.id, { documentType: 'LIBRARY_CARD' }), pdf()], ['documentType']],
-      [[...fields(c.id, { country: 'USA', side: 'TOP' }), pdf()], ['country', 'side']],
+      [
+        [...fields(c.id, { country: 'USA', side: 'TOP' }), pdf()],
+        ['country', 'side'],
+      ],
       [[{ name: 'documentType', value: 'PASSPORT' }, { name: 'country', value: 'US' }, pdf()], ['documentHolder']],
       [[...fields(c.id), { name: 'colour', value: 'blue' }, pdf()], ['colour']],
       [[...fields('Agent:123'), pdf()], ['documentHolder']],
@@ -130,7 +156,11 @@ describe('POST /documents', () => {
     }
     expectError(await api('POST', '/documents', { auth: p.auth, body: { documentHolder: c.id } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const noClose = new TextEncoder().encode('--b\r\nContent-Disposition: form-data; name="country"\r\n\r\nUS');
-    expectError(await api('POST', '/documents', { auth: p.auth, raw: noClose, headers: { 'Content-Type': 'multipart/form-data; boundary=b' } }), 400, 'INVALID_INPUT');
+    expectError(
+      await api('POST', '/documents', { auth: p.auth, raw: noClose, headers: { 'Content-Type': 'multipart/form-data; boundary=b' } }),
+      400,
+      'INVALID_INPUT',
+    );
     expect((await env.DOCUMENTS.list({ prefix: `documents/${p.id}/` })).objects).toHaveLength(0);
   });
 
@@ -174,7 +204,8 @@ describe('GET /documents (spec 4.7)', () => {
       hasMore: false,
       totalCount: 1,
     });
-    for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'cursor=%%%']) expectError(await api('GET', `/documents?${bad}`, { auth: p.auth }), 400, 'INVALID_INPUT');
+    for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'cursor=%%%'])
+      expectError(await api('GET', `/documents?${bad}`, { auth: p.auth }), 400, 'INVALID_INPUT');
     expect((await api('GET', '/documents?limit=100', { auth: p.auth })).body.data).toHaveLength(24);
   });
 
@@ -206,7 +237,10 @@ describe('PUT /documents/{id} (reference replaceDocument)', () => {
     const p = await newPlatform();
     const c = await createCustomer(p);
     const doc = (await upload(p, [...fields(c.id, { side: 'FRONT', documentNumber: 'A1', issuingAuthority: 'DMV' }), pdf()])).body;
-    const res = await replace(p.auth, doc.id, [...replaceFields({ documentType: 'DRIVERS_LICENSE', country: 'CA', side: 'BACK' }), pdf(PNG, 'licence-back.png', 'image/png')]);
+    const res = await replace(p.auth, doc.id, [
+      ...replaceFields({ documentType: 'DRIVERS_LICENSE', country: 'CA', side: 'BACK' }),
+      pdf(PNG, 'licence-back.png', 'image/png'),
+    ]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       id: doc.id,
@@ -240,7 +274,10 @@ describe('PUT /documents/{id} (reference replaceDocument)', () => {
     const cases: [FormPart[], string[]][] = [
       [replaceFields(), ['file']],
       [[...replaceFields(), pdf(new TextEncoder().encode('<html>'), 'fake.pdf', 'application/pdf')], ['file']],
-      [[...replaceFields({ documentType: 'LIBRARY_CARD', country: 'USA' }), pdf()], ['country', 'documentType']],
+      [
+        [...replaceFields({ documentType: 'LIBRARY_CARD', country: 'USA' }), pdf()],
+        ['country', 'documentType'],
+      ],
       [[{ name: 'country', value: 'US' }, pdf()], ['documentType']],
       [[...replaceFields({ documentHolder: c.id }), pdf()], ['documentHolder']],
       [[...replaceFields(), { name: 'colour', value: 'blue' }, pdf()], ['colour']],
@@ -251,8 +288,16 @@ describe('PUT /documents/{id} (reference replaceDocument)', () => {
       expect(failingFields(res).sort(), JSON.stringify(parts.map((x) => x.name))).toEqual([...names].sort());
     }
     const tooBig = multipart([...replaceFields(), pdf(bigPdf(10 * 1024 * 1024 + 1), 'huge.pdf')]);
-    expectError(await api('PUT', `/documents/${doc.id}`, { auth: p.auth, raw: tooBig.body, headers: { 'Content-Type': tooBig.contentType } }), 413, 'PAYLOAD_TOO_LARGE');
-    expectError(await api('PUT', `/documents/${doc.id}`, { auth: p.auth, body: { documentType: 'PASSPORT' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(
+      await api('PUT', `/documents/${doc.id}`, { auth: p.auth, raw: tooBig.body, headers: { 'Content-Type': tooBig.contentType } }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    expectError(
+      await api('PUT', `/documents/${doc.id}`, { auth: p.auth, body: { documentType: 'PASSPORT' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     expect((await api('GET', `/documents/${doc.id}`, { auth: p.auth })).body).toEqual(doc);
     expect(await objectsOf(p)).toEqual(before);
     expect(new Uint8Array(await (await env.DOCUMENTS.get(before[0]!))!.arrayBuffer())).toEqual(PDF);
@@ -262,7 +307,9 @@ describe('PUT /documents/{id} (reference replaceDocument)', () => {
     const p = await newPlatform();
     const c = await createCustomer(p);
     const doc = (await upload(p, [...fields(c.id), pdf()])).body;
-    const results = await Promise.all([1, 2, 3].map((n) => replace(p.auth, doc.id, [...replaceFields({ documentNumber: `N${n}` }), pdf(PDF, `v${n}.pdf`)])));
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => replace(p.auth, doc.id, [...replaceFields({ documentNumber: `N${n}` }), pdf(PDF, `v${n}.pdf`)])),
+    );
     for (const r of results) expect([200, 409], JSON.stringify(r.body)).toContain(r.status);
     expect(results.some((r) => r.status === 200)).toBe(true);
     const now = (await api('GET', `/documents/${doc.id}`, { auth: p.auth })).body;

@@ -43,7 +43,8 @@ const base64url = (text: string) => {
 };
 const clamp32 = (n: number) => Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, n));
 /** encodeURIComponent that survives lone surrogates (it throws on them). */
-const encode = (s: string) => encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+const encode = (s: string) =>
+  encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
 
 const weirdStrings = fc.constantFrom(
   '',
@@ -69,7 +70,23 @@ const weirdStrings = fc.constantFrom(
   'a'.repeat(256),
   'ApiToken:00000000-0000-7000-8000-000000000000',
 );
-const weirdNumbers = fc.constantFrom(0, -0, -1, 0.5, 1.5, 2 ** 31, 2 ** 32 + 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53) - 2, 1e21, 1e-7, Number.MAX_VALUE, Number.MIN_VALUE, -Number.MAX_VALUE);
+const weirdNumbers = fc.constantFrom(
+  0,
+  -0,
+  -1,
+  0.5,
+  1.5,
+  2 ** 31,
+  2 ** 32 + 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  1e21,
+  1e-7,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  -Number.MAX_VALUE,
+);
 /** A string of up to ~200 KB (the body limit is 1 MiB: a few are over it once nested). */
 const hugeString = fc.nat({ max: 200_000 }).map((n) => 'x'.repeat(n + 1));
 /** Arrays or objects nested thousands deep. */
@@ -98,7 +115,9 @@ function stringArb(s: JsonSchema): fc.Arbitrary<string> {
   const fit = (a: fc.Arbitrary<string>) => a.filter((v) => v.length >= minLength && v.length <= maxLength);
   switch (s.format) {
     case 'date-time':
-      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString());
     case 'email':
       return fit(fc.emailAddress());
     case 'uri':
@@ -134,7 +153,8 @@ function schemaArb(doc: ApiDoc, s: JsonSchema, hints: Hints, depth: number): fc.
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   const branches = s.oneOf ?? s.anyOf;
   if (Array.isArray(branches)) return fc.oneof(...branches.map((b: JsonSchema) => validish(doc, b, hints, undefined, depth)));
-  if (Array.isArray(s.allOf)) return validish(doc, { ...s, allOf: undefined, ...Object.assign({}, ...s.allOf.map(doc.resolve)) }, hints, undefined, depth);
+  if (Array.isArray(s.allOf))
+    return validish(doc, { ...s, allOf: undefined, ...Object.assign({}, ...s.allOf.map(doc.resolve)) }, hints, undefined, depth);
   if (Array.isArray(s.type)) return fc.oneof(...s.type.map((t: string) => schemaArb(doc, { ...s, type: t }, hints, depth)));
   const withExample = (a: fc.Arbitrary<unknown>) => (s.example !== undefined ? fc.oneof(fc.constant(s.example), a) : a);
   switch (s.type) {
@@ -233,7 +253,9 @@ function bodyValue(doc: ApiDoc, op: Operation, hints: Hints): fc.Arbitrary<{ val
     { weight: 3, arbitrary: valid.map((value) => ({ value, note: 'valid-ish body' })) },
     {
       weight: 5,
-      arbitrary: fc.tuple(valid, mutations, junk, fc.nat()).map(([v, kind, j, pick]) => ({ value: mutate(v, kind, j, pick), note: `body mutation ${kind}` })),
+      arbitrary: fc
+        .tuple(valid, mutations, junk, fc.nat())
+        .map(([v, kind, j, pick]) => ({ value: mutate(v, kind, j, pick), note: `body mutation ${kind}` })),
     },
     { weight: 1, arbitrary: junk.map((value) => ({ value, note: 'junk body' })) },
   );
@@ -275,7 +297,10 @@ function encodedBody(doc: ApiDoc, op: Operation, hints: Hints): fc.Arbitrary<{ b
         if (!keys.length || !text.startsWith('{')) return { body: text, note };
         const dup = `${JSON.stringify(keys[0])}:${JSON.stringify(j) ?? 'null'}`;
         // The same key twice: JSON.parse keeps the last one; either the junk or the valid value wins.
-        return { body: junkFirst ? `{${dup},${text.slice(1)}` : `${text.slice(0, -1)},${dup}}`, note: `${note}, duplicated key ${keys[0]}` };
+        return {
+          body: junkFirst ? `{${dup},${text.slice(1)}` : `${text.slice(0, -1)},${dup}}`,
+          note: `${note}, duplicated key ${keys[0]}`,
+        };
       }),
     },
     {
@@ -286,7 +311,12 @@ function encodedBody(doc: ApiDoc, op: Operation, hints: Hints): fc.Arbitrary<{ b
       }),
     },
     { weight: 1, arbitrary: rawBodies.map((body) => ({ body, note: 'raw garbage body' })) },
-    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({ body: Uint8Array.from([0xff, 0xfe, ...bytes]), note: 'invalid UTF-8 body' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ minLength: 1, maxLength: 64 })
+        .map((bytes) => ({ body: Uint8Array.from([0xff, 0xfe, ...bytes]), note: 'invalid UTF-8 body' })),
+    },
     { weight: 1, arbitrary: fc.constant({ body: undefined, note: 'no body' }) },
   );
 }
@@ -313,7 +343,25 @@ const contentTypes = fc.oneof(
 function pathValue(hints: Hints): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 5, arbitrary: hints.ids.map(encode) },
-    { weight: 1, arbitrary: fc.constantFrom('%', '%%', '%zz', '%E0%A4%A', '%00', '%2F', '%2e%2e', '%ff%fe', '%C0%AF', '%25', '..', '.', '%20', '%u0041') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '%',
+        '%%',
+        '%zz',
+        '%E0%A4%A',
+        '%00',
+        '%2F',
+        '%2e%2e',
+        '%ff%fe',
+        '%C0%AF',
+        '%25',
+        '..',
+        '.',
+        '%20',
+        '%u0041',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }).map(encode) },
     { weight: 1, arbitrary: fc.nat({ max: 12_000 }).map((n) => 'I'.repeat(n + 1)) },
     { weight: 1, arbitrary: asciiText(40).map((s) => s.replace(/[/?#]/g, '') || 'x') },
@@ -323,7 +371,7 @@ function pathValue(hints: Hints): fc.Arbitrary<string> {
 /** A query string: the declared parameters (valid-ish or junk), repeated keys, unknown keys, raw %-garbage. */
 function queryString(doc: ApiDoc, op: Operation, hints: Hints): fc.Arbitrary<string> {
   const declared = op.params.filter((p) => p.in === 'query');
-  const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+  const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
   const pair = (p: (typeof declared)[number]) =>
     fc.oneof(
       { weight: 4, arbitrary: validish(doc, p.schema, hints, p.name).map((v) => [p.name, asText(v)] as const) },
@@ -338,10 +386,17 @@ function queryString(doc: ApiDoc, op: Operation, hints: Hints): fc.Arbitrary<str
       ),
     ),
   );
-  const extra = fc.array(fc.tuple(fc.oneof(asciiText(12), fc.constantFrom('__proto__', 'limit[]', 'a[b]', '')), fc.oneof(asciiText(30), junk.map(asText))), { minLength: 1, maxLength: 3 });
+  const extra = fc.array(
+    fc.tuple(fc.oneof(asciiText(12), fc.constantFrom('__proto__', 'limit[]', 'a[b]', '')), fc.oneof(asciiText(30), junk.map(asText))),
+    { minLength: 1, maxLength: 3 },
+  );
   const raw = fc.constantFrom('&&&', '%', '=%zz', 'limit=%ff', 'a=1&a', '?', '==', `cursor=${'%'.repeat(3)}`);
   // Mostly the declared parameters alone, so the values themselves are what gets tested; sometimes extras.
-  const noise = fc.oneof({ weight: 4, arbitrary: fc.constant([[], ''] as const) }, { weight: 1, arbitrary: fc.tuple(extra, fc.constant('')) }, { weight: 1, arbitrary: fc.tuple(fc.constant([]), raw) });
+  const noise = fc.oneof(
+    { weight: 4, arbitrary: fc.constant([[], ''] as const) },
+    { weight: 1, arbitrary: fc.tuple(extra, fc.constant('')) },
+    { weight: 1, arbitrary: fc.tuple(fc.constant([]), raw) },
+  );
   return fc.tuple(declaredPairs, noise).map(([d, [e, r]]) => {
     const params = new URLSearchParams();
     for (const [k, v] of [...(d as unknown as (readonly [string, string])[][]).flat(), ...(e as [string, string][])]) params.append(k, v);
@@ -352,7 +407,19 @@ function queryString(doc: ApiDoc, op: Operation, hints: Hints): fc.Arbitrary<str
 function bogusAuthorization(creds: Credentials): fc.Arbitrary<string | undefined> {
   return fc.oneof(
     fc.constant(undefined),
-    fc.constantFrom('', 'Basic', 'Basic ', 'Basic !!!', 'Basic Og==', 'Basic YWJj', 'Bearer', 'Bearer ', 'Digest username="x"', 'Negotiate abc', 'basic'),
+    fc.constantFrom(
+      '',
+      'Basic',
+      'Basic ',
+      'Basic !!!',
+      'Basic Og==',
+      'Basic YWJj',
+      'Bearer',
+      'Bearer ',
+      'Digest username="x"',
+      'Negotiate abc',
+      'basic',
+    ),
     asciiText(60),
     fc.tuple(asciiText(40), asciiText(40)).map(([id, secret]) => `Basic ${btoa(`${id}:${secret}`)}`),
     asciiText(40).map((secret) => `Basic ${btoa(`${creds.clientId}:${secret}`)}`),
@@ -369,13 +436,27 @@ const bogusStamp = fc.oneof(
   asciiText(80),
   fc.constantFrom('sandbox-valid-signature', 'e30', 'bnVsbA', '%%%'),
   fc
-    .record({ publicKey: fc.oneof(hex(66), asciiText(10)), scheme: fc.oneof(fc.constant('SIGNATURE_SCHEME_TK_API_P256'), asciiText(10)), signature: fc.oneof(hex(140), asciiText(20)) })
+    .record({
+      publicKey: fc.oneof(hex(66), asciiText(10)),
+      scheme: fc.oneof(fc.constant('SIGNATURE_SCHEME_TK_API_P256'), asciiText(10)),
+      signature: fc.oneof(hex(140), asciiText(20)),
+    })
     .map((o) => base64url(JSON.stringify(o))),
   junk.map((j) => base64url((JSON.stringify(j) ?? 'null').slice(0, 20_000))),
 );
 
-const bogusRequestId = fc.oneof(asciiText(60), fc.uuid().map((u) => `Request:${u}`), fc.constantFrom('', 'Request:', 'null'), fc.nat({ max: 10_000 }).map((n) => 'R'.repeat(n + 1)));
-const idempotencyKey = fc.oneof(fc.uuid(), asciiText(40), fc.constantFrom('', '""', '"', ' '), fc.nat({ max: 2000 }).map((n) => 'k'.repeat(n + 200)));
+const bogusRequestId = fc.oneof(
+  asciiText(60),
+  fc.uuid().map((u) => `Request:${u}`),
+  fc.constantFrom('', 'Request:', 'null'),
+  fc.nat({ max: 10_000 }).map((n) => 'R'.repeat(n + 1)),
+);
+const idempotencyKey = fc.oneof(
+  fc.uuid(),
+  asciiText(40),
+  fc.constantFrom('', '""', '"', ' '),
+  fc.nat({ max: 2000 }).map((n) => 'k'.repeat(n + 200)),
+);
 
 /** Random and mutated requests to `op`: mostly with valid credentials, so they reach the validation layers. */
 export function hostileRequest(doc: ApiDoc, op: Operation, hints: Hints, creds: Credentials): fc.Arbitrary<HostileRequest> {
@@ -390,8 +471,12 @@ export function hostileRequest(doc: ApiDoc, op: Operation, hints: Hints, creds: 
   const authorization = fc.oneof({ weight: 12, arbitrary: fc.constant(valid) }, { weight: 1, arbitrary: bogusAuthorization(creds) });
   const declared = doc.methodsByPath.get(op.path) ?? [op.method];
   const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'TRACE'].filter((m) => !declared.includes(m));
-  const method = fc.oneof({ weight: 19, arbitrary: fc.constant(op.method) }, { weight: others.length ? 1 : 0, arbitrary: fc.constantFrom(...(others.length ? others : [op.method])) });
-  const optional = <T>(a: fc.Arbitrary<T>, weight = 1) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight, arbitrary: a });
+  const method = fc.oneof(
+    { weight: 19, arbitrary: fc.constant(op.method) },
+    { weight: others.length ? 1 : 0, arbitrary: fc.constantFrom(...(others.length ? others : [op.method])) },
+  );
+  const optional = <T>(a: fc.Arbitrary<T>, weight = 1) =>
+    fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight, arbitrary: a });
 
   return fc
     .record({

@@ -62,7 +62,8 @@ function checkErrorShape(req: HostileRequest, res: Answer): { code: string } {
   if (body.status !== res.status) fail(req, res, `error body status ${body.status} differs from HTTP ${res.status}`);
   if (typeof body.code !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(body.code)) fail(req, res, 'error code missing or not UPPER_SNAKE');
   if (typeof body.message !== 'string' || !body.message) fail(req, res, 'error message missing');
-  if ('details' in body && (!body.details || typeof body.details !== 'object' || Array.isArray(body.details))) fail(req, res, 'details is not an object');
+  if ('details' in body && (!body.details || typeof body.details !== 'object' || Array.isArray(body.details)))
+    fail(req, res, 'details is not an object');
   return body;
 }
 

@@ -23,7 +23,9 @@ async function call(method: string, target: string, opts: { auth?: string; body?
   const headers: Record<string, string> = {};
   if (opts.auth) headers.Authorization = opts.auth;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await handle(new Request(`${BASE}${target}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }));
+  const res = await handle(
+    new Request(`${BASE}${target}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }),
+  );
   const text = await res.text();
   let body: any = text;
   try {
@@ -31,7 +33,10 @@ async function call(method: string, target: string, opts: { auth?: string; body?
   } catch {
     // not JSON
   }
-  expect(res.headers.get('Cache-Control') ?? '(none)', `${method} ${target} answered ${res.status} without Cache-Control: no-store`).toContain('no-store');
+  expect(
+    res.headers.get('Cache-Control') ?? '(none)',
+    `${method} ${target} answered ${res.status} without Cache-Control: no-store`,
+  ).toContain('no-store');
   return { status: res.status, headers: res.headers, text, body };
 }
 
@@ -39,7 +44,8 @@ const basicOps = doc.operations.filter((op) => op.security.includes('BasicAuth')
 const securedOps = doc.operations.filter((op) => op.security.length > 0);
 
 /** A path with a made-up id for every parameter: authentication and permissions are checked before any lookup. */
-const anyTarget = (op: Operation) => fillPath(op.path, Object.fromEntries(op.params.filter((p) => p.in === 'path').map((p) => [p.name, 'Unknown:0'])));
+const anyTarget = (op: Operation) =>
+  fillPath(op.path, Object.fromEntries(op.params.filter((p) => p.in === 'path').map((p) => [p.name, 'Unknown:0'])));
 
 let a: TestPlatform;
 let b: TestPlatform;
@@ -84,7 +90,20 @@ describe('authentication and permissions of every route', () => {
     const d = await newPlatform();
     const none = await tokenWith(d, []);
     const only = Object.fromEntries(await Promise.all(PERMISSIONS.map(async (p) => [p, await tokenWith(d, [p])] as const)));
-    const allBut = Object.fromEntries(await Promise.all(PERMISSIONS.map(async (p) => [p, await tokenWith(d, PERMISSIONS.filter((q) => q !== p))] as const)));
+    const allBut = Object.fromEntries(
+      await Promise.all(
+        PERMISSIONS.map(
+          async (p) =>
+            [
+              p,
+              await tokenWith(
+                d,
+                PERMISSIONS.filter((q) => q !== p),
+              ),
+            ] as const,
+        ),
+      ),
+    );
     for (const op of basicOps) {
       expect(PERMISSIONS, `${label(op)} declares x-required-permission`).toContain(op.permission);
       const target = anyTarget(op);
@@ -114,11 +133,16 @@ describe('Cache-Control', () => {
       const auth = op.security.includes('OperatorAuth') ? OPERATOR : op.security.includes('AgentAuth') ? agentAuth : c.auth;
       const pathNames = op.params.filter((p) => p.in === 'path').map((p) => p.name);
       // One id of each kind the platform has: the right kind reaches the record, the others answer 404.
-      const targets = pathNames.length ? [...byType.values()].map((id) => fillPath(op.path, Object.fromEntries(pathNames.map((n) => [n, encodeURIComponent(id)])))) : [op.path];
+      const targets = pathNames.length
+        ? [...byType.values()].map((id) => fillPath(op.path, Object.fromEntries(pathNames.map((n) => [n, encodeURIComponent(id)]))))
+        : [op.path];
       const bodies = op.body ? fc.sample(validish(doc, op.body.schema, hints), { seed: SEED, numRuns: 3 }) : [undefined];
       const query = op.params
         .filter((p) => p.in === 'query' && p.required)
-        .map((p) => `${p.name}=${encodeURIComponent(fc.sample(validish(doc, p.schema, hints, p.name), { seed: SEED, numRuns: 1 })[0] as string)}`)
+        .map(
+          (p) =>
+            `${p.name}=${encodeURIComponent(fc.sample(validish(doc, p.schema, hints, p.name), { seed: SEED, numRuns: 1 })[0] as string)}`,
+        )
         .join('&');
       for (const target of targets) {
         for (const body of bodies) {
@@ -140,7 +164,9 @@ describe('tenancy', () => {
   async function walk(op: Operation, auth: string, query: string, cursor?: string): Promise<Answer[]> {
     const out: Answer[] = [];
     for (let page = 0; page < 50; page++) {
-      const q = [query, op.params.some((p) => p.name === 'limit') ? 'limit=1' : '', cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&');
+      const q = [query, op.params.some((p) => p.name === 'limit') ? 'limit=1' : '', cursor ? `cursor=${encodeURIComponent(cursor)}` : '']
+        .filter(Boolean)
+        .join('&');
       const res = await call('GET', q ? `${op.path}?${q}` : op.path, { auth });
       out.push(res);
       cursor = res.status === 200 ? res.body.nextCursor : undefined;

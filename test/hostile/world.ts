@@ -43,7 +43,11 @@ export async function seedWalletAndAgent(p: TestPlatform): Promise<{ accountId: 
     auth: p.auth,
     body: { customerType: 'INDIVIDUAL', fullName: 'Hostile Tester', email: `wallet-${crypto.randomUUID()}@example.com` },
   });
-  const accounts = await api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`, { auth: p.auth });
+  const accounts = await api(
+    'GET',
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`,
+    { auth: p.auth },
+  );
   const agent = await api('POST', '/agents', {
     auth: p.auth,
     body: {
@@ -94,7 +98,9 @@ export async function snapshotter(platformIds: string[]): Promise<() => Promise<
   const statements = list.map((t) => {
     const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
     const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
-    const digest = scope ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY rowid))` : 'NULL';
+    const digest = scope
+      ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY rowid))`
+      : 'NULL';
     return env.DB.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? platformIds : []));
   });
   return async () => {
@@ -122,7 +128,21 @@ export interface World {
 
 /** Ids that look real but belong to nobody. */
 const fabricatedIds = fc
-  .tuple(fc.constantFrom('ApiToken', 'Customer', 'InternalAccount', 'AuthMethod', 'Session', 'Request', 'WebhookDelivery', 'Transaction', 'Quote', 'Platform'), fc.uuid())
+  .tuple(
+    fc.constantFrom(
+      'ApiToken',
+      'Customer',
+      'InternalAccount',
+      'AuthMethod',
+      'Session',
+      'Request',
+      'WebhookDelivery',
+      'Transaction',
+      'Quote',
+      'Platform',
+    ),
+    fc.uuid(),
+  )
   .map(([type, uuid]) => `${type}:${uuid}`);
 
 /**
@@ -154,7 +174,10 @@ export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Prom
   const otp = credentials.body?.data?.[0]?.id;
   if (otp) {
     await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/challenge`, { auth: p.auth, body: {} });
-    await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: clientKeys(1)[0] } });
+    await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/verify`, {
+      auth: p.auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: clientKeys(1)[0] },
+    });
   }
   // Reading each list once lets lazily created records (an account's first credential) exist before the run.
   for (const op of doc.operations) {
@@ -196,7 +219,11 @@ export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
   const ownIds = (await idsOf(main.id)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
   const otherIds = await idsOf(other.id);
   const hints: Hints = {
-    ids: fc.oneof({ weight: 3, arbitrary: byType(ownIds) }, { weight: 2, arbitrary: byType(otherIds) }, { weight: 1, arbitrary: fabricatedIds }),
+    ids: fc.oneof(
+      { weight: 3, arbitrary: byType(ownIds) },
+      { weight: 2, arbitrary: byType(otherIds) },
+      { weight: 1, arbitrary: fabricatedIds },
+    ),
     fields: {
       clientPublicKey: fc.constantFrom(...clientKeys()),
       otp: fc.constantFrom('000000', '123456', '00000', 'abcdef'),

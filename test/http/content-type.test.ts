@@ -15,7 +15,8 @@ const send = (p: TestPlatform, method: string, path: string, body: unknown, cont
     headers: { ...headers, ...(contentType === undefined ? {} : { 'Content-Type': contentType }) },
   });
 
-const tokenIds = async (p: TestPlatform) => (await api('GET', '/tokens?limit=100', { auth: p.auth })).body.data.map((t: { id: string }) => t.id);
+const tokenIds = async (p: TestPlatform) =>
+  (await api('GET', '/tokens?limit=100', { auth: p.auth })).body.data.map((t: { id: string }) => t.id);
 
 describe('the media type of request bodies', () => {
   it('a JSON route refuses a body that is not application/json with 415, before any side effect', async () => {
@@ -41,7 +42,11 @@ describe('the media type of request bodies', () => {
     };
     expectError(await send(p, 'POST', '/quotes', quote, 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const transfer = { source: { accountId: accounts.USD }, destination: { accountId: ext }, amount: 1_000 };
-    expectError(await send(p, 'POST', '/transfer-out', transfer, 'text/plain', { 'Idempotency-Key': crypto.randomUUID() }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(
+      await send(p, 'POST', '/transfer-out', transfer, 'text/plain', { 'Idempotency-Key': crypto.randomUUID() }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     expectError(await send(p, 'PATCH', '/config', { umaDomain: 'cross-site.example.com' }, 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
     expect(await database(env.DB).select().from(quotes).where(eq(quotes.platformId, p.id))).toEqual([]);
     expect(await balanceOf(p, accounts.USD!)).toBe(50_000);
@@ -49,37 +54,64 @@ describe('the media type of request bodies', () => {
 
     // The same requests as application/json go through.
     expect((await send(p, 'POST', '/quotes', quote, 'application/json')).status).toBe(201);
-    expect((await send(p, 'POST', '/transfer-out', transfer, 'application/json', { 'Idempotency-Key': crypto.randomUUID() })).status).toBe(201);
+    expect((await send(p, 'POST', '/transfer-out', transfer, 'application/json', { 'Idempotency-Key': crypto.randomUUID() })).status).toBe(
+      201,
+    );
   });
 
   it('application/json is matched case-insensitively with parameters; other types are 415; no body needs no type', async () => {
     const p = await newPlatform();
     const token = { name: 'typed', permissions: [] };
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;Charset="UTF-8"', 'application/json ; foo=bar']) {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'Application/JSON;Charset="UTF-8"',
+      'application/json ; foo=bar',
+    ]) {
       expect((await send(p, 'POST', '/tokens', token, type)).status, type).toBe(201);
     }
-    for (const type of ['application/json; charset=utf-16', 'application/merge-patch+json', 'application/jsonp', 'text/json', 'application/json, text/plain', '*/*']) {
+    for (const type of [
+      'application/json; charset=utf-16',
+      'application/merge-patch+json',
+      'application/jsonp',
+      'text/json',
+      'application/json, text/plain',
+      '*/*',
+    ]) {
       expectError(await send(p, 'POST', '/tokens', token, type), 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
     // No body at all, or an empty one under any type: the route's own rules answer, not the media type.
     expectError(await api('POST', '/tokens', { auth: p.auth }), 400, 'INVALID_INPUT');
     expectError(await api('POST', '/tokens', { auth: p.auth, raw: '', headers: { 'Content-Type': 'text/plain' } }), 400, 'INVALID_INPUT');
     expectError(await api('POST', '/transactions/Transaction:unknown/approve', { auth: p.auth }), 404);
-    expectError(await api('POST', '/transactions/Transaction:unknown/reject', { auth: p.auth, raw: '', headers: { 'Content-Type': 'text/plain' } }), 404);
+    expectError(
+      await api('POST', '/transactions/Transaction:unknown/reject', { auth: p.auth, raw: '', headers: { 'Content-Type': 'text/plain' } }),
+      404,
+    );
     const t = await api('POST', '/tokens', { auth: p.auth, body: { name: 'temp', permissions: [] } });
     expect((await api('DELETE', `/tokens/${t.body.id}`, { auth: p.auth })).status).toBe(204);
   });
 
   it('multipart routes require multipart/form-data', async () => {
     const p = await newPlatform();
-    const csv = multipart([{ name: 'file', filename: 'c.csv', contentType: 'text/csv', value: 'umaAddress,platformCustomerId,customerType\n' }]);
+    const csv = multipart([
+      { name: 'file', filename: 'c.csv', contentType: 'text/csv', value: 'umaAddress,platformCustomerId,customerType\n' },
+    ]);
     for (const path of ['/documents', '/customers/bulk/csv']) {
-      expectError(await api('POST', path, { auth: p.auth, raw: csv.body, headers: { 'Content-Type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectError(
+        await api('POST', path, { auth: p.auth, raw: csv.body, headers: { 'Content-Type': 'text/plain' } }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
       expectError(await api('POST', path, { auth: p.auth, body: { file: 'x' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectError(await api('POST', path, { auth: p.auth }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
     // The right type with no boundary is malformed input, not the wrong type.
-    expectError(await api('POST', '/documents', { auth: p.auth, raw: csv.body, headers: { 'Content-Type': 'multipart/form-data' } }), 400, 'INVALID_INPUT');
+    expectError(
+      await api('POST', '/documents', { auth: p.auth, raw: csv.body, headers: { 'Content-Type': 'multipart/form-data' } }),
+      400,
+      'INVALID_INPUT',
+    );
   });
 
   it('/openapi.json lists 415 on every operation that takes a body, and only there', async () => {

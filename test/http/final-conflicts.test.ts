@@ -27,8 +27,14 @@ async function setup() {
 }
 
 const quoteOf = (p: TestPlatform, from: string, to: string) =>
-  createQuote(p, { source: { sourceType: 'ACCOUNT', accountId: from }, destination: { destinationType: 'ACCOUNT', accountId: to }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
-const execute = (p: TestPlatform, quoteId: string, headers: Record<string, string> = {}) => api('POST', `/quotes/${quoteId}/execute`, { auth: p.auth, headers });
+  createQuote(p, {
+    source: { sourceType: 'ACCOUNT', accountId: from },
+    destination: { destinationType: 'ACCOUNT', accountId: to },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1_000,
+  });
+const execute = (p: TestPlatform, quoteId: string, headers: Record<string, string> = {}) =>
+  api('POST', `/quotes/${quoteId}/execute`, { auth: p.auth, headers });
 
 describe('final conflicts carry x-should-retry: false', () => {
   afterEach(() => vi.useRealTimers());
@@ -53,10 +59,16 @@ describe('final conflicts carry x-should-retry: false', () => {
 
   it('approving or rejecting a transaction that is already decided', async () => {
     const { p, usd, bank } = await setup();
-    const done = await api('POST', '/transfer-out', { auth: p.auth, body: { source: { accountId: usd }, destination: { accountId: bank }, amount: 100 } });
+    const done = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      body: { source: { accountId: usd }, destination: { accountId: bank }, amount: 100 },
+    });
     expect(done.status).toBe(201);
     for (const decision of ['approve', 'reject']) {
-      expectFinal(await api('POST', `/transactions/${done.body.id}/${decision}`, { auth: p.auth }), 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+      expectFinal(
+        await api('POST', `/transactions/${done.body.id}/${decision}`, { auth: p.auth }),
+        'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+      );
     }
   });
 
@@ -65,7 +77,10 @@ describe('final conflicts carry x-should-retry: false', () => {
     const usd = a.accounts.find((x) => x.type !== 'EMBEDDED_WALLET' && x.balance.currency.code === 'USD').id;
     await fund(a.p, usd, 10_000);
     const bank = await externalAccount(a.p, a.customerId, 'USD', '789');
-    const action = await api('POST', '/agents/me/transfer-out', { auth: a.bearer, body: { source: { accountId: usd }, destination: { accountId: bank }, amount: 100 } });
+    const action = await api('POST', '/agents/me/transfer-out', {
+      auth: a.bearer,
+      body: { source: { accountId: usd }, destination: { accountId: bank }, amount: 100 },
+    });
     expect(action.body.status, JSON.stringify(action.body)).toBe('APPROVED');
     for (const decision of ['approve', 'reject']) {
       expectFinal(await api('POST', `/agents/${a.agentId}/actions/${action.body.id}/${decision}`, { auth: a.p.auth }), 'CONFLICT');
@@ -98,7 +113,13 @@ describe('final conflicts carry x-should-retry: false', () => {
     const s = await otpSession(w);
     const body = { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ email: 'ada@gmail.test' }) };
     expect((await signed(w, 'POST', '/auth/credentials', body, s.key)).status).toBe(201);
-    expectFinal(await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc() } }), 'CONFLICT');
+    expectFinal(
+      await call(w.mode, 'POST', '/auth/credentials', {
+        auth: w.p.auth,
+        body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc() },
+      }),
+      'CONFLICT',
+    );
   });
 });
 
@@ -132,7 +153,9 @@ describe('/openapi.json', () => {
   it('documents x-should-retry on every 409', async () => {
     const doc = (await api('GET', '/openapi.json')).body;
     let conflicts = 0;
-    for (const [path, ops] of Object.entries<Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>(doc.paths)) {
+    for (const [path, ops] of Object.entries<Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>(
+      doc.paths,
+    )) {
       for (const [method, op] of Object.entries(ops)) {
         const conflict = op.responses?.['409'];
         if (!conflict) continue;

@@ -49,7 +49,8 @@ async function call(r: IdempotentRequest, action: () => Promise<Response>) {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, body: { code: error.code, details: error.details }, headers: new Headers(error.headers) };
+    if (error instanceof ApiError)
+      return { status: error.status, body: { code: error.code, details: error.details }, headers: new Headers(error.headers) };
     throw error;
   }
 }
@@ -93,7 +94,12 @@ describe('Idempotency-Key', () => {
     const c = counter();
     const r = req();
     await call(r, c.action);
-    for (const change of [{ body: '{"amount":101,"currency":"USD"}' }, { path: '/2025-10-13/transfer-out' }, { method: 'PUT' }, { body: '' }]) {
+    for (const change of [
+      { body: '{"amount":101,"currency":"USD"}' },
+      { path: '/2025-10-13/transfer-out' },
+      { method: 'PUT' },
+      { body: '' },
+    ]) {
       const res = await call({ ...r, ...change }, c.action);
       expect(res.status, JSON.stringify(change)).toBe(422);
       expect(res.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -170,7 +176,10 @@ describe('Idempotency-Key', () => {
     const seen: unknown[][][] = [];
     // The reads run after the claim in the same batch: the second one sees the key just claimed.
     const reads = [
-      db().select({ one: sql<number>`1` }).from(idempotencyKeys).limit(0),
+      db()
+        .select({ one: sql<number>`1` })
+        .from(idempotencyKeys)
+        .limit(0),
       db().select({ key: idempotencyKeys.key, state: idempotencyKeys.state }).from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!)),
     ];
     const action = async (claim: Claim) => {
@@ -196,7 +205,12 @@ describe('Idempotency-Key', () => {
     expect(res.headers.get('Content-Type')).toBe('application/json');
     expect(res.headers.get('Cache-Control')).toBe('no-store');
     expect(await res.text()).toBe(body);
-    const row = (await db().select().from(idempotencyKeys).where(and(eq(idempotencyKeys.platformId, r.platformId), eq(idempotencyKeys.key, r.key!))))[0];
+    const row = (
+      await db()
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.platformId, r.platformId), eq(idempotencyKeys.key, r.key!)))
+    )[0];
     expect(row).toMatchObject({ state: 'DONE', responseStatus: 201, responseBody: body });
     const replay = await call(r, counter().action);
     expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
@@ -255,17 +269,19 @@ describe('Idempotency-Key', () => {
 
     // A claim whose worker died: in flight, never finished.
     const dead = req();
-    await db().insert(idempotencyKeys).values({
-      platformId: dead.platformId,
-      scope: dead.scope,
-      key: dead.key!,
-      fingerprint: 'x',
-      state: 'IN_FLIGHT',
-      claimToken: 'dead',
-      lockedUntil: NOW + IN_FLIGHT_LEASE_MS,
-      createdAt: NOW,
-      expiresAt: NOW + KEY_TTL_MS,
-    });
+    await db()
+      .insert(idempotencyKeys)
+      .values({
+        platformId: dead.platformId,
+        scope: dead.scope,
+        key: dead.key!,
+        fingerprint: 'x',
+        state: 'IN_FLIGHT',
+        claimToken: 'dead',
+        lockedUntil: NOW + IN_FLIGHT_LEASE_MS,
+        createdAt: NOW,
+        expiresAt: NOW + KEY_TTL_MS,
+      });
     expect((await call({ ...dead, now: NOW + IN_FLIGHT_LEASE_MS - 1 }, c.action)).status).toBe(422);
     expect((await call({ ...dead, now: NOW + IN_FLIGHT_LEASE_MS }, c.action)).status).toBe(201);
     expect(c.runs).toBe(3);

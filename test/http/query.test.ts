@@ -48,12 +48,39 @@ describe('query parameters', () => {
 
   it('/openapi.json documents the reference’s transaction-list parameters and the SDK’s quote-list parameters', async () => {
     const doc = (await api('GET', '/openapi.json')).body;
-    const names = (path: string) => doc.paths[path].get.parameters.filter((x: Param) => x.in === 'query').map((x: Param) => x.name).sort();
-    const reference = ['accountIdentifier', 'senderAccountIdentifier', 'receiverAccountIdentifier', 'status', 'type', 'reference', 'startDate', 'endDate', 'limit', 'cursor', 'sortOrder'];
+    const names = (path: string) =>
+      doc.paths[path].get.parameters
+        .filter((x: Param) => x.in === 'query')
+        .map((x: Param) => x.name)
+        .sort();
+    const reference = [
+      'accountIdentifier',
+      'senderAccountIdentifier',
+      'receiverAccountIdentifier',
+      'status',
+      'type',
+      'reference',
+      'startDate',
+      'endDate',
+      'limit',
+      'cursor',
+      'sortOrder',
+    ];
     expect(names('/transactions')).toEqual([...reference, 'customerId', 'platformCustomerId'].sort());
     expect(names('/agents/me/transactions')).toEqual(reference.sort());
     expect(names('/quotes')).toEqual(
-      ['customerId', 'sendingAccountId', 'receivingAccountId', 'sendingUmaAddress', 'receivingUmaAddress', 'status', 'createdAfter', 'createdBefore', 'limit', 'cursor'].sort(),
+      [
+        'customerId',
+        'sendingAccountId',
+        'receivingAccountId',
+        'sendingUmaAddress',
+        'receivingUmaAddress',
+        'status',
+        'createdAfter',
+        'createdBefore',
+        'limit',
+        'cursor',
+      ].sort(),
     );
     const list = doc.paths['/quotes'].get;
     expect(list).toMatchObject({ operationId: 'listQuotes', 'x-required-permission': 'VIEW' });

@@ -82,8 +82,18 @@ describe('due transitions', () => {
     const t = await schedule({ platformId: p.id });
     expect(t.id).toMatch(/^Transition:/);
     expect(t.delaySeconds).toBe(30);
-    expect(await row(t.id)).toMatchObject({ platformId: p.id, kind: 'test.settle', fromStatus: 'PENDING', toStatus: 'FAILED', dueAt: T0 + 30_000, appliedAt: null, applications: 0 });
-    expect(scheduleTransition(db(), { platformId: p.id, subjectId: 's', kind: 'k', dueAt: T0 + 2 * 86_400_000, now: T0 }).delaySeconds).toBe(43_200);
+    expect(await row(t.id)).toMatchObject({
+      platformId: p.id,
+      kind: 'test.settle',
+      fromStatus: 'PENDING',
+      toStatus: 'FAILED',
+      dueAt: T0 + 30_000,
+      appliedAt: null,
+      applications: 0,
+    });
+    expect(
+      scheduleTransition(db(), { platformId: p.id, subjectId: 's', kind: 'k', dueAt: T0 + 2 * 86_400_000, now: T0 }).delaySeconds,
+    ).toBe(43_200);
     expect(scheduleTransition(db(), { platformId: p.id, subjectId: 's', kind: 'k', dueAt: T0 - 5_000, now: T0 }).delaySeconds).toBe(0);
   });
 
@@ -206,19 +216,35 @@ describe('POST /sandbox/clock/advance', () => {
 
   it('validates seconds (1 to 30 days, integer)', async () => {
     const p = await newPlatform();
-    for (const body of [{ seconds: 0 }, { seconds: -5 }, { seconds: 1.5 }, { seconds: 2_592_001 }, { seconds: '60' }, {}, { seconds: 60, extra: 1 }]) {
+    for (const body of [
+      { seconds: 0 },
+      { seconds: -5 },
+      { seconds: 1.5 },
+      { seconds: 2_592_001 },
+      { seconds: '60' },
+      {},
+      { seconds: 60, extra: 1 },
+    ]) {
       const res = await api('POST', '/sandbox/clock/advance', { auth: p.auth, body });
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res)).toEqual([Object.keys(body).includes('extra') ? 'extra' : 'seconds']);
     }
-    expect((await api('POST', '/sandbox/clock/advance', { auth: p.auth, body: { seconds: 2_592_000 } })).body.clockOffsetSeconds).toBe(2_592_000);
+    expect((await api('POST', '/sandbox/clock/advance', { auth: p.auth, body: { seconds: 2_592_000 } })).body.clockOffsetSeconds).toBe(
+      2_592_000,
+    );
   });
 
   it('needs TRANSACT, answers 401 without credentials and 404 in production', async () => {
     const p = await newPlatform();
-    expectError(await api('POST', '/sandbox/clock/advance', { auth: await tokenWith(p, ['VIEW', 'MANAGE']), body: { seconds: 1 } }), 403, 'FORBIDDEN');
+    expectError(
+      await api('POST', '/sandbox/clock/advance', { auth: await tokenWith(p, ['VIEW', 'MANAGE']), body: { seconds: 1 } }),
+      403,
+      'FORBIDDEN',
+    );
     expectError(await api('POST', '/sandbox/clock/advance', { body: { seconds: 1 } }), 401, 'UNAUTHORIZED');
-    expect((await api('POST', '/sandbox/clock/advance', { auth: await tokenWith(p, ['TRANSACT']), body: { seconds: 1 } })).status).toBe(200);
+    expect((await api('POST', '/sandbox/clock/advance', { auth: await tokenWith(p, ['TRANSACT']), body: { seconds: 1 } })).status).toBe(
+      200,
+    );
 
     const request = new Request(`${BASE}/sandbox/clock/advance`, {
       method: 'POST',

@@ -15,7 +15,12 @@ const personalInfo = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const ownerBody = (customerId: string, info: Record<string, unknown> = {}) => ({ customerId, roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 51, personalInfo: personalInfo(info) });
+const ownerBody = (customerId: string, info: Record<string, unknown> = {}) => ({
+  customerId,
+  roles: ['UBO', 'DIRECTOR'],
+  ownershipPercentage: 51,
+  personalInfo: personalInfo(info),
+});
 
 async function business(p: TestPlatform, registrationNumber = '5523041') {
   return createCustomer(p, businessBody({}, { registrationNumber }));
@@ -62,11 +67,26 @@ describe('beneficial owners', () => {
     const b = await business(p);
     const o = (await api('POST', '/beneficial-owners', { auth: p.auth, body: ownerBody(b.id, { lastName: 'Doe002' }) })).body;
     expect(o.kycStatus).toBe('REJECTED');
-    const roles = await api('PATCH', `/beneficial-owners/${o.id}`, { auth: p.auth, body: { roles: ['CONTROL_PERSON'], personalInfo: { middleName: 'Marie' } } });
+    const roles = await api('PATCH', `/beneficial-owners/${o.id}`, {
+      auth: p.auth,
+      body: { roles: ['CONTROL_PERSON'], personalInfo: { middleName: 'Marie' } },
+    });
     expect(roles.status).toBe(200);
-    expect(roles.body).toEqual({ ...o, roles: ['CONTROL_PERSON'], personalInfo: { ...o.personalInfo, middleName: 'Marie' }, updatedAt: expect.any(String) });
-    const renamed = await api('PATCH', `/beneficial-owners/${o.id}`, { auth: p.auth, body: { personalInfo: { lastName: 'Doe' }, ownershipPercentage: 10 } });
-    expect(renamed.body).toMatchObject({ kycStatus: 'APPROVED', ownershipPercentage: 10, personalInfo: { lastName: 'Doe', middleName: 'Marie', firstName: 'Jane' } });
+    expect(roles.body).toEqual({
+      ...o,
+      roles: ['CONTROL_PERSON'],
+      personalInfo: { ...o.personalInfo, middleName: 'Marie' },
+      updatedAt: expect.any(String),
+    });
+    const renamed = await api('PATCH', `/beneficial-owners/${o.id}`, {
+      auth: p.auth,
+      body: { personalInfo: { lastName: 'Doe' }, ownershipPercentage: 10 },
+    });
+    expect(renamed.body).toMatchObject({
+      kycStatus: 'APPROVED',
+      ownershipPercentage: 10,
+      personalInfo: { lastName: 'Doe', middleName: 'Marie', firstName: 'Jane' },
+    });
     const pending = await api('PATCH', `/beneficial-owners/${o.id}`, { auth: p.auth, body: { personalInfo: { lastName: 'Doe001' } } });
     expect(pending.body.kycStatus).toBe('PENDING');
     for (const [body, fields] of [
@@ -93,7 +113,17 @@ describe('beneficial owners', () => {
       [{ ...ownerBody(b.id), roles: ['UBO', 'UBO'] }, ['roles']],
       [ownerBody(b.id, { idType: 'PASSPORT' }), ['personalInfo.idType']],
       [ownerBody(b.id, { nationality: 'America' }), ['personalInfo.nationality']],
-      [{ ...ownerBody(b.id), personalInfo: { firstName: 'A' } }, ['personalInfo.lastName', 'personalInfo.birthDate', 'personalInfo.nationality', 'personalInfo.address', 'personalInfo.idType', 'personalInfo.identifier']],
+      [
+        { ...ownerBody(b.id), personalInfo: { firstName: 'A' } },
+        [
+          'personalInfo.lastName',
+          'personalInfo.birthDate',
+          'personalInfo.nationality',
+          'personalInfo.address',
+          'personalInfo.idType',
+          'personalInfo.identifier',
+        ],
+      ],
       [ownerBody(ind.id), ['customerId']],
     ];
     for (const [body, fields] of cases) {
@@ -101,7 +131,11 @@ describe('beneficial owners', () => {
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res).sort(), JSON.stringify(body)).toEqual([...fields].sort());
     }
-    expectError(await api('POST', '/beneficial-owners', { auth: p.auth, body: ownerBody('Customer:00000000-0000-7000-8000-000000000000') }), 404, 'USER_NOT_FOUND');
+    expectError(
+      await api('POST', '/beneficial-owners', { auth: p.auth, body: ownerBody('Customer:00000000-0000-7000-8000-000000000000') }),
+      404,
+      'USER_NOT_FOUND',
+    );
   });
 
   it('lists the owners of one customer (customerId required), with pages; tenancy 404s; permissions', async () => {
@@ -179,16 +213,27 @@ describe('verifications', () => {
 
   it('answers RESOLVE_ERRORS naming missing information, leaving the status unchanged', async () => {
     const p = await newPlatform();
-    const b = await createCustomer(p, { customerType: 'BUSINESS', businessInfo: { legalName: 'Bare Co', taxId: '1', incorporatedOn: '2020-01-01' } });
+    const b = await createCustomer(p, {
+      customerType: 'BUSINESS',
+      businessInfo: { legalName: 'Bare Co', taxId: '1', incorporatedOn: '2020-01-01' },
+    });
     const res = await api('POST', '/verifications', { auth: p.auth, body: { customerId: b.id } });
     expect(res.body.verificationStatus).toBe('RESOLVE_ERRORS');
     expect(res.body.errors).toEqual([
       { resourceId: b.id, type: 'MISSING_FIELD', field: 'customer.address', reason: 'Address is required' },
-      { resourceId: b.id, type: 'MISSING_FIELD', field: 'customer.businessInfo.registrationNumber', reason: 'Business registration number is required' },
+      {
+        resourceId: b.id,
+        type: 'MISSING_FIELD',
+        field: 'customer.businessInfo.registrationNumber',
+        reason: 'Business registration number is required',
+      },
     ]);
     expect((await api('GET', `/customers/${b.id}`, { auth: p.auth })).body.kybStatus).toBe('UNVERIFIED');
     // Fixing the data and submitting again succeeds.
-    await api('PATCH', `/customers/${b.id}`, { auth: p.auth, body: { customerType: 'BUSINESS', address: ADDRESS, businessInfo: { registrationNumber: 'R-002' } } });
+    await api('PATCH', `/customers/${b.id}`, {
+      auth: p.auth,
+      body: { customerType: 'BUSINESS', address: ADDRESS, businessInfo: { registrationNumber: 'R-002' } },
+    });
     expect((await api('POST', '/verifications', { auth: p.auth, body: { customerId: b.id } })).body.verificationStatus).toBe('REJECTED');
     const i = await createCustomer(p, { customerType: 'INDIVIDUAL' });
     const ind = await api('POST', '/verifications', { auth: p.auth, body: { customerId: i.id } });
@@ -215,8 +260,13 @@ describe('verifications', () => {
     const v3 = (await api('POST', '/verifications', { auth: p.auth, body: { customerId: b.id } })).body;
     expect((await api('GET', '/verifications?limit=2', { auth: p.auth })).body).toMatchObject({ hasMore: true, totalCount: 3 });
     expect((await walk('/verifications?limit=2', p.auth)).map((v) => v.id)).toEqual([v1.id, v2.id, v3.id]);
-    expect((await api('GET', `/verifications?customerId=${b.id}`, { auth: p.auth })).body.data.map((v: any) => v.id)).toEqual([v2.id, v3.id]);
-    expect((await api('GET', '/verifications?verificationStatus=IN_PROGRESS', { auth: p.auth })).body.data.map((v: any) => v.id)).toEqual([v1.id]);
+    expect((await api('GET', `/verifications?customerId=${b.id}`, { auth: p.auth })).body.data.map((v: any) => v.id)).toEqual([
+      v2.id,
+      v3.id,
+    ]);
+    expect((await api('GET', '/verifications?verificationStatus=IN_PROGRESS', { auth: p.auth })).body.data.map((v: any) => v.id)).toEqual([
+      v1.id,
+    ]);
     expectError(await api('GET', '/verifications?verificationStatus=DONE', { auth: p.auth }), 400);
     expectError(await api('POST', '/verifications', { auth: p.auth, body: {} }), 400);
     expectError(await api('POST', '/verifications', { auth: p.auth, body: { customerId: 'Customer:x' } }), 404, 'USER_NOT_FOUND');

@@ -31,7 +31,10 @@ describe('ledger', () => {
     expect(await runMoneyBatch(db, m(a, b, 400, 'r3'))).toBe('applied');
     expect([await balance(a), await balance(b)]).toEqual([600, 400]);
 
-    const [total] = await db.select({ s: sum(ledgerEntries.amount) }).from(ledgerEntries).where(eq(ledgerEntries.platformId, p.id));
+    const [total] = await db
+      .select({ s: sum(ledgerEntries.amount) })
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.platformId, p.id));
     expect(Number(total!.s)).toBe(0);
   });
 
@@ -39,10 +42,34 @@ describe('ledger', () => {
     const p = await newPlatform();
     const db = database(env.DB);
     const a = await account(p);
-    await runMoneyBatch(db, movementStatements(db, { platformId: p.id, from: 'Sandbox:funding', to: a, amount: 1000, currency: 'USD', reference: 'f', kind: 'FUND', now: 1 }));
+    await runMoneyBatch(
+      db,
+      movementStatements(db, {
+        platformId: p.id,
+        from: 'Sandbox:funding',
+        to: a,
+        amount: 1000,
+        currency: 'USD',
+        reference: 'f',
+        kind: 'FUND',
+        now: 1,
+      }),
+    );
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        runMoneyBatch(db, movementStatements(db, { platformId: p.id, from: a, to: 'External:x', amount: 100, currency: 'USD', reference: `d${i}`, kind: 'PAYOUT', now: 1 })),
+        runMoneyBatch(
+          db,
+          movementStatements(db, {
+            platformId: p.id,
+            from: a,
+            to: 'External:x',
+            amount: 100,
+            currency: 'USD',
+            reference: `d${i}`,
+            kind: 'PAYOUT',
+            now: 1,
+          }),
+        ),
       ),
     );
     expect(results.filter((r) => r === 'applied')).toHaveLength(10);

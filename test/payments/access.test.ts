@@ -40,13 +40,30 @@ const ENDPOINTS: Endpoint[] = [
   {
     method: 'POST',
     path: () => '/quotes',
-    body: (w) => ({ source: { sourceType: 'ACCOUNT', accountId: w.usd }, destination: { destinationType: 'ACCOUNT', accountId: w.ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 500 }),
+    body: (w) => ({
+      source: { sourceType: 'ACCOUNT', accountId: w.usd },
+      destination: { destinationType: 'ACCOUNT', accountId: w.ext },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 500,
+    }),
     permission: 'TRANSACT',
   },
   { method: 'GET', path: (w) => `/quotes/${w.quote.id}`, permission: 'VIEW' },
   { method: 'POST', path: (w) => `/quotes/${w.quote.id}/execute`, key: true, permission: 'TRANSACT' },
-  { method: 'POST', path: () => '/transfer-in', body: (w) => ({ source: { accountId: w.ext }, destination: { accountId: w.usd }, amount: 100 }), key: true, permission: 'TRANSACT' },
-  { method: 'POST', path: () => '/transfer-out', body: (w) => ({ source: { accountId: w.usd }, destination: { accountId: w.ext }, amount: 100 }), key: true, permission: 'TRANSACT' },
+  {
+    method: 'POST',
+    path: () => '/transfer-in',
+    body: (w) => ({ source: { accountId: w.ext }, destination: { accountId: w.usd }, amount: 100 }),
+    key: true,
+    permission: 'TRANSACT',
+  },
+  {
+    method: 'POST',
+    path: () => '/transfer-out',
+    body: (w) => ({ source: { accountId: w.usd }, destination: { accountId: w.ext }, amount: 100 }),
+    key: true,
+    permission: 'TRANSACT',
+  },
   { method: 'GET', path: () => '/transactions', permission: 'VIEW' },
   { method: 'GET', path: (w) => `/transactions/${w.tx.id}`, permission: 'VIEW' },
   { method: 'POST', path: (w) => `/transactions/${w.tx.id}/approve`, permission: 'TRANSACT' },
@@ -55,7 +72,12 @@ const ENDPOINTS: Endpoint[] = [
   {
     method: 'POST',
     path: () => '/sandbox/uma/receive',
-    body: (w) => ({ senderUmaAddress: '$x@sender.test', receiverUmaAddress: w.customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }),
+    body: (w) => ({
+      senderUmaAddress: '$x@sender.test',
+      receiverUmaAddress: w.customer.umaAddress,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 100,
+    }),
     permission: 'TRANSACT',
   },
   { method: 'POST', path: () => '/sandbox/reset', permission: 'MANAGE' },
@@ -69,7 +91,14 @@ describe('permissions and tenancy of the payment endpoints', () => {
     const { a } = await world();
     const all = ['VIEW', 'TRANSACT', 'MANAGE'];
     const tokens = new Map<string, string>();
-    for (const perm of all) tokens.set(perm, await tokenWith(a.p, all.filter((x) => x !== perm)));
+    for (const perm of all)
+      tokens.set(
+        perm,
+        await tokenWith(
+          a.p,
+          all.filter((x) => x !== perm),
+        ),
+      );
     for (const e of ENDPOINTS) {
       expectError(await call(e, a), 401, 'UNAUTHORIZED');
       const res = await call(e, a, tokens.get(e.permission));
@@ -103,7 +132,11 @@ describe('permissions and tenancy of the payment endpoints', () => {
       const path = e.path(b);
       const code = expected[path];
       if (!code) continue;
-      const res = await api(e.method, path, { auth: a.p.auth, body: e.body?.(b), headers: e.key ? { 'Idempotency-Key': crypto.randomUUID() } : {} });
+      const res = await api(e.method, path, {
+        auth: a.p.auth,
+        body: e.body?.(b),
+        headers: e.key ? { 'Idempotency-Key': crypto.randomUUID() } : {},
+      });
       expectError(res, 404, code);
     }
     const list = await api('GET', '/transactions', { auth: a.p.auth });

@@ -1,6 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, expectError, newPlatform } from '../helpers';
-import { balanceOf, createQuote, customerWithAccounts, eventsAbout, execute, expectLedgerInvariant, externalAccount, fund, postings, statusPath, tx } from './support';
+import {
+  balanceOf,
+  createQuote,
+  customerWithAccounts,
+  eventsAbout,
+  execute,
+  expectLedgerInvariant,
+  externalAccount,
+  fund,
+  postings,
+  statusPath,
+  tx,
+} from './support';
 
 const T0 = Date.parse('2032-02-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));
@@ -94,7 +106,11 @@ describe('execute from an embedded wallet (signed retry)', () => {
     const { p, from, quote } = await setup('wallet');
     const first = await execute(p, quote.id, 'wallet-1');
     expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(first.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: new Date(T0 + 5 * 60_000).toISOString() });
+    expect(first.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: new Date(T0 + 5 * 60_000).toISOString(),
+    });
     const payload = JSON.parse(first.body.payloadToSign);
     expect(payload).toMatchObject({
       type: 'ACTIVITY_TYPE_SIGN_TRANSACTION',
@@ -132,7 +148,10 @@ describe('execute from an embedded wallet (signed retry)', () => {
       lockedCurrencySide: 'SENDING',
       lockedCurrencyAmount: 5_000,
     });
-    const mismatch = await execute(p, second.id, 'c', { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': challenge.requestId });
+    const mismatch = await execute(p, second.id, 'c', {
+      'Service-Wallet-Signature': 'sandbox-valid-signature',
+      'Request-Id': challenge.requestId,
+    });
     expectError(mismatch, 401, 'WALLET_SIGNATURE_BODY_MISMATCH');
     expect(await balanceOf(p, from)).toBe(100_000);
   });
@@ -143,7 +162,13 @@ describe('execute from an embedded wallet (signed retry)', () => {
     expectError(await execute(p, quote.id, 'late'), 409, 'QUOTE_EXPIRED');
     const res = await api('POST', '/quotes', {
       auth: p.auth,
-      body: { source: quote.source, destination: { destinationType: 'ACCOUNT', accountId: quote.destination.accountId }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100, immediatelyExecute: true },
+      body: {
+        source: quote.source,
+        destination: { destinationType: 'ACCOUNT', accountId: quote.destination.accountId },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 100,
+        immediatelyExecute: true,
+      },
     });
     expectError(res, 400, 'INVALID_INPUT');
   });

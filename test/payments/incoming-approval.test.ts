@@ -11,7 +11,8 @@ beforeEach(() => vi.setSystemTime(T0));
 afterEach(() => vi.useRealTimers());
 
 type Answer = (n: number) => number | Response | Promise<number | Response>;
-const answerJson = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const answerJson = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 /** A platform whose webhookEndpoint answers `answer`, a receiving customer, and an incoming UMA payment to it. */
 async function incoming(answer: Answer, currency = 'USD', amount = 2_500) {
@@ -21,7 +22,12 @@ async function incoming(answer: Answer, currency = 'USD', amount = 2_500) {
   const { customer, accounts } = await customerWithAccounts(p, individualBody({ umaAddress: `$rita@${p.umaDomain}` }));
   const res = await api('POST', '/sandbox/uma/receive', {
     auth: p.auth,
-    body: { senderUmaAddress: '$sam.sender@sender.example', receiverUmaAddress: `$rita@${p.umaDomain}`, receivingCurrencyCode: currency, receivingCurrencyAmount: amount },
+    body: {
+      senderUmaAddress: '$sam.sender@sender.example',
+      receiverUmaAddress: `$rita@${p.umaDomain}`,
+      receivingCurrencyCode: currency,
+      receivingCurrencyAmount: amount,
+    },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body).toMatchObject({ status: 'PENDING', pendingPlatformApproval: true });
@@ -55,7 +61,17 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     expect(await balanceOf(p, account)).toBe(0);
     expect(await deliver(eventId)).toMatchObject({ status: 'DELIVERED', lastResponseStatus: 200 });
     const body = JSON.parse(hook.calls[0]!.body);
-    expect(body).toMatchObject({ id: eventId, type: 'INCOMING_PAYMENT.PENDING', data: { id: txId, status: 'PENDING', type: 'INCOMING', senderUmaAddress: '$sam.sender@sender.example', counterpartyInformation: { FULL_NAME: 'Sam Sender' } } });
+    expect(body).toMatchObject({
+      id: eventId,
+      type: 'INCOMING_PAYMENT.PENDING',
+      data: {
+        id: txId,
+        status: 'PENDING',
+        type: 'INCOMING',
+        senderUmaAddress: '$sam.sender@sender.example',
+        counterpartyInformation: { FULL_NAME: 'Sam Sender' },
+      },
+    });
     // USD asks nothing of the receiver beyond what registration gave.
     expect(body.data).not.toHaveProperty('requestedReceiverCustomerInfoFields');
     expect(await tx(p, txId)).toMatchObject({ status: 'COMPLETED', settledAt: new Date(T0 + 10_000).toISOString() });
@@ -96,7 +112,11 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     // The deadline finds it decided and changes nothing; deciding again is 409.
     await advance(p, 60);
     expect((await tx(p, txId)).status).toBe('COMPLETED');
-    expectError(await api('POST', `/transactions/${txId}/reject`, { auth: p.auth, body: {} }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(
+      await api('POST', `/transactions/${txId}/reject`, { auth: p.auth, body: {} }),
+      409,
+      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    );
     await expectLedgerInvariant(p.id);
   });
 
@@ -123,7 +143,9 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
   });
 
   it('403 rejects: REJECTED, the reason kept, not credited, never retried', async () => {
-    const { p, hook, account, txId, eventId } = await incoming(() => answerJson(403, { status: 403, code: 'FORBIDDEN', message: 'No', reason: 'RESTRICTED_JURISDICTION' }));
+    const { p, hook, account, txId, eventId } = await incoming(() =>
+      answerJson(403, { status: 403, code: 'FORBIDDEN', message: 'No', reason: 'RESTRICTED_JURISDICTION' }),
+    );
     expect(await deliver(eventId)).toMatchObject({ status: 'DELIVERED', lastResponseStatus: 403 });
     expect(await tx(p, txId)).toMatchObject({ status: 'REJECTED' });
     expect(await approvalOf(txId)).toMatchObject({ state: 'REJECTED', reason: 'RESTRICTED_JURISDICTION' });
@@ -134,10 +156,15 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
   });
 
   it('422 names the missing counterparty fields: REJECTED, the fields kept, not credited', async () => {
-    const { p, account, txId, eventId } = await incoming(() => answerJson(422, { status: 422, code: 'MISSING_FIELDS', message: 'More needed', requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] }));
+    const { p, account, txId, eventId } = await incoming(() =>
+      answerJson(422, { status: 422, code: 'MISSING_FIELDS', message: 'More needed', requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] }),
+    );
     expect(await deliver(eventId)).toMatchObject({ status: 'DELIVERED', lastResponseStatus: 422 });
     expect(await tx(p, txId)).toMatchObject({ status: 'REJECTED' });
-    expect(await approvalOf(txId)).toMatchObject({ requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'], reason: expect.stringContaining('TAX_ID') });
+    expect(await approvalOf(txId)).toMatchObject({
+      requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'],
+      reason: expect.stringContaining('TAX_ID'),
+    });
     await expectNotCredited(p, txId, account);
   });
 
@@ -172,7 +199,10 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     const res = await api('POST', `/transactions/${txId}/approve`, { auth: p.auth, body: {} });
     expectError(res, 400, 'INVALID_INPUT');
     expect(JSON.stringify(res.body)).toContain('receiverCustomerInfo.TAX_ID');
-    const ok = await api('POST', `/transactions/${txId}/approve`, { auth: p.auth, body: { receiverCustomerInfo: { TAX_ID: 'GODE561231GR8' } } });
+    const ok = await api('POST', `/transactions/${txId}/approve`, {
+      auth: p.auth,
+      body: { receiverCustomerInfo: { TAX_ID: 'GODE561231GR8' } },
+    });
     expect(ok.body).toMatchObject({ status: 'COMPLETED' });
     expect(await balanceOf(p, account)).toBe(2_500);
   });
@@ -182,7 +212,12 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     const { accounts } = await customerWithAccounts(p, individualBody({ umaAddress: `$nora@${p.umaDomain}` }));
     const res = await api('POST', '/sandbox/uma/receive', {
       auth: p.auth,
-      body: { senderUmaAddress: '$s@sender.example', receiverUmaAddress: `$nora@${p.umaDomain}`, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 },
+      body: {
+        senderUmaAddress: '$s@sender.example',
+        receiverUmaAddress: `$nora@${p.umaDomain}`,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 700,
+      },
     });
     expect(res.body.pendingPlatformApproval).toBeUndefined();
     await advance(p, 5);

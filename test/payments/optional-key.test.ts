@@ -17,15 +17,26 @@ async function setup(funds = 50_000) {
 }
 
 const keyless = (p: TestPlatform, direction: 'in' | 'out', source: string, destination: string, amount: number) =>
-  api('POST', `/transfer-${direction}`, { auth: p.auth, body: { source: { accountId: source }, destination: { accountId: destination }, amount } });
+  api('POST', `/transfer-${direction}`, {
+    auth: p.auth,
+    body: { source: { accountId: source }, destination: { accountId: destination }, amount },
+  });
 
 const quoteFrom = (p: TestPlatform, from: string, ext: string) =>
-  createQuote(p, { source: { sourceType: 'ACCOUNT', accountId: from }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+  createQuote(p, {
+    source: { sourceType: 'ACCOUNT', accountId: from },
+    destination: { destinationType: 'ACCOUNT', accountId: ext },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 10_000,
+  });
 
-const executeKeyless = (p: TestPlatform, quoteId: string, headers: Record<string, string> = {}) => api('POST', `/quotes/${quoteId}/execute`, { auth: p.auth, headers });
+const executeKeyless = (p: TestPlatform, quoteId: string, headers: Record<string, string> = {}) =>
+  api('POST', `/quotes/${quoteId}/execute`, { auth: p.auth, headers });
 
 const transactionsOf = async (p: TestPlatform, type: string) =>
-  (await api('GET', `/transactions?type=${type}&limit=100`, { auth: p.auth })).body.data.filter((t: { source: { sourceType: string } }) => t.source.sourceType === 'ACCOUNT');
+  (await api('GET', `/transactions?type=${type}&limit=100`, { auth: p.auth })).body.data.filter(
+    (t: { source: { sourceType: string } }) => t.source.sourceType === 'ACCOUNT',
+  );
 
 describe('without an Idempotency-Key', () => {
   it('transfer-out and transfer-in run once each and move the money once', async () => {
@@ -103,7 +114,11 @@ describe('without an Idempotency-Key', () => {
   it('writes no replay record, so a later request with a key is a new operation', async () => {
     const { p, usd, ext } = await setup();
     const plain = await keyless(p, 'out', usd, ext, 1_000);
-    const keyed = await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': 'after-keyless' }, body: { source: { accountId: usd }, destination: { accountId: ext }, amount: 1_000 } });
+    const keyed = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'after-keyless' },
+      body: { source: { accountId: usd }, destination: { accountId: ext }, amount: 1_000 },
+    });
     expect(keyed.status).toBe(201);
     expect(keyed.body.id).not.toBe(plain.body.id);
     expect(keyed.headers.get('Idempotent-Replayed')).toBeNull();
@@ -112,7 +127,11 @@ describe('without an Idempotency-Key', () => {
 
   it('a key that is sent must be valid: an empty one is 400 naming the header, and nothing moves', async () => {
     const { p, usd, ext } = await setup();
-    const res = await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': '' }, body: { source: { accountId: usd }, destination: { accountId: ext }, amount: 1_000 } });
+    const res = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': '' },
+      body: { source: { accountId: usd }, destination: { accountId: ext }, amount: 1_000 },
+    });
     expectError(res, 400, 'INVALID_INPUT');
     expect(failingFields(res)).toEqual(['Idempotency-Key']);
     expect(await balanceOf(p, usd)).toBe(50_000);
@@ -122,8 +141,16 @@ describe('without an Idempotency-Key', () => {
 describe('with an Idempotency-Key, replays are unchanged', () => {
   it('transfer-in, transfer-out and execute replay the first answer', async () => {
     const { p, usd, ext, customer } = await setup();
-    for (const [direction, from, to] of [['out', usd, ext], ['in', ext, usd]] as const) {
-      const send = () => api('POST', `/transfer-${direction}`, { auth: p.auth, headers: { 'Idempotency-Key': `k-${direction}` }, body: { source: { accountId: from }, destination: { accountId: to }, amount: 700 } });
+    for (const [direction, from, to] of [
+      ['out', usd, ext],
+      ['in', ext, usd],
+    ] as const) {
+      const send = () =>
+        api('POST', `/transfer-${direction}`, {
+          auth: p.auth,
+          headers: { 'Idempotency-Key': `k-${direction}` },
+          body: { source: { accountId: from }, destination: { accountId: to }, amount: 700 },
+        });
       const first = await send();
       const again = await send();
       expect(first.status).toBe(201);
@@ -155,7 +182,9 @@ describe('/openapi.json', () => {
       ['/agents/me/quotes/{quoteId}/execute', 'post'],
     ];
     for (const [path, method] of operations) {
-      const header = doc.paths[path][method].parameters.find((x: { name: string; in: string }) => x.in === 'header' && x.name === 'Idempotency-Key');
+      const header = doc.paths[path][method].parameters.find(
+        (x: { name: string; in: string }) => x.in === 'header' && x.name === 'Idempotency-Key',
+      );
       expect(header, path).toMatchObject({ required: false });
     }
   });

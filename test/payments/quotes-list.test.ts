@@ -89,7 +89,9 @@ describe('GET /quotes', () => {
     const page = await api('GET', `/quotes?customerId=${a.customer.id}&limit=2`, { auth: p.auth });
     expect(page.body).toMatchObject({ hasMore: true, totalCount: 3, nextCursor: expect.any(String) });
     expect(page.body.data.map((x: { id: string }) => x.id)).toEqual([q4, q2]);
-    const next = await api('GET', `/quotes?customerId=${a.customer.id}&limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`, { auth: p.auth });
+    const next = await api('GET', `/quotes?customerId=${a.customer.id}&limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`, {
+      auth: p.auth,
+    });
     expect(next.body).toMatchObject({ hasMore: false, totalCount: 3 });
     expect(next.body.data.map((x: { id: string }) => x.id)).toEqual([q1]);
     expect((await walk(`/quotes?receivingAccountId=${extA}&limit=1`, p.auth)).map((x) => x.id)).toEqual([q4, q1]);
@@ -123,7 +125,16 @@ describe('GET /quotes', () => {
     expect((await api('GET', `/quotes?sendingAccountId=x`, { auth: other.auth })).body.data).toEqual([]);
     expectError(await api('GET', '/quotes', { auth: await tokenWith(p, ['TRANSACT']) }), 403, 'FORBIDDEN');
     expect((await api('GET', '/quotes', { auth: await tokenWith(p, ['VIEW']) })).body.data.at(-1).id).toBe(q1);
-    for (const q of ['limit=0', 'limit=101', 'status=REJECTED', 'status=pending', 'createdAfter=yesterday', 'createdBefore=2032-05-10', 'cursor=%%%', 'receivingUmaAddress=']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'status=REJECTED',
+      'status=pending',
+      'createdAfter=yesterday',
+      'createdBefore=2032-05-10',
+      'cursor=%%%',
+      'receivingUmaAddress=',
+    ]) {
       expectError(await api('GET', `/quotes?${q}`, { auth: p.auth }), 400, 'INVALID_INPUT');
     }
     for (const name of ['sortOrder', 'accountId', 'startDate', 'customerID']) {

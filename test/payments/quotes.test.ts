@@ -96,9 +96,15 @@ describe('POST /quotes', () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, accountQuote(usd, ext, 5_000, 'RECEIVING'));
     expect(quote.totalReceivingAmount).toBe(5_000);
-    const rates = await api('GET', `/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=${quote.totalSendingAmount}`, { auth: p.auth });
+    const rates = await api('GET', `/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=${quote.totalSendingAmount}`, {
+      auth: p.auth,
+    });
     expect(rates.body.data[0].receivingAmount).toBeGreaterThanOrEqual(5_000);
-    const less = await api('GET', `/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=${quote.totalSendingAmount - 1}`, { auth: p.auth });
+    const less = await api(
+      'GET',
+      `/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=${quote.totalSendingAmount - 1}`,
+      { auth: p.auth },
+    );
     expect(less.body.data[0].receivingAmount).toBeLessThan(5_000);
   });
 
@@ -113,13 +119,33 @@ describe('POST /quotes', () => {
       [{ ...accountQuote(usd, ext), extra: 1 }, ['extra']],
       [{ ...accountQuote(ext, usd) }, ['source.accountId']],
       [{ ...accountQuote(usd, usd) }, ['destination.accountId']],
-      [{ ...accountQuote(usd, ext), source: { sourceType: 'ACCOUNT', accountId: usd, customerId: other.customer.id } }, ['source.customerId']],
-      [{ ...accountQuote(usd, ext), destination: { destinationType: 'ACCOUNT', accountId: ext, paymentRail: 'SPEI' } }, ['destination.paymentRail']],
+      [
+        { ...accountQuote(usd, ext), source: { sourceType: 'ACCOUNT', accountId: usd, customerId: other.customer.id } },
+        ['source.customerId'],
+      ],
+      [
+        { ...accountQuote(usd, ext), destination: { destinationType: 'ACCOUNT', accountId: ext, paymentRail: 'SPEI' } },
+        ['destination.paymentRail'],
+      ],
       [{ ...accountQuote(usd, ext, 10) }, ['lockedCurrencyAmount']], // does not cover the fees
       [{ ...accountQuote(usd, ext, 200_000_000) }, ['lockedCurrencyAmount']], // above maxAmount
       [umaQuote(usd, 'not-an-address'), ['destination.umaAddress']],
-      [{ ...umaQuote(usd, '$success.usd@sandbox.uma.test'), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.uma.test', currency: 'EUR' } }, ['destination.currency']],
-      [{ source: { sourceType: 'REALTIME_FUNDING', currency: 'GBP' }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000 }, ['source.currency']],
+      [
+        {
+          ...umaQuote(usd, '$success.usd@sandbox.uma.test'),
+          destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.uma.test', currency: 'EUR' },
+        },
+        ['destination.currency'],
+      ],
+      [
+        {
+          source: { sourceType: 'REALTIME_FUNDING', currency: 'GBP' },
+          destination: { destinationType: 'ACCOUNT', accountId: ext },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 1000,
+        },
+        ['source.currency'],
+      ],
     ];
     for (const [body, fields] of cases) {
       const res = await api('POST', '/quotes', { auth: p.auth, body });
@@ -138,7 +164,12 @@ describe('POST /quotes', () => {
     expectError(await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, 'ExternalAccount:nope') }), 404, 'NOT_FOUND');
     expectError(await api('POST', '/quotes', { auth: p.auth, body: umaQuote(usd, '$nobody@sandbox.uma.test') }), 404, 'UMA_NOT_FOUND');
     expectError(await api('POST', '/quotes', { auth: p.auth, body: umaQuote(usd, '$success.usd@elsewhere.test') }), 404, 'UMA_NOT_FOUND');
-    const realtime = { source: { sourceType: 'REALTIME_FUNDING', customerId: q.customer.id, currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000 };
+    const realtime = {
+      source: { sourceType: 'REALTIME_FUNDING', customerId: q.customer.id, currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: ext },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1000,
+    };
     expectError(await api('POST', '/quotes', { auth: p.auth, body: realtime }), 404, 'USER_NOT_FOUND');
     expectError(await api('GET', '/quotes/Quote:019542f5-b3e7-1d02-0000-000000000006', { auth: p.auth }), 404, 'QUOTE_NOT_FOUND');
     const theirs = await createQuote(q.p, accountQuote(q.usd, q.ext));
@@ -155,7 +186,11 @@ describe('POST /quotes', () => {
     expect(b.status).toBe(201);
     expect(b.body).toEqual(a.body);
     expect(b.headers.get('Idempotent-Replayed')).toBe('true');
-    expectError(await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, ext, 20_000), headers }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, ext, 20_000), headers }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 });
 
@@ -187,7 +222,12 @@ const SUFFIX_TABLE: Row[] = [
   },
   {
     suffix: '003',
-    timeline: [[0, 'PROCESSING'], [300, 'PROCESSING'], [59, 'PROCESSING'], [1, 'COMPLETED']],
+    timeline: [
+      [0, 'PROCESSING'],
+      [300, 'PROCESSING'],
+      [59, 'PROCESSING'],
+      [1, 'COMPLETED'],
+    ],
     path: ['PENDING', 'PROCESSING', 'COMPLETED'],
     postings: ['DEBIT', 'SETTLE'],
     debited: true,
@@ -196,29 +236,52 @@ const SUFFIX_TABLE: Row[] = [
   },
   {
     suffix: '004',
-    timeline: [[0, 'PROCESSING'], [4, 'PROCESSING'], [1, 'FAILED']],
+    timeline: [
+      [0, 'PROCESSING'],
+      [4, 'PROCESSING'],
+      [1, 'FAILED'],
+    ],
     failureReason: 'OFFRAMP_FAILED',
     refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
     path: ['PENDING', 'PROCESSING', 'FAILED'],
     postings: ['DEBIT', 'REFUND'],
     debited: false,
-    events: ['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'],
+    events: [
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ],
     quoteStatus: 'FAILED',
   },
   {
     suffix: '005',
-    timeline: [[0, 'PROCESSING'], [5, 'COMPLETED'], [59, 'COMPLETED'], [1, 'FAILED']],
+    timeline: [
+      [0, 'PROCESSING'],
+      [5, 'COMPLETED'],
+      [59, 'COMPLETED'],
+      [1, 'FAILED'],
+    ],
     failureReason: 'OFFRAMP_FAILED',
     refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
     path: ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'],
     postings: ['DEBIT', 'SETTLE', 'RETURN', 'REFUND'],
     debited: false,
-    events: ['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'],
+    events: [
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ],
     quoteStatus: 'FAILED',
   },
   {
     suffix: '006',
-    timeline: [[0, 'PROCESSING'], [5, 'REFUNDED']],
+    timeline: [
+      [0, 'PROCESSING'],
+      [5, 'REFUNDED'],
+    ],
     refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
     path: ['PENDING', 'PROCESSING', 'REFUNDED'],
     postings: ['DEBIT', 'REFUND'],
@@ -228,7 +291,10 @@ const SUFFIX_TABLE: Row[] = [
   },
   {
     suffix: '007',
-    timeline: [[0, 'PROCESSING'], [5, 'FAILED']],
+    timeline: [
+      [0, 'PROCESSING'],
+      [5, 'FAILED'],
+    ],
     failureReason: 'OFFRAMP_FAILED',
     refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
     path: ['PENDING', 'PROCESSING', 'FAILED'],
@@ -239,7 +305,11 @@ const SUFFIX_TABLE: Row[] = [
   },
   {
     suffix: '123',
-    timeline: [[0, 'PROCESSING'], [4, 'PROCESSING'], [1, 'COMPLETED']],
+    timeline: [
+      [0, 'PROCESSING'],
+      [4, 'PROCESSING'],
+      [1, 'COMPLETED'],
+    ],
     path: ['PENDING', 'PROCESSING', 'COMPLETED'],
     postings: ['DEBIT', 'SETTLE'],
     debited: true,
@@ -304,7 +374,10 @@ describe('quotes to sandbox UMA receivers', () => {
     expect(quote.destination).toEqual({ destinationType: 'UMA_ADDRESS', umaAddress: address, currency: code });
     expect(quote.receivingCurrency).toEqual(currency(code));
     expect((await execute(p, quote.id)).status).toBe(200);
-    const final = await runTimeline(p, quote.transactionId, [[0, 'PROCESSING'], [5, 'COMPLETED']]);
+    const final = await runTimeline(p, quote.transactionId, [
+      [0, 'PROCESSING'],
+      [5, 'COMPLETED'],
+    ]);
     expect(final).toMatchObject({
       destination: { destinationType: 'UMA_ADDRESS', umaAddress: address, currency: code },
       receiverUmaAddress: address,
@@ -319,7 +392,12 @@ describe('quotes to sandbox UMA receivers', () => {
     const { p, usd } = await setup();
     const quote = await createQuote(p, umaQuote(usd, '$pending.long.usd@sandbox.uma.test'));
     await execute(p, quote.id);
-    const final = await runTimeline(p, quote.transactionId, [[0, 'PROCESSING'], [360, 'PROCESSING'], [6 * 3600, 'PROCESSING'], [18 * 3600, 'COMPLETED']]);
+    const final = await runTimeline(p, quote.transactionId, [
+      [0, 'PROCESSING'],
+      [360, 'PROCESSING'],
+      [6 * 3600, 'PROCESSING'],
+      [18 * 3600, 'COMPLETED'],
+    ]);
     expect(final).not.toHaveProperty('failureReason');
     await expectLedgerInvariant(p.id);
   });
@@ -328,7 +406,10 @@ describe('quotes to sandbox UMA receivers', () => {
     const { p, usd } = await setup();
     const quote = await createQuote(p, umaQuote(usd, '$Fail.Compliance.USD@sandbox.uma.test'));
     await execute(p, quote.id);
-    const final = await runTimeline(p, quote.transactionId, [[0, 'PROCESSING'], [5, 'REJECTED']]);
+    const final = await runTimeline(p, quote.transactionId, [
+      [0, 'PROCESSING'],
+      [5, 'REJECTED'],
+    ]);
     expect(final).toMatchObject({ failureReason: 'PAY_REQUEST_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
     expect(await statusPath(quote.transactionId)).toEqual(['PENDING', 'PROCESSING', 'REJECTED']);
     expect(await postings(quote.transactionId)).toEqual(['DEBIT', 'REFUND']);
@@ -441,7 +522,12 @@ describe('real-time funding', () => {
       },
       {
         instructionsNotes: expect.stringContaining('"BTC"'),
-        accountOrWalletInfo: { accountType: 'SPARK_WALLET', assetType: 'BTC', address: expect.stringMatching(/^spark1/), invoice: expect.stringMatching(/^lnbcrt1p/) },
+        accountOrWalletInfo: {
+          accountType: 'SPARK_WALLET',
+          assetType: 'BTC',
+          address: expect.stringMatching(/^spark1/),
+          invoice: expect.stringMatching(/^lnbcrt1p/),
+        },
       },
     ]);
     const reference = quote.paymentInstructions[0].accountOrWalletInfo.reference;
@@ -455,13 +541,20 @@ describe('real-time funding', () => {
 
   it('POST /sandbox/send funds it and the payment follows the destination suffix', async () => {
     const { p, quote } = await realtime();
-    const res = await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD', currencyAmount: quote.totalSendingAmount } });
+    const res = await api('POST', '/sandbox/send', {
+      auth: p.auth,
+      body: { quoteId: quote.id, currencyCode: 'USD', currencyAmount: quote.totalSendingAmount },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ id: quote.transactionId, type: 'OUTGOING', status: 'PROCESSING', quoteId: quote.id });
     await advance(p, 5);
     expect((await tx(p, quote.transactionId)).status).toBe('COMPLETED');
     expect(await postings(quote.transactionId)).toEqual(['FUNDING', 'SETTLE']);
-    expectError(await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD' } }), 409, 'QUOTE_NOT_PENDING');
+    expectError(
+      await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD' } }),
+      409,
+      'QUOTE_NOT_PENDING',
+    );
     await expectLedgerInvariant(p.id);
   });
 
@@ -473,7 +566,11 @@ describe('real-time funding', () => {
     expect(failingFields(res)).toEqual(['currencyCode']);
     res = await send({ currencyCode: 'USD', currencyAmount: quote.totalSendingAmount - 1 });
     expect(failingFields(res)).toEqual(['currencyAmount']);
-    expectError(await api('POST', `/quotes/${quote.id}/execute`, { auth: p.auth, headers: { 'Idempotency-Key': 'x' } }), 400, 'QUOTE_REQUIRES_FUNDING');
+    expectError(
+      await api('POST', `/quotes/${quote.id}/execute`, { auth: p.auth, headers: { 'Idempotency-Key': 'x' } }),
+      400,
+      'QUOTE_REQUIRES_FUNDING',
+    );
     expect((await send({ currencyCode: 'BTC' })).status).toBe(200);
     expect((await tx(p, quote.transactionId)).status).toBe('PROCESSING');
   });
@@ -481,17 +578,32 @@ describe('real-time funding', () => {
   it('refuses to send for an account-funded or expired quote', async () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, accountQuote(usd, ext));
-    expectError(await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD' } }), 400, 'QUOTE_NOT_REALTIME_FUNDED');
+    expectError(
+      await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD' } }),
+      400,
+      'QUOTE_NOT_REALTIME_FUNDED',
+    );
     const r = await realtime();
     vi.setSystemTime(T0 + 10 * 60_000);
-    expectError(await api('POST', '/sandbox/send', { auth: r.p.auth, body: { quoteId: r.quote.id, currencyCode: 'USD' } }), 409, 'QUOTE_EXPIRED');
+    expectError(
+      await api('POST', '/sandbox/send', { auth: r.p.auth, body: { quoteId: r.quote.id, currencyCode: 'USD' } }),
+      409,
+      'QUOTE_EXPIRED',
+    );
     expect(await tx(r.p, r.quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
-    expectError(await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: 'Quote:nope', currencyCode: 'USD' } }), 404, 'QUOTE_NOT_FOUND');
+    expectError(
+      await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: 'Quote:nope', currencyCode: 'USD' } }),
+      404,
+      'QUOTE_NOT_FOUND',
+    );
   });
 
   it('carries cryptoNetwork for crypto funding: required for USDC, one of its networks, refused for fiat', async () => {
     const p = await newPlatform({
-      supportedCurrencies: [...SANDBOX_CURRENCIES, ...['USDC', 'BTC'].map((currencyCode) => ({ ...SANDBOX_CURRENCIES[0]!, currencyCode, maxAmount: 10_000_000_000 }))],
+      supportedCurrencies: [
+        ...SANDBOX_CURRENCIES,
+        ...['USDC', 'BTC'].map((currencyCode) => ({ ...SANDBOX_CURRENCIES[0]!, currencyCode, maxAmount: 10_000_000_000 })),
+      ],
     });
     const { customer } = await customerWithAccounts(p);
     const ext = await externalAccount(p, customer.id, 'EUR', '123');
@@ -507,7 +619,12 @@ describe('real-time funding', () => {
     expect((await api('GET', `/quotes/${usdc.id}`, { auth: p.auth })).body.source.cryptoNetwork).toBe('SOLANA');
     expect((await createQuote(p, body({ currency: 'BTC', cryptoNetwork: 'LIGHTNING' }))).source.cryptoNetwork).toBe('LIGHTNING');
     expect((await createQuote(p, body({ currency: 'BTC' }))).source).not.toHaveProperty('cryptoNetwork');
-    for (const source of [{ currency: 'USDC' }, { currency: 'USDC', cryptoNetwork: 'ETHEREUM' }, { currency: 'USD', cryptoNetwork: 'SOLANA' }, { currency: 'USDC', cryptoNetwork: 'DOGE' }]) {
+    for (const source of [
+      { currency: 'USDC' },
+      { currency: 'USDC', cryptoNetwork: 'ETHEREUM' },
+      { currency: 'USD', cryptoNetwork: 'SOLANA' },
+      { currency: 'USDC', cryptoNetwork: 'DOGE' },
+    ]) {
       const res = await api('POST', '/quotes', { auth: p.auth, body: body(source) });
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res), JSON.stringify(source)).toEqual(['source.cryptoNetwork']);

@@ -25,7 +25,19 @@ interface RoundTrip {
 const roundTrip = { pair: fc.constantFrom(...PAIRS), amount, thereSide: side, backSide: side, regulated: fc.boolean() };
 /** Every pair at least once (a large amount at the lower fee tier, the farmer's best case), then random cases. */
 const everyPair = <T extends object>(extra: (a: string, b: string) => T) =>
-  PAIRS.map((pair) => [{ pair, amount: 1_000_000_000, thereSide: 'SENDING' as LockedSide, backSide: 'SENDING' as LockedSide, regulated: true, ...extra(...pair) }] as [RoundTrip & T]);
+  PAIRS.map(
+    (pair) =>
+      [
+        {
+          pair,
+          amount: 1_000_000_000,
+          thereSide: 'SENDING' as LockedSide,
+          backSide: 'SENDING' as LockedSide,
+          regulated: true,
+          ...extra(...pair),
+        },
+      ] as [RoundTrip & T],
+  );
 
 /**
  * A→B priced from `first`, then B→A priced from `second`: the way back never returns what was sent.
@@ -45,17 +57,27 @@ function expectLoss(c: RoundTrip, first: MidMarket, second: MidMarket) {
     expect(back.totalReceivingAmount, `${a}→${b}→${a}: sent ${sent}, got back ${back.totalReceivingAmount}`).toBeLessThan(sent);
   } else {
     const back = computeExchange(platform, { sendingCurrency: b, receivingCurrency: a, amount: sent, lockedSide: 'RECEIVING' }, second);
-    expect(back.totalSendingAmount, `${a}→${b}→${a}: getting back ${sent} needs ${back.totalSendingAmount} ${b}, received ${received}`).toBeGreaterThan(received);
+    expect(
+      back.totalSendingAmount,
+      `${a}→${b}→${a}: getting back ${sent} needs ${back.totalSendingAmount} ${b}, received ${received}`,
+    ).toBeGreaterThan(received);
   }
 }
 
 describe('no arbitrage: a round trip A→B→A priced at the same moment returns less than was sent', () => {
   it('sandbox: the way back priced at any moment the first quote still lives (same window or the next)', () => {
     fc.assert(
-      fc.property(fc.record({ ...roundTrip, at: fc.integer({ min: T, max: T + 1e6 * RATE_WINDOW_MS }), later: fc.integer({ min: 0, max: QUOTE_TTL_MS - 1 }) }), (c) => {
-        // The quote A→B made at `at` is still executable `later`, when B→A is priced (maybe in the next window).
-        expectLoss(c, sandboxRates(c.at), sandboxRates(c.at + c.later));
-      }),
+      fc.property(
+        fc.record({
+          ...roundTrip,
+          at: fc.integer({ min: T, max: T + 1e6 * RATE_WINDOW_MS }),
+          later: fc.integer({ min: 0, max: QUOTE_TTL_MS - 1 }),
+        }),
+        (c) => {
+          // The quote A→B made at `at` is still executable `later`, when B→A is priced (maybe in the next window).
+          expectLoss(c, sandboxRates(c.at), sandboxRates(c.at + c.later));
+        },
+      ),
       { seed: SEED, numRuns: RUNS, examples: everyPair(() => ({ at: T + RATE_WINDOW_MS - 1, later: 1 })) },
     );
   });
@@ -66,12 +88,21 @@ describe('no arbitrage: a round trip A→B→A priced at the same moment returns
     const snapshot = fc.record(Object.fromEntries(SUPPORTED_CURRENCY_CODES.map((code) => [code, fc.tuple(value, move)])));
     // The worst move for A→B then B→A: A falls and B rises by the most.
     const worst = (a: string, b: string) => ({
-      values: Object.fromEntries(Object.entries(sandboxRates(T).usd).map(([code, v]) => [code, [v, code === a ? -0.002 : code === b ? 0.002 : 0] as [number, number]])),
+      values: Object.fromEntries(
+        Object.entries(sandboxRates(T).usd).map(([code, v]) => [
+          code,
+          [v, code === a ? -0.002 : code === b ? 0.002 : 0] as [number, number],
+        ]),
+      ),
       moved: true,
     });
     fc.assert(
       fc.property(fc.record({ ...roundTrip, values: snapshot, moved: fc.boolean() }), (c) => {
-        const first = { usd: Object.fromEntries(Object.entries(c.values).map(([code, [v]]) => [code, v])), updatedAt: T, expiresAt: T + RATE_WINDOW_MS };
+        const first = {
+          usd: Object.fromEntries(Object.entries(c.values).map(([code, [v]]) => [code, v])),
+          updatedAt: T,
+          expiresAt: T + RATE_WINDOW_MS,
+        };
         const next = Object.fromEntries(Object.entries(c.values).map(([code, [v, m]]) => [code, v * (1 + (c.moved ? m : 0))]));
         expectLoss(c, first, { usd: next, updatedAt: T + RATE_WINDOW_MS, expiresAt: T + 2 * RATE_WINDOW_MS });
       }),

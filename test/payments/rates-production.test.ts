@@ -11,7 +11,20 @@ const prod = (method: string, path: string, ratesUrl: string | undefined, opts: 
   workerApi(method, path, { SERVICE_ENV: 'production', ...(ratesUrl ? { RATES_URL: ratesUrl } : {}) }, opts);
 
 /** Units per 1 USD, far from the sandbox table (1 EUR = 2 USD there is about 1.08), so the source shows. */
-const PER_USD: Record<string, number> = { EUR: 0.5, GBP: 0.4, CAD: 1.25, MXN: 20, BRL: 5, INR: 80, NGN: 1500, PHP: 50, KES: 130, JPY: 150, BTC: 0.00001, USDC: 1 };
+const PER_USD: Record<string, number> = {
+  EUR: 0.5,
+  GBP: 0.4,
+  CAD: 1.25,
+  MXN: 20,
+  BRL: 5,
+  INR: 80,
+  NGN: 1500,
+  PHP: 50,
+  KES: 130,
+  JPY: 150,
+  BTC: 0.00001,
+  USDC: 1,
+};
 
 /** A rate source at a fresh URL (the cache is per URL), faked at `fetch`; `answer` plays the source. */
 function fakeSource(answer: () => Promise<Response> | Response = () => Response.json({ base: 'USD', rates: PER_USD })) {
@@ -48,13 +61,26 @@ describe('production exchange rates come from RATES_URL, never the sandbox table
     const listed = await eurRate(p, source.url);
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
     // Mid-market 0.5 EUR per USD, less the 25 bps spread; the snapshot holds 5 minutes from its fetch.
-    expect(listed.body.data[0]).toMatchObject({ exchangeRate: 0.49875, updatedAt: new Date(T0).toISOString(), expiresAt: new Date(T0 + FIVE_MINUTES).toISOString() });
+    expect(listed.body.data[0]).toMatchObject({
+      exchangeRate: 0.49875,
+      updatedAt: new Date(T0).toISOString(),
+      expiresAt: new Date(T0 + FIVE_MINUTES).toISOString(),
+    });
     const quote = await prod('POST', '/quotes', source.url, {
       auth: p.auth,
-      body: { source: { sourceType: 'ACCOUNT', accountId: accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+        destination: { destinationType: 'ACCOUNT', accountId: ext },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+      },
     });
     expect(quote.status, JSON.stringify(quote.body)).toBe(201);
-    expect(quote.body).toMatchObject({ exchangeRate: 0.49875, totalReceivingAmount: listed.body.data[0].receivingAmount, feesIncluded: listed.body.data[0].feesIncluded });
+    expect(quote.body).toMatchObject({
+      exchangeRate: 0.49875,
+      totalReceivingAmount: listed.body.data[0].receivingAmount,
+      feesIncluded: listed.body.data[0].feesIncluded,
+    });
     // 10000 cents − 10 fixed − 20 variable = 9970 cents × 0.49875 = 4972 euro cents, less EUR 0.025 (3 cents).
     expect(quote.body.totalReceivingAmount).toBe(4_969);
     expect(source.calls).toHaveLength(1); // one fetch served both
@@ -71,7 +97,12 @@ describe('production exchange rates come from RATES_URL, never the sandbox table
     expect(listed.body.message).toBe('No exchange-rate source is configured');
     const quote = await prod('POST', '/quotes', undefined, {
       auth: p.auth,
-      body: { source: { sourceType: 'ACCOUNT', accountId: accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+        destination: { destinationType: 'ACCOUNT', accountId: ext },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+      },
     });
     expectError(quote, 503, 'RATES_UNAVAILABLE');
     expect(spy).not.toHaveBeenCalled();
@@ -150,7 +181,10 @@ describe('production exchange rates come from RATES_URL, never the sandbox table
     const usdBank = await externalAccount(a.p, a.customerId, 'USD', '789');
     const eurBank = await externalAccount(a.p, a.customerId, 'EUR', '789');
     const out = (from: string, to: string, amount: number, url: string | undefined) =>
-      prod('POST', '/agents/me/transfer-out', url, { auth: a.bearer, body: { source: { accountId: from }, destination: { accountId: to }, amount } });
+      prod('POST', '/agents/me/transfer-out', url, {
+        auth: a.bearer,
+        body: { source: { accountId: from }, destination: { accountId: to }, amount },
+      });
     // USD 6.00 is EUR 3.00 at the source (EUR 5.56 on the sandbox table): within the EUR 10.00 limit...
     const source = fakeSource();
     expect((await out(usd, usdBank, 600, source.url)).status).toBe(201);

@@ -11,7 +11,11 @@ const T = Date.parse('2031-06-01T09:00:00.000Z'); // a window boundary
 
 describe('computeExchange', () => {
   it('applies the documented formula (USD to USDC, a pegged pair)', () => {
-    const x = computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'USDC', amount: 10_000, lockedSide: 'SENDING' }, sandboxRates(T));
+    const x = computeExchange(
+      standard,
+      { sendingCurrency: 'USD', receivingCurrency: 'USDC', amount: 10_000, lockedSide: 'SENDING' },
+      sandboxRates(T),
+    );
     // fixed 25 cents, variable 30 bps of 10000 = 30, converted 9945 cents at mid-market 1 less the 25 bps
     // spread = 99 201 375 micro-USDC, minus 0.05 USDC (6 cents at that rate, rounded up).
     expect(x).toEqual({
@@ -49,7 +53,11 @@ describe('computeExchange', () => {
   });
 
   it('uses each currency’s decimals (JPY 0, BTC 8)', () => {
-    const x = computeExchange(standard, { sendingCurrency: 'JPY', receivingCurrency: 'BTC', amount: 1_000_000, lockedSide: 'SENDING' }, sandboxRates(T));
+    const x = computeExchange(
+      standard,
+      { sendingCurrency: 'JPY', receivingCurrency: 'BTC', amount: 1_000_000, lockedSide: 'SENDING' },
+      sandboxRates(T),
+    );
     // ¥1,000,000 is about USD 6,700, about 0.067 BTC = 6.7 million sats.
     expect(x.totalReceivingAmount).toBeGreaterThan(6_500_000);
     expect(x.totalReceivingAmount).toBeLessThan(6_900_000);
@@ -60,7 +68,11 @@ describe('computeExchange', () => {
 
   it('is constant within a 5-minute window and moves across windows', () => {
     const at = (now: number) =>
-      computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING' }, sandboxRates(now));
+      computeExchange(
+        standard,
+        { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING' },
+        sandboxRates(now),
+      );
     const start = at(T);
     expect(at(T + RATE_WINDOW_MS - 1)).toEqual(start);
     expect(at(T + 123_456)).toEqual(start);
@@ -71,33 +83,60 @@ describe('computeExchange', () => {
     expect(Math.abs(next.exchangeRate / start.exchangeRate - 1)).toBeLessThan(0.0041);
     expect(rateWindow(T + 1)).toEqual({ window: T / RATE_WINDOW_MS, updatedAt: T, expiresAt: T + RATE_WINDOW_MS });
     // Pegged pairs do not drift: mid-market 1, less the spread.
-    const peg = (now: number) => computeExchange(standard, { sendingCurrency: 'USDC', receivingCurrency: 'USD', amount: 1, lockedSide: 'SENDING' }, sandboxRates(now)).exchangeRate;
+    const peg = (now: number) =>
+      computeExchange(standard, { sendingCurrency: 'USDC', receivingCurrency: 'USD', amount: 1, lockedSide: 'SENDING' }, sandboxRates(now))
+        .exchangeRate;
     expect([peg(T), peg(T + RATE_WINDOW_MS), peg(T + 99 * RATE_WINDOW_MS)]).toEqual([0.9975, 0.9975, 0.9975]);
   });
 
   it('a RECEIVING-locked amount needs the smallest sending amount whose SENDING result reaches it', () => {
     const code = fc.constantFrom(...SUPPORTED_CURRENCY_CODES);
     fc.assert(
-      fc.property(code, code, fc.integer({ min: 1, max: 10_000_000_000 }), fc.integer({ min: 0, max: 10_000 }), fc.boolean(), (s, r, amount, w, reg) => {
-        const platform = reg ? regulated : standard;
-        const now = T + w * RATE_WINDOW_MS;
-        const locked = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount, lockedSide: 'RECEIVING' }, sandboxRates(now));
-        expect(locked.totalReceivingAmount).toBe(amount);
-        const forward = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount, lockedSide: 'SENDING' }, sandboxRates(now));
-        expect(forward.totalReceivingAmount).toBeGreaterThanOrEqual(amount);
-        const less = computeExchange(platform, { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount - 1, lockedSide: 'SENDING' }, sandboxRates(now));
-        expect(less.totalReceivingAmount).toBeLessThan(amount);
-        expect(locked.rateDetails).toEqual(forward.rateDetails);
-        expect(locked.feesIncluded).toBe(forward.feesIncluded);
-      }),
+      fc.property(
+        code,
+        code,
+        fc.integer({ min: 1, max: 10_000_000_000 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.boolean(),
+        (s, r, amount, w, reg) => {
+          const platform = reg ? regulated : standard;
+          const now = T + w * RATE_WINDOW_MS;
+          const locked = computeExchange(
+            platform,
+            { sendingCurrency: s, receivingCurrency: r, amount, lockedSide: 'RECEIVING' },
+            sandboxRates(now),
+          );
+          expect(locked.totalReceivingAmount).toBe(amount);
+          const forward = computeExchange(
+            platform,
+            { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount, lockedSide: 'SENDING' },
+            sandboxRates(now),
+          );
+          expect(forward.totalReceivingAmount).toBeGreaterThanOrEqual(amount);
+          const less = computeExchange(
+            platform,
+            { sendingCurrency: s, receivingCurrency: r, amount: locked.totalSendingAmount - 1, lockedSide: 'SENDING' },
+            sandboxRates(now),
+          );
+          expect(less.totalReceivingAmount).toBeLessThan(amount);
+          expect(locked.rateDetails).toEqual(forward.rateDetails);
+          expect(locked.feesIncluded).toBe(forward.feesIncluded);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('never gives a negative amount: fees larger than a small amount leave 0', () => {
-    const x = computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: 20, lockedSide: 'SENDING' }, sandboxRates(T));
+    const x = computeExchange(
+      standard,
+      { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: 20, lockedSide: 'SENDING' },
+      sandboxRates(T),
+    );
     expect(x.totalReceivingAmount).toBe(0);
-    expect(() => computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: -1, lockedSide: 'SENDING' }, sandboxRates(T))).toThrow();
+    expect(() =>
+      computeExchange(standard, { sendingCurrency: 'USD', receivingCurrency: 'EUR', amount: -1, lockedSide: 'SENDING' }, sandboxRates(T)),
+    ).toThrow();
   });
 });
 
@@ -109,7 +148,11 @@ describe('GET /exchange-rates', () => {
     expect(res.body.data).toHaveLength(1);
     const rate = res.body.data[0];
     const now = Date.parse(rate.updatedAt);
-    const x = computeExchange({ id: p.id, isRegulatedFinancialInstitution: true }, { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING' }, sandboxRates(now));
+    const x = computeExchange(
+      { id: p.id, isRegulatedFinancialInstitution: true },
+      { sendingCurrency: 'USD', receivingCurrency: 'INR', amount: 10_000, lockedSide: 'SENDING' },
+      sandboxRates(now),
+    );
     expect(rate).toEqual({
       sourceCurrency: currency('USD'),
       destinationCurrency: currency('INR'),
@@ -141,12 +184,20 @@ describe('GET /exchange-rates', () => {
       expect(fiat).toContain(r.destinationCurrency.code);
       expect(r.destinationCurrency.code).not.toBe(r.sourceCurrency.code);
     }
-    const some = await api('GET', '/exchange-rates?sourceCurrency=EUR&destinationCurrency=GBP&destinationCurrency=MXN&sendingAmount=250000', { auth: p.auth });
-    expect(some.body.data.map((r: any) => [r.sourceCurrency.code, r.destinationCurrency.code, r.sendingAmount, r.destinationPaymentRail])).toEqual([
+    const some = await api(
+      'GET',
+      '/exchange-rates?sourceCurrency=EUR&destinationCurrency=GBP&destinationCurrency=MXN&sendingAmount=250000',
+      { auth: p.auth },
+    );
+    expect(
+      some.body.data.map((r: any) => [r.sourceCurrency.code, r.destinationCurrency.code, r.sendingAmount, r.destinationPaymentRail]),
+    ).toEqual([
       ['EUR', 'GBP', 250_000, 'FASTER_PAYMENTS'],
       ['EUR', 'MXN', 250_000, 'SPEI'],
     ]);
-    const commas = await api('GET', '/exchange-rates?sourceCurrency=EUR&destinationCurrency=GBP,MXN&sendingAmount=250000', { auth: p.auth });
+    const commas = await api('GET', '/exchange-rates?sourceCurrency=EUR&destinationCurrency=GBP,MXN&sendingAmount=250000', {
+      auth: p.auth,
+    });
     expect(commas.body.data.map((r: any) => r.receivingAmount)).toEqual(some.body.data.map((r: any) => r.receivingAmount));
     // A catalogue currency the platform does not send has no corridors.
     expect((await api('GET', '/exchange-rates?sourceCurrency=JPY', { auth: p.auth })).body).toEqual({ data: [] });

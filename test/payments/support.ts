@@ -37,7 +37,11 @@ export async function postings(reference: string) {
 
 /** The statuses a transaction went through, from its history. */
 export async function statusPath(transactionId: string) {
-  const rows = await db().select().from(transactionHistory).where(eq(transactionHistory.transactionId, transactionId)).orderBy(asc(transactionHistory.version));
+  const rows = await db()
+    .select()
+    .from(transactionHistory)
+    .where(eq(transactionHistory.transactionId, transactionId))
+    .orderBy(asc(transactionHistory.version));
   return rows.map((r) => r.toStatus);
 }
 
@@ -58,7 +62,12 @@ export async function advance(p: TestPlatform, seconds: number) {
 }
 
 export async function balanceOf(p: TestPlatform, accountId: string): Promise<number> {
-  const row = (await db().select().from(internalAccounts).where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, p.id))))[0];
+  const row = (
+    await db()
+      .select()
+      .from(internalAccounts)
+      .where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, p.id)))
+  )[0];
   return row!.balance;
 }
 
@@ -75,7 +84,13 @@ export function bankInfo(currency: string, suffix: string) {
   const digits = `${Math.floor(Math.random() * 1e9)}`.padStart(9, '0');
   switch (currency) {
     case 'USD':
-      return { accountType: 'USD_ACCOUNT', accountNumber: `${digits}${suffix}`, routingNumber: '021000021', bankName: 'Chase Bank', beneficiary: person };
+      return {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: `${digits}${suffix}`,
+        routingNumber: '021000021',
+        bankName: 'Chase Bank',
+        beneficiary: person,
+      };
     case 'EUR':
       return { accountType: 'EUR_ACCOUNT', iban: iban('DE', `${digits}000000${suffix}`), beneficiary: person };
     case 'MXN':
@@ -87,7 +102,10 @@ export function bankInfo(currency: string, suffix: string) {
 
 export async function externalAccount(p: TestPlatform, customerId: string | undefined, currency: string, suffix: string) {
   const path = customerId ? '/customers/external-accounts' : '/platform/external-accounts';
-  const res = await api('POST', path, { auth: p.auth, body: { ...(customerId ? { customerId } : {}), currency, accountInfo: bankInfo(currency, suffix) } });
+  const res = await api('POST', path, {
+    auth: p.auth,
+    body: { ...(customerId ? { customerId } : {}), currency, accountInfo: bankInfo(currency, suffix) },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id as string;
 }

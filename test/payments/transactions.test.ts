@@ -29,7 +29,13 @@ const T0 = Date.parse('2032-04-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));
 afterEach(() => vi.useRealTimers());
 
-const deps = () => ({ db: db(), queue: env.JOBS, log: logger('error'), mode: 'sandbox' as const, rates: async (now: number) => sandboxRates(now) });
+const deps = () => ({
+  db: db(),
+  queue: env.JOBS,
+  log: logger('error'),
+  mode: 'sandbox' as const,
+  rates: async (now: number) => sandboxRates(now),
+});
 const platformRow = async (p: TestPlatform) => (await db().select().from(platforms).where(eq(platforms.id, p.id)))[0]!;
 
 /** What the agents work calls: an action awaiting the platform's approval. */
@@ -105,7 +111,16 @@ describe('GET /transactions', () => {
     expect(asc.map((t) => t.id).slice(0, 8)).toEqual(all.body.data.map((t: any) => t.id).reverse());
     expect(asc).toHaveLength(9);
 
-    for (const q of ['?limit=0', '?limit=101', '?status=DONE', '?type=BOTH', '?startDate=yesterday', '?cursor=%%%', '?sortOrder=up', '?accountIdentifier=']) {
+    for (const q of [
+      '?limit=0',
+      '?limit=101',
+      '?status=DONE',
+      '?type=BOTH',
+      '?startDate=yesterday',
+      '?cursor=%%%',
+      '?sortOrder=up',
+      '?accountIdentifier=',
+    ]) {
       expectError(await list(q), 400, 'INVALID_INPUT');
     }
     await expectLedgerInvariant(p.id);
@@ -134,7 +149,12 @@ describe('GET /transactions', () => {
     ).transactionId;
     const received = await api('POST', '/sandbox/uma/receive', {
       auth: p.auth,
-      body: { senderUmaAddress: '$alice@sender.example', receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 },
+      body: {
+        senderUmaAddress: '$alice@sender.example',
+        receiverUmaAddress: customer.umaAddress,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 700,
+      },
     });
     expect(received.status, JSON.stringify(received.body)).toBe(200);
     const fromAlice = received.body.id as string;
@@ -150,7 +170,9 @@ describe('GET /transactions', () => {
     expect(ids(await list(`accountIdentifier=${encodeURIComponent(customer.umaAddress)}`))).toEqual([fromAlice, toUma]);
     expect(ids(await list(`senderAccountIdentifier=${eur}`))).toEqual([]);
     // Combined: AND of every filter given.
-    expect(ids(await list(`senderAccountIdentifier=${usd}&receiverAccountIdentifier=${ext}&status=COMPLETED`))).toEqual(outs.slice().reverse());
+    expect(ids(await list(`senderAccountIdentifier=${usd}&receiverAccountIdentifier=${ext}&status=COMPLETED`))).toEqual(
+      outs.slice().reverse(),
+    );
     expect(ids(await list(`accountIdentifier=${usd}&type=INCOMING`))).toEqual([fromAlice, back]);
     expect(ids(await list(`senderAccountIdentifier=${usd}&status=PENDING`))).toEqual([toUma, toEur]);
     const to = encodeURIComponent(new Date(T0 + 1000).toISOString());
@@ -168,7 +190,11 @@ describe('GET /transactions', () => {
     const theirs = (await transfer(b.p, 'out', b.usd, b.ext, 100)).body.id;
     expect((await api('GET', '/transactions', { auth: a.p.auth })).body.data.map((t: any) => t.id)).toEqual([mine]);
     expectError(await api('GET', `/transactions/${theirs}`, { auth: a.p.auth }), 404, 'TRANSACTION_NOT_FOUND');
-    expectError(await api('GET', '/transactions/Transaction:019542f5-b3e7-1d02-0000-000000000005', { auth: a.p.auth }), 404, 'TRANSACTION_NOT_FOUND');
+    expectError(
+      await api('GET', '/transactions/Transaction:019542f5-b3e7-1d02-0000-000000000005', { auth: a.p.auth }),
+      404,
+      'TRANSACTION_NOT_FOUND',
+    );
     expect((await api('GET', `/transactions?customerId=${b.customer.id}`, { auth: a.p.auth })).body.data).toEqual([]);
   });
 });
@@ -178,7 +204,12 @@ describe('transactions awaiting platform approval', () => {
     const { p, usd, eur } = await setup();
     const quote = await createQuote(p, quoteBody(usd, eur));
     const pending = await awaiting(p, { type: 'EXECUTE_QUOTE', quoteId: quote.id, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000042' });
-    expect(pending).toMatchObject({ id: quote.transactionId, status: 'PENDING', pendingPlatformApproval: true, agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000042' });
+    expect(pending).toMatchObject({
+      id: quote.transactionId,
+      status: 'PENDING',
+      pendingPlatformApproval: true,
+      agentId: 'Agent:019542f5-b3e7-1d02-0000-000000000042',
+    });
     expect(await tx(p, quote.transactionId)).toEqual(pending);
     // The quote cannot be executed around the approval.
     expectError(await execute(p, quote.id), 409, 'CONFLICT');
@@ -196,8 +227,16 @@ describe('transactions awaiting platform approval', () => {
       'OUTGOING_PAYMENT.COMPLETED',
     ]);
     // Decided once.
-    expectError(await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
-    expectError(await api('POST', `/transactions/${quote.transactionId}/reject`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(
+      await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth }),
+      409,
+      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    );
+    expectError(
+      await api('POST', `/transactions/${quote.transactionId}/reject`, { auth: p.auth }),
+      409,
+      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    );
     await expectLedgerInvariant(p.id);
   });
 
@@ -213,7 +252,11 @@ describe('transactions awaiting platform approval', () => {
     expect(await postings(pending.id)).toEqual([]);
     expect(await balanceOf(p, usd)).toBe(100_000);
     expect((await eventsAbout(p.id, pending.id)).map((e) => e.type)).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED']);
-    expectError(await api('POST', `/transactions/${pending.id}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(
+      await api('POST', `/transactions/${pending.id}/approve`, { auth: p.auth }),
+      409,
+      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    );
     const bad = await api('POST', `/transactions/${pending.id}/reject`, { auth: p.auth, body: { reason: 7 } });
     expectError(bad, 400, 'INVALID_INPUT');
     await expectLedgerInvariant(p.id);
@@ -266,11 +309,17 @@ describe('transactions awaiting platform approval', () => {
     const plat = await platformRow(p);
     const quote = await createQuote(p, quoteBody(usd, eur));
     await execute(p, quote.id);
-    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: quote.id }, Date.now())).rejects.toMatchObject({ status: 409 });
+    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: quote.id }, Date.now())).rejects.toMatchObject({
+      status: 409,
+    });
     await fund(p, accounts.wallet!, 10_000);
     const fromWallet = await createQuote(p, quoteBody(accounts.wallet!, eur, 1_000));
-    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: fromWallet.id }, Date.now())).rejects.toMatchObject({ status: 400 });
-    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: 'Quote:nope' }, Date.now())).rejects.toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
+    await expect(
+      requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: fromWallet.id }, Date.now()),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(requestPlatformApproval(deps(), plat, { type: 'EXECUTE_QUOTE', quoteId: 'Quote:nope' }, Date.now())).rejects.toMatchObject(
+      { status: 404, code: 'QUOTE_NOT_FOUND' },
+    );
     // An ordinary transaction is not awaiting approval.
     const normal = (await transfer(p, 'in', ext, usd, 100)).body.id;
     expectError(await api('POST', `/transactions/${normal}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
@@ -286,6 +335,10 @@ describe('transactions awaiting platform approval', () => {
     await awaiting(p, { type: 'EXECUTE_QUOTE', quoteId: quote.id });
     await advance(p, 300);
     expect(await tx(p, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
-    expectError(await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    expectError(
+      await api('POST', `/transactions/${quote.transactionId}/approve`, { auth: p.auth }),
+      409,
+      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    );
   });
 });

@@ -49,25 +49,58 @@ interface Row {
 
 // Spec 4.9, transfer in and transfer out.
 const OUT: Row[] = [
-  { suffix: '002', steps: [[0, 'FAILED']], failureReason: 'OFFRAMP_FAILED', path: ['FAILED'], postings: [], balance: 50_000, events: ['OUTGOING_PAYMENT.FAILED'] },
-  { suffix: '003', steps: [[0, 'FAILED']], failureReason: 'OFFRAMP_FAILED', path: ['FAILED'], postings: [], balance: 50_000, events: ['OUTGOING_PAYMENT.FAILED'] },
+  {
+    suffix: '002',
+    steps: [[0, 'FAILED']],
+    failureReason: 'OFFRAMP_FAILED',
+    path: ['FAILED'],
+    postings: [],
+    balance: 50_000,
+    events: ['OUTGOING_PAYMENT.FAILED'],
+  },
+  {
+    suffix: '003',
+    steps: [[0, 'FAILED']],
+    failureReason: 'OFFRAMP_FAILED',
+    path: ['FAILED'],
+    postings: [],
+    balance: 50_000,
+    events: ['OUTGOING_PAYMENT.FAILED'],
+  },
   {
     suffix: '004',
-    steps: [[0, 'PROCESSING'], [5, 'REJECTED']],
+    steps: [
+      [0, 'PROCESSING'],
+      [5, 'REJECTED'],
+    ],
     failureReason: 'OFFRAMP_FAILED',
     path: ['PROCESSING', 'REJECTED'],
     postings: ['DEBIT', 'REFUND'],
     balance: 50_000,
-    events: ['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'],
+    events: [
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ],
   },
   {
     suffix: '005',
-    steps: [[0, 'PROCESSING'], [29, 'PROCESSING'], [1, 'FAILED']],
+    steps: [
+      [0, 'PROCESSING'],
+      [29, 'PROCESSING'],
+      [1, 'FAILED'],
+    ],
     failureReason: 'OFFRAMP_FAILED',
     path: ['PROCESSING', 'FAILED'],
     postings: ['DEBIT', 'REFUND'],
     balance: 50_000,
-    events: ['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'],
+    events: [
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ],
   },
   {
     suffix: '321',
@@ -80,11 +113,30 @@ const OUT: Row[] = [
 ];
 
 const IN: Row[] = [
-  { suffix: '002', steps: [[0, 'FAILED']], failureReason: 'PAY_REQUEST_FAILED', path: ['FAILED'], postings: [], balance: 50_000, events: ['INCOMING_PAYMENT.FAILED'] },
-  { suffix: '003', steps: [[0, 'FAILED']], failureReason: 'PAY_REQUEST_FAILED', path: ['FAILED'], postings: [], balance: 50_000, events: ['INCOMING_PAYMENT.FAILED'] },
+  {
+    suffix: '002',
+    steps: [[0, 'FAILED']],
+    failureReason: 'PAY_REQUEST_FAILED',
+    path: ['FAILED'],
+    postings: [],
+    balance: 50_000,
+    events: ['INCOMING_PAYMENT.FAILED'],
+  },
+  {
+    suffix: '003',
+    steps: [[0, 'FAILED']],
+    failureReason: 'PAY_REQUEST_FAILED',
+    path: ['FAILED'],
+    postings: [],
+    balance: 50_000,
+    events: ['INCOMING_PAYMENT.FAILED'],
+  },
   {
     suffix: '004',
-    steps: [[0, 'PENDING'], [5, 'REJECTED']],
+    steps: [
+      [0, 'PENDING'],
+      [5, 'REJECTED'],
+    ],
     failureReason: 'PAY_REQUEST_FAILED',
     path: ['PENDING', 'REJECTED'],
     postings: [],
@@ -93,7 +145,11 @@ const IN: Row[] = [
   },
   {
     suffix: '005',
-    steps: [[0, 'PENDING'], [29, 'PENDING'], [1, 'FAILED']],
+    steps: [
+      [0, 'PENDING'],
+      [29, 'PENDING'],
+      [1, 'FAILED'],
+    ],
     failureReason: 'PAY_REQUEST_FAILED',
     path: ['PENDING', 'FAILED'],
     postings: [],
@@ -179,7 +235,11 @@ describe('transfer bodies (reference required list: source and destination)', ()
       const error = expectError(res, 400, 'INVALID_INPUT');
       expect(error.details.fields).toEqual([{ field: 'amount', message: expect.stringMatching(/^Required: .*absent amount/) }]);
     }
-    const both = await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': 'no-amount-2' }, body: { source: { accountId: usd }, destination: {} } });
+    const both = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'no-amount-2' },
+      body: { source: { accountId: usd }, destination: {} },
+    });
     expect(failingFields(both)).toEqual(['destination.accountId', 'amount']);
     expect((await api('GET', '/transactions', { auth: p.auth })).body.data).toEqual([]);
     expect(await balanceOf(p, usd)).toBe(50_000);
@@ -213,7 +273,11 @@ describe('transfer rules', () => {
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res), `${dir} ${from} -> ${to}`).toEqual([field]);
     }
-    let res = await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': 'v' }, body: { source: { accountId: usd }, destination: {}, amount: -1 } });
+    let res = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'v' },
+      body: { source: { accountId: usd }, destination: {}, amount: -1 },
+    });
     expect(failingFields(res)).toEqual(['destination.accountId', 'amount']);
     res = await transfer(p, 'out', ext, usd, 100);
     expectError(res, 404, 'NOT_FOUND');
@@ -258,7 +322,8 @@ describe('transfer rules', () => {
 describe('the Idempotency-Key of a transfer', () => {
   const keyRows = async (platformId: string) =>
     (await env.DB.prepare('SELECT count(*) AS n FROM idempotency_keys WHERE platform_id = ?').bind(platformId).first<{ n: number }>())!.n;
-  const send = (auth: string, key: string, body: unknown) => api('POST', '/transfer-out', { auth, headers: { 'Idempotency-Key': key }, body });
+  const send = (auth: string, key: string, body: unknown) =>
+    api('POST', '/transfer-out', { auth, headers: { 'Idempotency-Key': key }, body });
 
   it('is not claimed by a request refused for its credentials, permission, platform or input', async () => {
     const { p, usd, ext } = await setup('001');

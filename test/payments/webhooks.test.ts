@@ -3,7 +3,18 @@ import { iso } from '../../src/common/time';
 import { api, newPlatform } from '../helpers';
 import { ADDRESS, businessBody, individualBody, postForm } from '../customers/fixtures';
 import { consume, deliveryOf, fakeEndpoint, hookUrl, verifySignature } from '../webhooks/hooks';
-import { advance, createQuote, customerWithAccounts, events, eventsAbout, execute, expectLedgerInvariant, externalAccount, fund, tx } from './support';
+import {
+  advance,
+  createQuote,
+  customerWithAccounts,
+  events,
+  eventsAbout,
+  execute,
+  expectLedgerInvariant,
+  externalAccount,
+  fund,
+  tx,
+} from './support';
 
 const T0 = Date.parse('2032-06-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));
@@ -35,7 +46,18 @@ describe('payment webhooks', () => {
       ['OUTGOING_PAYMENT.COMPLETED', completed],
       ['OUTGOING_PAYMENT.FAILED', failed],
       // The refund as it started (reference OutgoingPaymentWebhook), then as it ended.
-      ['OUTGOING_PAYMENT.REFUND_PENDING', { ...failed, refund: { reference: failed.refund.reference, initiatedAt: failed.refund.initiatedAt, status: 'PENDING', reason: 'TRANSACTION_FAILED' } }],
+      [
+        'OUTGOING_PAYMENT.REFUND_PENDING',
+        {
+          ...failed,
+          refund: {
+            reference: failed.refund.reference,
+            initiatedAt: failed.refund.initiatedAt,
+            status: 'PENDING',
+            reason: 'TRANSACTION_FAILED',
+          },
+        },
+      ],
       ['OUTGOING_PAYMENT.REFUND_COMPLETED', failed],
     ]);
     expect(list.map((e) => e.timestamp)).toEqual([T0, T0 + 5_000, T0 + 65_000, T0 + 65_000, T0 + 65_000]);
@@ -69,7 +91,11 @@ describe('payment webhooks', () => {
     const { customer, accounts } = await customerWithAccounts(p);
     await Promise.all([1_000, 2_000, 3_000, 4_000].map((amount) => fund(p, accounts.USD!, amount)));
     const ext = await externalAccount(p, customer.id, 'USD', '004');
-    await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': 'b1' }, body: { source: { accountId: accounts.USD }, destination: { accountId: ext }, amount: 2_500 } });
+    await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'b1' },
+      body: { source: { accountId: accounts.USD }, destination: { accountId: ext }, amount: 2_500 },
+    });
     await advance(p, 5); // 004: rejected, refunded
     const balances = (await byType(p.id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED')).map((e) => e.data as any);
     expect(balances.map((d) => d.id)).toEqual(Array(6).fill(accounts.USD));
@@ -79,7 +105,13 @@ describe('payment webhooks', () => {
     expect(sorted.map((x, i) => x - (sorted[i - 1] ?? 0)).sort((a, b) => a - b)).toEqual([1_000, 2_000, 3_000, 4_000]);
     expect(sorted[3]).toBe(10_000);
     expect(amounts.slice(4)).toEqual([7_500, 10_000]);
-    expect(balances[5]).toMatchObject({ customerId: customer.id, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { currency: { code: 'USD' } }, updatedAt: iso(T0 + 5_000) });
+    expect(balances[5]).toMatchObject({
+      customerId: customer.id,
+      type: 'INTERNAL_FIAT',
+      status: 'ACTIVE',
+      balance: { currency: { code: 'USD' } },
+      updatedAt: iso(T0 + 5_000),
+    });
     await expectLedgerInvariant(p.id);
   });
 
@@ -90,7 +122,11 @@ describe('payment webhooks', () => {
     const { customer, accounts } = await customerWithAccounts(p);
     await fund(p, accounts.USD!, 5_000);
     const ext = await externalAccount(p, customer.id, 'USD', '321');
-    const out = await api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': 'w1' }, body: { source: { accountId: accounts.USD }, destination: { accountId: ext }, amount: 1_000 } });
+    const out = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'w1' },
+      body: { source: { accountId: accounts.USD }, destination: { accountId: ext }, amount: 1_000 },
+    });
     const [completed] = (await eventsAbout(p.id, out.body.id)).filter((e) => e.type === 'OUTGOING_PAYMENT.COMPLETED');
     const deliver = { type: 'webhook.deliver', eventId: completed!.id };
 
@@ -139,14 +175,17 @@ describe('customer webhooks', () => {
       ['002', 'REJECTED', 'REJECTED'],
       ['003', 'APPROVED', 'APPROVED'],
     ]) {
-      const biz = (await api('POST', '/customers', { auth: p.auth, body: businessBody({}, { registrationNumber: `55230${suffix}` }) })).body;
+      const biz = (await api('POST', '/customers', { auth: p.auth, body: businessBody({}, { registrationNumber: `55230${suffix}` }) }))
+        .body;
       await api('POST', '/verifications', { auth: p.auth, body: { customerId: biz.id } });
       const about = (await events(p.id)).filter((e) => (e.data as any).id === biz.id || (e.data as any).customerId === biz.id);
       expect(about.map((e) => e.type)).toEqual([`VERIFICATION.${verification}`, `CUSTOMER.KYB_${kyb}`]);
       expect((about[1]!.data as any).kybStatus).toBe(kyb);
     }
     // Missing information: only the verification, asking to resolve errors; a repeat of the same status says nothing new.
-    const bare = (await api('POST', '/customers', { auth: p.auth, body: { customerType: 'INDIVIDUAL', platformCustomerId: `bare-${Date.now()}` } })).body;
+    const bare = (
+      await api('POST', '/customers', { auth: p.auth, body: { customerType: 'INDIVIDUAL', platformCustomerId: `bare-${Date.now()}` } })
+    ).body;
     await api('POST', '/verifications', { auth: p.auth, body: { customerId: bare.id } });
     const bareEvents = (await events(p.id)).filter((e) => (e.data as any).customerId === bare.id || (e.data as any).id === bare.id);
     expect(bareEvents.map((e) => e.type)).toEqual(['VERIFICATION.RESOLVE_ERRORS']);
@@ -157,7 +196,8 @@ describe('customer webhooks', () => {
   it('a regulated platform setting kycStatus announces it once', async () => {
     const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const c = (await api('POST', '/customers', { auth: p.auth, body: individualBody() })).body;
-    const patch = (body: Record<string, unknown>) => api('PATCH', `/customers/${c.id}`, { auth: p.auth, body: { customerType: 'INDIVIDUAL', ...body } });
+    const patch = (body: Record<string, unknown>) =>
+      api('PATCH', `/customers/${c.id}`, { auth: p.auth, body: { customerType: 'INDIVIDUAL', ...body } });
     const approved = await patch({ kycStatus: 'APPROVED' });
     expect(approved.status).toBe(200);
     await patch({ kycStatus: 'APPROVED', fullName: 'Jane Q. Smith' });
@@ -173,19 +213,27 @@ describe('customer webhooks', () => {
     const header = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country';
     const row = (id: string) => `$${id}@${p.umaDomain},${id},INDIVIDUAL,Ann Lee,1990-01-01,1 Main St,Springfield,IL,62701,US`;
     const csv = [header, row('bulk-a'), row('bulk-b'), `$bad@${p.umaDomain},bulk-c,INDIVIDUAL,,,,,,,`].join('\n');
-    const upload = await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'c.csv', contentType: 'text/csv', data: new TextEncoder().encode(csv) }]);
+    const upload = await postForm('/customers/bulk/csv', p.auth, [
+      { name: 'file', filename: 'c.csv', contentType: 'text/csv', data: new TextEncoder().encode(csv) },
+    ]);
     expect(upload.status, JSON.stringify(upload.body)).toBe(202);
     const jobId = upload.body.jobId;
     await consume({ type: 'bulk.import', jobId, offset: 0 }, { type: 'bulk.import', jobId, offset: 0 });
-    await vi.waitFor(async () => expect((await api('GET', `/customers/bulk/jobs/${jobId}`, { auth: p.auth })).body.status).toBe('COMPLETED'));
+    await vi.waitFor(async () =>
+      expect((await api('GET', `/customers/bulk/jobs/${jobId}`, { auth: p.auth })).body.status).toBe('COMPLETED'),
+    );
     const job = (await api('GET', `/customers/bulk/jobs/${jobId}`, { auth: p.auth })).body;
     expect(job.progress).toEqual({ total: 3, processed: 3, successful: 2, failed: 1 });
     const done = await byType(p.id, 'BULK_UPLOAD.COMPLETED');
     expect(done.map((e) => e.data)).toEqual([job]);
 
-    const bad = await postForm('/customers/bulk/csv', p.auth, [{ name: 'file', filename: 'x.csv', contentType: 'text/csv', data: new TextEncoder().encode('nothing,useful\n') }]);
+    const bad = await postForm('/customers/bulk/csv', p.auth, [
+      { name: 'file', filename: 'x.csv', contentType: 'text/csv', data: new TextEncoder().encode('nothing,useful\n') },
+    ]);
     await consume({ type: 'bulk.import', jobId: bad.body.jobId, offset: 0 }, { type: 'bulk.import', jobId: bad.body.jobId, offset: 0 });
-    await vi.waitFor(async () => expect((await api('GET', `/customers/bulk/jobs/${bad.body.jobId}`, { auth: p.auth })).body.status).toBe('FAILED'));
+    await vi.waitFor(async () =>
+      expect((await api('GET', `/customers/bulk/jobs/${bad.body.jobId}`, { auth: p.auth })).body.status).toBe('FAILED'),
+    );
     const failedJob = (await api('GET', `/customers/bulk/jobs/${bad.body.jobId}`, { auth: p.auth })).body;
     expect((await byType(p.id, 'BULK_UPLOAD.FAILED')).map((e) => e.data)).toEqual([failedJob]);
   });

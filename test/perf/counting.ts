@@ -95,10 +95,20 @@ export async function measured(method: string, path: string, opts: CallOptions =
     headers['Content-Type'] ??= 'application/json';
     body = JSON.stringify(opts.body);
   }
-  const bindings = { ...env, DB: countingD1(env.DB, cost), ACCOUNT: countingAccounts(env.ACCOUNT, cost), JOBS: countingQueue(env.JOBS, cost) };
+  const bindings = {
+    ...env,
+    DB: countingD1(env.DB, cost),
+    ACCOUNT: countingAccounts(env.ACCOUNT, cost),
+    JOBS: countingQueue(env.JOBS, cost),
+  };
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), bindings, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text, headers: res.headers, cost };
+  return {
+    status: res.status,
+    body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text,
+    headers: res.headers,
+    cost,
+  };
 }

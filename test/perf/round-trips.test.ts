@@ -128,7 +128,11 @@ describe('round trips per request (the requests of npm run bench)', () => {
     const p = await newPlatform();
     const { accounts } = await customerWithAccounts(p);
     const key = idemKey();
-    const body = { source: { accountId: accounts.USD }, destination: { accountId: 'ExternalAccount:00000000-0000-7000-8000-000000000000' }, amount: 1_000 };
+    const body = {
+      source: { accountId: accounts.USD },
+      destination: { accountId: 'ExternalAccount:00000000-0000-7000-8000-000000000000' },
+      amount: 1_000,
+    };
     const first = await measured('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': key }, body });
     expect(first.status).toBe(404);
     expect(first.cost.d1).toBe(2);
@@ -140,7 +144,11 @@ describe('round trips per request (the requests of npm run bench)', () => {
   it('the operator load of UMA providers is one batch after the domain check', async () => {
     const res = await measured('POST', '/operator/uma-providers', {
       auth: OPERATOR,
-      body: { providers: [{ name: 'Round Trip Bank', domain: `rt-${Date.now()}.example`, supportedRegions: ['US'], supportedCurrencies: ['USD'] }] },
+      body: {
+        providers: [
+          { name: 'Round Trip Bank', domain: `rt-${Date.now()}.example`, supportedRegions: ['US'], supportedCurrencies: ['USD'] },
+        ],
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.cost.d1).toBe(2);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError, failingFields, newPlatform, OPERATOR } from '../helpers';
 
-const usd = { currencyCode: 'USD', minAmount: 100, maxAmount: 500000, enabledTransactionTypes: ['OUTGOING'], requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }] };
+const usd = {
+  currencyCode: 'USD',
+  minAmount: 100,
+  maxAmount: 500000,
+  enabledTransactionTypes: ['OUTGOING'],
+  requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+};
 
 describe('GET /config', () => {
   it('returns the platform configuration with read-only and derived fields', async () => {
@@ -53,7 +59,11 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
 
     const r3 = await api('PATCH', '/config', { auth: p.auth, body: { supportedCurrencies: [usd] } });
     expect(r3.body.supportedCurrencies).toEqual([
-      { ...usd, providerRequiredCustomerFields: ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'], providerRequiredCounterpartyCustomerFields: ['FULL_NAME'] },
+      {
+        ...usd,
+        providerRequiredCustomerFields: ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'],
+        providerRequiredCounterpartyCustomerFields: ['FULL_NAME'],
+      },
     ]);
     expect(r3.body.embeddedWalletConfig).toEqual(before.embeddedWalletConfig);
     expect(r3.body.umaDomain).toBe('new.example.com');
@@ -67,7 +77,10 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
 
   it('merges embeddedWalletConfig field by field and leaves it unchanged when omitted', async () => {
     const p = await newPlatform({ embeddedWalletConfig: { appName: 'Acme', sendFromEmailAddress: 'noreply@acme.com' } });
-    const r1 = await api('PATCH', '/config', { auth: p.auth, body: { embeddedWalletConfig: { logoUrl: 'https://acme.com/logo.png', otpLength: 8 } } });
+    const r1 = await api('PATCH', '/config', {
+      auth: p.auth,
+      body: { embeddedWalletConfig: { logoUrl: 'https://acme.com/logo.png', otpLength: 8 } },
+    });
     expect(r1.body.embeddedWalletConfig).toEqual({
       appName: 'Acme',
       sendFromEmailAddress: 'noreply@acme.com',
@@ -94,7 +107,10 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     const p = await newPlatform();
     const before = (await api('GET', '/config', { auth: p.auth })).body;
     for (const field of ['id', 'isRegulatedFinancialInstitution', 'createdAt', 'updatedAt', 'proxyUmaSubdomain']) {
-      const res = await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: 'changed.example.com', [field]: field === 'isRegulatedFinancialInstitution' ? true : 'x' } });
+      const res = await api('PATCH', '/config', {
+        auth: p.auth,
+        body: { umaDomain: 'changed.example.com', [field]: field === 'isRegulatedFinancialInstitution' ? true : 'x' },
+      });
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res)).toEqual([field]);
       expect(res.body.details.fields[0].message).toContain('read-only');
@@ -115,9 +131,20 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
       [{ supportedCurrencies: [{ ...usd, minAmount: -1 }] }, ['supportedCurrencies.0.minAmount']],
       [{ supportedCurrencies: [{ ...usd, maxAmount: 1.5 }] }, ['supportedCurrencies.0.maxAmount']],
       [{ supportedCurrencies: [{ ...usd, enabledTransactionTypes: ['SIDEWAYS'] }] }, ['supportedCurrencies.0.enabledTransactionTypes.0']],
-      [{ supportedCurrencies: [{ ...usd, requiredCounterpartyFields: [{ name: 'SHOE_SIZE', mandatory: true }] }] }, ['supportedCurrencies.0.requiredCounterpartyFields.0.name']],
+      [
+        { supportedCurrencies: [{ ...usd, requiredCounterpartyFields: [{ name: 'SHOE_SIZE', mandatory: true }] }] },
+        ['supportedCurrencies.0.requiredCounterpartyFields.0.name'],
+      ],
       [{ supportedCurrencies: [usd, usd] }, ['supportedCurrencies']],
-      [{ supportedCurrencies: [{ currencyCode: 'USD' }] }, ['supportedCurrencies.0.minAmount', 'supportedCurrencies.0.maxAmount', 'supportedCurrencies.0.enabledTransactionTypes', 'supportedCurrencies.0.requiredCounterpartyFields']],
+      [
+        { supportedCurrencies: [{ currencyCode: 'USD' }] },
+        [
+          'supportedCurrencies.0.minAmount',
+          'supportedCurrencies.0.maxAmount',
+          'supportedCurrencies.0.enabledTransactionTypes',
+          'supportedCurrencies.0.requiredCounterpartyFields',
+        ],
+      ],
       [{ embeddedWalletConfig: { sendFromEmailAddress: 'nope' } }, ['embeddedWalletConfig.sendFromEmailAddress']],
       [{ embeddedWalletConfig: { replyToEmailAddress: 'a@' } }, ['embeddedWalletConfig.replyToEmailAddress']],
       [{ embeddedWalletConfig: { logoUrl: 'javascript:alert(1)' } }, ['embeddedWalletConfig.logoUrl']],
@@ -155,14 +182,19 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     expect((await api('GET', '/config', { auth: b.auth })).body).toEqual(before);
 
     // A platform may set its own domain again, in any case; a domain it gives up is free for others.
-    expect((await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: a.umaDomain.toUpperCase() } })).body.umaDomain).toBe(a.umaDomain.toUpperCase());
+    expect((await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: a.umaDomain.toUpperCase() } })).body.umaDomain).toBe(
+      a.umaDomain.toUpperCase(),
+    );
     expect((await api('PATCH', '/config', { auth: a.auth, body: { umaDomain: `moved.${a.umaDomain}` } })).status).toBe(200);
     expect((await api('PATCH', '/config', { auth: b.auth, body: { umaDomain: a.umaDomain } })).body.umaDomain).toBe(a.umaDomain);
 
     // The operator cannot create a platform on a taken domain either (b holds a's first one now).
     const total = async () => (await api('GET', '/operator/platforms?limit=1', { auth: OPERATOR })).body.totalCount;
     const count = await total();
-    const created = await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: 'Squatter', umaDomain: a.umaDomain.toUpperCase() } });
+    const created = await api('POST', '/operator/platforms', {
+      auth: OPERATOR,
+      body: { name: 'Squatter', umaDomain: a.umaDomain.toUpperCase() },
+    });
     expectError(created, 409, 'UMA_DOMAIN_TAKEN');
     expect(await total()).toBe(count);
   });
@@ -180,7 +212,9 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
 describe('clearing the webhook endpoint', () => {
   it('PATCH /config with webhookEndpoint null removes it; omitting it leaves it unchanged', async () => {
     const p = await newPlatform({ webhookEndpoint: 'https://hooks.example.com/a' });
-    expect((await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: `kept-${p.umaDomain}` } })).body.webhookEndpoint).toBe('https://hooks.example.com/a');
+    expect((await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: `kept-${p.umaDomain}` } })).body.webhookEndpoint).toBe(
+      'https://hooks.example.com/a',
+    );
     const cleared = await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: null } });
     expect(cleared.status).toBe(200);
     expect(cleared.body).not.toHaveProperty('webhookEndpoint');

@@ -24,7 +24,9 @@ describe('migrations on a database of an earlier release', () => {
     ]);
     await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);
 
-    const { results } = await env.UPGRADE_DB.prepare('SELECT id, uma_domain AS umaDomain, updated_at AS updatedAt, created_at AS createdAt FROM platforms ORDER BY id').all<{ id: string; umaDomain: string; updatedAt: number; createdAt: number }>();
+    const { results } = await env.UPGRADE_DB.prepare(
+      'SELECT id, uma_domain AS umaDomain, updated_at AS updatedAt, created_at AS createdAt FROM platforms ORDER BY id',
+    ).all<{ id: string; umaDomain: string; updatedAt: number; createdAt: number }>();
     expect(Object.fromEntries(results.map((r) => [r.id, r.umaDomain]))).toEqual({
       'Platform:0199a000-0000-7000-8000-000000000001': 'shared.example',
       'Platform:0199a000-0000-7000-8000-000000000002': 'dup-0199a000000070008000000000000002.invalid',

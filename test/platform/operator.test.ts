@@ -11,7 +11,11 @@ describe('operator endpoints', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.platform).toMatchObject({ id: expect.stringMatching(/^Platform:/), name: 'Regulated Bank' });
-    expect(res.body.platform.config).toMatchObject({ umaDomain: 'bank.example.com', isRegulatedFinancialInstitution: true, supportedCurrencies: [] });
+    expect(res.body.platform.config).toMatchObject({
+      umaDomain: 'bank.example.com',
+      isRegulatedFinancialInstitution: true,
+      supportedCurrencies: [],
+    });
     expect(res.body.token.permissions).toEqual(['VIEW', 'TRANSACT', 'MANAGE']);
     const auth = basic(res.body.token.clientId, res.body.token.clientSecret);
     const config = await api('GET', '/config', { auth });
@@ -20,7 +24,8 @@ describe('operator endpoints', () => {
   });
 
   it('lists platforms with pagination', async () => {
-    for (let i = 0; i < 3; i++) await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: `p${i}`, umaDomain: `x${i}.example.com` } });
+    for (let i = 0; i < 3; i++)
+      await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: `p${i}`, umaDomain: `x${i}.example.com` } });
     const page = await api('GET', '/operator/platforms?limit=2', { auth: OPERATOR });
     expect(page.status).toBe(200);
     expect(page.body.data).toHaveLength(2);
@@ -31,7 +36,10 @@ describe('operator endpoints', () => {
   });
 
   it('validate the new platform', async () => {
-    const res = await api('POST', '/operator/platforms', { auth: OPERATOR, body: { umaDomain: 'bad domain', isRegulatedFinancialInstitution: 'yes' } });
+    const res = await api('POST', '/operator/platforms', {
+      auth: OPERATOR,
+      body: { umaDomain: 'bad domain', isRegulatedFinancialInstitution: 'yes' },
+    });
     expectError(res, 400, 'INVALID_INPUT');
     expect(failingFields(res).sort()).toEqual(['isRegulatedFinancialInstitution', 'name', 'umaDomain']);
   });

@@ -7,7 +7,7 @@ import { api, BASE, expectError, newPlatform, ORIGIN } from '../helpers';
 /** Calls the Worker with a modified environment (settings that tests cannot change through HTTP). */
 async function fetchWith(overrides: Record<string, unknown>, url: string, init?: RequestInit) {
   const res = await worker.fetch(new Request(url, init), { ...env, ...overrides } as never, createExecutionContext());
-  return { status: res.status, headers: res.headers, body: await res.json().catch(() => null) as any };
+  return { status: res.status, headers: res.headers, body: (await res.json().catch(() => null)) as any };
 }
 
 describe('routing and versioning', () => {
@@ -39,7 +39,9 @@ describe('routing and versioning', () => {
 
   it('mounts the API under API_PREFIX when set', async () => {
     const p = await newPlatform();
-    const under = await fetchWith({ API_PREFIX: 'payments' }, `${ORIGIN}/payments/2025-10-13/config`, { headers: { Authorization: p.auth } });
+    const under = await fetchWith({ API_PREFIX: 'payments' }, `${ORIGIN}/payments/2025-10-13/config`, {
+      headers: { Authorization: p.auth },
+    });
     expect(under.status).toBe(200);
     expect(under.body.id).toMatch(/^PlatformConfig:/);
     const bare = await fetchWith({ API_PREFIX: 'payments' }, `${ORIGIN}/2025-10-13/config`, { headers: { Authorization: p.auth } });

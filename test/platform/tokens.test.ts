@@ -65,10 +65,14 @@ describe('API tokens', () => {
 
   it('validates name and permissions', async () => {
     const p = await newPlatform();
-    expect(failingFields(await api('POST', '/tokens', { auth: p.auth, body: { name: 'x', permissions: ['ROOT'] } }))).toEqual(['permissions.0']);
+    expect(failingFields(await api('POST', '/tokens', { auth: p.auth, body: { name: 'x', permissions: ['ROOT'] } }))).toEqual([
+      'permissions.0',
+    ]);
     expect(failingFields(await api('POST', '/tokens', { auth: p.auth, body: { name: 'x' } }))).toEqual(['permissions']);
     expect(failingFields(await api('POST', '/tokens', { auth: p.auth, body: { name: '  ', permissions: [] } }))).toEqual(['name']);
-    expect(failingFields(await api('POST', '/tokens', { auth: p.auth, body: { name: 'x'.repeat(256), permissions: [] } }))).toEqual(['name']);
+    expect(failingFields(await api('POST', '/tokens', { auth: p.auth, body: { name: 'x'.repeat(256), permissions: [] } }))).toEqual([
+      'name',
+    ]);
   });
 
   it('lists tokens with keyset pagination, filters, and never a secret or hash', async () => {

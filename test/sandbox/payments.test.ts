@@ -32,7 +32,12 @@ describe('POST /sandbox/uma/receive', () => {
   it("credits the receiver's internal account: PENDING, then COMPLETED", async () => {
     const p = await newPlatform();
     const { customer, accounts } = await customerWithAccounts(p, individualBody({ umaAddress: `$bob@${p.umaDomain}` }));
-    const res = await receive(p.auth, { senderUmaAddress: '$alice.smith@sender.example', receiverUmaAddress: `$Bob@${p.umaDomain}`, receivingCurrencyCode: 'EUR', receivingCurrencyAmount: 2_500 });
+    const res = await receive(p.auth, {
+      senderUmaAddress: '$alice.smith@sender.example',
+      receiverUmaAddress: `$Bob@${p.umaDomain}`,
+      receivingCurrencyCode: 'EUR',
+      receivingCurrencyAmount: 2_500,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^Transaction:/),
@@ -50,7 +55,12 @@ describe('POST /sandbox/uma/receive', () => {
       reconciliationInstructions: { reference: expect.stringMatching(/^UMA-/) },
       receivedAmount: { amount: 2_500, currency: currency('EUR') },
       fees: 0,
-      rateDetails: { serviceApiMultiplier: expect.any(Number), serviceApiFixedFee: 0, serviceApiVariableFeeRate: 0, serviceApiVariableFeeAmount: 0 },
+      rateDetails: {
+        serviceApiMultiplier: expect.any(Number),
+        serviceApiFixedFee: 0,
+        serviceApiVariableFeeRate: 0,
+        serviceApiVariableFeeAmount: 0,
+      },
     });
     expect(await balanceOf(p, accounts.EUR!)).toBe(0);
     await advance(p, 4);
@@ -171,7 +181,10 @@ async function production(method: string, path: string, auth: string, body: unkn
 describe('sandbox endpoints in production', () => {
   it.each([
     ['/sandbox/send', { quoteId: 'Quote:x', currencyCode: 'USD' }],
-    ['/sandbox/uma/receive', { senderUmaAddress: '$a@b.test', receiverUmaAddress: '$c@d.test', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1 }],
+    [
+      '/sandbox/uma/receive',
+      { senderUmaAddress: '$a@b.test', receiverUmaAddress: '$c@d.test', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1 },
+    ],
     ['/sandbox/reset', undefined],
   ])('%s answers 404 as an unknown path', async (path, body) => {
     const p = await newPlatform();
@@ -183,13 +196,22 @@ describe('sandbox endpoints in production', () => {
     const { customer, accounts } = await customerWithAccounts(p);
     await fund(p, accounts.USD!, 10_000);
     const ext = await externalAccount(p, customer.id, 'USD', '002');
-    const res = await production('POST', '/transfer-out', p.auth, { source: { accountId: accounts.USD }, destination: { accountId: ext }, amount: 100 });
+    const res = await production('POST', '/transfer-out', p.auth, {
+      source: { accountId: accounts.USD },
+      destination: { accountId: ext },
+      amount: 100,
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'COMPLETED' });
     expect(res.body).not.toHaveProperty('failureReason');
     const quote = await productionApi('POST', '/quotes', {
       auth: p.auth,
-      body: { source: { sourceType: 'ACCOUNT', accountId: accounts.USD }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.uma.test' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000 },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.uma.test' },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1000,
+      },
     });
     expectError(quote, 404, 'UMA_NOT_FOUND');
   });

@@ -11,12 +11,20 @@ import { newAgent, policy } from '../agents/fixtures';
 import { newWalletClient, openBundle, openSessionKey, stamp } from '../support/wallet-client';
 
 /** Calls the Worker with debug logging on, capturing every log line it writes. */
-async function logged(method: string, path: string, opts: { auth?: string; body?: unknown; headers?: Record<string, string>; env?: Partial<typeof env> } = {}) {
+async function logged(
+  method: string,
+  path: string,
+  opts: { auth?: string; body?: unknown; headers?: Record<string, string>; env?: Partial<typeof env> } = {},
+) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.auth) headers.Authorization = opts.auth;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { ...env, LOG_LEVEL: 'debug', ...opts.env }, ctx);
+  const res = await worker.fetch(
+    new Request(`${BASE}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }),
+    { ...env, LOG_LEVEL: 'debug', ...opts.env },
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
@@ -37,10 +45,16 @@ describe('secrets never leak', () => {
     await logged('POST', `/auth/credentials/${cred.id}/challenge`, { auth: p.auth });
     const otp = await latestOtp(w);
     const client = newWalletClient();
-    const session = await logged('POST', `/auth/credentials/${cred.id}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp, clientPublicKey: client.clientPublicKey } });
+    const session = await logged('POST', `/auth/credentials/${cred.id}/verify`, {
+      auth: p.auth,
+      body: { type: 'EMAIL_OTP', otp, clientPublicKey: client.clientPublicKey },
+    });
     const key = openSessionKey(client, session.body.encryptedSessionSigningKey);
     const exportClient = newWalletClient();
-    const challenge = await logged('POST', `/internal-accounts/${w.accountId}/export`, { auth: p.auth, body: { clientPublicKey: exportClient.clientPublicKey } });
+    const challenge = await logged('POST', `/internal-accounts/${w.accountId}/export`, {
+      auth: p.auth,
+      body: { clientPublicKey: exportClient.clientPublicKey },
+    });
     const exported = await logged('POST', `/internal-accounts/${w.accountId}/export`, {
       auth: p.auth,
       body: { clientPublicKey: exportClient.clientPublicKey },
@@ -51,7 +65,15 @@ describe('secrets never leak', () => {
 
     expect(lines.some((l) => l.includes('"msg":"request"'))).toBe(true); // logging really was on
     const everything = lines.join('\n');
-    for (const secret of [token.body.clientSecret, p.clientSecret, otp, key.privateKey, session.body.encryptedSessionSigningKey, walletSecret, a.bearer.slice(7)]) {
+    for (const secret of [
+      token.body.clientSecret,
+      p.clientSecret,
+      otp,
+      key.privateKey,
+      session.body.encryptedSessionSigningKey,
+      walletSecret,
+      a.bearer.slice(7),
+    ]) {
       expect(everything).not.toContain(secret);
     }
   });
@@ -62,7 +84,10 @@ describe('secrets never leak', () => {
       vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     }
     const p = await newPlatform();
-    const customer = await logged('POST', '/customers', { auth: p.auth, body: { customerType: 'INDIVIDUAL', platformCustomerId: `log-${Date.now()}` } });
+    const customer = await logged('POST', '/customers', {
+      auth: p.auth,
+      body: { customerType: 'INDIVIDUAL', platformCustomerId: `log-${Date.now()}` },
+    });
     const created = await logged('POST', '/agents', {
       auth: p.auth,
       body: { name: 'Log bot', customerId: customer.body.id, policy: policy() },
@@ -117,7 +142,10 @@ describe('secrets never leak', () => {
     expect(token.headers.get('Cache-Control')).toBe('no-store');
     const w = await newWallet('sandbox', p);
     const cred = await emailCredential(w);
-    const session = await logged('POST', `/auth/credentials/${cred.id}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey } });
+    const session = await logged('POST', `/auth/credentials/${cred.id}/verify`, {
+      auth: p.auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expect(session.headers.get('Cache-Control')).toBe('no-store');
   });
 });

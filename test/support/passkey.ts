@@ -64,7 +64,13 @@ export class SoftPasskey {
       credId,
       isoCBOR.encode(coseKey),
     );
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as never,
+    );
     return {
       credentialId: this.credentialId,
       clientDataJson: b64url.encode(clientDataJson),

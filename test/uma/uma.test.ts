@@ -52,7 +52,12 @@ describe('GET /uma-providers (spec 4.7, 2.10)', () => {
     const all = await walk('/uma-providers?limit=100', p.auth);
     const q = async (query: string) => (await api('GET', `/uma-providers?${query}&limit=100`, { auth: p.auth })).body;
     const mx = await q('countryCode=MX');
-    expect(mx.data.map((x: any) => x.domain).sort()).toEqual(all.filter((x) => x.supportedRegions.includes('MX')).map((x) => x.domain).sort());
+    expect(mx.data.map((x: any) => x.domain).sort()).toEqual(
+      all
+        .filter((x) => x.supportedRegions.includes('MX'))
+        .map((x) => x.domain)
+        .sort(),
+    );
     expect(mx.totalCount).toBe(mx.data.length);
     expect(mx.data.length).toBeGreaterThanOrEqual(3);
     const usdc = await q('currencyCode=USD');
@@ -64,7 +69,10 @@ describe('GET /uma-providers (spec 4.7, 2.10)', () => {
     expect(allowed.data.every((x: any) => x.allowListStatus)).toBe(true);
     expect((await q('hasBlockedProviders=true')).totalCount).toBe(all.length);
     const both = await q('countryCode=US&currencyCode=USD&hasBlockedProviders=false');
-    expect(both.totalCount).toBe(all.filter((x) => x.allowListStatus && x.supportedRegions.includes('US') && x.supportedCurrencies.some((c: any) => c.code === 'USD')).length);
+    expect(both.totalCount).toBe(
+      all.filter((x) => x.allowListStatus && x.supportedRegions.includes('US') && x.supportedCurrencies.some((c: any) => c.code === 'USD'))
+        .length,
+    );
     const small = (await api('GET', '/uma-providers?countryCode=US&limit=2', { auth: p.auth })).body;
     expect(small.data).toHaveLength(2);
     expect(small.totalCount).toBe((await q('countryCode=US')).totalCount);

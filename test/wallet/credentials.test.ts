@@ -3,7 +3,19 @@ import { api, expectError, failingFields } from '../helpers';
 import { createCustomer, individualBody, accountsOf } from '../customers/fixtures';
 import { SoftPasskey } from '../support/passkey';
 import { newWalletClient, openSessionKey, stamp } from '../support/wallet-client';
-import { advance, call, challengeOf, credentialsOf, emailCredential, latestOtp, newWallet, otpSession, sessionsOf, signed, type TestWallet } from './fixtures';
+import {
+  advance,
+  call,
+  challengeOf,
+  credentialsOf,
+  emailCredential,
+  latestOtp,
+  newWallet,
+  otpSession,
+  sessionsOf,
+  signed,
+  type TestWallet,
+} from './fixtures';
 import { newPlatform } from '../helpers';
 import { sandboxOidc } from './oidc-fixtures';
 
@@ -14,7 +26,13 @@ async function addOauth(w: TestWallet, key: Parameters<typeof signed>[4], claims
 
 async function addPasskey(w: TestWallet, key: Parameters<typeof signed>[4], passkey = new SoftPasskey(), nickname = 'iPhone') {
   const challenge = 'platform-registration-challenge-0123456789';
-  const body = { type: 'PASSKEY', accountId: w.accountId, nickname, challenge: btoa(challenge).replace(/=+$/, ''), attestation: passkey.register(btoa(challenge).replace(/=+$/, '')) };
+  const body = {
+    type: 'PASSKEY',
+    accountId: w.accountId,
+    nickname,
+    challenge: btoa(challenge).replace(/=+$/, ''),
+    attestation: passkey.register(btoa(challenge).replace(/=+$/, '')),
+  };
   return { res: await signed(w, 'POST', '/auth/credentials', body, key), passkey };
 }
 
@@ -25,11 +43,17 @@ describe('POST /auth/credentials', () => {
     const wallet = (await accountsOf(p, customer.id)).find((a) => a.type === 'EMBEDDED_WALLET');
     const w = { p, customerId: customer.id, accountId: wallet.id, email: '', mode: 'sandbox' as const };
     expect(await credentialsOf(w)).toEqual([]);
-    const res = await api('POST', '/auth/credentials', { auth: p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ email: 'first@example.com' }) } });
+    const res = await api('POST', '/auth/credentials', {
+      auth: p.auth,
+      body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ email: 'first@example.com' }) },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ type: 'OAUTH', nickname: 'first@example.com', accountId: w.accountId });
     // The second needs a signature.
-    const second = await api('POST', '/auth/credentials', { auth: p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ sub: 'other' }) } });
+    const second = await api('POST', '/auth/credentials', {
+      auth: p.auth,
+      body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ sub: 'other' }) },
+    });
     expect(second.status).toBe(202);
     expect(second.body.type).toBe('OAUTH');
   });
@@ -62,7 +86,10 @@ describe('POST /auth/credentials', () => {
     const w = await newWallet();
     const s = await otpSession(w);
     expect((await addOauth(w, s.key)).status).toBe(201);
-    const dup = await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc() } });
+    const dup = await call(w.mode, 'POST', '/auth/credentials', {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc() },
+    });
     expectError(dup, 409, 'CONFLICT');
     expect((await addOauth(w, s.key, { sub: 'someone-else' })).status).toBe(201);
   });
@@ -85,7 +112,10 @@ describe('POST /auth/credentials', () => {
     // The signed retry of an EMAIL_OTP add sends its first code.
     const code = await latestOtp(w);
     const client = newWalletClient();
-    const verified = await call(w.mode, 'POST', `/auth/credentials/${readd.body.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: client.clientPublicKey } });
+    const verified = await call(w.mode, 'POST', `/auth/credentials/${readd.body.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: client.clientPublicKey },
+    });
     expect(verified.status).toBe(200);
   });
 
@@ -97,7 +127,13 @@ describe('POST /auth/credentials', () => {
     expect(res.body).toMatchObject({ type: 'PASSKEY', nickname: 'iPhone', credentialId: passkey.credentialId });
     const again = await call(w.mode, 'POST', '/auth/credentials', {
       auth: w.p.auth,
-      body: { type: 'PASSKEY', accountId: w.accountId, nickname: 'again', challenge: 'Y2hhbGxlbmdl', attestation: passkey.register('Y2hhbGxlbmdl') },
+      body: {
+        type: 'PASSKEY',
+        accountId: w.accountId,
+        nickname: 'again',
+        challenge: 'Y2hhbGxlbmdl',
+        attestation: passkey.register('Y2hhbGxlbmdl'),
+      },
     });
     expectError(again, 400, 'PASSKEY_CREDENTIAL_ALREADY_EXISTS');
     expect((await addPasskey(w, s.key, new SoftPasskey(), 'YubiKey')).res.status).toBe(201);
@@ -114,7 +150,13 @@ describe('POST /auth/credentials', () => {
     expectError(wrongChallenge, 400, 'INVALID_INPUT');
     const wrongOrigin = await call(w.mode, 'POST', '/auth/credentials', {
       auth: w.p.auth,
-      body: { type: 'PASSKEY', accountId: w.accountId, nickname: 'x', challenge: 'Y2hhbGxlbmdl', attestation: passkey.register('Y2hhbGxlbmdl', { origin: 'https://evil.example' }) },
+      body: {
+        type: 'PASSKEY',
+        accountId: w.accountId,
+        nickname: 'x',
+        challenge: 'Y2hhbGxlbmdl',
+        attestation: passkey.register('Y2hhbGxlbmdl', { origin: 'https://evil.example' }),
+      },
     });
     expectError(wrongOrigin, 400, 'INVALID_INPUT');
   });
@@ -136,9 +178,15 @@ describe('POST /auth/credentials', () => {
   it('an account that is not an embedded wallet of this platform is 404', async () => {
     const w = await newWallet();
     const other = await newWallet();
-    expectError(await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'EMAIL_OTP', accountId: other.accountId } }), 404);
+    expectError(
+      await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'EMAIL_OTP', accountId: other.accountId } }),
+      404,
+    );
     expectError(await call(w.mode, 'GET', `/auth/credentials?accountId=${other.accountId}`, { auth: w.p.auth }), 404);
-    expectError(await call(w.mode, 'GET', '/auth/credentials?accountId=InternalAccount:00000000-0000-7000-8000-000000000000', { auth: w.p.auth }), 404);
+    expectError(
+      await call(w.mode, 'GET', '/auth/credentials?accountId=InternalAccount:00000000-0000-7000-8000-000000000000', { auth: w.p.auth }),
+      404,
+    );
   });
 });
 
@@ -157,7 +205,10 @@ describe('OAUTH claims (spec 4.9 sandbox rules), through the API', () => {
   for (const [name, claims, reason] of cases) {
     it(`refuses ${name} with 401 and the reason`, async () => {
       const w = await newWallet();
-      const res = await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc(claims) } });
+      const res = await call(w.mode, 'POST', '/auth/credentials', {
+        auth: w.p.auth,
+        body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc(claims) },
+      });
       expectError(res, 401, 'UNAUTHORIZED');
       expect(res.body.reason).toContain(reason);
     });
@@ -165,17 +216,26 @@ describe('OAUTH claims (spec 4.9 sandbox rules), through the API', () => {
 
   it('accepts iat 60 s old plus the 5 s sandbox skew and aud as a one-element array', async () => {
     const w = await newWallet();
-    const res = await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ iat: now() - 64, aud: ['client-app'] }) } });
+    const res = await call(w.mode, 'POST', '/auth/credentials', {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', accountId: w.accountId, oidcToken: sandboxOidc({ iat: now() - 64, aud: ['client-app'] }) },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
   });
 
   it('a malformed JWT is 400 INVALID_INPUT; the retired literal sandbox token is refused', async () => {
     const w = await newWallet();
     for (const token of ['abc', 'a.b', 'x.y.z', `${btoa('{}')}.${btoa('[1]')}.sig`]) {
-      const res = await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: token } });
+      const res = await call(w.mode, 'POST', '/auth/credentials', {
+        auth: w.p.auth,
+        body: { type: 'OAUTH', accountId: w.accountId, oidcToken: token },
+      });
       expectError(res, 400, 'INVALID_INPUT');
     }
-    const literal = await call(w.mode, 'POST', '/auth/credentials', { auth: w.p.auth, body: { type: 'OAUTH', accountId: w.accountId, oidcToken: 'sandbox-valid-oidc-token' } });
+    const literal = await call(w.mode, 'POST', '/auth/credentials', {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', accountId: w.accountId, oidcToken: 'sandbox-valid-oidc-token' },
+    });
     expectError(literal, 401, 'UNAUTHORIZED');
   });
 });
@@ -185,7 +245,11 @@ async function oauthVerify(w: TestWallet, credentialId: string, claims: Record<s
   const client = newWalletClient();
   const res = await call(w.mode, 'POST', `/auth/credentials/${credentialId}/verify`, {
     auth: w.p.auth,
-    body: { type: 'OAUTH', oidcToken: sandboxOidc({ nonce: await sha256Hex(client.clientPublicKey), ...claims }), clientPublicKey: client.clientPublicKey },
+    body: {
+      type: 'OAUTH',
+      oidcToken: sandboxOidc({ nonce: await sha256Hex(client.clientPublicKey), ...claims }),
+      clientPublicKey: client.clientPublicKey,
+    },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return { session: res.body, key: openSessionKey(client, res.body.encryptedSessionSigningKey) };
@@ -215,7 +279,11 @@ describe('verify and re-authentication per type (spec 4.2)', () => {
     expect(wrongNonce.body.reason).toContain('nonce');
     const otherSub = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
       auth: w.p.auth,
-      body: { type: 'OAUTH', oidcToken: sandboxOidc({ sub: 'intruder', nonce: await sha256Hex(client.clientPublicKey) }), clientPublicKey: client.clientPublicKey },
+      body: {
+        type: 'OAUTH',
+        oidcToken: sandboxOidc({ sub: 'intruder', nonce: await sha256Hex(client.clientPublicKey) }),
+        clientPublicKey: client.clientPublicKey,
+      },
     });
     expectError(otherSub, 401, 'UNAUTHORIZED');
     expect(otherSub.body.reason).toContain('identity');
@@ -247,14 +315,31 @@ describe('verify and re-authentication per type (spec 4.2)', () => {
     expect(failingFields(missingKey)).toEqual(['clientPublicKey']);
 
     const client = newWalletClient();
-    const ch = await call(w.mode, 'POST', `/auth/credentials/${id}/challenge`, { auth: w.p.auth, body: { clientPublicKey: client.clientPublicKey } });
+    const ch = await call(w.mode, 'POST', `/auth/credentials/${id}/challenge`, {
+      auth: w.p.auth,
+      body: { clientPublicKey: client.clientPublicKey },
+    });
     expect(ch.status, JSON.stringify(ch.body)).toBe(200);
-    expect(ch.body).toMatchObject({ id, type: 'PASSKEY', credentialId: passkey.credentialId, challenge: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
+    expect(ch.body).toMatchObject({
+      id,
+      type: 'PASSKEY',
+      credentialId: passkey.credentialId,
+      challenge: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
 
     const assertion = passkey.assert(ch.body.challenge);
-    const noRequestId = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion } });
+    const noRequestId = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion },
+    });
     expectError(noRequestId, 401, 'REQUEST_ID_MISSING');
-    const ok = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion }, headers: { 'Request-Id': ch.body.requestId } });
+    const ok = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion },
+      headers: { 'Request-Id': ch.body.requestId },
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toMatchObject({ type: 'PASSKEY', credentialId: passkey.credentialId, nickname: 'iPhone' });
     const key = openSessionKey(client, ok.body.encryptedSessionSigningKey);
@@ -262,7 +347,11 @@ describe('verify and re-authentication per type (spec 4.2)', () => {
     expect((await signed(w, 'PATCH', `/internal-accounts/${w.accountId}`, { privateEnabled: true }, key)).status).toBe(200);
 
     // The challenge is single use; a replayed assertion fails.
-    const replay = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion }, headers: { 'Request-Id': ch.body.requestId } });
+    const replay = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion },
+      headers: { 'Request-Id': ch.body.requestId },
+    });
     expectError(replay, 401);
   });
 
@@ -271,30 +360,57 @@ describe('verify and re-authentication per type (spec 4.2)', () => {
     const s = await otpSession(w);
     const { res, passkey } = await addPasskey(w, s.key);
     const id = res.body.id;
-    const challenge = async () => (await call(w.mode, 'POST', `/auth/credentials/${id}/challenge`, { auth: w.p.auth, body: { clientPublicKey: newWalletClient().clientPublicKey } })).body;
+    const challenge = async () =>
+      (
+        await call(w.mode, 'POST', `/auth/credentials/${id}/challenge`, {
+          auth: w.p.auth,
+          body: { clientPublicKey: newWalletClient().clientPublicKey },
+        })
+      ).body;
 
     const c1 = await challenge();
     const wrong = passkey.assert('d3JvbmctY2hhbGxlbmdl');
-    const bad = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: wrong }, headers: { 'Request-Id': c1.requestId } });
+    const bad = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion: wrong },
+      headers: { 'Request-Id': c1.requestId },
+    });
     expectError(bad, 401, 'UNAUTHORIZED');
     expect(bad.body.reason).toBe('Invalid passkey signature');
 
     const c2 = await challenge();
     const forged = { ...passkey.assert(c2.challenge), signature: passkey.assert(c2.challenge).signature.replace(/^../, 'AA') };
-    expectError(await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: forged }, headers: { 'Request-Id': c2.requestId } }), 401);
+    expectError(
+      await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
+        auth: w.p.auth,
+        body: { type: 'PASSKEY', assertion: forged },
+        headers: { 'Request-Id': c2.requestId },
+      }),
+      401,
+    );
 
     const c3 = await challenge();
     const magic = { ...passkey.assert(c3.challenge), signature: 'sandbox-valid-passkey-signature' };
-    const ok = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: magic }, headers: { 'Request-Id': c3.requestId } });
+    const ok = await call(w.mode, 'POST', `/auth/credentials/${id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion: magic },
+      headers: { 'Request-Id': c3.requestId },
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
   it('verify with a body of another type is 400; unknown credential 404', async () => {
     const w = await newWallet();
     const email = await emailCredential(w);
-    const res = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, { auth: w.p.auth, body: { type: 'OAUTH', oidcToken: sandboxOidc(), clientPublicKey: newWalletClient().clientPublicKey } });
+    const res = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', oidcToken: sandboxOidc(), clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expectError(res, 400, 'INVALID_INPUT');
-    expectError(await call(w.mode, 'POST', '/auth/credentials/AuthMethod:00000000-0000-7000-8000-000000000000/challenge', { auth: w.p.auth }), 404);
+    expectError(
+      await call(w.mode, 'POST', '/auth/credentials/AuthMethod:00000000-0000-7000-8000-000000000000/challenge', { auth: w.p.auth }),
+      404,
+    );
   });
 });
 
@@ -315,7 +431,10 @@ describe('EMAIL_OTP codes', () => {
     await call(w.mode, 'POST', `/auth/credentials/${email.id}/challenge`, { auth: w.p.auth });
     const code = await latestOtp(w);
     await otpSession(w, { otp: code });
-    const again = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: newWalletClient().clientPublicKey } });
+    const again = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expectError(again, 401, 'UNAUTHORIZED');
     expect(again.body.reason).toBe('Invalid OTP code');
   });
@@ -327,7 +446,10 @@ describe('EMAIL_OTP codes', () => {
     await call(w.mode, 'POST', `/auth/credentials/${email.id}/challenge`, { auth: w.p.auth });
     const code = await latestOtp(w);
     await advance(w.p, 61);
-    const late = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: newWalletClient().clientPublicKey } });
+    const late = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expectError(late, 401, 'UNAUTHORIZED');
   });
 
@@ -338,10 +460,16 @@ describe('EMAIL_OTP codes', () => {
     const code = await latestOtp(w);
     const wrongCode = code === '123456' ? '654321' : '123456';
     for (let i = 0; i < 5; i++) {
-      const res = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: wrongCode, clientPublicKey: newWalletClient().clientPublicKey } });
+      const res = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, {
+        auth: w.p.auth,
+        body: { type: 'EMAIL_OTP', otp: wrongCode, clientPublicKey: newWalletClient().clientPublicKey },
+      });
       expectError(res, 401, 'UNAUTHORIZED');
     }
-    const right = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: newWalletClient().clientPublicKey } });
+    const right = await call(w.mode, 'POST', `/auth/credentials/${email.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: code, clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expectError(right, 401, 'UNAUTHORIZED');
   });
 
@@ -393,7 +521,11 @@ describe('DELETE /auth/credentials/{id}', () => {
     expect((await credentialsOf(w)).map((c) => c.type)).toEqual(['OAUTH']);
     expect((await sessionsOf(w)).map((x) => x.id)).toEqual([oauthSession.session.id]);
     // The revoked credential's session signs nothing any more.
-    expectError(await signed(w, 'PATCH', `/internal-accounts/${w.accountId}`, { privateEnabled: true }, emailSession.key), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await signed(w, 'PATCH', `/internal-accounts/${w.accountId}`, { privateEnabled: true }, emailSession.key),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
   });
 
   it('the only credential cannot be revoked (400)', async () => {
@@ -408,6 +540,12 @@ describe('DELETE /auth/credentials/{id}', () => {
     const theirs = await emailCredential(other);
     expectError(await call(w.mode, 'DELETE', `/auth/credentials/${theirs.id}`, { auth: w.p.auth }), 404);
     expectError(await call(w.mode, 'POST', `/auth/credentials/${theirs.id}/challenge`, { auth: w.p.auth }), 404);
-    expectError(await call(w.mode, 'POST', `/auth/credentials/${theirs.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey } }), 404);
+    expectError(
+      await call(w.mode, 'POST', `/auth/credentials/${theirs.id}/verify`, {
+        auth: w.p.auth,
+        body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
+      }),
+      404,
+    );
   });
 });

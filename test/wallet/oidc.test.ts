@@ -73,7 +73,11 @@ describe('OIDC tokens, sandbox (signature skipped, claims validated)', () => {
   for (const [name, over, reason] of failing) {
     it(`rejects ${name}`, async () => {
       const r = await verifyOidcToken(unsigned(claims(over)), sandbox());
-      expect(r).toEqual({ ok: false, code: 'OIDC_TOKEN_INVALID', reason: `OIDC token ${reason}${reason.startsWith('aud') ? ' or a single-element string array' : ''}` });
+      expect(r).toEqual({
+        ok: false,
+        code: 'OIDC_TOKEN_INVALID',
+        reason: `OIDC token ${reason}${reason.startsWith('aud') ? ' or a single-element string array' : ''}`,
+      });
     });
   }
 
@@ -206,7 +210,11 @@ describe('OIDC tokens, production (signature against the issuer JWKS)', () => {
     expect(await verifyOidcToken(unsigned(claims({ iss: issuer.iss })), check)).toMatchObject({ ok: false, code: 'OIDC_TOKEN_INVALID' });
     const [h, , s] = (await issuer.sign(claims({ iss: issuer.iss }))).split('.');
     const tampered = `${h}.${b64(claims({ iss: issuer.iss, sub: 'someone-else' }))}.${s}`;
-    expect(await verifyOidcToken(tampered, check)).toMatchObject({ ok: false, code: 'OIDC_TOKEN_INVALID', reason: expect.stringContaining('signature') });
+    expect(await verifyOidcToken(tampered, check)).toMatchObject({
+      ok: false,
+      code: 'OIDC_TOKEN_INVALID',
+      reason: expect.stringContaining('signature'),
+    });
   });
 
   it('refuses symmetric algorithms (HS256) even with the right claims', async () => {

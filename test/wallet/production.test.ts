@@ -59,14 +59,37 @@ describe('production mode: real checks only, and the real client libraries inter
     expectError(otp, 401, 'UNAUTHORIZED');
 
     const passkey = new SoftPasskey();
-    const created = await signed(w, 'POST', '/auth/credentials', { type: 'PASSKEY', accountId: w.accountId, nickname: 'key', challenge: 'cmVn', attestation: passkey.register('cmVn') }, s.key);
+    const created = await signed(
+      w,
+      'POST',
+      '/auth/credentials',
+      { type: 'PASSKEY', accountId: w.accountId, nickname: 'key', challenge: 'cmVn', attestation: passkey.register('cmVn') },
+      s.key,
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const ch = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/challenge`, { auth: w.p.auth, body: { clientPublicKey: newWalletClient().clientPublicKey } });
+    const ch = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/challenge`, {
+      auth: w.p.auth,
+      body: { clientPublicKey: newWalletClient().clientPublicKey },
+    });
     const magic = { ...passkey.assert(ch.body.challenge), signature: 'sandbox-valid-passkey-signature' };
-    expectError(await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: magic }, headers: { 'Request-Id': ch.body.requestId } }), 401);
+    expectError(
+      await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, {
+        auth: w.p.auth,
+        body: { type: 'PASSKEY', assertion: magic },
+        headers: { 'Request-Id': ch.body.requestId },
+      }),
+      401,
+    );
     // A real assertion works in production.
-    const ch2 = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/challenge`, { auth: w.p.auth, body: { clientPublicKey: newWalletClient().clientPublicKey } });
-    const real = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: passkey.assert(ch2.body.challenge) }, headers: { 'Request-Id': ch2.body.requestId } });
+    const ch2 = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/challenge`, {
+      auth: w.p.auth,
+      body: { clientPublicKey: newWalletClient().clientPublicKey },
+    });
+    const real = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'PASSKEY', assertion: passkey.assert(ch2.body.challenge) },
+      headers: { 'Request-Id': ch2.body.requestId },
+    });
     expect(real.status, JSON.stringify(real.body)).toBe(200);
   });
 
@@ -86,20 +109,37 @@ describe('production mode: real checks only, and the real client libraries inter
         .setExpirationTime('10m')
         .sign(key);
 
-    const created = await signed(w, 'POST', '/auth/credentials', { type: 'OAUTH', accountId: w.accountId, oidcToken: await token({}) }, s.key);
+    const created = await signed(
+      w,
+      'POST',
+      '/auth/credentials',
+      { type: 'OAUTH', accountId: w.accountId, oidcToken: await token({}) },
+      s.key,
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.nickname).toBe('ada@issuer.test');
 
     const client = newWalletClient();
-    const nonce = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(client.clientPublicKey)))].map((b) => b.toString(16).padStart(2, '0')).join('');
-    const ok = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, { auth: w.p.auth, body: { type: 'OAUTH', oidcToken: await token({ nonce }), clientPublicKey: client.clientPublicKey } });
+    const nonce = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(client.clientPublicKey)))]
+      .map((b) => b.toString(16).padStart(2, '0'))
+      .join('');
+    const ok = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', oidcToken: await token({ nonce }), clientPublicKey: client.clientPublicKey },
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
 
     const impostor = (await generateKeyPair('ES256')).privateKey;
-    const forged = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, { auth: w.p.auth, body: { type: 'OAUTH', oidcToken: await token({ nonce }, impostor), clientPublicKey: client.clientPublicKey } });
+    const forged = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', oidcToken: await token({ nonce }, impostor), clientPublicKey: client.clientPublicKey },
+    });
     expectError(forged, 401, 'UNAUTHORIZED');
     const parts = (await token({ nonce })).split('.');
-    const unsigned = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, { auth: w.p.auth, body: { type: 'OAUTH', oidcToken: `${parts[0]}.${parts[1]}.sandbox-signature`, clientPublicKey: client.clientPublicKey } });
+    const unsigned = await call(w.mode, 'POST', `/auth/credentials/${created.body.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'OAUTH', oidcToken: `${parts[0]}.${parts[1]}.sandbox-signature`, clientPublicKey: client.clientPublicKey },
+    });
     expectError(unsigned, 401, 'UNAUTHORIZED');
   });
 
@@ -107,7 +147,9 @@ describe('production mode: real checks only, and the real client libraries inter
     const net = fakeInternet();
     const w = await newWallet('production');
     const s = await productionSession(w, net);
-    const challenge = await challengeOf(w, 'POST', `/internal-accounts/${w.accountId}/export`, { clientPublicKey: newWalletClient().clientPublicKey });
+    const challenge = await challengeOf(w, 'POST', `/internal-accounts/${w.accountId}/export`, {
+      clientPublicKey: newWalletClient().clientPublicKey,
+    });
     const res = await call(w.mode, 'PATCH', `/internal-accounts/${w.accountId}`, {
       auth: w.p.auth,
       body: { privateEnabled: true },

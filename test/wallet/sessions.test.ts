@@ -17,7 +17,11 @@ describe('POST /auth/sessions/{id}/refresh', () => {
       headers: { 'Service-Wallet-Signature': await stamp(s.key, challenge.payloadToSign), 'Request-Id': challenge.requestId },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(/^Session:/), type: 'EMAIL_OTP', encryptedSessionSigningKey: expect.any(String) });
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^Session:/),
+      type: 'EMAIL_OTP',
+      encryptedSessionSigningKey: expect.any(String),
+    });
     expect(res.body.id).not.toBe(s.session.id);
     const fresh = openSessionKey(client, res.body.encryptedSessionSigningKey);
     expect((await signed(w, 'PATCH', `/internal-accounts/${w.accountId}`, { privateEnabled: true }, fresh)).status).toBe(200);
@@ -26,9 +30,15 @@ describe('POST /auth/sessions/{id}/refresh', () => {
   it('a retry with another clientPublicKey is a body mismatch; clientPublicKey is required on both steps', async () => {
     const w = await newWallet();
     const s = await otpSession(w);
-    const challenge = await challengeOf(w, 'POST', `/auth/sessions/${s.session.id}/refresh`, { clientPublicKey: newWalletClient().clientPublicKey });
+    const challenge = await challengeOf(w, 'POST', `/auth/sessions/${s.session.id}/refresh`, {
+      clientPublicKey: newWalletClient().clientPublicKey,
+    });
     const headers = { 'Service-Wallet-Signature': await stamp(s.key, challenge.payloadToSign), 'Request-Id': challenge.requestId };
-    const swapped = await call(w.mode, 'POST', `/auth/sessions/${s.session.id}/refresh`, { auth: w.p.auth, body: { clientPublicKey: newWalletClient().clientPublicKey }, headers });
+    const swapped = await call(w.mode, 'POST', `/auth/sessions/${s.session.id}/refresh`, {
+      auth: w.p.auth,
+      body: { clientPublicKey: newWalletClient().clientPublicKey },
+      headers,
+    });
     expectError(swapped, 401, 'WALLET_SIGNATURE_BODY_MISMATCH');
     const missing = await call(w.mode, 'POST', `/auth/sessions/${s.session.id}/refresh`, { auth: w.p.auth, body: {}, headers });
     expectError(missing, 400, 'INVALID_INPUT');
@@ -39,7 +49,13 @@ describe('POST /auth/sessions/{id}/refresh', () => {
     const w = await newWallet();
     const a = await otpSession(w);
     const b = await otpSession(w, { otp: '000000' });
-    const res = await signed(w, 'POST', `/auth/sessions/${a.session.id}/refresh`, { clientPublicKey: newWalletClient().clientPublicKey }, b.key);
+    const res = await signed(
+      w,
+      'POST',
+      `/auth/sessions/${a.session.id}/refresh`,
+      { clientPublicKey: newWalletClient().clientPublicKey },
+      b.key,
+    );
     expectError(res, 401, 'WALLET_SIGNATURE_INVALID');
   });
 });
@@ -58,9 +74,16 @@ describe('DELETE /auth/sessions/{id}', () => {
     const w = await newWallet();
     const s = await otpSession(w);
     const challenge = await challengeOf(w, 'DELETE', `/auth/sessions/${s.session.id}`);
-    expect(challenge).toEqual({ payloadToSign: expect.any(String), requestId: expect.any(String), expiresAt: expect.any(String), type: 'EMAIL_OTP' });
+    expect(challenge).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.any(String),
+      expiresAt: expect.any(String),
+      type: 'EMAIL_OTP',
+    });
     // Refresh keeps the plain challenge and its 200.
-    const refresh = await challengeOf(w, 'POST', `/auth/sessions/${s.session.id}/refresh`, { clientPublicKey: newWalletClient().clientPublicKey });
+    const refresh = await challengeOf(w, 'POST', `/auth/sessions/${s.session.id}/refresh`, {
+      clientPublicKey: newWalletClient().clientPublicKey,
+    });
     expect(refresh).not.toHaveProperty('type');
     const doc = (await api('GET', '/openapi.json')).body.paths['/auth/sessions/{id}'].delete.responses['202'];
     expect(doc.content['application/json'].schema.$ref).toBe('#/components/schemas/AuthSignedRequestChallenge');
@@ -75,7 +98,13 @@ describe('DELETE /auth/sessions/{id}', () => {
     expectError(await call(w.mode, 'DELETE', '/auth/sessions/Session:00000000-0000-7000-8000-000000000000', { auth: w.p.auth }), 404);
     await signed(w, 'DELETE', `/auth/sessions/${s.session.id}`, undefined, s.key);
     expectError(await call(w.mode, 'DELETE', `/auth/sessions/${s.session.id}`, { auth: w.p.auth }), 404);
-    expectError(await call(w.mode, 'POST', `/auth/sessions/${s.session.id}/refresh`, { auth: w.p.auth, body: { clientPublicKey: newWalletClient().clientPublicKey } }), 404);
+    expectError(
+      await call(w.mode, 'POST', `/auth/sessions/${s.session.id}/refresh`, {
+        auth: w.p.auth,
+        body: { clientPublicKey: newWalletClient().clientPublicKey },
+      }),
+      404,
+    );
   });
 });
 
@@ -105,7 +134,10 @@ describe('customer e-mail change (spec 4.4)', () => {
 
   it('other updates, and e-mail changes without an EMAIL_OTP credential, apply at once', async () => {
     const w = await newWallet();
-    const res = await api('PATCH', `/customers/${w.customerId}`, { auth: w.p.auth, body: { customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } });
+    const res = await api('PATCH', `/customers/${w.customerId}`, {
+      auth: w.p.auth,
+      body: { customerType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.fullName).toBe('Ada Lovelace');
     const same = await api('PATCH', `/customers/${w.customerId}`, { auth: w.p.auth, body: { customerType: 'INDIVIDUAL', email: w.email } });
@@ -123,8 +155,18 @@ describe('wallet endpoints: permissions', () => {
     expect((await call(w.mode, 'GET', `/auth/credentials?accountId=${w.accountId}`, { auth: view })).status).toBe(200);
     expectError(await call(w.mode, 'GET', `/auth/sessions?accountId=${w.accountId}`, { auth: manage }), 403, 'FORBIDDEN');
     expectError(await call(w.mode, 'POST', `/auth/credentials/${email.id}/challenge`, { auth: view }), 403, 'FORBIDDEN');
-    expectError(await call(w.mode, 'PATCH', `/internal-accounts/${w.accountId}`, { auth: view, body: { privateEnabled: true } }), 403, 'FORBIDDEN');
-    expectError(await call(w.mode, 'POST', `/internal-accounts/${w.accountId}/export`, { auth: view, body: { clientPublicKey: newWalletClient().clientPublicKey } }), 403);
+    expectError(
+      await call(w.mode, 'PATCH', `/internal-accounts/${w.accountId}`, { auth: view, body: { privateEnabled: true } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await call(w.mode, 'POST', `/internal-accounts/${w.accountId}/export`, {
+        auth: view,
+        body: { clientPublicKey: newWalletClient().clientPublicKey },
+      }),
+      403,
+    );
     expect((await call(w.mode, 'POST', `/auth/credentials/${email.id}/challenge`, { auth: manage })).status).toBe(200);
   });
 });

@@ -18,7 +18,9 @@ describe('signed retry (spec 4.1, 3.1): the challenge', () => {
       timestampMs: expect.stringMatching(/^\d+$/),
     });
     expect(Date.parse(challenge.expiresAt) - Number(payload.timestampMs)).toBe(300_000);
-    const account = await call(w.mode, 'GET', `/customers/internal-accounts?customerId=${w.customerId}&type=EMBEDDED_WALLET`, { auth: w.p.auth });
+    const account = await call(w.mode, 'GET', `/customers/internal-accounts?customerId=${w.customerId}&type=EMBEDDED_WALLET`, {
+      auth: w.p.auth,
+    });
     expect(account.body.data[0].privateEnabled).toBe(false);
   });
 
@@ -43,10 +45,22 @@ describe('signed retry: every refusal code', () => {
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
     const sig = await stamp(s.key, challenge.payloadToSign);
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': sig } }), 401, 'REQUEST_ID_MISSING');
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Request-Id': challenge.requestId } }), 401, 'WALLET_SIGNATURE_MISSING');
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': sig } }),
+      401,
+      'REQUEST_ID_MISSING',
+    );
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Request-Id': challenge.requestId } }),
+      401,
+      'WALLET_SIGNATURE_MISSING',
+    );
     // Neither refusal consumed the request: the proper retry still works.
-    const ok = await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': sig, 'Request-Id': challenge.requestId } });
+    const ok = await call(w.mode, 'PATCH', privacy(w), {
+      auth: w.p.auth,
+      body,
+      headers: { 'Service-Wallet-Signature': sig, 'Request-Id': challenge.requestId },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -54,8 +68,17 @@ describe('signed retry: every refusal code', () => {
     const w = await newWallet('production');
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
-    for (const bad of ['not-a-stamp', btoa('{"publicKey":"02"}'), 'sandbox-valid-signature', btoa(JSON.stringify({ publicKey: `02${'00'.repeat(32)}`, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature: '30060201010201' }))]) {
-      const res = await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': bad, 'Request-Id': challenge.requestId } });
+    for (const bad of [
+      'not-a-stamp',
+      btoa('{"publicKey":"02"}'),
+      'sandbox-valid-signature',
+      btoa(JSON.stringify({ publicKey: `02${'00'.repeat(32)}`, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature: '30060201010201' })),
+    ]) {
+      const res = await call(w.mode, 'PATCH', privacy(w), {
+        auth: w.p.auth,
+        body,
+        headers: { 'Service-Wallet-Signature': bad, 'Request-Id': challenge.requestId },
+      });
       expectError(res, 401, 'WALLET_SIGNATURE_MALFORMED');
     }
   });
@@ -65,7 +88,11 @@ describe('signed retry: every refusal code', () => {
     const s = await otpSession(w);
     const challenge = await challengeOf(w, 'PATCH', privacy(w), { privateEnabled: true });
     const headers = { 'Service-Wallet-Signature': await stamp(s.key, challenge.payloadToSign), 'Request-Id': challenge.requestId };
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body: { privateEnabled: false }, headers }), 401, 'WALLET_SIGNATURE_BODY_MISMATCH');
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body: { privateEnabled: false }, headers }),
+      401,
+      'WALLET_SIGNATURE_BODY_MISMATCH',
+    );
     const client = newWalletClient();
     expectError(
       await call(w.mode, 'POST', `${privacy(w)}/export`, { auth: w.p.auth, body: { clientPublicKey: client.clientPublicKey }, headers }),
@@ -73,7 +100,11 @@ describe('signed retry: every refusal code', () => {
       'WALLET_SIGNATURE_BODY_MISMATCH',
     );
     // Canonical body: the same JSON with other whitespace and key order is the same request.
-    const same = await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, raw: '{ "privateEnabled" :  true }', headers: { ...headers, 'Content-Type': 'application/json' } });
+    const same = await call(w.mode, 'PATCH', privacy(w), {
+      auth: w.p.auth,
+      raw: '{ "privateEnabled" :  true }',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+    });
     expect(same.status, JSON.stringify(same.body)).toBe(200);
   });
 
@@ -85,12 +116,39 @@ describe('signed retry: every refusal code', () => {
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
     const wrongPayload = await stamp(s.key, `${challenge.payloadToSign} `);
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': wrongPayload, 'Request-Id': challenge.requestId } }), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), {
+        auth: w.p.auth,
+        body,
+        headers: { 'Service-Wallet-Signature': wrongPayload, 'Request-Id': challenge.requestId },
+      }),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     const foreignSig = await stamp(foreign.key, challenge.payloadToSign);
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': foreignSig, 'Request-Id': challenge.requestId } }), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), {
+        auth: w.p.auth,
+        body,
+        headers: { 'Service-Wallet-Signature': foreignSig, 'Request-Id': challenge.requestId },
+      }),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     const unknownKey = newWalletClient();
-    const stranger = await stamp({ privateKey: unknownKey.privateKey, publicKey: compressed(unknownKey.clientPublicKey) }, challenge.payloadToSign);
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': stranger, 'Request-Id': challenge.requestId } }), 401, 'WALLET_SIGNATURE_INVALID');
+    const stranger = await stamp(
+      { privateKey: unknownKey.privateKey, publicKey: compressed(unknownKey.clientPublicKey) },
+      challenge.payloadToSign,
+    );
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), {
+        auth: w.p.auth,
+        body,
+        headers: { 'Service-Wallet-Signature': stranger, 'Request-Id': challenge.requestId },
+      }),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
   });
 
   it('an unknown, used or expired requestId is 401', async () => {
@@ -99,13 +157,27 @@ describe('signed retry: every refusal code', () => {
     const body = { privateEnabled: true };
     const unknown = 'Request:00000000-0000-7000-8000-000000000000';
     const sig = await stamp(s.key, 'anything');
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': sig, 'Request-Id': unknown } }), 401);
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), {
+        auth: w.p.auth,
+        body,
+        headers: { 'Service-Wallet-Signature': sig, 'Request-Id': unknown },
+      }),
+      401,
+    );
 
     // Another account's requestId is unknown here.
     const other = await newWallet(undefined, w.p);
     const theirs = await challengeOf(other, 'PATCH', privacy(other), body);
     const theirSig = await stamp(s.key, theirs.payloadToSign);
-    expectError(await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': theirSig, 'Request-Id': theirs.requestId } }), 401);
+    expectError(
+      await call(w.mode, 'PATCH', privacy(w), {
+        auth: w.p.auth,
+        body,
+        headers: { 'Service-Wallet-Signature': theirSig, 'Request-Id': theirs.requestId },
+      }),
+      401,
+    );
 
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
     await advance(w.p, 301);
@@ -132,7 +204,9 @@ describe('signed retry: every refusal code', () => {
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
     const headers = { 'Service-Wallet-Signature': await stamp(s.key, challenge.payloadToSign), 'Request-Id': challenge.requestId };
-    const results = await Promise.all(Array.from({ length: 50 }, () => call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) expectError(r, 401);
   });
@@ -143,7 +217,11 @@ describe('signed retry: sandbox magic value (spec 4.9)', () => {
     const w = await newWallet();
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
-    const res = await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': challenge.requestId } });
+    const res = await call(w.mode, 'PATCH', privacy(w), {
+      auth: w.p.auth,
+      body,
+      headers: { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': challenge.requestId },
+    });
     expect(res.status).toBe(200);
     expect(res.body.privateEnabled).toBe(true);
   });
@@ -152,7 +230,11 @@ describe('signed retry: sandbox magic value (spec 4.9)', () => {
     const w = await newWallet();
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
-    const res = await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': 'sandbox-invalid-signature', 'Request-Id': challenge.requestId } });
+    const res = await call(w.mode, 'PATCH', privacy(w), {
+      auth: w.p.auth,
+      body,
+      headers: { 'Service-Wallet-Signature': 'sandbox-invalid-signature', 'Request-Id': challenge.requestId },
+    });
     expectError(res, 401, 'UNAUTHORIZED');
     expect(res.body.reason).toBe('Invalid Service-Wallet-Signature');
   });
@@ -161,7 +243,11 @@ describe('signed retry: sandbox magic value (spec 4.9)', () => {
     const w = await newWallet('production');
     const body = { privateEnabled: true };
     const challenge = await challengeOf(w, 'PATCH', privacy(w), body);
-    const res = await call(w.mode, 'PATCH', privacy(w), { auth: w.p.auth, body, headers: { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': challenge.requestId } });
+    const res = await call(w.mode, 'PATCH', privacy(w), {
+      auth: w.p.auth,
+      body,
+      headers: { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': challenge.requestId },
+    });
     expectError(res, 401, 'WALLET_SIGNATURE_MALFORMED');
   });
 });
@@ -200,8 +286,13 @@ describe('wallet export and privacy', () => {
     const w = await newWallet();
     const other = await newWallet();
     expectError(await call(w.mode, 'PATCH', privacy(other), { auth: w.p.auth, body: { privateEnabled: true } }), 404);
-    const fiat = await call(w.mode, 'GET', `/customers/internal-accounts?customerId=${w.customerId}&type=INTERNAL_FIAT`, { auth: w.p.auth });
-    expectError(await call(w.mode, 'PATCH', `/internal-accounts/${fiat.body.data[0].id}`, { auth: w.p.auth, body: { privateEnabled: true } }), 404);
+    const fiat = await call(w.mode, 'GET', `/customers/internal-accounts?customerId=${w.customerId}&type=INTERNAL_FIAT`, {
+      auth: w.p.auth,
+    });
+    expectError(
+      await call(w.mode, 'PATCH', `/internal-accounts/${fiat.body.data[0].id}`, { auth: w.p.auth, body: { privateEnabled: true } }),
+      404,
+    );
   });
 });
 

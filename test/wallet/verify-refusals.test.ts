@@ -20,12 +20,18 @@ describe('a refused credential verify leaves nothing behind', () => {
     const [key] = clientKeys(1);
 
     for (const otp of ['111111', '222222']) {
-      const res = await api('POST', `/auth/credentials/${credentialId}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp, clientPublicKey: key } });
+      const res = await api('POST', `/auth/credentials/${credentialId}/verify`, {
+        auth: p.auth,
+        body: { type: 'EMAIL_OTP', otp, clientPublicKey: key },
+      });
       expectError(res, 401, 'UNAUTHORIZED');
     }
     expect(await indexRows(p.id)).toBe(before);
 
-    const ok = await api('POST', `/auth/credentials/${credentialId}/verify`, { auth: p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: key } });
+    const ok = await api('POST', `/auth/credentials/${credentialId}/verify`, {
+      auth: p.auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: key },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.encryptedSessionSigningKey).toEqual(expect.any(String));
     expect(await indexRows(p.id)).toBe(before + 1);
@@ -67,12 +73,21 @@ describe('verify refusals decided by the account itself (one call does the whole
     const { key } = await otpSession(w, SANDBOX);
     const passkey = new SoftPasskey();
     const challenge = btoa('platform-registration-challenge-0123456789').replace(/=+$/, '');
-    const added = await signed(w, 'POST', '/auth/credentials', { type: 'PASSKEY', accountId: w.accountId, nickname: 'Key', challenge, attestation: passkey.register(challenge) }, key);
+    const added = await signed(
+      w,
+      'POST',
+      '/auth/credentials',
+      { type: 'PASSKEY', accountId: w.accountId, nickname: 'Key', challenge, attestation: passkey.register(challenge) },
+      key,
+    );
     expect(added.status, JSON.stringify(added.body)).toBe(201);
     const email = await emailCredential(w);
     const before = await indexRows(w.p.id);
 
-    const otpToPasskey = await api('POST', `/auth/credentials/${added.body.id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey } });
+    const otpToPasskey = await api('POST', `/auth/credentials/${added.body.id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expectError(otpToPasskey, 400, 'INVALID_INPUT');
     expect(otpToPasskey.body.message).toBe('This credential is PASSKEY, not EMAIL_OTP');
     expect(otpToPasskey.body.details).toEqual({ fields: [{ field: 'type', message: 'Must be PASSKEY' }] });
@@ -86,9 +101,19 @@ describe('verify refusals decided by the account itself (one call does the whole
     expect(passkeyToOtp.body.details).toEqual({ fields: [{ field: 'type', message: 'Must be EMAIL_OTP' }] });
 
     // Refused before the account is called: a PASSKEY verify without Request-Id.
-    expectError(await api('POST', `/auth/credentials/${added.body.id}/verify`, { auth: w.p.auth, body: { type: 'PASSKEY', assertion: passkey.assert('eA') } }), 401, 'REQUEST_ID_MISSING');
+    expectError(
+      await api('POST', `/auth/credentials/${added.body.id}/verify`, {
+        auth: w.p.auth,
+        body: { type: 'PASSKEY', assertion: passkey.assert('eA') },
+      }),
+      401,
+      'REQUEST_ID_MISSING',
+    );
     // A session id where a credential id belongs: in the index, but not a credential.
-    const sessionPath = await api('POST', `/auth/credentials/${(await sessionsOf(w))[0].id}/verify`, { auth: w.p.auth, body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey } });
+    const sessionPath = await api('POST', `/auth/credentials/${(await sessionsOf(w))[0].id}/verify`, {
+      auth: w.p.auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
+    });
     expectError(sessionPath, 404, 'NOT_FOUND');
     expect(await indexRows(w.p.id)).toBe(before);
   });
@@ -112,7 +137,10 @@ describe('expired sessions and challenges are purged', () => {
     const tables = async () => {
       const stub = env.ACCOUNT.get(env.ACCOUNT.idFromName(w.accountId));
       return runInDurableObject(stub, async (_o, state) => ({
-        sessions: state.storage.sql.exec<{ id: string }>('SELECT id FROM sessions ORDER BY id').toArray().map((r) => r.id),
+        sessions: state.storage.sql
+          .exec<{ id: string }>('SELECT id FROM sessions ORDER BY id')
+          .toArray()
+          .map((r) => r.id),
         pending: state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM pending').one().n,
       }));
     };

@@ -37,7 +37,9 @@ describe('passkey registration', () => {
       code: 'PASSKEY_INVALID',
       reason: expect.stringMatching(/challenge/),
     });
-    expect(await verifyPasskeyRegistration({ challenge: c, attestation: passkey.register(c, { origin: 'https://evil.test' }) }, RP)).toMatchObject({
+    expect(
+      await verifyPasskeyRegistration({ challenge: c, attestation: passkey.register(c, { origin: 'https://evil.test' }) }, RP),
+    ).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/origin/),
     });
@@ -61,10 +63,16 @@ describe('passkey registration', () => {
 
   it('rejects garbage without throwing and drops unknown transports', async () => {
     const c = challenge();
-    const r = await verifyPasskeyRegistration({ challenge: c, attestation: { credentialId: 'abc', clientDataJson: 'xx', attestationObject: 'yy' } }, RP);
+    const r = await verifyPasskeyRegistration(
+      { challenge: c, attestation: { credentialId: 'abc', clientDataJson: 'xx', attestationObject: 'yy' } },
+      RP,
+    );
     expect(r).toMatchObject({ ok: false, code: 'PASSKEY_INVALID' });
     const passkey = new SoftPasskey();
-    const ok = await verifyPasskeyRegistration({ challenge: c, attestation: { ...passkey.register(c), transports: ['usb', 'telepathy'] } }, RP);
+    const ok = await verifyPasskeyRegistration(
+      { challenge: c, attestation: { ...passkey.register(c), transports: ['usb', 'telepathy'] } },
+      RP,
+    );
     expect(ok).toMatchObject({ ok: true, transports: ['usb'] });
   });
 });
@@ -76,7 +84,10 @@ describe('passkey assertion', () => {
     const r1 = await verifyPasskeyAssertion({ assertion: passkey.assert(c1), expectedChallenge: c1, credential: stored }, RP);
     expect(r1).toEqual({ ok: true, credentialId: passkey.credentialId, counter: 1 });
     const c2 = challenge();
-    const r2 = await verifyPasskeyAssertion({ assertion: passkey.assert(c2), expectedChallenge: c2, credential: { ...stored, counter: 1 } }, RP);
+    const r2 = await verifyPasskeyAssertion(
+      { assertion: passkey.assert(c2), expectedChallenge: c2, credential: { ...stored, counter: 1 } },
+      RP,
+    );
     expect(r2).toEqual({ ok: true, credentialId: passkey.credentialId, counter: 2 });
   });
 
@@ -111,9 +122,25 @@ describe('passkey assertion', () => {
     const a = passkey.assert(c);
     const data = b64url.decode(a.authenticatorData);
     data[36] = 99; // counter byte changed after signing
-    expect((await verifyPasskeyAssertion({ assertion: { ...a, authenticatorData: b64url.encode(data) }, expectedChallenge: c, credential: stored }, RP)).ok).toBe(false);
-    expect((await verifyPasskeyAssertion({ assertion: { ...a, signature: 'c2FuZGJveA' }, expectedChallenge: c, credential: stored }, RP)).ok).toBe(false);
-    expect((await verifyPasskeyAssertion({ assertion: { ...a, signature: 'sandbox-valid-passkey-signature' }, expectedChallenge: c, credential: stored }, RP)).ok).toBe(false);
+    expect(
+      (
+        await verifyPasskeyAssertion(
+          { assertion: { ...a, authenticatorData: b64url.encode(data) }, expectedChallenge: c, credential: stored },
+          RP,
+        )
+      ).ok,
+    ).toBe(false);
+    expect(
+      (await verifyPasskeyAssertion({ assertion: { ...a, signature: 'c2FuZGJveA' }, expectedChallenge: c, credential: stored }, RP)).ok,
+    ).toBe(false);
+    expect(
+      (
+        await verifyPasskeyAssertion(
+          { assertion: { ...a, signature: 'sandbox-valid-passkey-signature' }, expectedChallenge: c, credential: stored },
+          RP,
+        )
+      ).ok,
+    ).toBe(false);
   });
 
   it('rejects a wrong challenge, origin or RP id', async () => {
@@ -122,8 +149,15 @@ describe('passkey assertion', () => {
     // Each assertion counts up from the stored 0, so only the named check can fail.
     const check = (assertion: ReturnType<SoftPasskey['assert']>, expectedChallenge = c) =>
       verifyPasskeyAssertion({ assertion, expectedChallenge, credential: stored }, RP);
-    expect(await check(passkey.assert(c), challenge())).toMatchObject({ ok: false, code: 'PASSKEY_INVALID', reason: expect.stringMatching(/challenge/) });
-    expect(await check(passkey.assert(c, { origin: 'https://evil.test' }))).toMatchObject({ ok: false, reason: expect.stringMatching(/origin/) });
+    expect(await check(passkey.assert(c), challenge())).toMatchObject({
+      ok: false,
+      code: 'PASSKEY_INVALID',
+      reason: expect.stringMatching(/challenge/),
+    });
+    expect(await check(passkey.assert(c, { origin: 'https://evil.test' }))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/origin/),
+    });
     expect(await check(passkey.assert(c, { rpId: 'evil.test' }))).toMatchObject({ ok: false, reason: expect.stringMatching(/RP ID/) });
     expect(await check(passkey.assert(c))).toMatchObject({ ok: true });
   });
@@ -132,10 +166,16 @@ describe('passkey assertion', () => {
     const { passkey, stored } = await registered();
     const c = challenge();
     for (const counter of [5, 4]) {
-      const r = await verifyPasskeyAssertion({ assertion: passkey.assert(c, { counter }), expectedChallenge: c, credential: { ...stored, counter: 5 } }, RP);
+      const r = await verifyPasskeyAssertion(
+        { assertion: passkey.assert(c, { counter }), expectedChallenge: c, credential: { ...stored, counter: 5 } },
+        RP,
+      );
       expect(r).toMatchObject({ ok: false, code: 'PASSKEY_INVALID', reason: expect.stringMatching(/counter/) });
     }
-    const r = await verifyPasskeyAssertion({ assertion: passkey.assert(c, { counter: 6 }), expectedChallenge: c, credential: { ...stored, counter: 5 } }, RP);
+    const r = await verifyPasskeyAssertion(
+      { assertion: passkey.assert(c, { counter: 6 }), expectedChallenge: c, credential: { ...stored, counter: 5 } },
+      RP,
+    );
     expect(r).toMatchObject({ ok: true, counter: 6 });
   });
 
@@ -143,7 +183,10 @@ describe('passkey assertion', () => {
     const { passkey, stored } = await registered();
     for (let i = 0; i < 2; i++) {
       const c = challenge();
-      const r = await verifyPasskeyAssertion({ assertion: passkey.assert(c, { counter: 0 }), expectedChallenge: c, credential: stored }, RP);
+      const r = await verifyPasskeyAssertion(
+        { assertion: passkey.assert(c, { counter: 0 }), expectedChallenge: c, credential: stored },
+        RP,
+      );
       expect(r).toMatchObject({ ok: true, counter: 0 });
     }
   });
@@ -158,7 +201,14 @@ describe('passkey assertion', () => {
       reason: 'assertion.credentialId is not this credential',
     });
     // Right id, wrong stored key: the signature cannot verify.
-    expect((await verifyPasskeyAssertion({ assertion: a, expectedChallenge: c, credential: { ...otherStored, credentialId: stored.credentialId } }, RP)).ok).toBe(false);
+    expect(
+      (
+        await verifyPasskeyAssertion(
+          { assertion: a, expectedChallenge: c, credential: { ...otherStored, credentialId: stored.credentialId } },
+          RP,
+        )
+      ).ok,
+    ).toBe(false);
   });
 });
 
@@ -167,7 +217,11 @@ describe('WebAuthn settings', () => {
     const s = settings(env);
     expect(s.webauthnRpId).toBe('localhost');
     expect(s.webauthnOrigins).toEqual(['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787']);
-    const custom = settings({ ...env, WEBAUTHN_RP_ID: 'wallet.example.com', WEBAUTHN_ORIGINS: 'https://wallet.example.com, https://app.example.com' });
+    const custom = settings({
+      ...env,
+      WEBAUTHN_RP_ID: 'wallet.example.com',
+      WEBAUTHN_ORIGINS: 'https://wallet.example.com, https://app.example.com',
+    });
     expect(custom.webauthnRpId).toBe('wallet.example.com');
     expect(custom.webauthnOrigins).toEqual(['https://wallet.example.com', 'https://app.example.com']);
   });

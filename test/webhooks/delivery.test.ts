@@ -10,7 +10,13 @@ import { consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, w
 const T0 = Date.parse('2031-03-01T12:00:00.000Z');
 const at = (ms: number) => vi.setSystemTime(new Date(ms));
 const deliver = (eventId: string) => ({ type: 'webhook.deliver', eventId });
-const deps = () => ({ db: database(env.DB), queue: env.JOBS, signingKey: env.WEBHOOK_SIGNING_KEY, mode: 'sandbox' as const, log: logger('error') });
+const deps = () => ({
+  db: database(env.DB),
+  queue: env.JOBS,
+  signingKey: env.WEBHOOK_SIGNING_KEY,
+  mode: 'sandbox' as const,
+  log: logger('error'),
+});
 
 afterEach(() => {
   vi.useRealTimers();
@@ -55,7 +61,12 @@ describe('webhook delivery', () => {
 
     at(T0);
     await consume(deliver(eventId));
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: 500, nextAttemptAt: T0 + 30_000 });
+    expect(await deliveryOf(eventId)).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastResponseStatus: 500,
+      nextAttemptAt: T0 + 30_000,
+    });
 
     // A redelivered message before the retry is due sends nothing.
     at(T0 + 29_000);
@@ -64,11 +75,21 @@ describe('webhook delivery', () => {
 
     at(T0 + 30_000);
     await consume(deliver(eventId));
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', attempts: 2, lastResponseStatus: 500, nextAttemptAt: T0 + 90_000 });
+    expect(await deliveryOf(eventId)).toMatchObject({
+      status: 'PENDING',
+      attempts: 2,
+      lastResponseStatus: 500,
+      nextAttemptAt: T0 + 90_000,
+    });
 
     at(T0 + 90_000);
     await consume(deliver(eventId));
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'DELIVERED', attempts: 3, lastResponseStatus: 200, deliveredAt: T0 + 90_000 });
+    expect(await deliveryOf(eventId)).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 3,
+      lastResponseStatus: 200,
+      deliveredAt: T0 + 90_000,
+    });
     // Every retry carries the same body and a valid signature.
     expect(new Set(hook.calls.map((c) => c.body)).size).toBe(1);
 
@@ -138,7 +159,12 @@ describe('webhook delivery', () => {
     });
     const eventId = await writeEvent(p.id, T0);
     expect(await deliverEvent(deps(), eventId, T0)).toMatchObject({ result: 'retry', error: 'Connection failed' });
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: null, lastError: 'Connection failed' });
+    expect(await deliveryOf(eventId)).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastResponseStatus: null,
+      lastError: 'Connection failed',
+    });
   });
 
   it('delivers once when the consumer (with a duplicated message) and the sweep race', async () => {
@@ -232,10 +258,14 @@ describe('webhook delivery', () => {
     let batches = 0;
     const real = database(env.DB);
     const db = new Proxy(real, {
-      get: (target, prop) => (prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop)),
+      get: (target, prop) =>
+        prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop),
     });
     const sent: unknown[] = [];
-    const queue = { send: () => Promise.reject(new Error('one sendBatch expected')), sendBatch: async (m: unknown[]) => void sent.push(...m) } as unknown as Queue<unknown>;
+    const queue = {
+      send: () => Promise.reject(new Error('one sendBatch expected')),
+      sendBatch: async (m: unknown[]) => void sent.push(...m),
+    } as unknown as Queue<unknown>;
     const outcomes = await deliverEvents({ ...deps(), db, queue }, [delivered, retried, skipped, notDue], T0);
     expect(outcomes.map((o) => o.result)).toEqual(['delivered', 'retry', 'skipped', 'not_due']);
     expect(batches).toBe(2);
@@ -253,13 +283,20 @@ describe('webhook delivery', () => {
     let batches = 0;
     const real = database(env.DB);
     const db = new Proxy(real, {
-      get: (target, prop) => (prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop)),
+      get: (target, prop) =>
+        prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop),
     });
     const outcomes = await deliverEvents({ ...deps(), db }, ids, T0);
     expect(outcomes).toEqual(ids.map(() => ({ result: 'skipped', reason: expect.stringContaining('No webhookEndpoint') })));
     expect(batches).toBe(1);
     for (const id of ids) {
-      expect(await deliveryOf(id)).toMatchObject({ status: 'SKIPPED', attempts: 1, lastAttemptAt: T0, nextAttemptAt: T0, lastError: expect.stringContaining('No webhookEndpoint') });
+      expect(await deliveryOf(id)).toMatchObject({
+        status: 'SKIPPED',
+        attempts: 1,
+        lastAttemptAt: T0,
+        nextAttemptAt: T0,
+        lastError: expect.stringContaining('No webhookEndpoint'),
+      });
     }
     expect(await deliverEvents(deps(), ids, T0 + 60_000)).toEqual([{ result: 'not_due' }, { result: 'not_due' }]);
   });

@@ -125,14 +125,18 @@ describe('webhookEndpoint rules in production mode', () => {
 });
 
 describe('webhookEndpoint rules in sandbox mode', () => {
-  it.each(['http://localhost:3000/hooks', 'http://127.0.0.1:8080/', 'http://[::1]:9000/', 'http://api.localhost/x', 'http://host.docker.internal:4000/', 'http://hooks.example.com/'])(
-    'accepts %s (http and loopback: a developer’s receiver)',
-    async (url) => {
-      const p = await newPlatform();
-      const res = await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: url } });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-    },
-  );
+  it.each([
+    'http://localhost:3000/hooks',
+    'http://127.0.0.1:8080/',
+    'http://[::1]:9000/',
+    'http://api.localhost/x',
+    'http://host.docker.internal:4000/',
+    'http://hooks.example.com/',
+  ])('accepts %s (http and loopback: a developer’s receiver)', async (url) => {
+    const p = await newPlatform();
+    const res = await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: url } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
 
   it.each([...INTERNAL.map((u) => u.replace('https:', 'http:')), 'http://user:pw@localhost:3000/'])('refuses %s', async (url) => {
     const p = await newPlatform();
@@ -142,7 +146,10 @@ describe('webhookEndpoint rules in sandbox mode', () => {
   });
 
   it('the operator cannot create a platform with a metadata endpoint', async () => {
-    const res = await api('POST', '/operator/platforms', { auth: OPERATOR, body: { name: 'M', umaDomain: 'm.example.com', webhookEndpoint: 'http://169.254.169.254/' } });
+    const res = await api('POST', '/operator/platforms', {
+      auth: OPERATOR,
+      body: { name: 'M', umaDomain: 'm.example.com', webhookEndpoint: 'http://169.254.169.254/' },
+    });
     expectError(res, 400, 'INVALID_INPUT');
     expect(failingFields(res)).toEqual(['webhookEndpoint']);
   });
@@ -159,7 +166,13 @@ describe('webhookEndpoint rules at delivery time', () => {
     expect(result.explicitAcks).toHaveLength(1);
     expect(sentTo('127.0.0.1', mark)).toHaveLength(0);
     const row = await deliveryOf(eventId);
-    expect(row).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: null, url: 'http://127.0.0.1:9/hook', nextAttemptAt: T0 + 30_000 });
+    expect(row).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastResponseStatus: null,
+      url: 'http://127.0.0.1:9/hook',
+      nextAttemptAt: T0 + 30_000,
+    });
     expect(row.lastError).toMatch(/^webhookEndpoint refused: .*https/);
   });
 
@@ -172,7 +185,12 @@ describe('webhookEndpoint rules at delivery time', () => {
     vi.setSystemTime(T0);
     await consume(deliver(eventId));
     expect(sentTo('169.254.169.254', mark)).toHaveLength(0);
-    expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: null, lastError: expect.stringMatching(/^webhookEndpoint refused: /) });
+    expect(await deliveryOf(eventId)).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastResponseStatus: null,
+      lastError: expect.stringMatching(/^webhookEndpoint refused: /),
+    });
 
     // The platform fixes its endpoint: the retry delivers.
     const url = hookUrl();
@@ -200,7 +218,10 @@ describe('webhookEndpoint rules at delivery time', () => {
     const url = hookUrl();
     const p = await newPlatform({ webhookEndpoint: url });
     const mark = outgoing.length;
-    const hook = fakeEndpoint(url, () => new Response(null, { status: 307, headers: { Location: 'http://169.254.169.254/latest/meta-data/' } }));
+    const hook = fakeEndpoint(
+      url,
+      () => new Response(null, { status: 307, headers: { Location: 'http://169.254.169.254/latest/meta-data/' } }),
+    );
     const eventId = await writeEvent(p.id, T0);
     vi.setSystemTime(T0);
     await consume(deliver(eventId));

@@ -59,7 +59,12 @@ export function fakeEndpoint(url: string, answer: (n: number) => number | Respon
 }
 
 /** Writes an event through the outbox, as a state change would. */
-export async function writeEvent(platformId: string, now: number, type: WebhookType = 'OUTGOING_PAYMENT.COMPLETED', data: Record<string, unknown> = { id: 'Transaction:x' }) {
+export async function writeEvent(
+  platformId: string,
+  now: number,
+  type: WebhookType = 'OUTGOING_PAYMENT.COMPLETED',
+  data: Record<string, unknown> = { id: 'Transaction:x' },
+) {
   const db = database(env.DB);
   const { statements, eventId } = eventStatements(db, { platformId, type, data, now });
   await db.batch(statements as [any, ...any[]]);

@@ -11,7 +11,8 @@ const T0 = Date.parse('2031-05-01T12:00:00.000Z');
 const publicKeyOf = async (auth: string): Promise<string> => (await api('GET', '/config', { auth })).body.webhookPublicKey;
 
 /** The uncompressed P-256 point inside a PEM SPKI key. */
-const pointOf = (pem: string) => Uint8Array.from(atob(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '')), (c) => c.charCodeAt(0)).slice(-65);
+const pointOf = (pem: string) =>
+  Uint8Array.from(atob(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '')), (c) => c.charCodeAt(0)).slice(-65);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -57,7 +58,9 @@ describe('per-platform webhook signing keys', () => {
       cursor = page.body.nextCursor;
     } while (cursor && !listed);
     expect(listed.config.webhookPublicKey).toBe(pem);
-    const others = new Set((await api('GET', '/operator/platforms?limit=100', { auth: OPERATOR })).body.data.map((x: any) => x.config.webhookPublicKey));
+    const others = new Set(
+      (await api('GET', '/operator/platforms?limit=100', { auth: OPERATOR })).body.data.map((x: any) => x.config.webhookPublicKey),
+    );
     expect(others.size).toBeGreaterThan(1);
   });
 
@@ -65,7 +68,10 @@ describe('per-platform webhook signing keys', () => {
     const p = await newPlatform();
     const der = Uint8Array.from(atob(env.WEBHOOK_SIGNING_KEY!), (c) => c.charCodeAt(0));
     const serviceKey = await crypto.subtle.importKey('pkcs8', der, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign']);
-    const d = Uint8Array.from(atob(((await crypto.subtle.exportKey('jwk', serviceKey)) as JsonWebKey).d!.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+    const d = Uint8Array.from(
+      atob(((await crypto.subtle.exportKey('jwk', serviceKey)) as JsonWebKey).d!.replace(/-/g, '+').replace(/_/g, '/')),
+      (c) => c.charCodeAt(0),
+    );
     const seed = hkdf(sha256, d, new TextEncoder().encode('webhook-signing-key/v1'), new TextEncoder().encode(p.id), 48);
     const expected = p256.getPublicKey(p256.utils.randomSecretKey(seed), false);
     expect(pointOf(await publicKeyOf(p.auth))).toEqual(expected);

@@ -6,7 +6,13 @@ import { deliverEvent } from '../../src/webhooks/delivery';
 import { api, expectError, failingFields, newPlatform, productionApi, tokenWith } from '../helpers';
 import { deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from './hooks';
 
-const deps = () => ({ db: database(env.DB), queue: env.JOBS, signingKey: env.WEBHOOK_SIGNING_KEY, mode: 'sandbox' as const, log: logger('error') });
+const deps = () => ({
+  db: database(env.DB),
+  queue: env.JOBS,
+  signingKey: env.WEBHOOK_SIGNING_KEY,
+  mode: 'sandbox' as const,
+  log: logger('error'),
+});
 
 /** The Worker in production mode, called the way the runtime would. */
 const production = (method: string, path: string, auth: string, body?: unknown) => productionApi(method, path, { auth, body });
@@ -52,11 +58,20 @@ describe('POST /sandbox/webhooks/test', () => {
     const sent = JSON.parse(hook.calls[0]!.body);
     expect(sent).toEqual({ id: res.body.eventId, type: 'TEST', timestamp: expect.stringMatching(/Z$/), data: {} });
     const { body: config } = await api('GET', '/config', { auth: p.auth });
-    expect(await verifySignature(config.webhookPublicKey, hook.calls[0]!.body, hook.calls[0]!.headers.get('X-Service-Signature')!)).toBe(true);
+    expect(await verifySignature(config.webhookPublicKey, hook.calls[0]!.body, hook.calls[0]!.headers.get('X-Service-Signature')!)).toBe(
+      true,
+    );
 
     const list = await api('GET', '/webhooks/deliveries', { auth: p.auth });
     expect(list.body.data).toEqual([
-      expect.objectContaining({ eventId: res.body.eventId, eventType: 'TEST', status: 'DELIVERED', attempts: 1, lastResponseStatus: 200, url }),
+      expect.objectContaining({
+        eventId: res.body.eventId,
+        eventType: 'TEST',
+        status: 'DELIVERED',
+        attempts: 1,
+        lastResponseStatus: 200,
+        url,
+      }),
     ]);
   });
 
@@ -169,7 +184,12 @@ describe('GET /webhooks/deliveries', () => {
       createdAt: new Date(t).toISOString(),
       updatedAt: new Date(t + 10).toISOString(),
     });
-    expect(d2).toMatchObject({ status: 'PENDING', attempts: 1, lastResponseStatus: 500, nextAttemptAt: new Date(t + 10 + 30_000).toISOString() });
+    expect(d2).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastResponseStatus: 500,
+      nextAttemptAt: new Date(t + 10 + 30_000).toISOString(),
+    });
     expect(d3).toEqual({
       id: expect.any(String),
       eventId: e3,
@@ -237,7 +257,11 @@ describe('OpenAPI', () => {
     expect(paths['/sandbox/webhooks/test'].post.operationId).toBe('sendTestWebhook');
     expect(paths['/webhooks/test'].post.operationId).toBe('sendWebhookTest');
     expect(paths['/sandbox/clock/advance'].post.operationId).toBe('advanceSandboxClock');
-    expect(paths['/exchange-rates'].get.parameters.map((p: any) => p.name)).toEqual(['sourceCurrency', 'destinationCurrency', 'sendingAmount']);
+    expect(paths['/exchange-rates'].get.parameters.map((p: any) => p.name)).toEqual([
+      'sourceCurrency',
+      'destinationCurrency',
+      'sendingAmount',
+    ]);
     const schemas = res.body.components.schemas;
     expect(schemas.WebhookType.enum).toContain('OUTGOING_PAYMENT.COMPLETED');
     expect(Object.keys(schemas.OutgoingRateDetails.properties)).toEqual([

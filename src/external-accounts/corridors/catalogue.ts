@@ -37,7 +37,13 @@ import {
  * rules (IBAN mod 97 and length, CLABE and ABA check digits, CPF/CNPJ, E.164, EIP-55, base58check, bech32).
  */
 
-const mobileMoney = <const T extends string>(accountType: T, name: string, currency: string, phoneShape?: RegExp, example = '+1234567890') =>
+const mobileMoney = <const T extends string>(
+  accountType: T,
+  name: string,
+  currency: string,
+  phoneShape?: RegExp,
+  example = '+1234567890',
+) =>
   corridor({
     accountType,
     name,
@@ -49,7 +55,13 @@ const mobileMoney = <const T extends string>(accountType: T, name: string, curre
   });
 
 /** Banks paid by account number, bank name and SWIFT/BIC code (reference: HKD, IDR, MYR, SGD, THB, VND). */
-const swiftBank = <const T extends string, S extends z.ZodRawShape>(accountType: T, name: string, rails: ('BANK_TRANSFER' | 'PAYNOW' | 'FAST')[], example: Record<string, unknown>, extra: S) =>
+const swiftBank = <const T extends string, S extends z.ZodRawShape>(
+  accountType: T,
+  name: string,
+  rails: ('BANK_TRANSFER' | 'PAYNOW' | 'FAST')[],
+  example: Record<string, unknown>,
+  extra: S,
+) =>
   corridor({
     accountType,
     name,
@@ -76,7 +88,10 @@ const evmWallet = <const T extends string>(accountType: T, name: string) =>
     rails: [],
     identifier: ['address'],
     fields: {
-      address: z.string().refine(evmAddressValid, 'Must be a 0x-prefixed 20-byte hex address (EIP-55 checksum when mixed case)').meta({ example: '0x742d35Cc6634C0532925a3b844Bc454e4438f44e' }),
+      address: z
+        .string()
+        .refine(evmAddressValid, 'Must be a 0x-prefixed 20-byte hex address (EIP-55 checksum when mixed case)')
+        .meta({ example: '0x742d35Cc6634C0532925a3b844Bc454e4438f44e' }),
     },
     example: { accountType, address: '0x742d35Cc6634C0532925a3b844Bc454e4438f44e' },
   });
@@ -104,8 +119,20 @@ export const CORRIDORS = [
     currency: 'BDT',
     rails: ['BANK_TRANSFER', 'MOBILE_MONEY'],
     identifier: ['accountNumber', 'phoneNumber'],
-    fields: { accountNumber: accountNumber.optional(), branchCode: digits(5, 5).optional(), swiftCode: swiftCode.optional(), phoneNumber: phone().optional(), beneficiary: beneficiary('Bdt') },
-    example: { accountType: 'BDT_ACCOUNT', accountNumber: '1234567890', branchCode: '11111', swiftCode: 'DEUTDEFF', phoneNumber: '+1234567890' },
+    fields: {
+      accountNumber: accountNumber.optional(),
+      branchCode: digits(5, 5).optional(),
+      swiftCode: swiftCode.optional(),
+      phoneNumber: phone().optional(),
+      beneficiary: beneficiary('Bdt'),
+    },
+    example: {
+      accountType: 'BDT_ACCOUNT',
+      accountNumber: '1234567890',
+      branchCode: '11111',
+      swiftCode: 'DEUTDEFF',
+      phoneNumber: '+1234567890',
+    },
   }),
   corridor({
     accountType: 'BRL_ACCOUNT',
@@ -117,7 +144,10 @@ export const CORRIDORS = [
       pixKey: str(1, 77).meta({ description: 'The PIX key, in the shape of its pixKeyType' }),
       pixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM']),
       taxId: digits(11, 14)
-        .refine((t) => (t.length === 11 ? cpfValid(t) : t.length === 14 && cnpjValid(t)), 'Must be a valid CPF (11 digits) or CNPJ (14 digits)')
+        .refine(
+          (t) => (t.length === 11 ? cpfValid(t) : t.length === 14 && cnpjValid(t)),
+          'Must be a valid CPF (11 digits) or CNPJ (14 digits)',
+        )
         .meta({ description: "The beneficiary's CPF or CNPJ" }),
       beneficiary: beneficiary('Brl'),
     },
@@ -179,7 +209,13 @@ export const CORRIDORS = [
       swiftCode: swiftCode.optional(),
       beneficiary: beneficiary('Egp', ['address', 'countryOfResidence', 'phoneNumber']),
     },
-    example: { accountType: 'EGP_ACCOUNT', bankName: 'Example Bank', accountNumber: '1234567890', iban: 'EG380019000500000000263180002', swiftCode: 'NBEGEGCX' },
+    example: {
+      accountType: 'EGP_ACCOUNT',
+      bankName: 'Example Bank',
+      accountNumber: '1234567890',
+      iban: 'EG380019000500000000263180002',
+      swiftCode: 'NBEGEGCX',
+    },
   }),
   corridor({
     accountType: 'EUR_ACCOUNT',
@@ -227,7 +263,13 @@ export const CORRIDORS = [
     fields: { phoneNumber: phone(), beneficiary: beneficiary('Htg') },
     example: { accountType: 'HTG_ACCOUNT', phoneNumber: '+1234567890' },
   }),
-  swiftBank('IDR_ACCOUNT', 'Idr', ['BANK_TRANSFER'], { bankName: 'Bank Central Asia', swiftCode: 'CENAIDJA', phoneNumber: '+6281234567890' }, { phoneNumber: phone(/^\+62[0-9]{9,12}$/) }),
+  swiftBank(
+    'IDR_ACCOUNT',
+    'Idr',
+    ['BANK_TRANSFER'],
+    { bankName: 'Bank Central Asia', swiftCode: 'CENAIDJA', phoneNumber: '+6281234567890' },
+    { phoneNumber: phone(/^\+62[0-9]{9,12}$/) },
+  ),
   corridor({
     accountType: 'INR_ACCOUNT',
     name: 'Inr',
@@ -267,7 +309,11 @@ export const CORRIDORS = [
     currency: 'NGN',
     rails: ['BANK_TRANSFER'],
     identifier: ['accountNumber'],
-    fields: { accountNumber: digits(10, 10).meta({ description: 'NUBAN account number', example: '0123456789' }), bankName, beneficiary: beneficiary('Ngn') },
+    fields: {
+      accountNumber: digits(10, 10).meta({ description: 'NUBAN account number', example: '0123456789' }),
+      bankName,
+      beneficiary: beneficiary('Ngn'),
+    },
     example: { accountType: 'NGN_ACCOUNT', accountNumber: '0123456789', bankName: 'Example Bank' },
   }),
   corridor({
@@ -292,10 +338,22 @@ export const CORRIDORS = [
       bankName: bankName.optional(),
       beneficiary: beneficiary('Pkr'),
     },
-    example: { accountType: 'PKR_ACCOUNT', accountNumber: '1234567890', iban: 'PK36SCBL0000001123456702', phoneNumber: '+1234567890', bankName: 'Example Bank' },
+    example: {
+      accountType: 'PKR_ACCOUNT',
+      accountNumber: '1234567890',
+      iban: 'PK36SCBL0000001123456702',
+      phoneNumber: '+1234567890',
+      bankName: 'Example Bank',
+    },
   }),
   mobileMoney('RWF_ACCOUNT', 'Rwf', 'RWF', /^\+250[0-9]{9}$/, '+250781234567'),
-  swiftBank('SGD_ACCOUNT', 'Sgd', ['PAYNOW', 'FAST', 'BANK_TRANSFER'], { bankName: 'DBS Bank Ltd', accountNumber: '0123456789', swiftCode: 'DBSSSGSG' }, {}),
+  swiftBank(
+    'SGD_ACCOUNT',
+    'Sgd',
+    ['PAYNOW', 'FAST', 'BANK_TRANSFER'],
+    { bankName: 'DBS Bank Ltd', accountNumber: '0123456789', swiftCode: 'DBSSSGSG' },
+    {},
+  ),
   corridor({
     accountType: 'SLV_ACCOUNT',
     name: 'Slv',
@@ -337,7 +395,12 @@ export const CORRIDORS = [
     currency: 'XAF',
     rails: ['MOBILE_MONEY'],
     identifier: ['phoneNumber'],
-    fields: { phoneNumber: phone(), provider, region: z.enum(['CM', 'CG']).meta({ description: 'Cameroon or Congo' }), beneficiary: beneficiary('Xaf') },
+    fields: {
+      phoneNumber: phone(),
+      provider,
+      region: z.enum(['CM', 'CG']).meta({ description: 'Cameroon or Congo' }),
+      beneficiary: beneficiary('Xaf'),
+    },
     example: { accountType: 'XAF_ACCOUNT', phoneNumber: '+1234567890', provider: 'Example Provider', region: 'CM' },
   }),
   corridor({
@@ -346,7 +409,12 @@ export const CORRIDORS = [
     currency: 'XOF',
     rails: ['MOBILE_MONEY'],
     identifier: ['phoneNumber'],
-    fields: { phoneNumber: phone(), provider, region: z.enum(['BJ', 'CI', 'SN', 'TG']).meta({ description: 'Benin, Ivory Coast, Senegal or Togo' }), beneficiary: beneficiary('Xof') },
+    fields: {
+      phoneNumber: phone(),
+      provider,
+      region: z.enum(['BJ', 'CI', 'SN', 'TG']).meta({ description: 'Benin, Ivory Coast, Senegal or Togo' }),
+      beneficiary: beneficiary('Xof'),
+    },
     example: { accountType: 'XOF_ACCOUNT', phoneNumber: '+1234567890', provider: 'Example Provider', region: 'BJ' },
   }),
   corridor({
@@ -384,8 +452,16 @@ export const CORRIDORS = [
     rails: [],
     identifier: ['lightningAddress', 'bolt12', 'invoice'],
     fields: {
-      invoice: z.string().max(7089).refine((s) => bolt11Words(s) !== null, 'Must be a BOLT 11 invoice (ln..., valid bech32 checksum)').optional(),
-      bolt12: z.string().max(7089).refine((s) => bolt12Words(s) !== null, 'Must be a BOLT 12 offer (lno1...)').optional(),
+      invoice: z
+        .string()
+        .max(7089)
+        .refine((s) => bolt11Words(s) !== null, 'Must be a BOLT 11 invoice (ln..., valid bech32 checksum)')
+        .optional(),
+      bolt12: z
+        .string()
+        .max(7089)
+        .refine((s) => bolt12Words(s) !== null, 'Must be a BOLT 12 offer (lno1...)')
+        .optional(),
       lightningAddress: z
         .string()
         .regex(/^[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,253}\.[a-zA-Z]{2,}$/, 'Must be a lightning address such as alice@wallet.example')
@@ -405,7 +481,12 @@ export const CORRIDORS = [
     currency: 'USDC',
     rails: [],
     identifier: ['address'],
-    fields: { address: z.string().refine(solanaAddressValid, 'Must be a base58 Solana address (32 bytes)').meta({ example: '4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg' }) },
+    fields: {
+      address: z
+        .string()
+        .refine(solanaAddressValid, 'Must be a base58 Solana address (32 bytes)')
+        .meta({ example: '4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg' }),
+    },
     suffix: (id) => payloadSuffix(base58Bytes(id), 256),
     example: { accountType: 'SOLANA_WALLET', address: '4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg' },
   }),
@@ -415,7 +496,12 @@ export const CORRIDORS = [
     currency: 'BTC',
     rails: [],
     identifier: ['address'],
-    fields: { address: z.string().max(500).refine((a) => sparkWords(a) !== null, 'Must be a Spark address (spark1..., valid bech32m checksum)') },
+    fields: {
+      address: z
+        .string()
+        .max(500)
+        .refine((a) => sparkWords(a) !== null, 'Must be a Spark address (spark1..., valid bech32m checksum)'),
+    },
     suffix: (id) => payloadSuffix(sparkWords(id), 32),
     example: { accountType: 'SPARK_WALLET', address: SPARK_EXAMPLE },
   }),
@@ -425,7 +511,12 @@ export const CORRIDORS = [
     currency: 'USDC',
     rails: [],
     identifier: ['address'],
-    fields: { address: z.string().refine((a) => tronPayload(a) !== null, 'Must be a Tron address (T..., valid base58check checksum)').meta({ example: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }) },
+    fields: {
+      address: z
+        .string()
+        .refine((a) => tronPayload(a) !== null, 'Must be a Tron address (T..., valid base58check checksum)')
+        .meta({ example: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }),
+    },
     suffix: (id) => payloadSuffix(tronPayload(id), 256),
     example: { accountType: 'TRON_WALLET', address: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' },
   }),

@@ -61,11 +61,18 @@ export function corridor<const T extends string, S extends z.ZodRawShape>(spec: 
       if (present.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `One of ${ids.join(', ')} is required` });
       spec.check?.(info as Record<string, unknown>, ctx);
     })
-    .meta({ id: `${spec.name}${wallet ? 'ExternalAccountInfo' : 'ExternalAccountCreateInfo'}`, example: wallet ? spec.example : { ...spec.example, beneficiary: EXAMPLE_BENEFICIARY } });
+    .meta({
+      id: `${spec.name}${wallet ? 'ExternalAccountInfo' : 'ExternalAccountCreateInfo'}`,
+      example: wallet ? spec.example : { ...spec.example, beneficiary: EXAMPLE_BENEFICIARY },
+    });
   const view = wallet
     ? create
     : base
-        .extend({ paymentRails: z.array(z.enum(spec.rails as [PaymentRail, ...PaymentRail[]])).meta({ description: 'The rails this account can be paid on' }) })
+        .extend({
+          paymentRails: z
+            .array(z.enum(spec.rails as [PaymentRail, ...PaymentRail[]]))
+            .meta({ description: 'The rails this account can be paid on' }),
+        })
         .meta({ id: `${spec.name}ExternalAccountInfo` });
   return {
     ...spec,

@@ -18,12 +18,7 @@ export const bankName = str(1, 255);
 export const provider = str(1, 255).meta({ description: 'The mobile money provider', example: 'M-PESA' });
 export const bankAccountType = z.enum(['CHECKING', 'SAVINGS']);
 
-export const swiftCode = z
-  .string()
-  .min(8)
-  .max(11)
-  .regex(BIC, 'Must be an 8 or 11 character SWIFT/BIC code')
-  .meta({ example: 'DEUTDEFF' });
+export const swiftCode = z.string().min(8).max(11).regex(BIC, 'Must be an 8 or 11 character SWIFT/BIC code').meta({ example: 'DEUTDEFF' });
 
 /** An IBAN: the country's shape, its registered length and the mod-97 check digits. */
 export const iban = (shape = /^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, length: [number, number] = [15, 34]) =>
@@ -83,7 +78,14 @@ export function beneficiary(name: string, required: ContactField[] = [], extra: 
   const fields: Record<string, z.ZodType> = { ...contact };
   for (const f of required) fields[f] = contact[f].unwrap();
   const individual = z
-    .object({ beneficiaryType: z.literal('INDIVIDUAL'), fullName: text(), birthDate: DateOnly.optional(), nationality: CountryCode.optional(), ...fields, ...extra })
+    .object({
+      beneficiaryType: z.literal('INDIVIDUAL'),
+      fullName: text(),
+      birthDate: DateOnly.optional(),
+      nationality: CountryCode.optional(),
+      ...fields,
+      ...extra,
+    })
     .meta({ id: `${name}Beneficiary` });
   return z.discriminatedUnion('beneficiaryType', [individual, BusinessBeneficiary]);
 }

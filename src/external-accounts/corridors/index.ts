@@ -5,7 +5,9 @@ import { textSuffix, type Corridor } from './define';
 
 type Corridors = typeof CORRIDORS;
 /** The tuple of one schema of every corridor, for `z.discriminatedUnion`. */
-type SchemasOf<T extends readonly unknown[], F extends string> = { -readonly [K in keyof T]: T[K] extends { [P in F]: infer V } ? V : never };
+type SchemasOf<T extends readonly unknown[], F extends string> = {
+  -readonly [K in keyof T]: T[K] extends { [P in F]: infer V } ? V : never;
+};
 export type AccountType = Corridors[number]['accountType'];
 
 const BY_TYPE = new Map<string, Corridor>(CORRIDORS.map((c) => [c.accountType, c as unknown as Corridor]));
@@ -74,5 +76,7 @@ export function corridorTable(): string {
     const rails = c.rails.length ? c.rails.join(', ') : 'its network';
     return `| \`${c.accountType}\` | ${c.currency ?? 'any fiat'} | ${ids} | ${rails} |`;
   });
-  return ['| Account type | Currency | Primary identifier (sandbox suffix) | Rails (default first) |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| Account type | Currency | Primary identifier (sandbox suffix) | Rails (default first) |', '|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
