@@ -9,6 +9,7 @@ import {
   type CustomerRow,
   type InternalAccountRow,
   type PlatformRow,
+  walletAuthIndex,
 } from '../db/schema';
 import { inJson, insertJsonRows } from '../db/json-rows';
 import { isUniqueViolation } from '../db/errors';
@@ -19,6 +20,7 @@ import { keysetPage } from '../http/pagination';
 import { errorText } from '../db/errors';
 import { customerAccountRows, statusEvent } from '../accounts/internal-service';
 import { beneficialOwnerView } from './beneficial-owners';
+import { newAccountIndexRows } from '../wallet/service';
 import { dispatchEvents } from '../webhooks/outbox';
 import { conditionalEventStatements } from '../webhooks/sql-events';
 import type { WebhookType } from '../webhooks/schema';
@@ -123,6 +125,7 @@ export function insertCustomerStatements(db: Db, built: NewCustomer[]) {
       internalAccounts,
       built.flatMap((b) => b.accounts),
     ),
+    ...insertJsonRows(db, walletAuthIndex, newAccountIndexRows(built.flatMap((b) => b.accounts))),
   ];
 }
 

@@ -102,3 +102,12 @@ export interface Failure {
 }
 
 export type Outcome<T> = ({ ok: true } & T) | Failure;
+
+/** An expected refusal; its status comes from the code (src/http/errors.ts). */
+export const fail = (code: ErrorCode, message: string, reason?: string): Failure => ({ ok: false, code, message, reason });
+
+/**
+ * The id of an account's first EMAIL_OTP credential (made on first use for the customer's e-mail): derived
+ * from the account id, so the Worker indexes it when it creates the account and the object writes no D1.
+ */
+export const firstCredentialId = (accountId: string): string => `AuthMethod:${accountId.slice(accountId.indexOf(':') + 1)}`;

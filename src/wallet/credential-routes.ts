@@ -23,6 +23,7 @@ import {
   sessionJson,
   walletByAccount,
   walletByAuthId,
+  reserveAuthId,
   reserveSession,
   reservedSession,
   type Wallet,
@@ -57,7 +58,8 @@ export const credentialRoutes = [
       let credential;
       if (!signing) {
         credential = await newCredential(c, wallet, c.body);
-        const first = await wallet.stub.addFirstCredential(metaOf(wallet, c.now), credential);
+        const id = await reserveAuthId(c.db, wallet, 'AuthMethod', c.now);
+        const first = await wallet.stub.addFirstCredential(metaOf(wallet, c.now), credential, id);
         if (first.ok) return created(c, wallet, first.credential);
         if (!('needsSignature' in first)) throw failure(first);
         const conflict = await wallet.stub.checkCanAdd(metaOf(wallet, c.now), credential);

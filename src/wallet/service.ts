@@ -2,11 +2,11 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../crypto/ids';
 import type { Env } from '../env';
 import type { Db } from '../db/client';
-import { customers, internalAccounts, walletAuthIndex } from '../db/schema';
+import { customers, internalAccounts, walletAuthIndex, type InternalAccountRow } from '../db/schema';
 import { iso } from '../common/time';
 import { ApiError, ERRORS, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
 import type { AccountDO } from './account-do';
-import type { AccountMeta, AuthMethodView, Failure, SessionView } from './account-protocol';
+import { firstCredentialId, type AccountMeta, type AuthMethodView, type Failure, type SessionView } from './account-protocol';
 
 /** An embedded-wallet account of the calling platform, with its Durable Object. */
 export interface Wallet {
@@ -100,6 +100,24 @@ export async function releaseSessionId(db: Db, platformId: string, sessionId: st
   } catch {
     // see above
   }
+}
+
+/**
+ * The wallet id index is written here only, on the Worker side: the AccountDO never writes D1. Ids of new
+ * credentials and sessions are reserved before the account is asked to create them; an id whose creation
+ * is then refused stays an unused index row, which answers 404 like any unknown id.
+ */
+export async function reserveAuthId(db: Db, wallet: Wallet, type: 'AuthMethod' | 'Session', now: number): Promise<string> {
+  const id = newId(type, now);
+  await db.insert(walletAuthIndex).values({ id, accountId: wallet.accountId, platformId: wallet.platformId, createdAt: now });
+  return id;
+}
+
+/** The index rows of new accounts: an embedded wallet's first credential id (`firstCredentialId`). */
+export function newAccountIndexRows(accounts: InternalAccountRow[]): (typeof walletAuthIndex.$inferInsert)[] {
+  return accounts
+    .filter((a) => a.type === 'EMBEDDED_WALLET')
+    .map((a) => ({ id: firstCredentialId(a.id), accountId: a.id, platformId: a.platformId, createdAt: a.createdAt }));
 }
 
 /** The wallet of a customer (its one EMBEDDED_WALLET account), if it has one. */

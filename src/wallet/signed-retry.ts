@@ -2,7 +2,7 @@ import { bodyHash } from '../crypto/canonical';
 import { iso } from '../common/time';
 import { ApiError } from '../http/errors';
 import type { Ctx } from '../http/route';
-import { failure, metaOf, type Wallet } from './service';
+import { failure, metaOf, reserveAuthId, type Wallet } from './service';
 import type { CredentialType, Effect, EffectResult } from './account-protocol';
 
 /** What step 1 of a signed-retry operation binds: checked once, then fixed for the retry. */
@@ -15,6 +15,9 @@ export interface SignedOperation {
   /** Credential type concerned, for the auth variants of the 202 (spec 2.3). */
   type?: CredentialType;
 }
+
+/** Operations whose effect creates a credential or a session: its id is reserved (indexed) before the retry. */
+const CREATES: Readonly<Record<string, 'AuthMethod' | 'Session'>> = { ADD_CREDENTIAL: 'AuthMethod', REFRESH_SESSION: 'Session' };
 
 export type SignedRetryResult = { status: 'challenge'; body: Record<string, unknown> } | { status: 'done'; result: EffectResult };
 
@@ -52,7 +55,10 @@ export async function signedRetry(
   }
   if (requestId === null) throw new ApiError('REQUEST_ID_MISSING', 'Request-Id is required with Service-Wallet-Signature');
   if (signature === null) throw new ApiError('WALLET_SIGNATURE_MISSING', 'Service-Wallet-Signature is required with Request-Id');
+  const creates = Object.hasOwn(CREATES, operation) ? CREATES[operation] : undefined;
+  const reservedId = creates && (await reserveAuthId(c.db, wallet, creates, c.now));
   const outcome = await wallet.stub.completeSignedRetry(metaOf(wallet, c.now), {
+    reservedId,
     requestId,
     signature,
     operation,

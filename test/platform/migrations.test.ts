@@ -1,13 +1,6 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-
-/** The migrations up to and including `tag` (the schema an earlier release ran on). */
-const upTo = (tag: string) => env.TEST_MIGRATIONS.slice(0, env.TEST_MIGRATIONS.findIndex((m) => m.name.startsWith(tag)) + 1);
-
-const platform = (id: string, umaDomain: string, createdAt: number) =>
-  env.UPGRADE_DB.prepare(
-    `INSERT INTO platforms (id, config_id, name, uma_domain, supported_currencies, is_regulated, created_at, updated_at) VALUES (?, ?, ?, ?, '[]', 0, ?, ?)`,
-  ).bind(`Platform:${id}`, `PlatformConfig:${id}`, `p-${id}`, umaDomain, createdAt, createdAt);
+import { platform, upTo } from '../support/migrations';
 
 describe('migrations on a database of an earlier release', () => {
   it('0002 keeps each shared umaDomain for its oldest platform, moves the others to unique .invalid names, then enforces uniqueness', async () => {
