@@ -1,3 +1,4 @@
+import { depsOf } from '../http/deps';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
@@ -81,7 +82,6 @@ export const customerRoutes = [
     permission: 'MANAGE',
     params: CustomerIdParams,
     responses: { 200: { description: 'The deleted customer', schema: Customer }, ...errorResponses(401, 403, 404, 409, 410) },
-    handler: async (c) =>
-      json(await deleteCustomer({ db: c.db, queue: c.env.JOBS, mode: c.settings.mode }, c.auth.platform.id, c.params.customerId, c.now)),
+    handler: async (c) => json(await deleteCustomer(depsOf(c), c.auth.platform.id, c.params.customerId, c.now)),
   }),
 ];

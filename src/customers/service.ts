@@ -1,6 +1,5 @@
 import { and, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import type { ServiceMode } from '../env';
 import {
   beneficialOwners,
   customers,
@@ -32,6 +31,7 @@ import {
   type CustomerUpdate,
   type CustomerView,
 } from './schema';
+import type { Deps } from '../http/deps';
 
 export const customerNotFound = () => notFound('USER_NOT_FOUND', 'Customer not found');
 export const customerDeleted = () => new ApiError('CUSTOMER_DELETED', 'Customer has been deleted');
@@ -356,12 +356,7 @@ export async function checkCustomerUpdate(db: Db, platform: PlatformRow, custome
  * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch,
  * each announced with INTERNAL_ACCOUNT.STATUS_UPDATED.
  */
-export async function deleteCustomer(
-  deps: { db: Db; queue: Queue<unknown>; mode: ServiceMode },
-  platformId: string,
-  customerId: string,
-  now: number,
-): Promise<CustomerView> {
+export async function deleteCustomer(deps: Deps, platformId: string, customerId: string, now: number): Promise<CustomerView> {
   const { db } = deps;
   const row = await loadActiveCustomer(db, platformId, customerId);
   const open = await db

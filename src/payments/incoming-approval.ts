@@ -5,8 +5,9 @@ import { transactions, webhookDeliveries, webhookEvents, type Approval, type Fai
 import { currencyInfo } from '../common/currencies';
 import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
 import type { AnswerHandler } from '../webhooks/delivery';
-import { buildChange, commitChange, dueStep, type Hop, type PaymentDeps } from './transaction-change';
+import { buildChange, commitChange, dueStep, type Hop } from './transaction-change';
 import { awaitingApproval } from './views';
+import type { Deps } from '../http/deps';
 
 /**
  * Incoming UMA payments wait for the receiving platform's decision (reference `webhooks.incoming-payment`)
@@ -169,7 +170,7 @@ export const incomingPaymentAnswer: AnswerHandler = {
 };
 
 /** A 202: the platform decides through the API within ASYNC_DECISION_MS, else the deadline fails the payment. */
-async function acceptAsync(deps: Pick<PaymentDeps, 'db' | 'queue' | 'log'>, tx: TransactionRow, now: number) {
+async function acceptAsync(deps: Deps, tx: TransactionRow, now: number) {
   const approval: Approval = { ...tx.approval!, acceptedAt: now, decideBy: now + ASYNC_DECISION_MS };
   const due = deadline(deps.db, tx, approval.decideBy!, now);
   // Conditional on the version read: a decision committed meanwhile keeps its approval as it is.

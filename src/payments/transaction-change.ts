@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import type { ServiceMode, Settings } from '../env';
+import type { Env, ServiceMode, Settings } from '../env';
 import {
   internalAccounts,
   transactionHistory,
@@ -21,6 +21,7 @@ import { transactionEvents } from './events';
 import { planOf, type Plan, type Step } from './sandbox-plans';
 import { rateSource, type RateSource } from './rates-source';
 import { referenceFor } from './views';
+import { depsOf, type Deps } from '../http/deps';
 
 /** The service's own account between debit and payout; each currency's entries still sum to zero. */
 export const SETTLEMENT_ACCOUNT = 'Service:settlement';
@@ -30,13 +31,8 @@ export const REALTIME_PAYER = 'Funding:realtime';
 export const STEP_TRANSITION = 'payment.step';
 export const EXPIRE_TRANSITION = 'quote.expire';
 
-/** What money-moving code needs, built from the request (or the job) context. */
-export interface PaymentDeps {
-  db: Db;
-  queue: Queue<unknown>;
-  log: Logger;
-  mode: ServiceMode;
-  /** Mid-market rates of the mode (sandbox table or production source). */
+/** What money-moving code needs: the Deps of every service, and the mid-market rates of the mode. */
+export interface PaymentDeps extends Deps {
   rates: RateSource;
 }
 
@@ -153,7 +149,7 @@ export type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
  * the same transaction committed first (nothing of this one happened); `insufficient_funds`: a debit
  * would overdraw (nothing happened).
  */
-export async function commitChange(deps: Pick<PaymentDeps, 'db' | 'queue' | 'log'>, change: Change): Promise<CommitResult> {
+export async function commitChange(deps: Pick<Deps, 'db' | 'queue' | 'log'>, change: Change): Promise<CommitResult> {
   let result: Awaited<ReturnType<typeof runMoneyBatch>>;
   try {
     result = await runMoneyBatch(deps.db, change.statements);
@@ -282,6 +278,6 @@ export function dueStep(db: Db, row: TransactionRow, index: number, now: number,
 }
 
 /** PaymentDeps of a request. */
-export function paymentDeps(c: { db: Db; env: { JOBS: Queue<unknown> }; log: Logger; settings: Settings }): PaymentDeps {
-  return { db: c.db, queue: c.env.JOBS, log: c.log, mode: c.settings.mode, rates: rateSource(c.settings) };
+export function paymentDeps(c: { db: Db; env: Pick<Env, 'JOBS'>; log: Logger; settings: Settings }): PaymentDeps {
+  return { ...depsOf(c), rates: rateSource(c.settings) };
 }

@@ -7,6 +7,7 @@ import { errorText } from '../db/errors';
 import { type Statement } from '../db/client';
 import { dispatchEvents } from '../webhooks/outbox';
 import { MAX_QUEUE_DELAY_SECONDS } from '../webhooks/delivery';
+import type { Deps } from '../http/deps';
 
 /** A delayed state change to schedule (DESIGN.md 4). */
 export interface TransitionInput {
@@ -96,11 +97,8 @@ export type TransitionHandler = (ctx: TransitionContext) => TransitionEffect | P
 /** The handler of each transition kind: an explicit map, built next to the queue consumer (src/jobs/). */
 export type TransitionHandlers = Readonly<Record<string, TransitionHandler>>;
 
-export interface TransitionDeps {
-  db: Db;
-  queue: Queue<unknown>;
+export interface TransitionDeps extends Deps {
   transitions: TransitionHandlers;
-  log: Logger;
 }
 
 export interface ApplyScope {

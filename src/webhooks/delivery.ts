@@ -4,10 +4,11 @@ import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, t
 import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
-import type { Env, ServiceMode, Settings } from '../env';
+import type { Env, Settings } from '../env';
 import type { Logger } from '../http/log';
 import type { WebhookDeliverJob } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
+import type { Deps } from '../http/deps';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const FIRST_RETRY_MS = 30_000;
@@ -27,17 +28,12 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_INTERVAL_MS);
 }
 
-/** What delivery needs, built from `env` by the caller. */
-export interface WebhookDeps {
-  db: Db;
-  queue: Queue<unknown>;
+/** What delivery needs besides the Deps of every service (whose `mode` picks the endpoint rules). */
+export interface WebhookDeps extends Deps {
   /** WEBHOOK_SIGNING_KEY (base64 PKCS#8 DER, P-256): each platform's key is derived from it. */
   signingKey: string | undefined;
   /** What answers mean beyond delivery; a delivery without them (a test event) only records the answer. */
   answers?: AnswerHandlers;
-  /** Which endpoint rules hold at delivery time (`endpointProblem`). */
-  mode: ServiceMode;
-  log: Logger;
 }
 
 export function webhookDeps(env: Env, s: Settings, log: Logger, db: Db = database(env.DB)): WebhookDeps {
