@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
-import { api, expectError, failingFields, newPlatform } from '../helpers';
-import { newAgent } from '../agents/fixtures';
-import { ADDRESS, createCustomer } from '../customers/fixtures';
-import { advance, createQuote, customerWithAccounts, execute, expectLedgerInvariant, fund, tx } from '../payments/support';
-import { clabeWithSuffix, cpfWithSuffix, iban, INVOICE, solanaWithSuffix, sparkWithSuffix, tronWithSuffix } from './identifiers';
+import { api, expectError, failingFields, newPlatform } from '../support/api';
+import { newAgent } from '../support/agents';
+import { ADDRESS, createCustomer } from '../support/customers';
+import { advance, createQuote, customerWithAccounts, execute, expectLedgerInvariant, fund, tx } from '../support/payments';
+import { clabeWithSuffix, cpfWithSuffix, iban, INVOICE, solanaWithSuffix, sparkWithSuffix, tronWithSuffix } from '../support/identifiers';
 import reference from './reference-corridors.json';
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { primaryIdentifier } from '../../src/external-accounts/beneficiary';
 import { textSuffix } from '../../src/external-accounts/corridors/define';
-import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
-import { ADDRESS, createCustomer, productionApi, walk } from '../customers/fixtures';
-import { INVOICE, SPARK, sparkWithSuffix } from './identifiers';
+import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
+import { ADDRESS, createCustomer, productionApi, walk } from '../support/customers';
+import { INVOICE, SPARK, sparkWithSuffix } from '../support/identifiers';
 
 const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', birthDate: '1990-01-15', nationality: 'US', address: ADDRESS };
 const usBank = (accountNumber: string, beneficiary: Record<string, unknown> = person) => ({

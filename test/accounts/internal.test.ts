@@ -3,8 +3,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { ledgerEntries } from '../../src/db/schema';
-import { api, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
-import { accountsOf, businessBody, createCustomer, productionApi, walk } from '../customers/fixtures';
+import { api, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
+import { accountsOf, businessBody, createCustomer, productionApi, walk } from '../support/customers';
 
 const USD = { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 };
 

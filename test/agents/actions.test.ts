@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, newPlatform, tokenWith, type TestPlatform } from '../helpers';
-import { advance, balanceOf, events, expectLedgerInvariant, externalAccount, fund, tx } from '../payments/support';
-import { newAgent, policy, type TestAgent } from './fixtures';
+import { api, expectError, newPlatform, tokenWith, type TestPlatform } from '../support/api';
+import { advance, balanceOf, events, expectLedgerInvariant, externalAccount, fund, tx } from '../support/payments';
+import { newAgent, policy, type TestAgent } from '../support/agents';
 
 const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
 

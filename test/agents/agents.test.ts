@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { api, basic, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
-import { advance } from '../wallet/fixtures';
-import { createCustomer, individualBody } from '../customers/fixtures';
-import { newAgent, policy } from './fixtures';
+import { api, basic, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
+import { advance } from '../support/wallets';
+import { createCustomer, individualBody } from '../support/customers';
+import { newAgent, policy } from '../support/agents';
 
 describe('agents (platform side)', () => {
   it('POST /agents creates an agent for one customer with a device code', async () => {

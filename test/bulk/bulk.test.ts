@@ -1,8 +1,8 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
-import { createCustomer, individualBody, multipart, postForm, workerApi } from '../customers/fixtures';
+import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
+import { createCustomer, individualBody, multipart, postForm, workerApi } from '../support/customers';
 
 const HEADER =
   'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId';

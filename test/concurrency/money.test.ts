@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { expectError, newPlatform } from '../helpers';
+import { expectError, newPlatform } from '../support/api';
 import {
   balanceOf,
   customerWithAccounts,
@@ -10,7 +10,7 @@ import {
   transfer,
   createQuote,
   execute,
-} from '../payments/support';
+} from '../support/payments';
 
 describe('money under concurrent requests', () => {
   it('parallel transfers against one balance never overdraw it', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
-import { accountsOf, ADDRESS, businessBody, createCustomer, individualBody, walk } from './fixtures';
+import { api, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
+import { accountsOf, ADDRESS, businessBody, createCustomer, individualBody, walk } from '../support/customers';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

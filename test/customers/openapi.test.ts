@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api } from '../helpers';
+import { api } from '../support/api';
 
 describe('/openapi.json', () => {
   it('documents every endpoint of customers, accounts, KYC, documents, bulk import, UMA providers and funding', async () => {

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
-import { ADDRESS, businessBody, createCustomer, multipart, postForm, walk, type FormPart } from '../customers/fixtures';
+import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
+import { ADDRESS, businessBody, createCustomer, multipart, postForm, walk, type FormPart } from '../support/customers';
 
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);

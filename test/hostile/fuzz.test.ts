@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { BASE, OPERATOR } from '../helpers';
+import { BASE, OPERATOR } from '../support/api';
 import { handle } from './client';
 import { describe as describeRequest, hostileRequest, type HostileRequest } from './arbitraries';
 import { label, loadApiDoc } from './openapi';

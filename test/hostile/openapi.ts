@@ -1,4 +1,4 @@
-import { api } from '../helpers';
+import { api } from '../support/api';
 
 /** A JSON Schema node as /openapi.json writes it. */
 export type JsonSchema = Record<string, any>;

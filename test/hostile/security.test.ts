@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, BASE, newPlatform, OPERATOR, tokenWith, type TestPlatform } from '../helpers';
+import { basic, BASE, newPlatform, OPERATOR, tokenWith, type TestPlatform } from '../support/api';
 import { handle } from './client';
 import { validish, type Hints } from './arbitraries';
 import { fillPath, isList, label, loadApiDoc, type Operation } from './openapi';

@@ -3,7 +3,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
 import { vi } from 'vitest';
-import { api, newPlatform, type TestPlatform } from '../helpers';
+import { api, newPlatform, type TestPlatform } from '../support/api';
 import { validish, type Hints } from './arbitraries';
 import { fillPath, isList, type ApiDoc } from './openapi';
 

@@ -3,9 +3,9 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { quotes } from '../../src/db/schema';
-import { api, expectError, newPlatform, type TestPlatform } from '../helpers';
-import { multipart } from '../customers/fixtures';
-import { balanceOf, createQuote, customerWithAccounts, execute, externalAccount, fund } from '../payments/support';
+import { api, expectError, newPlatform, type TestPlatform } from '../support/api';
+import { multipart } from '../support/customers';
+import { balanceOf, createQuote, customerWithAccounts, execute, externalAccount, fund } from '../support/payments';
 
 /** A JSON text sent with `contentType` (none: a byte body, for which fetch adds no Content-Type). */
 const send = (p: TestPlatform, method: string, path: string, body: unknown, contentType?: string, headers: Record<string, string> = {}) =>

@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { database } from '../../src/db/client';
 import { idempotencyKeys } from '../../src/db/schema';
 import { requestFingerprint } from '../../src/http/idempotency';
-import { api, BASE, expectError, newPlatform, type ApiResult, type TestPlatform } from '../helpers';
-import { individualBody } from '../customers/fixtures';
-import { newAgent, policy } from '../agents/fixtures';
-import { bankInfo, createQuote, customerWithAccounts, externalAccount, fund } from '../payments/support';
-import { call, newWallet, otpSession, signed } from '../wallet/fixtures';
+import { api, BASE, expectError, newPlatform, type ApiResult, type TestPlatform } from '../support/api';
+import { individualBody } from '../support/customers';
+import { newAgent, policy } from '../support/agents';
+import { bankInfo, createQuote, customerWithAccounts, externalAccount, fund } from '../support/payments';
+import { call, newWallet, otpSession, signed } from '../support/wallets';
 import { sandboxOidc } from '../wallet/oidc-fixtures';
 
 // Clients generated from the service's OpenAPI retry a 409 twice unless it carries `x-should-retry: false`.

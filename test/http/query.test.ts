@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, newPlatform } from '../helpers';
+import { api, expectError, newPlatform } from '../support/api';
 
 type Param = { name: string; in: string; required: boolean };
 type Op = { parameters?: Param[]; security: Record<string, string[]>[] };

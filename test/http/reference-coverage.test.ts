@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api } from '../helpers';
+import { api } from '../support/api';
 import reference from './reference-operations.json';
 
 /**

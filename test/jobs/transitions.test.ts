@@ -15,8 +15,8 @@ import {
 import { eventStatements } from '../../src/webhooks/outbox';
 import { jobDeps, transitions } from '../../src/jobs/deps';
 import { settings } from '../../src/env';
-import { api, BASE, expectError, failingFields, newPlatform, tokenWith } from '../helpers';
-import { consume, runCron } from '../webhooks/hooks';
+import { api, BASE, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
+import { consume, runCron } from '../support/webhooks';
 
 const db = () => database(env.DB);
 const deps = () => jobDeps(env, settings(env), logger('error'), db());

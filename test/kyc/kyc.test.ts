@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
-import { ADDRESS, businessBody, createCustomer, individualBody, productionApi, walk } from '../customers/fixtures';
+import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
+import { ADDRESS, businessBody, createCustomer, individualBody, productionApi, walk } from '../support/customers';
 
 const personalInfo = (overrides: Record<string, unknown> = {}) => ({
   firstName: 'Jane',

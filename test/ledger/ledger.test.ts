@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { internalAccounts, ledgerEntries } from '../../src/db/schema';
 import { movementStatements, runMoneyBatch } from '../../src/ledger/ledger';
-import { newPlatform, type TestPlatform } from '../helpers';
-import { accountsOf, createCustomer } from '../customers/fixtures';
+import { newPlatform, type TestPlatform } from '../support/api';
+import { accountsOf, createCustomer } from '../support/customers';
 
 /** The USD holding account of a new customer: accounts of two customers may share a currency (platform-owned ones may not). */
 async function account(p: TestPlatform) {

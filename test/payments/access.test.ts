@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, newPlatform, tokenWith } from '../helpers';
-import { createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from './support';
+import { api, expectError, newPlatform, tokenWith } from '../support/api';
+import { createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
 
 /** Two platforms with a customer, a funded account, an external account, a quote and a transaction each. */
 async function world() {

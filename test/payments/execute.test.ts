@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, expectError, newPlatform } from '../helpers';
+import { api, expectError, newPlatform } from '../support/api';
 import {
   balanceOf,
   createQuote,
@@ -12,7 +12,7 @@ import {
   postings,
   statusPath,
   tx,
-} from './support';
+} from '../support/payments';
 
 const T0 = Date.parse('2032-02-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { transactions } from '../../src/db/schema';
-import { api, expectError, newPlatform, type TestPlatform } from '../helpers';
-import { individualBody } from '../customers/fixtures';
-import { consume, deliveryOf, fakeEndpoint, hookUrl } from '../webhooks/hooks';
-import { advance, balanceOf, customerWithAccounts, db, eventsAbout, expectLedgerInvariant, postings, tx } from './support';
+import { api, expectError, newPlatform, type TestPlatform } from '../support/api';
+import { individualBody } from '../support/customers';
+import { consume, deliveryOf, fakeEndpoint, hookUrl } from '../support/webhooks';
+import { advance, balanceOf, customerWithAccounts, db, eventsAbout, expectLedgerInvariant, postings, tx } from '../support/payments';
 
 const T0 = Date.parse('2032-07-01T09:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

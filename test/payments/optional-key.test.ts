@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../helpers';
-import { balanceOf, createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, postings, tx } from './support';
+import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../support/api';
+import {
+  balanceOf,
+  createQuote,
+  customerWithAccounts,
+  expectLedgerInvariant,
+  externalAccount,
+  fund,
+  postings,
+  tx,
+} from '../support/payments';
 
 // The reference makes Idempotency-Key optional on transfers and execute (`required: false`); an SDK client
 // sends none unless asked. Without one the request runs once as sent; with one, replays are unchanged.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, expectError, newPlatform, tokenWith } from '../helpers';
-import { walk } from '../customers/fixtures';
-import { advance, createQuote, customerWithAccounts, execute, externalAccount, fund } from './support';
+import { api, expectError, newPlatform, tokenWith } from '../support/api';
+import { walk } from '../support/customers';
+import { advance, createQuote, customerWithAccounts, execute, externalAccount, fund } from '../support/payments';
 
 const T0 = Date.parse('2032-05-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
-import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, type TestPlatform } from '../helpers';
+import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, type TestPlatform } from '../support/api';
 import {
   advance,
   balanceOf,
@@ -14,7 +14,7 @@ import {
   postings,
   statusPath,
   tx,
-} from './support';
+} from '../support/payments';
 
 const T0 = Date.parse('2032-01-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, expectError, newPlatform, workerApi, type CallOptions } from '../helpers';
-import { newAgent, policy } from '../agents/fixtures';
-import { customerWithAccounts, externalAccount, fund } from './support';
+import { api, expectError, newPlatform, workerApi, type CallOptions } from '../support/api';
+import { newAgent, policy } from '../support/agents';
+import { customerWithAccounts, externalAccount, fund } from '../support/payments';
 
 const T0 = Date.parse('2032-05-01T12:00:00.000Z');
 const FIVE_MINUTES = 5 * 60_000;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../../src/common/currencies';
 import { computeExchange, RATE_WINDOW_MS } from '../../src/payments/rates';
 import { rateWindow, sandboxRates } from '../../src/payments/rates-sandbox';
-import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, tokenWith } from '../helpers';
+import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, tokenWith } from '../support/api';
 
 const standard = { id: 'Platform:a', isRegulatedFinancialInstitution: false };
 const regulated = { id: 'Platform:b', isRegulatedFinancialInstitution: true };

@@ -6,8 +6,8 @@ import { logger } from '../../src/http/log';
 import { requestPlatformApproval, type ApprovalRequest } from '../../src/payments/approvals-service';
 import { sandboxRates } from '../../src/payments/rates-sandbox';
 import { transactionView } from '../../src/payments/views';
-import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../helpers';
-import { walk } from '../customers/fixtures';
+import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../support/api';
+import { walk } from '../support/customers';
 import {
   advance,
   balanceOf,
@@ -23,7 +23,7 @@ import {
   statusPath,
   transfer,
   tx,
-} from './support';
+} from '../support/payments';
 
 const T0 = Date.parse('2032-04-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

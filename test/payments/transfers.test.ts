@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
 import { env } from 'cloudflare:test';
-import { api, basic, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../helpers';
+import { api, basic, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
 import {
   advance,
   balanceOf,
@@ -14,7 +14,7 @@ import {
   statusPath,
   transfer,
   tx,
-} from './support';
+} from '../support/payments';
 
 const T0 = Date.parse('2032-03-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

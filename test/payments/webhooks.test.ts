@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { iso } from '../../src/common/time';
-import { api, newPlatform } from '../helpers';
-import { ADDRESS, businessBody, individualBody, postForm } from '../customers/fixtures';
-import { consume, deliveryOf, fakeEndpoint, hookUrl, verifySignature } from '../webhooks/hooks';
+import { api, newPlatform } from '../support/api';
+import { ADDRESS, businessBody, individualBody, postForm } from '../support/customers';
+import { consume, deliveryOf, fakeEndpoint, hookUrl, verifySignature } from '../support/webhooks';
 import {
   advance,
   createQuote,
@@ -14,7 +14,7 @@ import {
   externalAccount,
   fund,
   tx,
-} from './support';
+} from '../support/payments';
 
 const T0 = Date.parse('2032-06-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

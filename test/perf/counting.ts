@@ -1,6 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import worker from '../../src/index';
-import { BASE, type ApiResult, type CallOptions } from '../helpers';
+import { BASE, type ApiResult, type CallOptions } from '../support/api';
 
 /** What one request cost the Worker: D1 round trips (a statement or a batch), account object calls, queue sends. */
 export interface Cost {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { newPlatform, OPERATOR } from '../helpers';
-import { individualBody } from '../customers/fixtures';
-import { balanceOf, customerWithAccounts, externalAccount, fund, idemKey } from '../payments/support';
-import { emailCredential, newWallet, otpSession } from '../wallet/fixtures';
+import { newPlatform, OPERATOR } from '../support/api';
+import { individualBody } from '../support/customers';
+import { balanceOf, customerWithAccounts, externalAccount, fund, idemKey } from '../support/payments';
+import { emailCredential, newWallet, otpSession } from '../support/wallets';
 import { newWalletClient, stamp } from '../support/wallet-client';
 import { measured } from './counting';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, basic, expectError, newPlatform, tokenWith } from '../helpers';
+import { api, basic, expectError, newPlatform, tokenWith } from '../support/api';
 
 const expectUnauthorized = (res: Awaited<ReturnType<typeof api>>) => {
   expectError(res, 401, 'UNAUTHORIZED');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform, OPERATOR } from '../helpers';
+import { api, expectError, failingFields, newPlatform, OPERATOR } from '../support/api';
 
 const usd = {
   currencyCode: 'USD',

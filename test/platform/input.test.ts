@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform } from '../helpers';
+import { api, expectError, failingFields, newPlatform } from '../support/api';
 
 describe('input errors', () => {
   it('malformed JSON is 400 INVALID_INPUT', async () => {

@@ -1,7 +1,7 @@
 import { createExecutionContext, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import { api, BASE, basic, expectError, failingFields, OPERATOR } from '../helpers';
+import { api, BASE, basic, expectError, failingFields, OPERATOR } from '../support/api';
 
 describe('operator endpoints', () => {
   it('create a platform with a first all-permission token, and only there set isRegulatedFinancialInstitution', async () => {

@@ -2,7 +2,7 @@ import { createExecutionContext, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { ROUTES } from '../../src/router';
-import { api, BASE, expectError, newPlatform, ORIGIN } from '../helpers';
+import { api, BASE, expectError, newPlatform, ORIGIN } from '../support/api';
 
 /** Calls the Worker with a modified environment (settings that tests cannot change through HTTP). */
 async function fetchWith(overrides: Record<string, unknown>, url: string, init?: RequestInit) {

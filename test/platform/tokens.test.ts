@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, basic, expectError, failingFields, newPlatform, OPERATOR, tokenWith } from '../helpers';
+import { api, basic, expectError, failingFields, newPlatform, OPERATOR, tokenWith } from '../support/api';
 
 const TOKEN_KEYS = ['clientId', 'createdAt', 'id', 'name', 'permissions', 'updatedAt'];
 

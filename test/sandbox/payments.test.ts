@@ -4,8 +4,8 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
 import * as schema from '../../src/db/schema';
-import { api, BASE, expectError, failingFields, newPlatform } from '../helpers';
-import { individualBody, postForm, productionApi } from '../customers/fixtures';
+import { api, BASE, expectError, failingFields, newPlatform } from '../support/api';
+import { individualBody, postForm, productionApi } from '../support/customers';
 import {
   advance,
   balanceOf,
@@ -20,7 +20,7 @@ import {
   statusPath,
   transfer,
   tx,
-} from '../payments/support';
+} from '../support/payments';
 
 const T0 = Date.parse('2032-05-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

@@ -5,9 +5,9 @@ import worker from '../../src/index';
 import { database } from '../../src/db/client';
 import { agentDeviceCodes, agentTokens, apiTokens } from '../../src/db/schema';
 import type { AccountDO } from '../../src/wallet/account-do';
-import { BASE, newPlatform } from '../helpers';
-import { newWallet, emailCredential, latestOtp } from '../wallet/fixtures';
-import { newAgent, policy } from '../agents/fixtures';
+import { BASE, newPlatform } from '../support/api';
+import { newWallet, emailCredential, latestOtp } from '../support/wallets';
+import { newAgent, policy } from '../support/agents';
 import { newWalletClient, openBundle, openSessionKey, stamp } from '../support/wallet-client';
 
 /** Calls the Worker with debug logging on, capturing every log line it writes. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, newPlatform, OPERATOR, tokenWith } from '../helpers';
-import { walk } from '../customers/fixtures';
+import { api, expectError, failingFields, newPlatform, OPERATOR, tokenWith } from '../support/api';
+import { walk } from '../support/customers';
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields } from '../helpers';
-import { createCustomer, individualBody, accountsOf } from '../customers/fixtures';
+import { api, expectError, failingFields } from '../support/api';
+import { createCustomer, individualBody, accountsOf } from '../support/customers';
 import { SoftPasskey } from '../support/passkey';
 import { newWalletClient, openSessionKey, stamp } from '../support/wallet-client';
 import {
@@ -15,8 +15,8 @@ import {
   sessionsOf,
   signed,
   type TestWallet,
-} from './fixtures';
-import { newPlatform } from '../helpers';
+} from '../support/wallets';
+import { newPlatform } from '../support/api';
 import { sandboxOidc } from './oidc-fixtures';
 
 async function addOauth(w: TestWallet, key: Parameters<typeof signed>[4], claims: Record<string, unknown> = {}) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../helpers';
+import { expectError } from '../support/api';
 import { newWalletClient } from '../support/wallet-client';
-import { advance, call, emailCredential, latestOtp, newWallet, otpSession } from './fixtures';
+import { advance, call, emailCredential, latestOtp, newWallet, otpSession } from '../support/wallets';
 
 describe('EMAIL_OTP daily cap', () => {
   it(

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { expectError } from '../helpers';
+import { expectError } from '../support/api';
 import { SoftPasskey } from '../support/passkey';
 import { newWalletClient, openSessionKey, stamp } from '../support/wallet-client';
-import { call, challengeOf, emailCredential, newWallet, signed, type TestWallet } from './fixtures';
+import { call, challengeOf, emailCredential, newWallet, signed, type TestWallet } from '../support/wallets';
 
 /** Fakes the world outside the Worker at its edge: the e-mail provider and the OIDC issuer's JWKS. */
 function fakeInternet(jwks?: unknown) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { challengeOf, credentialsOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from './fixtures';
+import { challengeOf, credentialsOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from '../support/wallets';
 
 describe('embedded wallet: the EMAIL_OTP path end to end', () => {
   it('a new wallet starts with an EMAIL_OTP credential bound to the customer e-mail', async () => {

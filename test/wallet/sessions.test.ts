@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, failingFields, tokenWith } from '../helpers';
+import { api, expectError, failingFields, tokenWith } from '../support/api';
 import { newWalletClient, openSessionKey, stamp } from '../support/wallet-client';
-import { advance, call, challengeOf, credentialsOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from './fixtures';
+import { advance, call, challengeOf, credentialsOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from '../support/wallets';
 
 describe('POST /auth/sessions/{id}/refresh', () => {
   it('binds clientPublicKey into payloadToSign and answers 200 with a new session sealed to it', async () => {

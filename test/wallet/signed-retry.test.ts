@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../helpers';
+import { expectError } from '../support/api';
 import { newWalletClient, openBundle, stamp } from '../support/wallet-client';
-import { advance, call, challengeOf, newWallet, otpSession, sessionsOf, signed } from './fixtures';
+import { advance, call, challengeOf, newWallet, otpSession, sessionsOf, signed } from '../support/wallets';
 
 const privacy = (w: { accountId: string }) => `/internal-accounts/${w.accountId}`;
 

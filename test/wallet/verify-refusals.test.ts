@@ -1,10 +1,10 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, basic, expectError, newPlatform, tokenWith } from '../helpers';
+import { api, basic, expectError, newPlatform, tokenWith } from '../support/api';
 import { clientKeys } from '../hostile/world';
 import { SoftPasskey } from '../support/passkey';
 import { newWalletClient } from '../support/wallet-client';
-import { advance, challengeOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from './fixtures';
+import { advance, challengeOf, emailCredential, newWallet, otpSession, sessionsOf, signed } from '../support/wallets';
 
 const indexRows = async (platformId: string) =>
   (await env.DB.prepare('SELECT count(*) AS n FROM wallet_auth_index WHERE platform_id = ?').bind(platformId).first<{ n: number }>())!.n;

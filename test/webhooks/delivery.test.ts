@@ -4,8 +4,8 @@ import { database } from '../../src/db/client';
 import { logger } from '../../src/http/log';
 import { deliverEvent, deliverEvents, GIVE_UP_AFTER_MS, retryDelayMs } from '../../src/webhooks/delivery';
 import { dispatchEvents } from '../../src/webhooks/outbox';
-import { api, newPlatform } from '../helpers';
-import { consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, writeEvent } from './hooks';
+import { api, newPlatform } from '../support/api';
+import { consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, writeEvent } from '../support/webhooks';
 
 const T0 = Date.parse('2031-03-01T12:00:00.000Z');
 const at = (ms: number) => vi.setSystemTime(new Date(ms));

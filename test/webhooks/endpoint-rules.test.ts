@@ -3,8 +3,8 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { database } from '../../src/db/client';
 import { platforms } from '../../src/db/schema';
-import { api, expectError, failingFields, newPlatform, OPERATOR, productionApi } from '../helpers';
-import { consume, consumeIn, deliveryOf, fakeEndpoint, hookUrl, install, outgoing, writeEvent } from './hooks';
+import { api, expectError, failingFields, newPlatform, OPERATOR, productionApi } from '../support/api';
+import { consume, consumeIn, deliveryOf, fakeEndpoint, hookUrl, install, outgoing, writeEvent } from '../support/webhooks';
 
 const T0 = Date.parse('2031-04-01T12:00:00.000Z');
 const deliver = (eventId: string) => ({ type: 'webhook.deliver', eventId });

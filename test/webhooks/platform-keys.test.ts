@@ -3,8 +3,8 @@ import { p256 } from '@noble/curves/nist.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { api, newPlatform, OPERATOR } from '../helpers';
-import { consume, fakeEndpoint, hookUrl, verifySignature, writeEvent } from './hooks';
+import { api, newPlatform, OPERATOR } from '../support/api';
+import { consume, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
 
 const T0 = Date.parse('2031-05-01T12:00:00.000Z');
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { logger } from '../../src/http/log';
 import { deliverEvent } from '../../src/webhooks/delivery';
-import { api, expectError, failingFields, newPlatform, productionApi, tokenWith } from '../helpers';
-import { deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from './hooks';
+import { api, expectError, failingFields, newPlatform, productionApi, tokenWith } from '../support/api';
+import { deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
 
 const deps = () => ({
   db: database(env.DB),

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import { api, newPlatform, productionApi, type ApiResult, type CallOptions, type TestPlatform } from '../helpers';
-import { accountsOf, createCustomer, individualBody, uniqueId } from '../customers/fixtures';
-import { newWalletClient, openSessionKey, stamp, type SessionKey, type WalletClient } from '../support/wallet-client';
+import { api, newPlatform, productionApi, type ApiResult, type CallOptions, type TestPlatform } from './api';
+import { accountsOf, createCustomer, individualBody, uniqueId } from './customers';
+import { newWalletClient, openSessionKey, stamp, type SessionKey, type WalletClient } from './wallet-client';
 
 export type Mode = 'sandbox' | 'production';
 

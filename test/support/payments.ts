@@ -3,9 +3,9 @@ import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { database } from '../../src/db/client';
 import { internalAccounts, ledgerEntries, transactionHistory, webhookEvents } from '../../src/db/schema';
-import { api, type TestPlatform } from '../helpers';
-import { ADDRESS, accountsOf, createCustomer } from '../customers/fixtures';
-import { clabeWithSuffix, iban } from '../accounts/identifiers';
+import { api, type TestPlatform } from './api';
+import { ADDRESS, accountsOf, createCustomer } from './customers';
+import { clabeWithSuffix, iban } from './identifiers';
 
 export const db = () => database(env.DB);
 

@@ -1,6 +1,6 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
-import worker from '../src/index';
+import worker from '../../src';
 
 export const ORIGIN = 'http://service.test';
 export const BASE = `${ORIGIN}/2025-10-13`;

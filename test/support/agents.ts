@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { api, newPlatform, type TestPlatform } from '../helpers';
-import { accountsOf, createCustomer, individualBody } from '../customers/fixtures';
+import { api, newPlatform, type TestPlatform } from './api';
+import { accountsOf, createCustomer, individualBody } from './customers';
 
 export const ALL_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'];
 

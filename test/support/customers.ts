@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { api, type TestPlatform } from '../helpers';
+import { api, type TestPlatform } from './api';
 
 let counter = 0;
 /** A platformCustomerId unique within the test run. */
@@ -79,7 +79,7 @@ export async function postForm(path: string, auth: string, parts: FormPart[]) {
   return api('POST', path, { auth, raw: form.body, headers: { 'Content-Type': form.contentType } });
 }
 
-export { productionApi, workerApi } from '../helpers';
+export { productionApi, workerApi } from './api';
 
 /** Every page of a list, following nextCursor; `between` runs after each page fetch. */
 export async function walk(path: string, auth: string, between?: () => Promise<void>) {

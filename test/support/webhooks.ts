@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { p256 } from '@noble/curves/nist.js';
 import { eq } from 'drizzle-orm';
 import { vi } from 'vitest';
-import worker from '../../src/index';
+import worker from '../../src';
 import { database } from '../../src/db/client';
 import { webhookDeliveries } from '../../src/db/schema';
 import { eventStatements } from '../../src/webhooks/outbox';
