@@ -1,3 +1,5 @@
+// Agent actions: policy and limit checks, the AUTO path and approvals. Over 300 lines, and a second
+// money pipeline beside the platforms' one: issue 14 folds it into that one, so it stays whole until then.
 import { and, eq, gte, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import {

@@ -1,3 +1,5 @@
+// Agents for the platform: create, read, policy, device codes, redeem and revoke. Over 300 lines because
+// it is the whole agent lifecycle; the agents' actions are in actions-service.ts.
 import { and, eq, gt, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import {

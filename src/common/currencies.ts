@@ -1,3 +1,4 @@
+// The currency catalogue and its schemas: one row of data per currency, hence its length.
 import { z } from 'zod';
 
 export const CustomerInfoFieldName = z

@@ -1,3 +1,5 @@
+// Bulk import: upload, chunking, per-chunk processing through the queue, resumption of stalled jobs. Over 300
+// lines because it is one pipeline, kept in one file.
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import {

@@ -1,3 +1,5 @@
+// Customers: build and insert (one by one and in bulk), view and list, update and delete, with their webhook
+// events. Over 300 lines because it is the customer's whole lifecycle.
 import { and, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import {

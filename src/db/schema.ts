@@ -1,3 +1,5 @@
+// The tables of platforms, customers, accounts, KYC, documents and tokens (payments, agents and infrastructure
+// tables have their own files). Long because it is declarations.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CurrencyConfig, WalletConfig } from '../platform/schema';

@@ -1,3 +1,5 @@
+// Idempotency-Key: claim, in-flight lease, replay, fingerprint conflicts and purge. Over 300 lines because
+// it is one protocol over one table, kept in one file.
 import { KEY_TTL_MS } from '../common/idempotency';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';

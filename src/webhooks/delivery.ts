@@ -1,3 +1,5 @@
+// Signed delivery from the outbox: claim, attempt, record, retry schedule. Over 300 lines because it is one
+// protocol, kept in one file.
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { database, type Db, type Statement } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';

@@ -1,3 +1,4 @@
+// One declarative entry per external account type: data, hence its length.
 import { z } from 'zod';
 import { CountryCode } from '../../common/fields';
 import {
