@@ -1,6 +1,3 @@
-import type { CredentialLookups } from './http/auth';
-import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
-import { findAgentByToken } from './agents/tokens';
 import { Router, type IRequest } from 'itty-router';
 import type { Env, Settings } from './env';
 import { ApiError, errorResponse, notFound } from './http/errors';
@@ -8,6 +5,9 @@ import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
 import { openApiRoute } from './http/openapi';
 import { inMatchingOrder } from './http/route-order';
+import type { CredentialLookups } from './http/auth';
+import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
+import { findAgentByToken } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
 import { accountRoutes } from './accounts/routes';
 import { walletRoutes } from './wallet/routes';

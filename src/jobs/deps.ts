@@ -6,7 +6,8 @@ import { webhookDeps, type AnswerHandlers, type WebhookDeps } from '../webhooks/
 import { paymentTransitions } from '../payments/transitions';
 import { incomingApprovalTransitions, incomingPaymentAnswer } from '../payments/incoming-approval';
 
-/** Every transition kind and its handler; each kind is named once, by the area that schedules it. */
+/** Every transition kind and its handler; each kind is named once, by the area that schedules it (exported so
+ * the scheduler's own tests can add test-only kinds that the real consumer then applies). */
 export const transitions: TransitionHandlers = { ...paymentTransitions, ...incomingApprovalTransitions };
 
 /** Event types whose answer is a decision. */
