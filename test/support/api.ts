@@ -1,6 +1,10 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
 import worker from '../../src';
+import { database } from '../../src/db/client';
+import { settings } from '../../src/env';
+import { createPlatform } from '../../src/platform/service';
+import { PlatformCreate } from '../../src/platform/schema';
 
 export const ORIGIN = 'http://service.test';
 export const BASE = `${ORIGIN}/2025-10-13`;
@@ -83,25 +87,23 @@ export interface TestPlatform {
 
 /** A fresh platform through the operator endpoint, so every test owns its data (its UMA domain too: they are unique). */
 export async function newPlatform(overrides: Record<string, unknown> = {}): Promise<TestPlatform> {
-  const res = await api('POST', '/operator/platforms', {
-    auth: OPERATOR,
-    body: {
-      name: 'Test platform',
-      umaDomain: `${crypto.randomUUID()}.platform.test`,
-      supportedCurrencies: SANDBOX_CURRENCIES,
-      embeddedWalletConfig: { appName: 'Test Wallet' },
-      ...overrides,
-    },
+  // Seeded directly through the platform service (the operator endpoint's own code, without the HTTP
+  // round trip): onboarding itself is tested through POST /operator/platforms in test/platform/.
+  const input = PlatformCreate.parse({
+    name: 'Test platform',
+    umaDomain: `${crypto.randomUUID()}.platform.test`,
+    supportedCurrencies: SANDBOX_CURRENCIES,
+    embeddedWalletConfig: { appName: 'Test Wallet' },
+    ...overrides,
   });
-  expect(res.status).toBe(201);
-  const t = res.body.token;
+  const { platform, token: t } = await createPlatform(database(env.DB), input, Date.now(), settings(env));
   return {
-    id: res.body.platform.id,
+    id: platform.id,
     auth: basic(t.clientId, t.clientSecret),
     clientId: t.clientId,
     clientSecret: t.clientSecret,
     tokenId: t.id,
-    umaDomain: res.body.platform.config.umaDomain,
+    umaDomain: platform.config.umaDomain,
   };
 }
 
