@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineRoute, json, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApiError, badRequest, notFound } from '../http/errors';
-import { idempotencyHeaderDoc, withOptionalIdempotency } from '../http/idempotency';
+import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, withIdempotency } from '../http/idempotency';
+import { loadTogether } from '../db/client';
 import {
   Quote,
   QuoteRequest,
@@ -28,7 +29,9 @@ import {
   RejectRequest,
 } from './schema';
 import {
+  actionLoads,
   approveAction,
+  pendingActionLoads,
   listAgentActions,
   listApprovals,
   loadAction,
@@ -37,7 +40,7 @@ import {
   type MoneyRequest,
   actionView,
 } from './actions-service';
-import { loadAgent, requireAgentPermission, requireCustomerAccount } from './service';
+import { requireAgentPermission, requireCustomerAccount } from './service';
 import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
@@ -49,10 +52,29 @@ const executeResponses = { 200: { description: actionDescription, schema: AgentA
 
 type AgentCtx = Ctx<'agent', any, any, any>;
 
-/** Runs an agent's money request, idempotently when it sent an `Idempotency-Key`. */
-function act(c: AgentCtx, request: () => MoneyRequest, status = 201) {
-  const run = async () => json(await submitAction(paymentDeps(c), c.auth.platform, c.auth.agent, request(), c.now), status);
-  return withOptionalIdempotency(c, `agent:${c.auth.agent.id}`, run);
+/**
+ * Runs an agent's money request, idempotently when it sent an `Idempotency-Key`: its reads (with the key's
+ * claim) in one round trip, then one batch records the action, moves the money and stores the answer.
+ */
+async function act(c: AgentCtx, req: MoneyRequest, status = 201) {
+  const { agent, platform } = c.auth;
+  const reads = actionLoads(c.db, agent, req, c.now);
+  if (!c.request.headers.has(IDEMPOTENCY_HEADER)) {
+    return json(await submitAction(paymentDeps(c), platform, agent, req, await loadTogether(c.db, reads), c.now), status);
+  }
+  return withIdempotency(
+    c,
+    `agent:${agent.id}`,
+    async (claim) => {
+      let body = '';
+      // Called for the batch that commits (a shortfall builds a second one): its answer is the one recorded.
+      await submitAction(paymentDeps(c), platform, agent, req, claim.reads, c.now, (view) => [
+        claim.record(status, (body = JSON.stringify(view))),
+      ]);
+      return claim.recorded(status, body);
+    },
+    { reads },
+  );
 }
 
 function requireAllowed(agent: AgentRow, accountId: string) {
@@ -120,7 +142,7 @@ export const agentActionRoutes = [
     responses: executeResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'EXECUTE_QUOTES', true);
-      return act(c, () => ({ type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }), 200);
+      return act(c, { type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }, 200);
     },
   }),
   defineRoute({
@@ -135,12 +157,12 @@ export const agentActionRoutes = [
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
-      return act(c, () => ({
+      return act(c, {
         type: 'TRANSFER_OUT',
         sourceAccountId: c.body.source.accountId,
         destinationAccountId: c.body.destination.accountId,
         amount: c.body.amount,
-      }));
+      });
     },
   }),
   defineRoute({
@@ -155,12 +177,12 @@ export const agentActionRoutes = [
     responses: actionResponses,
     handler: (c) => {
       requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
-      return act(c, () => ({
+      return act(c, {
         type: 'TRANSFER_IN',
         sourceAccountId: c.body.source.accountId,
         destinationAccountId: c.body.destination.accountId,
         amount: c.body.amount,
-      }));
+      });
     },
   }),
   defineRoute({
@@ -245,11 +267,9 @@ export const agentApprovalRoutes = [
       ...errorResponses(401, 403, 404, 409),
       ...ratesUnavailableResponse,
     },
-    handler: async (c) => {
-      await loadAgent(c.db, c.auth.platform.id, c.params.agentId);
-      const action = await loadAction(c.db, c.auth.platform.id, c.params.actionId, c.params.agentId);
-      return json(await approveAction(paymentDeps(c), c.auth.platform, action, c.now));
-    },
+    // The action, its agent and transaction ride on authentication; then its accounts, then one batch.
+    load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
+    handler: async (c) => json((await approveAction(paymentDeps(c), c.auth.platform, c.loaded, c.now)).view),
   }),
   defineRoute({
     method: 'POST',
@@ -262,9 +282,7 @@ export const agentApprovalRoutes = [
     params: ActionParams,
     body: RejectRequest,
     responses: { 200: { description: 'The action, REJECTED', schema: AgentAction }, ...errorResponses(400, 401, 403, 404, 409) },
-    handler: async (c) => {
-      const action = await loadAction(c.db, c.auth.platform.id, c.params.actionId, c.params.agentId);
-      return json(await rejectAction(paymentDeps(c), c.auth.platform, action, c.body?.reason, c.now));
-    },
+    load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
+    handler: async (c) => json((await rejectAction(paymentDeps(c), c.loaded, c.body?.reason, c.now)).view),
   }),
 ];

@@ -1,64 +1,98 @@
-// Agent actions: policy and limit checks, the AUTO path and approvals. Over 300 lines, and a second
-// money pipeline beside the platforms' one: issue 14 folds it into that one, so it stays whole until then.
-import { and, eq, gte, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+// Agent actions: the policy and limit checks around the payments' approval pipeline (payments/approvals-service.ts):
+// a request is read in one round trip and recorded, with its action and (AUTO) its execution, in one batch.
+import { and, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { guard, loadTogether, type Db, type Loaded, type Statement } from '../db/client';
+import { errorText, isGuardFailure } from '../db/errors';
 import {
   agentActions,
+  agents,
   customers,
   quotes,
   transactions,
   type AgentActionRow,
   type AgentRow,
   type PlatformRow,
+  type QuoteRow,
   type TransactionRow,
 } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
 import { keysetPage, type Page } from '../http/pagination';
-import { loadInternalAccount } from '../accounts/internal-service';
-import { dispatchEvents, eventStatements } from '../webhooks/outbox';
-import { approveTransaction, rejectTransaction, requestPlatformApproval } from '../payments/approvals-service';
-import { loadQuote, quoteNotFound } from '../payments/quotes-service';
-import { loadTransaction } from '../payments/transactions-service';
-import type { PaymentDeps } from '../payments/transaction-change';
-import { quoteView, transactionView } from '../payments/views';
+import { eventStatements } from '../webhooks/outbox';
+import {
+  accountOf,
+  awaiting,
+  awaitingChange,
+  carryOut,
+  outcomeOf,
+  rejectTransaction,
+  requestLoads,
+  type ApprovalRequest,
+  type Outcome,
+  type RequestLoaded,
+} from '../payments/approvals-service';
+import { quoteNotFound } from '../payments/quotes-service';
+import { commitChange, type PaymentDeps } from '../payments/transaction-change';
+import type { TransferLoaded } from '../payments/transfers-service';
+import { awaitingApproval, quoteView, transactionView } from '../payments/views';
 import { checkPeriodLimits, decide } from './policy';
 import type { AgentPolicy } from './schema';
-import { loadAgent, periodOf, requireCustomerAccount, usageOf } from './service';
+import { agentNotFound, periodOf, usageFrom, usageLoad, usageOf } from './service';
 
 /** What an agent asks to do with money (spec 2.6). */
-export type MoneyRequest =
-  | { type: 'EXECUTE_QUOTE'; quoteId: string }
-  | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number };
+export type MoneyRequest = ApprovalRequest;
 
 const actionNotFound = () => notFound('NOT_FOUND', 'Agent action not found');
 const notPending = () => conflict('The action is not awaiting approval');
 const limitRefused = (message: string) => new ApiError('FORBIDDEN', message);
 
-/** Amount, currency and accounts of a request, checked to be the agent's customer's. */
-async function describe(db: Db, agent: AgentRow, req: MoneyRequest) {
+/** What an agent's request reads, with the agent's usage, in one round trip (shared with an Idempotency-Key claim). */
+export function actionLoads(db: Db, agent: AgentRow, req: MoneyRequest, now: number) {
+  return {
+    ...requestLoads(db, sql`${agent.platformId}`, req),
+    usage: usageLoad(db, [agent.id], now),
+    customer: customerRef(db, eq(customers.id, agent.customerId)),
+  };
+}
+export type ActionLoaded = Loaded<ReturnType<typeof actionLoads>>;
+
+/** The platform's id for a customer, as the action shows it. */
+const customerRef = (db: Db, which: SQL | undefined) =>
+  db.select({ platformCustomerId: customers.platformCustomerId }).from(customers).where(which).limit(1);
+
+/** Amount, currency and accounts of a request, checked to be the agent's customer's (404 as unknown otherwise). */
+function describe(agent: AgentRow, req: MoneyRequest, loaded: RequestLoaded) {
   if (req.type === 'EXECUTE_QUOTE') {
-    const { quote } = await loadQuote(db, agent.platformId, req.quoteId);
-    if (quote.customerId !== agent.customerId) throw quoteNotFound();
+    const quote = 'quote' in loaded ? loaded.quote[0] : undefined;
+    if (!quote || quote.customerId !== agent.customerId) throw quoteNotFound();
     return {
       amount: quote.totalSendingAmount,
       currency: quote.sendingCurrency,
       accountIds: quote.sourceAccountId ? [quote.sourceAccountId] : [],
       transferDetails: null,
+      quote,
     };
   }
-  await requireCustomerAccount(db, agent, req.sourceAccountId);
-  await requireCustomerAccount(db, agent, req.destinationAccountId);
-  const internalId = req.type === 'TRANSFER_OUT' ? req.sourceAccountId : req.destinationAccountId;
-  const currency = (await loadInternalAccount(db, agent.platformId, internalId)).currency;
+  const { internal, external } = loaded as TransferLoaded;
+  const ours = {
+    internal: internal[0]?.customerId === agent.customerId ? internal[0] : undefined,
+    external: external[0]?.customerId === agent.customerId ? external[0] : undefined,
+  };
+  const internalSlot = req.type === 'TRANSFER_OUT' ? req.sourceAccountId : req.destinationAccountId;
+  for (const id of [req.sourceAccountId, req.destinationAccountId]) {
+    if (id === internalSlot && !ours.internal) throw notFound('NOT_FOUND', 'Internal account not found');
+    if (id !== internalSlot && !ours.external) throw notFound('NOT_FOUND', 'External account not found');
+  }
+  const currency = ours.internal!.currency;
   const transferDetails = {
     amount: req.amount,
     currency,
     sourceAccountId: req.sourceAccountId,
     destinationAccountId: req.destinationAccountId,
   };
-  return { amount: req.amount, currency, accountIds: [req.sourceAccountId, req.destinationAccountId], transferDetails };
+  return { amount: req.amount, currency, accountIds: [req.sourceAccountId, req.destinationAccountId], transferDetails, quote: undefined };
 }
 
 /**
@@ -95,99 +129,243 @@ async function refusedByLimits(db: Db, agent: AgentRow, amount: number, now: num
 
 const failedOutcome = (tx: TransactionRow) => tx.status === 'FAILED' || tx.status === 'EXPIRED' || tx.status === 'REJECTED';
 
+/** The action as its transaction leaves it: APPROVED and counted, or FAILED (not counted) when the execution failed. */
+function settled(action: AgentActionRow, tx: TransactionRow, now: number): AgentActionRow {
+  const failed = failedOutcome(tx);
+  return {
+    ...action,
+    transactionId: tx.id,
+    status: failed ? 'FAILED' : 'APPROVED',
+    counted: !failed,
+    failureReason: failed ? tx.failureReason : null,
+    updatedAt: now,
+  };
+}
+
+/** Inserts `row`, counted: only while the agent's limits hold, and the guard after it fails the batch otherwise. */
+function countedInsert(db: Db, row: AgentActionRow, limits: AgentPolicy['spendingLimits'], now: number): Statement[] {
+  // Values in the table's column order (drizzle's insert-select names every column), as stored: JSON as
+  // text, booleans as 0/1.
+  const values = Object.keys(getTableColumns(agentActions)).map((key) => {
+    const v = row[key as keyof AgentActionRow];
+    return v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v;
+  });
+  return [
+    db.insert(agentActions).select(
+      sql`SELECT ${sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      )} WHERE ${withinLimits(row.agentId, row.policyAmount, limits, now)}`,
+    ),
+    guard(db, sql`changes() > 0`),
+  ];
+}
+
+/** What the caller records with the action, given its view (an Idempotency-Key's answer). */
+export type Answer = (view: ActionView) => Statement[];
+
 /**
- * An agent's money-moving request (spec 2.6, 3.2): refused (403, nothing recorded) by the policy;
- * AUTO and within limits: counted, executed at once, APPROVED (or FAILED if execution fails);
- * otherwise PENDING_APPROVAL with its transaction awaiting the platform, and an
- * AGENT_ACTION.PENDING_APPROVAL webhook. The transaction carries `agentId`.
+ * An agent's money-moving request (spec 2.6, 3.2) over what `actionLoads` read: refused (403, nothing
+ * recorded) by the policy; AUTO and within limits: counted and executed at once, APPROVED (or FAILED if the
+ * execution fails); otherwise PENDING_APPROVAL with its transaction awaiting the platform, and an
+ * AGENT_ACTION.PENDING_APPROVAL webhook. The transaction carries `agentId`. One batch records it all.
  */
-export async function submitAction(deps: PaymentDeps, platform: PlatformRow, agent: AgentRow, req: MoneyRequest, now: number) {
+export async function submitAction(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  agent: AgentRow,
+  req: MoneyRequest,
+  loaded: ActionLoaded,
+  now: number,
+  answer: Answer = () => [],
+): Promise<ActionView> {
   const { db } = deps;
-  const d = await describe(db, agent, req);
-  const usage = (await usageOf(db, [agent.id], now)).get(agent.id)!;
-  const decision = await decide(agent, d, usage, now, deps.rates);
+  const d = describe(agent, req, loaded);
+  const decision = await decide(agent, d, usageFrom(loaded.usage, agent.id), now, deps.rates);
+  const a = awaiting(platform, req, loaded, now, deps.mode, agent.id);
   const { day, month } = periodOf(now);
-  const row: AgentActionRow = {
+  const action: AgentActionRow = {
     id: newId('AgentAction', now),
     platformId: platform.id,
     agentId: agent.id,
     customerId: agent.customerId,
     type: req.type,
-    status: decision.mode === 'AUTO' ? 'APPROVED' : 'PENDING_APPROVAL',
+    status: 'PENDING_APPROVAL',
     quoteId: req.type === 'EXECUTE_QUOTE' ? req.quoteId : null,
     transferDetails: d.transferDetails,
     request: req,
-    transactionId: null,
+    transactionId: a.base.id,
     rejectionReason: null,
     failureReason: null,
     policyAmount: decision.policyAmount,
-    counted: decision.mode === 'AUTO',
+    counted: false,
     day,
     month,
     createdAt: now,
     updatedAt: now,
   };
-  if (decision.mode === 'AUTO') {
-    // Counted in the statement that records it: the limit check and the spend are one step.
-    const columns = Object.keys(row).map((k) => sql.identifier(agentActions[k as keyof AgentActionRow].name));
-    const values = Object.values(row).map((v) =>
-      v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v,
-    );
-    const inserted = await db.run(
-      sql`INSERT INTO agent_actions (${sql.join(columns, sql`, `)}) SELECT ${sql.join(
-        values.map((v) => sql`${v}`),
-        sql`, `,
-      )} WHERE ${withinLimits(agent.id, decision.policyAmount, agent.policy.spendingLimits, now)}`,
-    );
-    if (inserted.meta.changes === 0) await refusedByLimits(db, agent, decision.policyAmount, now);
-  } else {
-    await db.insert(agentActions).values(row);
-  }
-  let tx: TransactionRow;
+  let view: ActionView | undefined;
+  const commit = async (outcome?: Outcome) => {
+    const change = await awaitingChange(db, a, now, deps.mode, {
+      outcome,
+      add: (tx) => {
+        if (!outcome) {
+          view = actionViewOf(action, tx, d.quote, loaded.customer[0]?.platformCustomerId);
+          const event = eventStatements(db, { platformId: platform.id, type: 'AGENT_ACTION.PENDING_APPROVAL', data: view, now });
+          return {
+            before: [db.insert(agentActions).values(action)],
+            after: [...event.statements, ...answer(view)],
+            eventIds: [event.eventId],
+          };
+        }
+        const row = settled(action, tx, now);
+        view = actionViewOf(row, tx, d.quote, loaded.customer[0]?.platformCustomerId);
+        // Counted in the statement that records it: the limit check and the spend are one step.
+        const before = row.counted ? countedInsert(db, row, agent.policy.spendingLimits, now) : [db.insert(agentActions).values(row)];
+        return { before, after: answer(view) };
+      },
+    });
+    return commitChange(deps, change);
+  };
+  let result: Awaited<ReturnType<typeof commitChange>>;
   try {
-    tx = await requestPlatformApproval(deps, platform, { ...req, agentId: agent.id }, now);
+    result = await commit(decision.mode === 'AUTO' ? 'run' : undefined);
   } catch (error) {
-    // The request itself is invalid (account closed, quote expired...): nothing is recorded.
-    await db.delete(agentActions).where(eq(agentActions.id, row.id));
+    if (isGuardFailure(errorText(error))) await refusedByLimits(db, agent, decision.policyAmount, now);
     throw error;
   }
-  if (decision.mode === 'AUTO') return finishApproved(deps, platform, { ...row, transactionId: tx.id }, now);
-  const pending = { ...row, transactionId: tx.id };
-  const event = eventStatements(db, {
-    platformId: platform.id,
-    type: 'AGENT_ACTION.PENDING_APPROVAL',
-    data: await actionView(db, pending),
-    now,
-  });
-  await db.batch([db.update(agentActions).set({ transactionId: tx.id }).where(eq(agentActions.id, row.id)), ...event.statements]);
-  await dispatchEvents(deps.queue, [event.eventId], deps.log);
-  return actionView(db, pending);
+  // Not enough money: the approved execution fails and nothing moves.
+  if (result === 'insufficient_funds') result = await commit('failed');
+  if (result === 'conflict') throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
+  if (result !== 'applied') throw new Error(`agent action not recorded: ${result}`);
+  return view!;
 }
 
-/** Executes the approved action's transaction; a failed execution un-counts it and ends it FAILED. */
-async function finishApproved(deps: PaymentDeps, platform: PlatformRow, action: AgentActionRow, now: number) {
-  let tx: TransactionRow;
-  try {
-    tx = await approveTransaction(deps, platform, action.transactionId!, now);
-  } catch (error) {
-    // The transaction ended on its own meanwhile (its quote expired): the approved action fails.
-    const current = await loadTransaction(deps.db, platform.id, action.transactionId!);
-    if (!failedOutcome(current)) {
-      await deps.db.update(agentActions).set({ status: 'FAILED', counted: false, updatedAt: now }).where(eq(agentActions.id, action.id));
-      throw error;
-    }
-    tx = current;
-  }
-  const failed = failedOutcome(tx);
-  const update: Partial<AgentActionRow> = {
-    transactionId: tx.id,
-    status: failed ? 'FAILED' : 'APPROVED',
-    counted: !failed,
-    updatedAt: now,
+/**
+ * Finds an agent action with its agent, transaction and quote in one load (an approval's authentication
+ * batch): by its id under an agent, or by its transaction. `platformId` is SQL (see `RouteSpec.preload`).
+ */
+export function pendingActionLoads(db: Db, platformId: SQL, by: { actionId: string; agentId: string } | { transactionId: string }) {
+  const where =
+    'actionId' in by
+      ? and(eq(agentActions.platformId, platformId), eq(agentActions.id, by.actionId), eq(agentActions.agentId, by.agentId))
+      : and(eq(agentActions.platformId, platformId), eq(agentActions.transactionId, by.transactionId));
+  const column = (c: AnySQLiteColumn) =>
+    db
+      .select({ v: sql<string>`${c}` })
+      .from(agentActions)
+      .where(where);
+  return {
+    action: db.select().from(agentActions).where(where).limit(1),
+    agent: db
+      .select()
+      .from(agents)
+      .where(
+        and(
+          eq(agents.platformId, platformId),
+          'agentId' in by ? eq(agents.id, by.agentId) : eq(agents.id, column(agentActions.agentId)),
+          isNull(agents.deletedAt),
+        ),
+      )
+      .limit(1),
+    tx: db
+      .select()
+      .from(transactions)
+      .where(
+        and(
+          eq(transactions.platformId, platformId),
+          'transactionId' in by ? eq(transactions.id, by.transactionId) : eq(transactions.id, column(agentActions.transactionId)),
+        ),
+      )
+      .limit(1),
+    quote: db
+      .select()
+      .from(quotes)
+      .where(and(eq(quotes.platformId, platformId), eq(quotes.id, column(agentActions.quoteId))))
+      .limit(1),
+    customer: customerRef(db, eq(customers.id, column(agentActions.customerId))),
   };
-  if (failed) update.failureReason = tx.failureReason;
-  await deps.db.update(agentActions).set(update).where(eq(agentActions.id, action.id));
-  return actionView(deps.db, { ...action, ...update });
+}
+export type PendingActionLoaded = Loaded<ReturnType<typeof pendingActionLoads>>;
+
+/**
+ * The platform approves a pending action: the current policy (allowed accounts, per-transaction limit) and
+ * the spending limits are checked again now (a refusal is 403 and the action stays pending), then the
+ * transaction executes; an expired quote or a shortfall ends the action FAILED. One read, one batch.
+ */
+export async function approveAction(deps: PaymentDeps, platform: PlatformRow, found: PendingActionLoaded, now: number) {
+  const { db } = deps;
+  const [action, agent, tx] = [found.action[0], found.agent[0], found.tx[0]];
+  if (!agent) throw agentNotFound();
+  if (!action) throw actionNotFound();
+  if (action.status !== 'PENDING_APPROVAL' || !tx) throw notPending();
+  if (!awaitingApproval(tx)) {
+    // The transaction ended on its own meanwhile (its quote expired): the approved action fails.
+    if (!failedOutcome(tx)) throw notPending();
+    const failed = settled(action, tx, now);
+    const { id, ...fields } = failed;
+    const [changed] = await db
+      .update(agentActions)
+      .set(fields)
+      .where(and(eq(agentActions.id, id), eq(agentActions.status, 'PENDING_APPROVAL')))
+      .returning({ id: agentActions.id });
+    if (!changed) throw notPending();
+    return { view: actionViewOf(failed, tx, found.quote[0], found.customer[0]?.platformCustomerId), tx };
+  }
+  const request = action.request as MoneyRequest;
+  const loaded = await loadTogether(db, actionLoads(db, agent, request, now));
+  // Accounts deleted meanwhile: the approval goes on and the execution fails, as for any approved payment.
+  let d: ReturnType<typeof describe> | null = null;
+  try {
+    d = describe(agent, request, loaded);
+  } catch {
+    d = null;
+  }
+  const policyAmount = d ? (await decide(agent, d, usageFrom(loaded.usage, agent.id), now, deps.rates)).policyAmount : action.policyAmount;
+  const { day, month } = periodOf(now);
+  let view: ActionView | undefined;
+  let row: TransactionRow | null;
+  try {
+    row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, {
+      account: accountOf(loaded),
+      add: (executed) => {
+        const next = settled({ ...action, policyAmount, day, month }, executed, now);
+        view = actionViewOf(next, executed, found.quote[0], loaded.customer[0]?.platformCustomerId);
+        const { id, ...fields } = next;
+        const pendingNow = and(eq(agentActions.id, id), eq(agentActions.status, 'PENDING_APPROVAL'));
+        const where = next.counted ? and(pendingNow, withinLimits(agent.id, policyAmount, agent.policy.spendingLimits, now)) : pendingNow;
+        return { before: [db.update(agentActions).set(fields).where(where), guard(db, sql`changes() > 0`)] };
+      },
+    });
+  } catch (error) {
+    if (!isGuardFailure(errorText(error))) throw error;
+    const [current] = await db.select().from(agentActions).where(eq(agentActions.id, action.id));
+    if (current?.status !== 'PENDING_APPROVAL') throw notPending();
+    return refusedByLimits(db, agent, policyAmount, now);
+  }
+  if (!row) throw notPending();
+  return { view: view!, tx: row };
+}
+
+/** The platform rejects a pending action: REJECTED with the reason, its transaction never executes. One batch. */
+export async function rejectAction(deps: PaymentDeps, found: PendingActionLoaded, reason: string | undefined, now: number) {
+  const { db } = deps;
+  const [action, tx] = [found.action[0], found.tx[0]];
+  if (!action) throw actionNotFound();
+  if (action.status !== 'PENDING_APPROVAL' || !tx) throw notPending();
+  const rejected: AgentActionRow = { ...action, status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now };
+  const claim = db
+    .update(agentActions)
+    .set({ status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now })
+    .where(and(eq(agentActions.id, action.id), eq(agentActions.status, 'PENDING_APPROVAL')));
+  let row: TransactionRow;
+  try {
+    row = await rejectTransaction(deps, tx, reason, now, { before: [claim, guard(db, sql`changes() > 0`)] });
+  } catch (error) {
+    if (isGuardFailure(errorText(error))) throw notPending();
+    throw error;
+  }
+  return { view: actionViewOf(rejected, row, found.quote[0], found.customer[0]?.platformCustomerId), tx: row };
 }
 
 export async function loadAction(db: Db, platformId: string, id: string, agentId?: string): Promise<AgentActionRow> {
@@ -198,66 +376,31 @@ export async function loadAction(db: Db, platformId: string, id: string, agentId
   return row;
 }
 
-/**
- * The platform approves a pending action: the current policy (allowed accounts, per-transaction limit) and
- * the spending limits are checked again now (a refusal is 403 and the action stays pending), then the
- * transaction executes; an expired quote or a shortfall ends the action FAILED.
- */
-export async function approveAction(deps: PaymentDeps, platform: PlatformRow, action: AgentActionRow, now: number) {
-  const { db } = deps;
-  if (action.status !== 'PENDING_APPROVAL') throw notPending();
-  const agent = await loadAgent(db, platform.id, action.agentId);
-  // Accounts deleted meanwhile: the approval goes on and the execution fails, as for any approved payment.
-  const d = await describe(db, agent, action.request as MoneyRequest).catch(() => null);
-  const policyAmount = d
-    ? (await decide(agent, d, (await usageOf(db, [agent.id], now)).get(agent.id)!, now, deps.rates)).policyAmount
-    : action.policyAmount;
-  const { day, month } = periodOf(now);
-  const claimed = await db
-    .update(agentActions)
-    .set({ status: 'APPROVED', counted: true, policyAmount, day, month, updatedAt: now })
-    .where(
-      and(
-        eq(agentActions.id, action.id),
-        eq(agentActions.status, 'PENDING_APPROVAL'),
-        withinLimits(agent.id, policyAmount, agent.policy.spendingLimits, now),
-      ),
-    )
-    .returning({ id: agentActions.id });
-  if (claimed.length === 0) {
-    const current = await loadAction(db, platform.id, action.id);
-    if (current.status !== 'PENDING_APPROVAL') throw notPending();
-    await refusedByLimits(db, agent, policyAmount, now);
-  }
-  return finishApproved(deps, platform, { ...action, status: 'APPROVED', counted: true, policyAmount, day, month }, now);
-}
-
-/** The platform rejects a pending action: REJECTED with the reason, its transaction never executes. */
-export async function rejectAction(
-  deps: PaymentDeps,
-  platform: PlatformRow,
-  action: AgentActionRow,
-  reason: string | undefined,
-  now: number,
-) {
-  const [rejected] = await deps.db
-    .update(agentActions)
-    .set({ status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now })
-    .where(and(eq(agentActions.id, action.id), eq(agentActions.status, 'PENDING_APPROVAL')))
-    .returning();
-  if (!rejected) throw notPending();
-  if (rejected.transactionId) await rejectTransaction(deps, platform, rejected.transactionId, reason, now);
-  return actionView(deps.db, rejected);
-}
-
-/** The agent action behind a transaction, if an agent asked for it (approve/reject then go through the action). */
-export async function actionOfTransaction(db: Db, platformId: string, transactionId: string): Promise<AgentActionRow | undefined> {
-  return db.query.agentActions.findFirst({
-    where: and(eq(agentActions.platformId, platformId), eq(agentActions.transactionId, transactionId)),
-  });
-}
-
 /** AgentAction (spec 2.6): `transaction` only once approved (and execution has begun), `rejectionReason` only when rejected. */
+export function actionViewOf(
+  r: AgentActionRow,
+  tx: TransactionRow | undefined,
+  quote: QuoteRow | undefined,
+  platformCustomerId: string | undefined,
+) {
+  const view: Record<string, unknown> = {
+    id: r.id,
+    agentId: r.agentId,
+    customerId: r.customerId,
+    platformCustomerId: platformCustomerId ?? '',
+    status: r.status,
+    type: r.type,
+  };
+  if (quote) view.quote = quoteView(quote, tx?.status ?? 'PENDING');
+  if (r.transferDetails) view.transferDetails = r.transferDetails;
+  if (tx && (r.status === 'APPROVED' || r.status === 'FAILED')) view.transaction = transactionView(tx);
+  if (r.status === 'REJECTED' && r.rejectionReason) view.rejectionReason = r.rejectionReason;
+  view.createdAt = iso(r.createdAt);
+  view.updatedAt = iso(r.updatedAt);
+  return view;
+}
+export type ActionView = ReturnType<typeof actionViewOf>;
+
 export async function actionView(db: Db, row: AgentActionRow) {
   return (await actionViews(db, [row]))[0]!;
 }
@@ -280,28 +423,17 @@ async function actionViews(db: Db, rows: AgentActionRow[]) {
       .from(customers)
       .where(inArray(customers.id, customerIds.length ? customerIds : [''])),
   ]);
+  const pcid = new Map(cs.map((c) => [c.id, c.platformCustomerId]));
   const txById = new Map(txs.map((t) => [t.id, t]));
   const quoteById = new Map(qs.map((q) => [q.id, q]));
-  const pcid = new Map(cs.map((c) => [c.id, c.platformCustomerId]));
-  return rows.map((r) => {
-    const tx = r.transactionId ? txById.get(r.transactionId) : undefined;
-    const quote = r.quoteId ? quoteById.get(r.quoteId) : undefined;
-    const view: Record<string, unknown> = {
-      id: r.id,
-      agentId: r.agentId,
-      customerId: r.customerId,
-      platformCustomerId: pcid.get(r.customerId) ?? '',
-      status: r.status,
-      type: r.type,
-    };
-    if (quote) view.quote = quoteView(quote, tx?.status ?? 'PENDING');
-    if (r.transferDetails) view.transferDetails = r.transferDetails;
-    if (tx && (r.status === 'APPROVED' || r.status === 'FAILED')) view.transaction = transactionView(tx);
-    if (r.status === 'REJECTED' && r.rejectionReason) view.rejectionReason = r.rejectionReason;
-    view.createdAt = iso(r.createdAt);
-    view.updatedAt = iso(r.updatedAt);
-    return view;
-  });
+  return rows.map((r) =>
+    actionViewOf(
+      r,
+      r.transactionId ? txById.get(r.transactionId) : undefined,
+      r.quoteId ? quoteById.get(r.quoteId) : undefined,
+      pcid.get(r.customerId),
+    ),
+  );
 }
 
 export async function pageOfActions(db: Db, page: Page<AgentActionRow>) {

@@ -39,12 +39,13 @@ export interface Usage {
   monthlySpend: number;
 }
 
-/** Approved-and-executed spend per agent in the current UTC day and month, in the policy currency. */
-export async function usageOf(db: Db, agentIds: string[], now: number): Promise<Map<string, Usage>> {
+/**
+ * Approved-and-executed spend per agent in the current UTC day and month, in the policy currency, as a load;
+ * `agentIds` may be SQL (a subquery naming the agent). `usageFrom` reads it.
+ */
+export function usageLoad(db: Db, agentIds: string[] | SQL, now: number) {
   const { day, month } = periodOf(now);
-  const out = new Map<string, Usage>(agentIds.map((id) => [id, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }]));
-  if (agentIds.length === 0) return out;
-  const rows = await db
+  return db
     .select({
       agentId: agentActions.agentId,
       dailyCount: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN 1 ELSE 0 END), 0)`,
@@ -52,10 +53,28 @@ export async function usageOf(db: Db, agentIds: string[], now: number): Promise<
       monthlySpend: sql<number>`COALESCE(SUM(${agentActions.policyAmount}), 0)`,
     })
     .from(agentActions)
-    .where(and(inArray(agentActions.agentId, agentIds), eq(agentActions.counted, true), eq(agentActions.month, month)))
+    .where(
+      and(
+        Array.isArray(agentIds) ? inArray(agentActions.agentId, agentIds) : sql`${agentActions.agentId} IN ${agentIds}`,
+        eq(agentActions.counted, true),
+        eq(agentActions.month, month),
+      ),
+    )
     .groupBy(agentActions.agentId);
-  for (const r of rows) out.set(r.agentId, { dailyTransactionCount: r.dailyCount, dailySpend: r.dailySpend, monthlySpend: r.monthlySpend });
-  return out;
+}
+
+/** The usage of one agent from `usageLoad`'s rows (none: nothing spent yet). */
+export function usageFrom(rows: Awaited<ReturnType<typeof usageLoad>>, agentId: string): Usage {
+  const r = rows.find((x) => x.agentId === agentId);
+  return r
+    ? { dailyTransactionCount: r.dailyCount, dailySpend: r.dailySpend, monthlySpend: r.monthlySpend }
+    : { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 };
+}
+
+/** `usageLoad` of several agents, run. */
+export async function usageOf(db: Db, agentIds: string[], now: number): Promise<Map<string, Usage>> {
+  const rows = agentIds.length ? await usageLoad(db, agentIds, now) : [];
+  return new Map(agentIds.map((id) => [id, usageFrom(rows, id)]));
 }
 
 export function agentView(row: AgentRow, usage: Usage, now: number) {

@@ -3,10 +3,10 @@ import { errorResponses } from '../http/responses';
 import { ApproveRequest, RejectRequest, Transaction, TransactionIdParams } from '../payments/schema';
 import { approveTransaction, rejectTransaction } from '../payments/approvals-service';
 import { paymentDeps } from '../payments/transaction-change';
-import { getTransaction } from '../payments/transactions-service';
+import { transactionNotFound } from '../payments/transactions-service';
 import { transactionView } from '../payments/views';
 import { ratesUnavailableResponse } from '../payments/rates-schema';
-import { actionOfTransaction, approveAction, rejectAction } from './actions-service';
+import { approveAction, pendingActionLoads, rejectAction } from './actions-service';
 
 // POST /transactions/{id}/approve|reject: a transaction awaiting platform approval is decided by payments,
 // unless it is an agent's pending action, which decides through the action. They live here, above both.
@@ -31,18 +31,14 @@ export const transactionApprovalRoutes = [
       ...errorResponses(400, 401, 403, 404, 409, 413),
       ...ratesUnavailableResponse,
     },
+    // The transaction, and the agent action behind it if an agent asked, ride on authentication.
+    load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
     handler: async (c) => {
+      const tx = c.loaded.tx[0];
+      if (!tx) throw transactionNotFound();
       // An agent's pending action decides through the action, so its policy and limits are checked again.
-      const action = await actionOfTransaction(c.db, c.auth.platform.id, c.params.transactionId);
-      if (action) {
-        await approveAction(paymentDeps(c), c.auth.platform, action, c.now);
-        return json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId));
-      }
-      return json(
-        transactionView(
-          await approveTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.now, c.body?.receiverCustomerInfo),
-        ),
-      );
+      if (c.loaded.action[0]) return json(transactionView((await approveAction(paymentDeps(c), c.auth.platform, c.loaded, c.now)).tx));
+      return json(transactionView(await approveTransaction(paymentDeps(c), c.auth.platform, tx, c.now, c.body?.receiverCustomerInfo)));
     },
   }),
   defineRoute({
@@ -56,13 +52,12 @@ export const transactionApprovalRoutes = [
     params: TransactionIdParams,
     body: RejectRequest.optional(),
     responses: { 200: { description: 'Rejected', schema: Transaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
+    load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
     handler: async (c) => {
-      const action = await actionOfTransaction(c.db, c.auth.platform.id, c.params.transactionId);
-      if (action) {
-        await rejectAction(paymentDeps(c), c.auth.platform, action, c.body?.reason, c.now);
-        return json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId));
-      }
-      return json(transactionView(await rejectTransaction(paymentDeps(c), c.auth.platform, c.params.transactionId, c.body?.reason, c.now)));
+      const tx = c.loaded.tx[0];
+      if (!tx) throw transactionNotFound();
+      if (c.loaded.action[0]) return json(transactionView((await rejectAction(paymentDeps(c), c.loaded, c.body?.reason, c.now)).tx));
+      return json(transactionView(await rejectTransaction(paymentDeps(c), tx, c.body?.reason, c.now)));
     },
   }),
 ];

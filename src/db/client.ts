@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import * as schema from './schema';
@@ -20,4 +21,31 @@ export function database(d1: D1Database): Db {
     clients.set(d1, db);
   }
   return db;
+}
+
+/** Named statements run together in one round trip. */
+export type Loads = Record<string, Statement>;
+/** The results of `Loads`, by name, each typed as its statement's own result. */
+export type Loaded<L extends Loads> = { [K in keyof L]: Awaited<L[K]> };
+
+/** The results of a batch whose statements began with `loads` (in their key order), by name. */
+export function named<L extends Loads>(loads: L, results: readonly unknown[]): Loaded<L> {
+  return Object.fromEntries(Object.keys(loads).map((key, i) => [key, results[i]])) as Loaded<L>;
+}
+
+/** Runs named statements in one batch (one round trip) and returns their results by name. */
+export async function loadTogether<L extends Loads>(db: Db, loads: L): Promise<Loaded<L>> {
+  const statements = Object.values(loads);
+  if (statements.length === 0) return {} as Loaded<L>;
+  return named(loads, await db.batch(statements as [Statement, ...Statement[]]));
+}
+
+/**
+ * A statement that fails its whole batch, so nothing of it happens, unless `condition` holds at its point in
+ * the batch (e.g. `changes() > 0` right after a conditional write). SQLite has no RAISE outside triggers: the
+ * failure is json() of a text that is not JSON, which `isGuardFailure` (db/errors.ts) recognises.
+ */
+export function guard(db: Db, condition: SQL): Statement {
+  // A select builder, not db.run: drizzle cannot batch a raw statement that has parameters.
+  return db.select({ ok: sql`json(CASE WHEN ${condition} THEN '0' ELSE 'guard refused' END)` }).from(sql`(SELECT 1)`);
 }

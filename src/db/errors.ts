@@ -18,3 +18,6 @@ export function isUniqueViolation(text: string, table: string, column?: string):
   const cols = m[1]!;
   return cols.includes(`${table}.`) && (column === undefined || cols.includes(`${table}.${column}`));
 }
+
+/** True when a batch failed on a `guard` statement (db/client.ts). */
+export const isGuardFailure = (text: string): boolean => /malformed JSON/i.test(text);

@@ -1,7 +1,6 @@
 import type { SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { Settings } from '../env';
-import type { Db } from '../db/client';
+import type { Db, Loads } from '../db/client';
 import type { AgentRow, Permission, PlatformRow, ApiTokenRow } from '../db/schema';
 import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
@@ -38,10 +37,12 @@ export interface Principals {
 const DUMMY_HASH = hashSecret('no-such-token');
 
 /**
- * Statements a route runs in the Basic authentication round trip (see `RouteSpec.preload`). `platformId` is
- * SQL for the authenticated platform's id, NULL unless the credentials and the route's permission hold.
+ * Named statements a route runs in the Basic authentication round trip (see `RouteSpec.load`). `platformId`
+ * is SQL for the authenticated platform's id, NULL unless the credentials and the route's permission hold.
  */
-export type Preload = (platformId: SQL) => BatchItem<'sqlite'>[];
+export type AuthLoads = (platformId: SQL) => Loads;
+/** Their results by name (typed by the route that declared them). */
+export type AuthLoaded = Record<string, unknown>;
 
 type Found<T> = Promise<T | undefined>;
 
@@ -51,31 +52,31 @@ type Found<T> = Promise<T | undefined>;
  */
 export interface CredentialLookups {
   tokenWithPlatform(db: Db, clientId: string): Found<{ token: ApiTokenRow; platform: PlatformRow }>;
-  /** The same lookup batched with the route's preload (one round trip); `results` are the preload's. */
+  /** The same lookup batched with the route's loads (one round trip); `results` are theirs, by name. */
   tokenWithPlatformAnd(
     db: Db,
     clientId: string,
     secretHash: string,
     permission: Permission | undefined,
-    preload: Preload,
-  ): Promise<{ found: { token: ApiTokenRow; platform: PlatformRow } | undefined; results: unknown[][] }>;
+    loads: AuthLoads,
+  ): Promise<{ found: { token: ApiTokenRow; platform: PlatformRow } | undefined; results: AuthLoaded }>;
   agentByToken(db: Db, tokenHash: string): Found<{ agent: AgentRow; platform: PlatformRow }>;
 }
 
 export async function authenticate(
   kind: keyof Principals,
   request: Request,
-  deps: { db: Db; settings: Settings; credentials: CredentialLookups; permission?: Permission; preload?: Preload },
-): Promise<{ principal: Principals[keyof Principals]; preloaded: unknown[][] }> {
+  deps: { db: Db; settings: Settings; credentials: CredentialLookups; permission?: Permission; load?: AuthLoads },
+): Promise<{ principal: Principals[keyof Principals]; loaded: AuthLoaded }> {
   switch (kind) {
     case 'none':
-      return { principal: null, preloaded: [] };
+      return { principal: null, loaded: {} };
     case 'operator':
-      return { principal: authenticateOperator(request, deps.settings), preloaded: [] };
+      return { principal: authenticateOperator(request, deps.settings), loaded: {} };
     case 'basic':
-      return authenticateBasic(request, deps.db, deps.credentials, deps.permission, deps.preload);
+      return authenticateBasic(request, deps.db, deps.credentials, deps.permission, deps.load);
     case 'agent':
-      return { principal: await authenticateAgent(request, deps.db, deps.credentials), preloaded: [] };
+      return { principal: await authenticateAgent(request, deps.db, deps.credentials), loaded: {} };
   }
 }
 
@@ -84,20 +85,20 @@ async function authenticateBasic(
   db: Db,
   lookups: CredentialLookups,
   permission?: Permission,
-  preload?: Preload,
-): Promise<{ principal: PlatformPrincipal; preloaded: unknown[][] }> {
+  load?: AuthLoads,
+): Promise<{ principal: PlatformPrincipal; loaded: AuthLoaded }> {
   const credentials = parseBasic(request.headers.get('Authorization'));
   if (!credentials) throw unauthorized();
   const secretHash = hashSecret(credentials.secret);
-  const { found, results } = preload
-    ? await lookups.tokenWithPlatformAnd(db, credentials.clientId, secretHash, permission, preload)
-    : { found: await lookups.tokenWithPlatform(db, credentials.clientId), results: [] };
+  const { found, results } = load
+    ? await lookups.tokenWithPlatformAnd(db, credentials.clientId, secretHash, permission, load)
+    : { found: await lookups.tokenWithPlatform(db, credentials.clientId), results: {} };
   // Two SHA-256 hex digests: equal lengths, so a constant-time comparison of the strings is enough.
   const ok = constantTimeEqual(secretHash, found?.token.secretHash ?? DUMMY_HASH);
   if (!found || !ok) throw unauthorized();
   return {
     principal: { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions },
-    preloaded: results,
+    loaded: results,
   };
 }
 

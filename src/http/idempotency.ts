@@ -2,10 +2,9 @@
 // it is one protocol over one table, kept in one file.
 import { KEY_TTL_MS } from '../common/idempotency';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { Db } from '../db/client';
+import { loadTogether, type Db, type Loaded, type Loads, type Statement } from '../db/client';
 import { canonicalJson } from '../crypto/canonical';
 import { idempotencyKeys, platforms, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
@@ -40,24 +39,24 @@ export interface IdempotentRequest {
   now: number;
 }
 
-export interface IdempotencyOptions {
+export interface IdempotencyOptions<L extends Loads = Loads> {
   /** Whether a response may be replayed later; default: every status below 500. */
   store?: (status: number) => boolean;
-  /** Queries of the action, run in the claim's round trip (harmless when the key turns out taken). */
-  reads?: BatchItem<'sqlite'>[];
-  /** Results of `preloadClaim` run with authentication (`c.preloaded`): the claim round trip already made. */
-  preloaded?: unknown[][];
+  /** Named queries of the action, run in the claim's round trip (harmless when the key turns out taken). */
+  reads?: L;
+  /** Results of `loadClaim` run with authentication (`c.loaded`): the claim round trip already made. */
+  loaded?: Loaded<L & ClaimLoads>;
 }
 
 /** What the action of a claimed request gets. */
-export interface Claim {
-  /** Results of `IdempotencyOptions.reads`, in order. */
-  reads: unknown[][];
+export interface Claim<L extends Loads = Loads> {
+  /** Results of `IdempotencyOptions.reads`, by name. */
+  reads: Loaded<L>;
   /**
    * The statement recording `body` (JSON) with `status` as the key's response: put it in the batch that does
    * the work, then answer with `recorded`, and the response costs no further round trip.
    */
-  record(status: number, body: string): BatchItem<'sqlite'>;
+  record(status: number, body: string): Statement;
   /** The response whose `record` statement has committed. */
   recorded(status: number, body: string): Response;
 }
@@ -78,11 +77,11 @@ export interface IdempotencyCtx {
  * while the first is in flight is 409. 5xx responses are not stored: the claim is released so the
  * client may retry.
  */
-export function withIdempotency(
+export function withIdempotency<L extends Loads = Loads>(
   c: IdempotencyCtx,
   scope: string,
-  action: (claim: Claim) => Promise<Response>,
-  opts?: IdempotencyOptions,
+  action: (claim: Claim<L>) => Promise<Response>,
+  opts?: IdempotencyOptions<L>,
 ): Promise<Response> {
   const url = new URL(c.request.url);
   return runIdempotent(
@@ -105,48 +104,53 @@ export function withIdempotency(
  * Runs `action` once when the request carries no Idempotency-Key (the key is optional: two identical
  * requests without one are two operations), else under its key as `withIdempotency` does.
  */
-export function withOptionalIdempotency(
+export function withOptionalIdempotency<L extends Loads = Loads>(
   c: IdempotencyCtx,
   scope: string,
   action: () => Promise<Response>,
-  opts?: IdempotencyOptions,
+  opts?: IdempotencyOptions<L>,
 ): Promise<Response> {
   return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, scope, action, opts) : action();
 }
 
+/** The claim round trip's own loads: claim the key if free, and read whoever holds it. */
+export type ClaimLoads = ReturnType<typeof claimLoads>;
+
 /**
- * For `RouteSpec.preload`: the claim round trip of `withIdempotency` (the claim, its holder and the action's
+ * For `RouteSpec.load`: the claim round trip of `withIdempotency` (the claim, its holder and the action's
  * `reads`), run in the authentication batch with `platformId` the authenticated platform's SQL; hand
- * `c.preloaded` to `withIdempotency` as `preloaded`. `now` is the wall clock the route's `c.now` derives from.
- * Without a key there is nothing to claim: only the `reads`. Nothing for an invalid key: the wrapper then
- * answers its 400 as usual.
+ * `c.loaded` to `withIdempotency` as `loaded` when it holds the claim (`isClaimLoaded`). `now` is the wall
+ * clock the route's `c.now` derives from. Without a key, or with an invalid one (the wrapper answers its 400),
+ * only the `reads`.
  */
-export function preloadClaim(
+export function loadClaim<L extends Loads>(
   db: Db,
   input: { request: Request; rawBody: string; now: number },
   scope: string,
   platformId: SQL,
-  reads: BatchItem<'sqlite'>[],
-): BatchItem<'sqlite'>[] {
+  reads: L,
+): L & Partial<ClaimLoads> {
   if (!input.request.headers.has(IDEMPOTENCY_HEADER)) return reads;
   let key: string;
   try {
     key = parseKey(input.request.headers.get(IDEMPOTENCY_HEADER));
   } catch {
-    return [];
+    return reads;
   }
   const url = new URL(input.request.url);
   const fingerprint = requestFingerprint(input.request.method, url.pathname + url.search, input.rawBody);
   // The platform's time, as `c.now` will be: the wall clock plus its sandbox offset.
-  return claimStatements(db, { platformId, scope, key, fingerprint, at: sql`(${input.now} + ${platforms.clockOffsetMs})` }, reads);
+  // The claim first: the reads see the key as claimed.
+  return { ...claimLoads(db, { platformId, scope, key, fingerprint, at: sql`(${input.now} + ${platforms.clockOffsetMs})` }), ...reads };
 }
 
-/** Claim the key if free, read whoever holds it, and the action's reads. */
-function claimStatements(
-  db: Db,
-  r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL },
-  reads: BatchItem<'sqlite'>[],
-) {
+/** Whether `loadClaim`'s results hold a claim (they do not without a valid key). */
+export function isClaimLoaded<L extends Loads>(loaded: Loaded<L & Partial<ClaimLoads>>): loaded is Loaded<L & ClaimLoads> {
+  return 'idempotencyClaim' in loaded;
+}
+
+/** Claim the key if free, and read whoever holds it. */
+function claimLoads(db: Db, r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL }) {
   const claimToken = randomToken(16);
   const claim =
     typeof r.platformId === 'string' && typeof r.at === 'number'
@@ -172,22 +176,21 @@ function claimStatements(
             sql`SELECT ${platforms.id}, ${r.scope}, ${r.key}, ${r.fingerprint}, 'IN_FLIGHT', ${claimToken}, ${r.at} + ${IN_FLIGHT_LEASE_MS}, NULL, NULL, ${r.at}, ${r.at} + ${KEY_TTL_MS}
                 FROM ${platforms} WHERE ${platforms.id} = ${r.platformId}`,
           );
-  return [
-    claim.onConflictDoNothing().returning({ claimToken: idempotencyKeys.claimToken }),
-    db
+  return {
+    idempotencyClaim: claim.onConflictDoNothing().returning({ claimToken: idempotencyKeys.claimToken }),
+    idempotencyHolder: db
       .select()
       .from(idempotencyKeys)
       .where(and(eq(idempotencyKeys.platformId, r.platformId), eq(idempotencyKeys.scope, r.scope), eq(idempotencyKeys.key, r.key))),
-    ...reads,
-  ] as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+  };
 }
 
 /** `withIdempotency` on explicit inputs. */
-export async function runIdempotent(
+export async function runIdempotent<L extends Loads = Loads>(
   db: Db,
   req: IdempotentRequest,
-  action: (claim: Claim) => Promise<Response>,
-  opts: IdempotencyOptions = {},
+  action: (claim: Claim<L>) => Promise<Response>,
+  opts: IdempotencyOptions<L> = {},
 ): Promise<Response> {
   const key = parseKey(req.key);
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
@@ -195,12 +198,14 @@ export async function runIdempotent(
 
   // One round trip (or none, when made with authentication): claim if free, read whoever holds it, and the
   // action's own reads.
-  const [inserted, existing, ...reads] = (opts.preloaded ??
-    (await db.batch(
-      claimStatements(db, { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now }, opts.reads ?? []),
-    ))) as [{ claimToken: string }[], IdempotencyKeyRow[], ...unknown[][]];
-  let claimToken = inserted[0]?.claimToken ?? '';
-  let held = existing[0];
+  const loaded =
+    opts.loaded ??
+    (await loadTogether(db, {
+      ...claimLoads(db, { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now }),
+      ...((opts.reads ?? {}) as L),
+    }));
+  let claimToken = loaded.idempotencyClaim[0]?.claimToken ?? '';
+  let held: IdempotencyKeyRow | undefined = loaded.idempotencyHolder[0];
   if (!claimToken && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
     // Expired key, or a claimant that died: take it over, unless someone else just did.
     const claim = {
@@ -229,8 +234,8 @@ export async function runIdempotent(
       .set({ state: 'DONE', responseStatus: status, responseBody: body })
       .where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
   let recorded = false;
-  const granted: Claim = {
-    reads,
+  const granted: Claim<L> = {
+    reads: loaded,
     record: done,
     recorded: (status, body) => {
       recorded = true;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { Env, Settings } from '../env';
-import { database, type Db } from '../db/client';
+import { database, type Db, type Loaded, type Loads } from '../db/client';
 import type { Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
 
@@ -20,7 +19,7 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type AuthKind = keyof Principals;
 
 /** What a handler receives: parsed input, the authenticated principal, and its dependencies. */
-export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B = unknown> {
+export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B = unknown, L extends Loads = NoLoads> {
   request: Request;
   env: Env;
   exec: ExecutionContext;
@@ -35,9 +34,11 @@ export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B 
   body: B;
   /** The body exactly as received (JSON routes); signed retries hash its canonical form. */
   rawBody: string;
-  /** Results of the route's `preload` statements, in order (empty without one). */
-  preloaded: unknown[][];
+  /** Results of the route's `load` statements, by name (empty without one). */
+  loaded: Loaded<L>;
 }
+
+type NoLoads = Record<never, never>;
 
 export interface ResponseSpec {
   description: string;
@@ -45,8 +46,8 @@ export interface ResponseSpec {
   headers?: Record<string, string>;
 }
 
-/** What `RouteSpec.preload` gets: the valid input, and SQL for the platform the credentials authenticate. */
-export interface PreloadInput<B, P = unknown> {
+/** What `RouteSpec.load` gets: the valid input, and SQL for the platform the credentials authenticate. */
+export interface LoadInput<B, P = unknown> {
   db: Db;
   request: Request;
   params: P;
@@ -57,7 +58,7 @@ export interface PreloadInput<B, P = unknown> {
   now: number;
 }
 
-export interface RouteSpec<A extends AuthKind, P, Q, B> {
+export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoads> {
   method: Method;
   /** itty-router pattern below the version base, e.g. `/tokens/:tokenId`. */
   path: string;
@@ -78,42 +79,47 @@ export interface RouteSpec<A extends AuthKind, P, Q, B> {
   headers?: Record<string, { description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
   /**
-   * Statements to run in the authentication round trip (Basic auth), given the valid input; `platformId` is
-   * SQL for the authenticated platform's id, NULL unless the credentials and `permission` hold, so statements
-   * filtered on it read and write nothing for anyone else. A handler refusing later undoes what they wrote.
+   * Named statements to run in the authentication round trip (Basic auth), given the valid input; the
+   * handler gets their typed results as `c.loaded`. `platformId` is SQL for the authenticated platform's id,
+   * NULL unless the credentials and `permission` hold, so statements filtered on it read and write nothing
+   * for anyone else. A handler refusing later undoes what they wrote.
    */
-  preload?: (input: PreloadInput<B, P>) => BatchItem<'sqlite'>[];
-  handler: (c: Ctx<A, P, Q, B>) => Promise<Response> | Response;
+  load?: (input: LoadInput<B, P>) => L;
+  handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response> | Response;
 }
 
-export interface RouteDef extends RouteSpec<AuthKind, unknown, unknown, unknown> {
+export interface RouteDef extends RouteSpec<AuthKind, unknown, unknown, unknown, Loads> {
   run(request: Request, env: Env, exec: ExecutionContext, deps: RunDeps): Promise<Response>;
 }
 
 /** Declares one endpoint; the same declaration drives routing, validation and the OpenAPI document. */
-export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = Record<string, never>, B = undefined>(
-  spec: RouteSpec<A, P, Q, B>,
-): RouteDef {
+export function defineRoute<
+  A extends AuthKind,
+  P = Record<string, never>,
+  Q = Record<string, never>,
+  B = undefined,
+  L extends Loads = NoLoads,
+>(spec: RouteSpec<A, P, Q, B, L>): RouteDef {
   const input = { params: spec.params, query: strictQuery(spec), body: spec.body };
   const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials }) => {
     refuseCrossSiteWrite(request);
     const db = database(env.DB);
     const wall = Date.now();
-    // With a preload the input is read first, so an invalid request adds nothing to the authentication
-    // round trip; its error still comes after authentication's.
-    const early = spec.preload ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
+    // With loads the input is read first, so an invalid request adds nothing to the authentication round
+    // trip; its error still comes after authentication's.
+    const early = spec.load ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
-    const preload =
-      valid && spec.preload
+    const load =
+      valid && spec.load
         ? (platformId: SQL) =>
-            spec.preload!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall })
+            spec.load!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall })
         : undefined;
-    const { principal: auth, preloaded } = await authenticate(spec.auth, request, {
+    const { principal: auth, loaded } = await authenticate(spec.auth, request, {
       db,
       settings,
       credentials,
       permission: spec.permission,
-      preload,
+      load,
     });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
@@ -134,10 +140,11 @@ export function defineRoute<A extends AuthKind, P = Record<string, never>, Q = R
       query: query as Q,
       body: body as B,
       rawBody,
-      preloaded,
+      // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
+      loaded: loaded as Loaded<L>,
     });
   };
-  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown>), run };
+  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), run };
 }
 
 /** The route's query schema refusing undeclared parameters, as bodies refuse unknown fields (a client's typo or unsupported filter would otherwise widen the list silently). */

@@ -1,19 +1,288 @@
-import type { Approval, PlatformRow, TransactionRow } from '../db/schema';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import {
+  internalAccounts,
+  quotes,
+  transactions,
+  type Approval,
+  type InternalAccountRow,
+  type PlatformRow,
+  type TransactionRow,
+} from '../db/schema';
+import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
+import type { ServiceMode } from '../env';
 import { conflict, invalidFields, retryableConflict } from '../http/errors';
-import { loadInternalAccount } from '../accounts/internal-service';
-import { checkExecutable, expireQuote, loadQuote } from './quotes-service';
-import { buildChange, commitChange, initiation, type Hop, type PaymentDeps } from './transaction-change';
-import { loadTransaction } from './transactions-service';
-import { createPendingTransfer, transferPair } from './transfers-service';
+import { checkExecutable, quoteNotFound } from './quotes-service';
+import { buildChange, commitChange, initiation, type Change, type Hop, type PaymentDeps } from './transaction-change';
+import { checkedPair, transferLoads, transferRow, type Direction, type Pair } from './transfers-service';
 import { awaitingApproval } from './views';
 import { decisionChange, lateDecision, missingReceiverFields, type Decision } from './incoming-approval';
 
+// One money pipeline for everything that waits for the platform's approval (agents' actions above all):
+// a request is read in one round trip, checked, and recorded (and, when already approved, carried out) in
+// one atomic batch with its ledger entries, events and whatever the caller adds (its own rows, the
+// idempotent answer); an approval later is the same: one read, one batch.
+
 /** What an agent (or any caller needing the platform's approval) asks to do. */
 export type ApprovalRequest =
-  | { type: 'EXECUTE_QUOTE'; quoteId: string; agentId?: string }
-  | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number; agentId?: string };
+  | { type: 'EXECUTE_QUOTE'; quoteId: string }
+  | { type: 'TRANSFER_OUT' | 'TRANSFER_IN'; sourceAccountId: string; destinationAccountId: string; amount: number };
 
 const notAwaiting = () => conflict('The transaction is not awaiting platform approval', 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+const directionOf = (type: 'TRANSFER_OUT' | 'TRANSFER_IN'): Direction => (type === 'TRANSFER_OUT' ? 'OUT' : 'IN');
+
+/**
+ * A quote with its transaction and the internal account it is paid from, as loads: three selects, since in
+ * a D1 batch drizzle maps a join's rows by position after D1 merged the same-named columns.
+ */
+function quoteLoads(db: Db, platformId: SQL, quoteId: string) {
+  const ofQuote = (column: typeof quotes.transactionId | typeof quotes.sourceAccountId) =>
+    db
+      .select({ id: column })
+      .from(quotes)
+      .where(and(eq(quotes.id, quoteId), eq(quotes.platformId, platformId)));
+  return {
+    quote: db
+      .select()
+      .from(quotes)
+      .where(and(eq(quotes.id, quoteId), eq(quotes.platformId, platformId)))
+      .limit(1),
+    quoteTx: db
+      .select()
+      .from(transactions)
+      .where(eq(transactions.id, ofQuote(quotes.transactionId)))
+      .limit(1),
+    source: db
+      .select()
+      .from(internalAccounts)
+      .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.id, ofQuote(quotes.sourceAccountId))))
+      .limit(1),
+  };
+}
+
+/**
+ * What a request reads, named, for one round trip shared with the caller's own loads: for a quote, the quote
+ * with its transaction and source account; for a transfer, both accounts and the holder.
+ */
+export function requestLoads(db: Db, platformId: SQL, request: ApprovalRequest) {
+  return request.type === 'EXECUTE_QUOTE'
+    ? quoteLoads(db, platformId, request.quoteId)
+    : transferLoads(db, platformId, directionOf(request.type), request);
+}
+export type RequestLoaded = Loaded<ReturnType<typeof requestLoads>>;
+
+/** A request, checked, ready to wait for approval: the change recording it starts from `base` with `hop`. */
+export interface Awaiting {
+  base: TransactionRow;
+  /** A transfer is a new transaction; a quote waits in its own. */
+  insert: boolean;
+  hop: Hop;
+  /** The internal account whose balance the execution moves (read already: its balance event needs no read). */
+  account?: InternalAccountRow;
+  /** Amount and currency, for a caller's policy (the sending side). */
+  amount: number;
+  currency: string;
+}
+
+/**
+ * Checks a request against what `requestLoads` read. A quote must be executable now and not paid from an
+ * embedded wallet, whose money moves only under a session signature; a transfer's accounts must be found,
+ * active and of one holder. `agentId` is shown on the transaction.
+ */
+export function awaiting(
+  platform: PlatformRow,
+  request: ApprovalRequest,
+  loaded: RequestLoaded,
+  now: number,
+  mode: ServiceMode,
+  agentId: string | null,
+): Awaiting {
+  if (request.type !== 'EXECUTE_QUOTE') {
+    const pair = checkedPair(platform, directionOf(request.type), loaded as Loaded<ReturnType<typeof transferLoads>>);
+    return awaitingTransfer(platform, request, pair, now, mode, agentId);
+  }
+  const { quote: found, quoteTx, source } = loaded as Loaded<ReturnType<typeof quoteLoads>>;
+  const [quote, tx] = [found[0], quoteTx[0]];
+  if (!quote || !tx) throw quoteNotFound();
+  checkExecutable(quote, tx, now, 'execute');
+  if (source[0]?.type === 'EMBEDDED_WALLET') {
+    throw invalidFields('request body', [
+      { field: 'quoteId', message: 'Quotes paid from an EMBEDDED_WALLET are executed with a signed retry, not by platform approval' },
+    ]);
+  }
+  const approval: Approval = { action: { type: 'EXECUTE_QUOTE', quoteId: quote.id }, state: 'PENDING_APPROVAL', requestedAt: now };
+  return {
+    base: tx,
+    insert: false,
+    hop: { status: 'PENDING', set: { approval, agentId: agentId ?? tx.agentId } },
+    account: source[0],
+    amount: quote.totalSendingAmount,
+    currency: quote.sendingCurrency,
+  };
+}
+
+function awaitingTransfer(
+  platform: PlatformRow,
+  request: Extract<ApprovalRequest, { type: 'TRANSFER_OUT' | 'TRANSFER_IN' }>,
+  pair: Pair,
+  now: number,
+  mode: ServiceMode,
+  agentId: string | null,
+): Awaiting {
+  const approval: Approval = {
+    action: {
+      type: request.type,
+      sourceAccountId: request.sourceAccountId,
+      destinationAccountId: request.destinationAccountId,
+      amount: request.amount,
+      currency: pair.internal.currency,
+    },
+    state: 'PENDING_APPROVAL',
+    requestedAt: now,
+  };
+  const row = transferRow(platform, directionOf(request.type), pair, request.amount, mode === 'sandbox', now);
+  return {
+    base: { ...row, approval, agentId },
+    insert: true,
+    hop: { status: 'PENDING' },
+    account: pair.internal,
+    amount: request.amount,
+    currency: pair.internal.currency,
+  };
+}
+
+/**
+ * Records a request awaiting the platform's approval and returns its transaction, PENDING and marked
+ * awaiting approval (`pendingPlatformApproval: true`); nothing moves until POST
+ * /transactions/{transactionId}/approve, and POST .../reject cancels it. Announced with an
+ * OUTGOING_PAYMENT.PENDING / INCOMING_PAYMENT.PENDING event. (Agents' actions go through `awaiting` and
+ * `awaitingChange` themselves, to add their own rows to the batch.)
+ */
+export async function requestPlatformApproval(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  request: ApprovalRequest & { agentId?: string },
+  now: number,
+): Promise<TransactionRow> {
+  const loaded = await loadTogether(deps.db, requestLoads(deps.db, sql`${platform.id}`, request));
+  const change = await awaitingChange(
+    deps.db,
+    awaiting(platform, request, loaded, now, deps.mode, request.agentId ?? null),
+    now,
+    deps.mode,
+  );
+  if ((await commitChange(deps, change)) !== 'applied')
+    throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
+  return change.row;
+}
+
+/** How an approved action ends: it runs, its quote expired meanwhile, or its accounts can no longer take it (or a shortfall). */
+export type Outcome = 'run' | 'expired' | 'failed';
+
+/** The hops that carry out the approved action of a transaction awaiting approval, with the decision recorded on the first. */
+function execution(db: Db, tx: TransactionRow, now: number, mode: ServiceMode, outcome: Outcome) {
+  const approval: Approval = { ...tx.approval!, state: 'APPROVED', decidedAt: now };
+  const action = tx.approval!.action;
+  if (outcome === 'expired')
+    return { hops: [{ status: 'EXPIRED', set: { approval, failureReason: 'QUOTE_EXPIRED' } }] as Hop[], transitions: [] };
+  if (outcome === 'failed') {
+    const failureReason =
+      action.type === 'EXECUTE_QUOTE' ? 'QUOTE_EXECUTION_FAILED' : action.type === 'TRANSFER_OUT' ? 'OFFRAMP_FAILED' : 'PAY_REQUEST_FAILED';
+    return { hops: [{ status: 'FAILED', set: { approval, failureReason } }] as Hop[], transitions: [] };
+  }
+  return initiation(db, tx, now, mode, { approval });
+}
+
+/**
+ * What a caller commits with a change, given the transaction as the change leaves it: statements before the
+ * money (its own rows; a guard that must hold first) and after it (an answer), and events to dispatch.
+ */
+export type Additions = (row: TransactionRow) => { before?: Statement[]; after?: Statement[]; eventIds?: string[] };
+
+function addTo(change: Change, add: Additions | undefined): Change {
+  const more = add?.(change.row) ?? {};
+  change.statements.unshift(...(more.before ?? []));
+  change.statements.push(...(more.after ?? []));
+  change.eventIds.push(...(more.eventIds ?? []));
+  return change;
+}
+
+/**
+ * The change recording `a` as awaiting approval; given an outcome, the action is approved and carried out
+ * in the same batch (an agent's AUTO action).
+ */
+export async function awaitingChange(
+  db: Db,
+  a: Awaiting,
+  now: number,
+  mode: ServiceMode,
+  opts: { outcome?: Outcome; add?: Additions } = {},
+): Promise<Change> {
+  const waiting: TransactionRow = { ...a.base, ...a.hop.set, status: 'PENDING', version: a.insert ? 0 : a.base.version + 1 };
+  const run = opts.outcome ? execution(db, waiting, now, mode, opts.outcome) : { hops: [], transitions: [] };
+  const change = await buildChange(db, a.base, [a.hop, ...run.hops], {
+    now,
+    mode,
+    insert: a.insert,
+    transitions: run.transitions,
+    accounts: a.account ? [a.account] : [],
+  });
+  return addTo(change, opts.add);
+}
+
+/**
+ * What deciding an approved action reads now, in one round trip: the loads of its request (the quote may
+ * have expired, the accounts been closed). The transaction must be awaiting a quote or transfer approval.
+ */
+export function executionLoads(db: Db, platformId: SQL, tx: TransactionRow) {
+  const action = tx.approval!.action;
+  if (action.type === 'INCOMING_PAYMENT') throw new Error('an incoming payment is decided, not executed');
+  return requestLoads(db, platformId, action);
+}
+
+/** Whether an approved action can still run, by what `executionLoads` read. */
+export function outcomeOf(platform: PlatformRow, tx: TransactionRow, loaded: RequestLoaded, now: number): Outcome {
+  const action = tx.approval!.action;
+  if (action.type === 'EXECUTE_QUOTE') {
+    const quote = (loaded as Loaded<ReturnType<typeof quoteLoads>>).quote[0];
+    return quote && now >= quote.expiresAt ? 'expired' : 'run';
+  }
+  if (action.type === 'INCOMING_PAYMENT') throw new Error('an incoming payment is decided, not executed');
+  try {
+    checkedPair(platform, directionOf(action.type), loaded as Loaded<ReturnType<typeof transferLoads>>);
+    return 'run';
+  } catch {
+    // The accounts were closed or deleted meanwhile: that fails the approved transfer.
+    return 'failed';
+  }
+}
+
+/**
+ * Carries out the approved action of `tx` (awaiting approval, at its read version) by `outcome`, with the
+ * caller's statements; a shortfall fails the execution instead (nothing moves). `null` when the
+ * transaction changed meanwhile (nothing of this happened).
+ */
+export async function carryOut(
+  deps: PaymentDeps,
+  tx: TransactionRow,
+  outcome: Outcome,
+  now: number,
+  opts: { add?: Additions; account?: InternalAccountRow } = {},
+): Promise<TransactionRow | null> {
+  const commit = async (o: Outcome) => {
+    const run = execution(deps.db, tx, now, deps.mode, o);
+    const change = await buildChange(deps.db, tx, run.hops, {
+      now,
+      mode: deps.mode,
+      transitions: run.transitions,
+      accounts: opts.account ? [opts.account] : [],
+    });
+    return { result: await commitChange(deps, addTo(change, opts.add)), row: change.row };
+  };
+  let done = await commit(outcome);
+  // Not enough money any more: the approved execution fails, nothing moves.
+  if (done.result === 'insufficient_funds') done = await commit('failed');
+  return done.result === 'applied' ? done.row : null;
+}
 
 /**
  * An incoming payment's decision through the API (after the platform answered its approval request 202, or
@@ -33,61 +302,21 @@ async function decideIncoming(deps: PaymentDeps, tx: TransactionRow, decision: D
 }
 
 /**
- * Records an action that needs the platform's approval and returns its transaction, PENDING and marked
- * awaiting approval (`pendingPlatformApproval: true`); nothing moves until POST
- * /transactions/{transactionId}/approve, and POST .../reject cancels it. EXECUTE_QUOTE marks the quote's
- * own transaction (the quote must be executable now and not paid from an embedded wallet, whose money
- * moves only under a session signature); transfers are validated now and created PENDING.
- * `agentId` is shown on the transaction. Announced with an OUTGOING_PAYMENT.PENDING / INCOMING_PAYMENT.PENDING event.
- */
-export async function requestPlatformApproval(
-  deps: PaymentDeps,
-  platform: PlatformRow,
-  request: ApprovalRequest,
-  now: number,
-): Promise<TransactionRow> {
-  if (request.type !== 'EXECUTE_QUOTE') {
-    const { type, agentId, ...input } = request;
-    return createPendingTransfer(deps, platform, type === 'TRANSFER_OUT' ? 'OUT' : 'IN', input, now, { agentId });
-  }
-  const { quote, tx } = await loadQuote(deps.db, platform.id, request.quoteId);
-  checkExecutable(quote, tx, now, 'execute');
-  if (quote.sourceAccountId) {
-    const source = await loadInternalAccount(deps.db, platform.id, quote.sourceAccountId);
-    if (source.type === 'EMBEDDED_WALLET') {
-      throw invalidFields('request body', [
-        { field: 'quoteId', message: 'Quotes paid from an EMBEDDED_WALLET are executed with a signed retry, not by platform approval' },
-      ]);
-    }
-  }
-  const approval: Approval = { action: { type: 'EXECUTE_QUOTE', quoteId: quote.id }, state: 'PENDING_APPROVAL', requestedAt: now };
-  const change = await buildChange(deps.db, tx, [{ status: 'PENDING', set: { approval, agentId: request.agentId ?? tx.agentId } }], {
-    now,
-    mode: deps.mode,
-  });
-  if ((await commitChange(deps, change)) !== 'applied')
-    throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
-  return change.row;
-}
-
-/**
- * POST /transactions/{id}/approve: performs the deferred action now, re-checking what may have changed
- * since it was requested. An incoming payment is credited (`receiverCustomerInfo` must hold the mandatory
- * fields the sender requested: 400 otherwise). The approval itself always succeeds; the execution may not: an expired quote
- * ends EXPIRED (QUOTE_EXPIRED), a shortfall ends FAILED (QUOTE_EXECUTION_FAILED for quotes,
- * OFFRAMP_FAILED for transfers out). Anything not awaiting approval is 409.
+ * POST /transactions/{id}/approve of `tx` (read by the caller): performs the deferred action now, re-checking
+ * what may have changed since it was requested. An incoming payment is credited (`receiverCustomerInfo` must
+ * hold the mandatory fields the sender requested: 400 otherwise). The approval itself always succeeds; the
+ * execution may not: an expired quote ends EXPIRED (QUOTE_EXPIRED), a shortfall ends FAILED
+ * (QUOTE_EXECUTION_FAILED for quotes, OFFRAMP_FAILED for transfers out). Anything not awaiting approval is 409.
  */
 export async function approveTransaction(
   deps: PaymentDeps,
   platform: PlatformRow,
-  transactionId: string,
+  tx: TransactionRow,
   now: number,
   receiverCustomerInfo?: Record<string, unknown>,
 ): Promise<TransactionRow> {
-  const tx = await loadTransaction(deps.db, platform.id, transactionId);
   if (!awaitingApproval(tx)) throw notAwaiting();
-  const action = tx.approval!.action;
-  if (action.type === 'INCOMING_PAYMENT') {
+  if (tx.approval!.action.type === 'INCOMING_PAYMENT') {
     const missing = missingReceiverFields(tx.approval!, receiverCustomerInfo);
     if (missing.length)
       throw invalidFields(
@@ -99,52 +328,31 @@ export async function approveTransaction(
       );
     return decideIncoming(deps, tx, { approve: true, ...(receiverCustomerInfo ? { receiverCustomerInfo } : {}) }, now);
   }
-  const approval: Approval = { ...tx.approval!, state: 'APPROVED', decidedAt: now };
-  let start: { hops: Hop[]; transitions: Parameters<typeof buildChange>[3]['transitions'] };
-  let failed: Hop;
-  if (action.type === 'EXECUTE_QUOTE') {
-    const { quote } = await loadQuote(deps.db, platform.id, action.quoteId);
-    if (now >= quote.expiresAt) {
-      const expired = await expireQuote(deps, tx, now, { approval });
-      if (!expired) throw notAwaiting();
-      return expired;
-    }
-    start = initiation(deps.db, tx, now, deps.mode, { approval });
-    failed = { status: 'FAILED', set: { approval, failureReason: 'QUOTE_EXECUTION_FAILED' } };
-  } else {
-    // The accounts may have been closed or deleted meanwhile: that fails the approved transfer.
-    const stillValid = await transferPair(deps.db, platform, action.type === 'TRANSFER_OUT' ? 'OUT' : 'IN', action).then(
-      () => true,
-      () => false,
-    );
-    const reason = action.type === 'TRANSFER_OUT' ? 'OFFRAMP_FAILED' : 'PAY_REQUEST_FAILED';
-    failed = { status: 'FAILED', set: { approval, failureReason: reason } };
-    start = stillValid ? initiation(deps.db, tx, now, deps.mode, { approval }) : { hops: [failed], transitions: [] };
-  }
-  const change = await buildChange(deps.db, tx, start.hops, { now, mode: deps.mode, transitions: start.transitions });
-  const result = await commitChange(deps, change);
-  if (result === 'applied') return change.row;
-  if (result === 'conflict') throw notAwaiting();
-  // Not enough money any more: the approved execution fails, nothing moves.
-  const failure = await buildChange(deps.db, tx, [failed], { now, mode: deps.mode });
-  if ((await commitChange(deps, failure)) !== 'applied') throw notAwaiting();
-  return failure.row;
+  const loaded = await loadTogether(deps.db, executionLoads(deps.db, sql`${platform.id}`, tx));
+  const row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, { account: accountOf(loaded) });
+  if (!row) throw notAwaiting();
+  return row;
+}
+
+/** The internal account an execution moves, from what `requestLoads` read. */
+export function accountOf(loaded: RequestLoaded): InternalAccountRow | undefined {
+  return 'source' in loaded ? loaded.source[0] : loaded.internal[0];
 }
 
 /** POST /transactions/{id}/reject: cancels the deferred action; nothing moves. The transaction ends REJECTED. */
 export async function rejectTransaction(
   deps: PaymentDeps,
-  platform: PlatformRow,
-  transactionId: string,
+  tx: TransactionRow,
   reason: string | undefined,
   now: number,
-) {
-  const tx = await loadTransaction(deps.db, platform.id, transactionId);
+  opts: { before?: Statement[] } = {},
+): Promise<TransactionRow> {
   if (!awaitingApproval(tx)) throw notAwaiting();
   if (tx.approval!.action.type === 'INCOMING_PAYMENT')
     return decideIncoming(deps, tx, { approve: false, ...(reason ? { reason } : {}) }, now);
   const approval: Approval = { ...tx.approval!, state: 'REJECTED', decidedAt: now, ...(reason ? { reason } : {}) };
   const change = await buildChange(deps.db, tx, [{ status: 'REJECTED', set: { approval } }], { now, mode: deps.mode });
+  change.statements.unshift(...(opts.before ?? []));
   if ((await commitChange(deps, change)) !== 'applied') throw notAwaiting();
   return change.row;
 }

@@ -1,10 +1,12 @@
 import type { z } from 'zod';
-import { defineRoute, json, type Ctx, type PreloadInput } from '../http/route';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { defineRoute, json, type Ctx, type LoadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, preloadClaim, withIdempotency } from '../http/idempotency';
+import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, isClaimLoaded, loadClaim, withIdempotency, type ClaimLoads } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './transaction-change';
-import { createTransfer, liveEarlier, transferReads, type Direction } from './transfers-service';
+import { checkedPair, createTransfer, earlierTransferLoad, liveEarlier, transferLoads, type Direction } from './transfers-service';
 import { transactionView } from './views';
 
 const tag = 'Same-Currency Transfers';
@@ -23,24 +25,31 @@ const keyOf = (request: Request) => request.headers.get(IDEMPOTENCY_HEADER) ?? u
 
 /**
  * One transfer in two round trips: authentication, which carries the accounts' reads and, under an
- * Idempotency-Key, the key's claim (`preload`); then the money batch, which also records the response for
- * replays. The key is also recorded on the transaction, so a retry whose stored answer was lost (a worker
- * that died after committing, a claim that lapsed) returns the committed transfer instead of moving money again.
+ * Idempotency-Key, the key's claim and the transfer that key made before (`load`); then the money batch,
+ * which also records the response for replays. The key is also recorded on the transaction, so a retry whose
+ * stored answer was lost (a worker that died after committing, a claim that lapsed) returns the committed
+ * transfer instead of moving money again.
  */
 function transfer(direction: Direction) {
+  const reads = (db: Db, platformId: SQL, body: z.infer<typeof TransferInRequest>, request: Request) => {
+    const key = keyOf(request);
+    return {
+      ...transferLoads(db, platformId, direction, inputOf(body)),
+      ...(key === undefined ? {} : earlierTransferLoad(db, platformId, key)),
+    };
+  };
   return {
-    preload: (p: PreloadInput<z.infer<typeof TransferInRequest>>) =>
-      preloadClaim(p.db, p, 'platform', p.platformId, [
-        ...transferReads(p.db, p.platformId, direction, inputOf(p.body), keyOf(p.request)).statements,
-      ]),
-    handler: async (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>>) => {
+    load: (p: LoadInput<z.infer<typeof TransferInRequest>>) =>
+      loadClaim(p.db, p, 'platform', p.platformId, reads(p.db, p.platformId, p.body, p.request)),
+    handler: async (
+      c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>, ReturnType<typeof reads> & Partial<ClaimLoads>>,
+    ) => {
       const input = inputOf(c.body);
       const requestKey = keyOf(c.request);
-      const reads = transferReads(c.db, c.auth.platform.id, direction, input, requestKey);
       if (requestKey === undefined) {
         // No key: nothing to claim or record; the reads came with authentication.
         const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
-          pair: reads.pair(c.preloaded, c.auth.platform),
+          pair: checkedPair(c.auth.platform, direction, c.loaded),
         });
         return json(transactionView(row), 201);
       }
@@ -48,11 +57,11 @@ function transfer(direction: Direction) {
         c,
         'platform',
         async (claim) => {
-          const earlier = liveEarlier(reads.earlier(claim.reads), c.now);
+          const earlier = liveEarlier(claim.reads.earlier?.[0], c.now);
           if (earlier) return json(transactionView(earlier), 201);
           let built: { id: string; body: string } | undefined;
           const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
-            pair: reads.pair(claim.reads, c.auth.platform),
+            pair: checkedPair(c.auth.platform, direction, claim.reads),
             requestKey,
             with: (row) => {
               built = { id: row.id, body: JSON.stringify(transactionView(row)) };
@@ -62,9 +71,9 @@ function transfer(direction: Direction) {
           // Another attempt of this request committed first: its transfer is the answer, recorded as usual.
           return built?.id === row.id ? claim.recorded(201, built.body) : json(transactionView(row), 201);
         },
-        // The claim was made with authentication; only for an invalid key (refused before any round trip) is
-        // there none, and the wrapper would then make its own with these reads.
-        { reads: [...reads.statements], preloaded: c.preloaded.length > 0 ? c.preloaded : undefined },
+        // The claim was made with authentication; only for an invalid key is there none, and the wrapper then
+        // answers its 400 before reading anything.
+        { reads: reads(c.db, sql`${c.auth.platform.id}`, c.body, c.request), loaded: isClaimLoaded(c.loaded) ? c.loaded : undefined },
       );
     },
   };

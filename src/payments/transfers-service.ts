@@ -1,19 +1,16 @@
-import { and, eq, lte, type SQL } from 'drizzle-orm';
+import { and, eq, lte, sql, type SQL } from 'drizzle-orm';
 import { KEY_TTL_MS } from '../common/idempotency';
-import type { Db } from '../db/client';
+import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import {
   customers,
   internalAccounts,
   transactions,
-  type Approval,
-  type CustomerRow,
   type ExternalAccountRow,
   type InternalAccountRow,
   type PlatformRow,
   type TransactionRow,
 } from '../db/schema';
 import { errorText } from '../db/errors';
-import { type Statement } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
 import { newId } from '../crypto/ids';
 import { invalidFields } from '../http/errors';
@@ -50,19 +47,18 @@ export interface Pair {
 }
 
 /**
- * The queries a transfer reads (both accounts, the internal account's customer and, given its
- * Idempotency-Key, a transfer that key already created), for one round trip possibly shared with other
- * statements (`platformId` may be SQL: see `RouteSpec.preload`); `pair` checks their results and `earlier`
- * finds that transfer.
+ * What a transfer reads (both accounts and the internal account's holder), named, for one round trip shared
+ * with other loads (authentication's, an Idempotency-Key claim's). `platformId` is SQL: in an authentication
+ * batch, the authenticated platform's id (NULL when authentication fails, so nothing is read).
  */
-export function transferReads(db: Db, platformId: string | SQL, direction: Direction, input: TransferInput, requestKey?: string) {
+export function transferLoads(db: Db, platformId: SQL, direction: Direction, input: TransferInput) {
   const [internalId, externalId] =
     direction === 'OUT' ? [input.sourceAccountId, input.destinationAccountId] : [input.destinationAccountId, input.sourceAccountId];
   const internalWhere = and(eq(internalAccounts.id, internalId), eq(internalAccounts.platformId, platformId));
-  const statements = [
-    db.select().from(internalAccounts).where(internalWhere).limit(1),
-    liveExternalAccount(db, platformId, externalId).limit(1),
-    db
+  return {
+    internal: db.select().from(internalAccounts).where(internalWhere).limit(1),
+    external: liveExternalAccount(db, platformId, externalId).limit(1),
+    owner: db
       .select()
       .from(customers)
       .where(
@@ -72,19 +68,13 @@ export function transferReads(db: Db, platformId: string | SQL, direction: Direc
         ),
       )
       .limit(1),
-    // Without a key there is no earlier transfer to find.
-    ...(requestKey === undefined ? [] : [byRequestKey(db, platformId, requestKey)]),
-  ] as const;
-  const pair = (results: readonly unknown[][], platform: PlatformRow) =>
-    checkedPair(
-      platform,
-      direction,
-      results[0]![0] as InternalAccountRow | undefined,
-      results[1]![0] as ExternalAccountRow | undefined,
-      results[2]![0] as CustomerRow | undefined,
-    );
-  const earlier = (results: readonly unknown[][]) => results[3]?.[0] as TransactionRow | undefined;
-  return { statements, pair, earlier };
+  };
+}
+export type TransferLoaded = Loaded<ReturnType<typeof transferLoads>>;
+
+/** The transfer an Idempotency-Key made before (see `liveEarlier`), as a load. */
+export function earlierTransferLoad(db: Db, platformId: SQL, requestKey: string) {
+  return { earlier: byRequestKey(db, platformId, requestKey) };
 }
 
 /** A transfer made under `requestKey` while that key is still remembered (see `KEY_TTL_MS`), else undefined. */
@@ -101,7 +91,7 @@ function releaseExpiredKey(db: Db, platformId: string, requestKey: string, now: 
     );
 }
 
-function byRequestKey(db: Db, platformId: string | SQL, requestKey: string) {
+function byRequestKey(db: Db, platformId: SQL, requestKey: string) {
   return db
     .select()
     .from(transactions)
@@ -111,18 +101,12 @@ function byRequestKey(db: Db, platformId: string | SQL, requestKey: string) {
 
 /** Loads and checks both accounts of a transfer in one round trip (see `checkedPair`). */
 export async function transferPair(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput): Promise<Pair> {
-  const reads = transferReads(db, platform.id, direction, input);
-  return reads.pair(await db.batch(reads.statements), platform);
+  return checkedPair(platform, direction, await loadTogether(db, transferLoads(db, sql`${platform.id}`, direction, input)));
 }
 
 /** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
-function checkedPair(
-  platform: PlatformRow,
-  direction: Direction,
-  internal: InternalAccountRow | undefined,
-  external: ExternalAccountRow | undefined,
-  customer: CustomerRow | undefined,
-): Pair {
+export function checkedPair(platform: PlatformRow, direction: Direction, loaded: TransferLoaded): Pair {
+  const [internal, external, customer] = [loaded.internal[0], loaded.external[0], loaded.owner[0]];
   const [internalField, externalField] =
     direction === 'OUT' ? ['source.accountId', 'destination.accountId'] : ['destination.accountId', 'source.accountId'];
   if (!internal) throw internalAccountNotFound();
@@ -143,7 +127,7 @@ function checkedPair(
 }
 
 /** The transaction row of a transfer, in `status`, following spec 4.9's suffix table. */
-function transferRow(
+export function transferRow(
   platform: PlatformRow,
   direction: Direction,
   pair: Pair,
@@ -240,45 +224,11 @@ export async function createTransfer(
   } catch (error) {
     // The same request committed meanwhile: that transfer is the answer.
     if (!opts.requestKey || !isUniqueViolation(errorText(error), 'transactions', 'request_key')) throw error;
-    const [earlier] = await byRequestKey(deps.db, platform.id, opts.requestKey);
+    const [earlier] = await byRequestKey(deps.db, sql`${platform.id}`, opts.requestKey);
     if (liveEarlier(earlier, now)) return earlier!;
     throw error;
   }
   if (result === 'insufficient_funds') throw insufficientFunds(pair.internal.id);
   if (result !== 'applied') throw new Error(`transfer not recorded: ${result}`);
-  return change.row;
-}
-
-/**
- * A transfer awaiting platform approval: recorded PENDING with the deferred action; nothing moves until
- * POST /transactions/{id}/approve initiates it.
- */
-export async function createPendingTransfer(
-  deps: PaymentDeps,
-  platform: PlatformRow,
-  direction: Direction,
-  input: TransferInput,
-  now: number,
-  extra: { agentId?: string },
-): Promise<TransactionRow> {
-  const pair = await transferPair(deps.db, platform, direction, input);
-  const row = transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now);
-  const approval: Approval = {
-    action: {
-      type: direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN',
-      sourceAccountId: input.sourceAccountId,
-      destinationAccountId: input.destinationAccountId,
-      amount: input.amount,
-      currency: pair.internal.currency,
-    },
-    state: 'PENDING_APPROVAL',
-    requestedAt: now,
-  };
-  const change = await buildChange(deps.db, { ...row, approval, agentId: extra.agentId ?? null }, [], {
-    now,
-    mode: deps.mode,
-    insert: true,
-  });
-  await commitChange(deps, change);
   return change.row;
 }

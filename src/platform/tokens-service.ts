@@ -1,6 +1,5 @@
 import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
-import type { Db } from '../db/client';
+import { named, type Db, type Loads } from '../db/client';
 import { apiTokens, platforms, type ApiTokenRow, type Permission, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
@@ -31,7 +30,7 @@ export async function findTokenWithPlatform(db: Db, clientId: string) {
 }
 
 /**
- * `findTokenWithPlatform` together with `more` statements in one round trip. `more` receives SQL for the
+ * `findTokenWithPlatform` together with named `more` statements in one round trip. `more` receives SQL for the
  * platform id that `clientId` and `secretHash` authenticate, with `permission`: NULL when they do not, so
  * statements filtered on it read and write nothing for anyone else (the caller still checks the token).
  */
@@ -40,12 +39,13 @@ export async function findTokenWithPlatformAnd(
   clientId: string,
   secretHash: string,
   permission: Permission | undefined,
-  more: (platformId: SQL) => BatchItem<'sqlite'>[],
+  more: (platformId: SQL) => Loads,
 ) {
   const permitted = permission ? sql` AND EXISTS (SELECT 1 FROM json_each(${apiTokens.permissions}) WHERE value = ${permission})` : sql``;
   const platformId = sql`(SELECT ${apiTokens.platformId} FROM ${apiTokens} WHERE ${apiTokens.clientId} = ${clientId} AND ${apiTokens.secretHash} = ${secretHash}${permitted})`;
   // Two plain selects: in a D1 batch, drizzle maps rows by position after D1 merged same-named columns,
   // so a join of two tables that both have `id` would come back garbled.
+  const loads = more(platformId);
   const [tokens, platformRows, ...results] = (await db.batch([
     db.select().from(apiTokens).where(eq(apiTokens.clientId, clientId)).limit(1),
     db
@@ -53,10 +53,10 @@ export async function findTokenWithPlatformAnd(
       .from(platforms)
       .where(eq(platforms.id, db.select({ id: apiTokens.platformId }).from(apiTokens).where(eq(apiTokens.clientId, clientId))))
       .limit(1),
-    ...more(platformId),
-  ])) as [ApiTokenRow[], PlatformRow[], ...unknown[][]];
+    ...Object.values(loads),
+  ])) as [ApiTokenRow[], PlatformRow[], ...unknown[]];
   const [token, platform] = [tokens[0], platformRows[0]];
-  return { found: token && platform ? { token, platform } : undefined, results };
+  return { found: token && platform ? { token, platform } : undefined, results: named(loads, results) };
 }
 
 export function tokenView(row: ApiTokenRow): ApiToken {

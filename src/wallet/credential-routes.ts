@@ -172,9 +172,9 @@ export const credentialRoutes = [
     },
     // The wallet lookup and the new session's id reservation ride on the authentication round trip; the id
     // is given back if verify refuses.
-    preload: ({ db, params, platformId, now }) => reserveSession(db, platformId, params.id, now),
+    load: ({ db, params, platformId, now }) => reserveSession(db, platformId, params.id, now),
     handler: async (c) => {
-      const { wallet, sessionId } = reservedSession(c.env.ACCOUNT, c.preloaded, credentialNotFound);
+      const { wallet, sessionId } = reservedSession(c.env.ACCOUNT, c.loaded, credentialNotFound);
       let outcome: Awaited<ReturnType<typeof issueSession>>;
       try {
         outcome = await issueSession(c, wallet, sessionId);

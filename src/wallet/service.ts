@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../crypto/ids';
 import type { Env } from '../env';
-import type { Db } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import { customers, internalAccounts, walletAuthIndex, type InternalAccountRow } from '../db/schema';
 import { iso } from '../common/time';
 import { ApiError, ERRORS, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
@@ -47,7 +47,7 @@ export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: st
   return walletOf(ns, row);
 }
 
-const byAuthId = (db: Db, platformId: string | SQL, id: string) =>
+const byAuthId = (db: Db, platformId: SQL, id: string) =>
   db
     .select(walletColumns)
     .from(walletAuthIndex)
@@ -58,37 +58,40 @@ const byAuthId = (db: Db, platformId: string | SQL, id: string) =>
 
 /** The wallet holding credential or session `id` (via the id index), for endpoints that name only that id. */
 export async function walletByAuthId(db: Db, ns: Env['ACCOUNT'], platformId: string, id: string, missing: () => ApiError): Promise<Wallet> {
-  const [row] = await byAuthId(db, platformId, id);
+  const [row] = await byAuthId(db, sql`${platformId}`, id);
   if (!row) throw missing();
   return walletOf(ns, row);
 }
 
 /**
  * Statements finding the wallet of credential `id` and reserving the index row of a new session id for it
- * (nothing is inserted when `id` is unknown), run in the authentication round trip (`RouteSpec.preload`);
+ * (nothing is inserted when `id` is unknown), as loads of the authentication round trip (`RouteSpec.load`);
  * `reservedSession` reads their results. A refused issue gives the id back with `releaseSessionId`; until the
  * account commits the session, the id answers 404 like any unknown id.
  */
 export function reserveSession(db: Db, platformId: SQL, id: string, now: number) {
   const sessionId = newId('Session', now);
-  return [
-    byAuthId(db, platformId, id),
+  return {
+    wallet: byAuthId(db, platformId, id),
     // Column order of the table: id, account_id, platform_id, created_at.
-    db
+    reserved: db
       .insert(walletAuthIndex)
       .select(
         sql`SELECT ${sessionId}, ${walletAuthIndex.accountId}, ${walletAuthIndex.platformId}, ${now} FROM ${walletAuthIndex}
             WHERE ${walletAuthIndex.id} = ${id} AND ${walletAuthIndex.platformId} = ${platformId}`,
       )
       .returning({ id: walletAuthIndex.id }),
-  ];
+  };
 }
 
 /** The wallet and the session id `reserveSession` found and reserved (`missing` when the credential is unknown). */
-export function reservedSession(ns: Env['ACCOUNT'], results: unknown[][], missing: () => ApiError): { wallet: Wallet; sessionId: string } {
-  const [rows, reserved] = results as [Parameters<typeof walletOf>[1][], { id: string }[]];
-  const row = rows[0];
-  const sessionId = reserved[0]?.id;
+export function reservedSession(
+  ns: Env['ACCOUNT'],
+  loaded: Loaded<ReturnType<typeof reserveSession>>,
+  missing: () => ApiError,
+): { wallet: Wallet; sessionId: string } {
+  const row = loaded.wallet[0];
+  const sessionId = loaded.reserved[0]?.id;
   if (!row || !sessionId) throw missing();
   return { wallet: walletOf(ns, row), sessionId };
 }

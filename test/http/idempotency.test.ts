@@ -173,21 +173,24 @@ describe('Idempotency-Key', () => {
 
   it("runs the action's reads in the claim's round trip and hands it their results", async () => {
     const r = req();
-    const seen: unknown[][][] = [];
+    const seen: unknown[] = [];
     // The reads run after the claim in the same batch: the second one sees the key just claimed.
-    const reads = [
-      db()
+    const reads = {
+      none: db()
         .select({ one: sql<number>`1` })
         .from(idempotencyKeys)
         .limit(0),
-      db().select({ key: idempotencyKeys.key, state: idempotencyKeys.state }).from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!)),
-    ];
-    const action = async (claim: Claim) => {
-      seen.push(claim.reads);
+      key: db()
+        .select({ key: idempotencyKeys.key, state: idempotencyKeys.state })
+        .from(idempotencyKeys)
+        .where(eq(idempotencyKeys.key, r.key!)),
+    };
+    const action = async (claim: Claim<typeof reads>) => {
+      seen.push({ none: claim.reads.none, key: claim.reads.key });
       return json({ ok: true }, 201);
     };
     expect((await runIdempotent(db(), r, action, { reads })).status).toBe(201);
-    expect(seen).toEqual([[[], [{ key: r.key, state: 'IN_FLIGHT' }]]]);
+    expect(seen).toEqual([{ none: [], key: [{ key: r.key, state: 'IN_FLIGHT' }] }]);
     // A repeat is answered from the key; the action (and its reads' results) are not used.
     expect((await runIdempotent(db(), r, action, { reads })).headers.get('Idempotent-Replayed')).toBe('true');
     expect(seen).toHaveLength(1);

@@ -39,7 +39,7 @@ const deps = () => ({
 const platformRow = async (p: TestPlatform) => (await db().select().from(platforms).where(eq(platforms.id, p.id)))[0]!;
 
 /** What the agents work calls: an action awaiting the platform's approval. */
-async function awaiting(p: TestPlatform, request: ApprovalRequest) {
+async function awaiting(p: TestPlatform, request: ApprovalRequest & { agentId?: string }) {
   return transactionView(await requestPlatformApproval(deps(), await platformRow(p), request, Date.now()));
 }
 
