@@ -2,7 +2,7 @@ import { depsOf } from '../http/deps';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
-import { createCustomer, deleteCustomer, getCustomer, listCustomers } from './service';
+import { createCustomer, customerFrom, customerListFrom, customerListLoads, customerLoads, deleteCustomer } from './service';
 import { patchCustomer } from './email-update';
 import { AuthSignedRequestChallenge, SIGNATURE_HEADERS } from '../wallet/schema';
 
@@ -34,7 +34,8 @@ export const customerRoutes = [
     permission: 'VIEW',
     query: CustomerListQuery,
     responses: { 200: { description: 'A page of customers', schema: CustomerList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listCustomers(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => customerListLoads(db, platformId, query),
+    handler: (c) => json(customerListFrom(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -46,7 +47,8 @@ export const customerRoutes = [
     permission: 'VIEW',
     params: CustomerIdParams,
     responses: { 200: { description: 'The customer', schema: Customer }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getCustomer(c.db, c.auth.platform.id, c.params.customerId)),
+    load: ({ db, platformId, params }) => customerLoads(db, platformId, params.customerId),
+    handler: (c) => json(customerFrom(c.loaded)),
   }),
   defineRoute({
     method: 'PATCH',

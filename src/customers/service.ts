@@ -1,7 +1,7 @@
 // Customers: build and insert (one by one and in bulk), view and list, update and delete, with their webhook
 // events. Over 300 lines because it is the customer's whole lifecycle.
-import { and, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { and, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db, Loaded } from '../db/client';
 import {
   beneficialOwners,
   customers,
@@ -17,7 +17,7 @@ import { isUniqueViolation } from '../db/errors';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { ApiError, conflict, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
-import { keysetPage } from '../http/pagination';
+import { keysetIds, keysetLoads, pageFrom, type KeysetQuery } from '../http/pagination';
 import { errorText } from '../db/errors';
 import { customerAccountRows, statusEvent } from '../accounts/internal-service';
 import { beneficialOwnerView } from './beneficial-owners';
@@ -228,23 +228,30 @@ export async function customerEventData(db: Db, row: CustomerRow): Promise<Recor
 }
 
 /** One round trip: the customer and its beneficial owners together. */
-export async function getCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerView> {
-  const [rows, owners] = await db.batch([
-    db
+/** GET /customers/{id} as loads (`platformId` SQL: see `RouteSpec.load`): the customer and its owners. */
+export function customerLoads(db: Db, platformId: SQL, customerId: string) {
+  return {
+    customer: db
       .select()
       .from(customers)
-      .where(and(eq(customers.id, customerId), eq(customers.platformId, platformId))),
-    db
+      .where(and(eq(customers.id, customerId), eq(customers.platformId, platformId)))
+      .limit(1),
+    owners: db
       .select()
       .from(beneficialOwners)
       .where(and(eq(beneficialOwners.customerId, customerId), eq(beneficialOwners.platformId, platformId)))
       .orderBy(beneficialOwners.id),
-  ]);
-  if (!rows[0]) throw customerNotFound();
-  return customerView(rows[0], owners);
+  };
 }
 
-export async function listCustomers(db: Db, platformId: string, q: CustomerListQuery) {
+export function customerFrom(loaded: Loaded<ReturnType<typeof customerLoads>>): CustomerView {
+  const row = loaded.customer[0];
+  if (!row) throw customerNotFound();
+  return customerView(row, loaded.owners);
+}
+
+/** The keyset query of GET /customers. */
+function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<CustomerRow> {
   const where: (SQL | undefined)[] = [eq(customers.platformId, platformId)];
   if (!q.isIncludingDeleted) where.push(eq(customers.isDeleted, false));
   if (q.platformCustomerId !== undefined) where.push(eq(customers.platformCustomerId, q.platformCustomerId));
@@ -256,18 +263,28 @@ export async function listCustomers(db: Db, platformId: string, q: CustomerListQ
   if (q.createdBefore !== undefined) where.push(lte(customers.createdAt, q.createdBefore));
   if (q.updatedAfter !== undefined) where.push(gte(customers.updatedAt, q.updatedAfter));
   if (q.updatedBefore !== undefined) where.push(lte(customers.updatedAt, q.updatedBefore));
-  const page = await keysetPage<CustomerRow>(db, {
-    table: customers,
-    idColumn: customers.id,
-    where: and(...where),
-    limit: q.limit,
-    cursor: q.cursor,
-    withTotal: true,
-  });
-  const owners = await ownersOf(db, page.data);
-  return { ...page, data: page.data.map((r) => customerView(r, owners.get(r.id) ?? [])) };
+  return { table: customers, idColumn: customers.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true };
 }
 
+/** GET /customers as loads: the page with its total, and the beneficial owners of the page's customers. */
+export function customerListLoads(db: Db, platformId: SQL, q: CustomerListQuery) {
+  const page = customerPage(platformId, q);
+  return {
+    ...keysetLoads(db, page),
+    owners: db
+      .select()
+      .from(beneficialOwners)
+      .where(inArray(beneficialOwners.customerId, keysetIds(db, page)))
+      .orderBy(beneficialOwners.id),
+  };
+}
+
+export function customerListFrom(q: CustomerListQuery, loaded: Loaded<ReturnType<typeof customerListLoads>>) {
+  const page = pageFrom<CustomerRow>(q, loaded);
+  const owners = new Map<string, BeneficialOwnerRow[]>();
+  for (const o of loaded.owners) owners.set(o.customerId, [...(owners.get(o.customerId) ?? []), o]);
+  return { ...page, data: page.data.map((r) => customerView(r, owners.get(r.id) ?? [])) };
+}
 function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unknown> {
   const info = { ...(row.info as Record<string, unknown>) };
   if (patch.customerType === 'INDIVIDUAL') {

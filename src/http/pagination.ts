@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../db/client';
+import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { base64url } from '../crypto/secrets';
 import { badRequest } from './errors';
 
@@ -54,7 +54,7 @@ export function decodeCursor(cursor: string): Position {
   throw badRequest('Invalid cursor', { fields: [{ field: 'cursor', message: 'Not a cursor from a previous response' }] });
 }
 
-interface KeysetQuery<Row> {
+export interface KeysetQuery<Row> {
   table: SQLiteTable;
   /**
    * A 1:1 table joined for filtering and reading: rows are then `fields` (name them: a batch reads rows by
@@ -75,10 +75,40 @@ interface KeysetQuery<Row> {
 }
 
 /**
- * One page by keyset (never OFFSET), with the total in the same round trip when asked.
- * Cost does not grow with the page's depth.
+ * One page by keyset (never OFFSET) as named loads, with the total when asked, for one round trip (possibly
+ * authentication's: see `RouteSpec.load`); `pageFrom` reads them. Cost does not grow with the page's depth.
+ * An invalid cursor is 400.
  */
-export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page<Row>> {
+export function keysetLoads<Row>(db: Db, q: KeysetQuery<Row>) {
+  const { where, orderBy, limit } = keysetParts(q);
+  let rowsFrom = db.select().from(q.table).$dynamic();
+  let countFrom = db.select({ n: count() }).from(q.table).$dynamic();
+  if (q.join) {
+    // Rows take the shape of the join's fields (the caller's Row says which); the count does not.
+    rowsFrom = db.select(q.join.fields).from(q.table).innerJoin(q.join.table, q.join.on).$dynamic() as unknown as typeof rowsFrom;
+    countFrom = countFrom.innerJoin(q.join.table, q.join.on);
+  }
+  const rows = rowsFrom
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(limit);
+  // Typed by the caller's Row in `pageFrom`; here only as statements.
+  return (q.withTotal ? { rows, total: countFrom.where(q.where) } : { rows }) as KeysetLoads;
+}
+
+/** SQL for the ids of the rows `keysetLoads` reads (no join), to load what belongs to them in the same batch. */
+export function keysetIds<Row>(db: Db, q: KeysetQuery<Row>) {
+  const { where, orderBy, limit } = keysetParts(q);
+  return db
+    .select({ id: q.idColumn })
+    .from(q.table)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(limit);
+}
+
+/** The page's condition (the filter and the cursor's position), order and limit (one more, to know `hasMore`). */
+function keysetParts<Row>(q: KeysetQuery<Row>) {
   const order = q.order ?? 'asc';
   const after = order === 'asc' ? gt : lt;
   const by = order === 'asc' ? asc : desc;
@@ -93,26 +123,14 @@ export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page
     }
   }
   const orderBy = q.sortColumn ? [by(q.sortColumn), by(q.idColumn)] : [by(q.idColumn)];
-  let rowsFrom = db.select().from(q.table).$dynamic();
-  let countFrom = db.select({ n: count() }).from(q.table).$dynamic();
-  if (q.join) {
-    // Rows take the shape of the join's fields (the caller's Row says which); the count does not.
-    rowsFrom = db.select(q.join.fields).from(q.table).innerJoin(q.join.table, q.join.on).$dynamic() as unknown as typeof rowsFrom;
-    countFrom = countFrom.innerJoin(q.join.table, q.join.on);
-  }
-  const rowsQuery = rowsFrom
-    .where(and(q.where, position))
-    .orderBy(...orderBy)
-    .limit(q.limit + 1);
-  let rows: Row[];
-  let total: number | undefined;
-  if (q.withTotal) {
-    const [r, c] = await db.batch([rowsQuery, countFrom.where(q.where)]);
-    rows = r as Row[];
-    total = c[0]?.n ?? 0;
-  } else {
-    rows = (await rowsQuery) as Row[];
-  }
+  return { where: and(q.where, position), orderBy, limit: q.limit + 1 };
+}
+/** What `keysetLoads` reads: the page's rows (one more than the limit), and the total when asked. */
+export type KeysetLoads = { rows: Statement } | { rows: Statement; total: Statement };
+
+/** The page `keysetLoads` read. */
+export function pageFrom<Row>(q: Pick<KeysetQuery<Row>, 'limit' | 'rowId' | 'sortKey'>, loaded: Loaded<KeysetLoads>): Page<Row> {
+  const rows = loaded.rows as unknown as Row[];
   const hasMore = rows.length > q.limit;
   const data = hasMore ? rows.slice(0, q.limit) : rows;
   const page: Page<Row> = { data, hasMore };
@@ -121,8 +139,13 @@ export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page
     const id = q.rowId ? q.rowId(last) : (last as Row & { id: string }).id;
     page.nextCursor = encodeCursor(q.sortKey ? { k: q.sortKey(last), id } : { id });
   }
-  if (total !== undefined) page.totalCount = total;
+  if ('total' in loaded) page.totalCount = (loaded.total as unknown as { n: number }[])[0]?.n ?? 0;
   return page;
+}
+
+/** One page by keyset, read in one round trip. */
+export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page<Row>> {
+  return pageFrom(q, await loadTogether(db, keysetLoads(db, q)));
 }
 
 export function mapPage<A, B>(page: Page<A>, f: (a: A) => B): Page<B> {

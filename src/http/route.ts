@@ -47,10 +47,11 @@ export interface ResponseSpec {
 }
 
 /** What `RouteSpec.load` gets: the valid input, and SQL for the platform the credentials authenticate. */
-export interface LoadInput<B, P = unknown> {
+export interface LoadInput<B, P = unknown, Q = unknown> {
   db: Db;
   request: Request;
   params: P;
+  query: Q;
   body: B;
   rawBody: string;
   platformId: SQL;
@@ -84,7 +85,7 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
    * NULL unless the credentials and `permission` hold, so statements filtered on it read and write nothing
    * for anyone else. A handler refusing later undoes what they wrote.
    */
-  load?: (input: LoadInput<B, P>) => L;
+  load?: (input: LoadInput<B, P, Q>) => L;
   handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response> | Response;
 }
 
@@ -109,10 +110,27 @@ export function defineRoute<
     // trip; its error still comes after authentication's.
     const early = spec.load ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
+    // A load refusing the input (an invalid cursor) refuses it after authentication, like validation does.
+    let refused: { error: unknown } | undefined;
     const load =
       valid && spec.load
-        ? (platformId: SQL) =>
-            spec.load!({ db, request, params: valid.params as P, body: valid.body as B, rawBody: valid.rawBody, platformId, now: wall })
+        ? (platformId: SQL) => {
+            try {
+              return spec.load!({
+                db,
+                request,
+                params: valid.params as P,
+                query: valid.query as Q,
+                body: valid.body as B,
+                rawBody: valid.rawBody,
+                platformId,
+                now: wall,
+              });
+            } catch (error) {
+              refused = { error };
+              return {};
+            }
+          }
         : undefined;
     const { principal: auth, loaded } = await authenticate(spec.auth, request, {
       db,
@@ -125,6 +143,7 @@ export function defineRoute<
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
     }
     if (early && 'error' in early) throw early.error;
+    if (refused) throw refused.error;
     const { params, query, body, rawBody } = valid ?? (await readInput(input, request));
     return spec.handler({
       request,

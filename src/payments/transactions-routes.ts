@@ -1,7 +1,7 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Transaction, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
-import { getTransaction, listTransactions } from './transactions-service';
+import { transactionFrom, transactionLoads, listTransactions } from './transactions-service';
 
 const tag = 'Transactions';
 
@@ -28,6 +28,7 @@ export const transactionRoutes = [
     permission: 'VIEW',
     params: TransactionIdParams,
     responses: { 200: { description: 'The transaction', schema: Transaction }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getTransaction(c.db, c.auth.platform.id, c.params.transactionId)),
+    load: ({ db, platformId, params }) => transactionLoads(db, platformId, params.transactionId),
+    handler: (c) => json(transactionFrom(c.loaded)),
   }),
 ];

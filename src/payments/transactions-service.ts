@@ -1,5 +1,5 @@
 import { and, eq, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import { transactions, type TransactionRow } from '../db/schema';
 import { notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
@@ -15,8 +15,21 @@ export async function loadTransaction(db: Db, platformId: string, id: string): P
   return row;
 }
 
-export async function getTransaction(db: Db, platformId: string, id: string) {
-  return transactionView(await loadTransaction(db, platformId, id));
+/** GET /transactions/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `transactionFrom` reads it. */
+export function transactionLoads(db: Db, platformId: SQL, id: string) {
+  return {
+    transaction: db
+      .select()
+      .from(transactions)
+      .where(and(eq(transactions.id, id), eq(transactions.platformId, platformId)))
+      .limit(1),
+  };
+}
+
+export function transactionFrom(loaded: Loaded<ReturnType<typeof transactionLoads>>) {
+  const row = loaded.transaction[0];
+  if (!row) throw transactionNotFound();
+  return transactionView(row);
 }
 
 // An end's account identifier is what its `source`/`destination` names: an account id or a UMA address

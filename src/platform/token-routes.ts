@@ -2,7 +2,7 @@ import { defineRoute, json, noContent } from '../http/route';
 import { ErrorBody } from '../http/errors';
 import { errorResponses } from '../http/responses';
 import { ApiToken, ApiTokenCreate, TokenIdParams, TokenList, TokenListQuery } from './schema';
-import { createToken, deleteToken, getToken, listTokens } from './tokens-service';
+import { createToken, deleteToken, listTokens, tokenFrom, tokenLoads } from './tokens-service';
 
 const tag = 'API Tokens';
 
@@ -48,7 +48,8 @@ export const tokenRoutes = [
     permission: 'VIEW',
     params: TokenIdParams,
     responses: { 200: { description: 'The token', schema: ApiToken }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getToken(c.db, c.auth.platform.id, c.params.tokenId)),
+    load: ({ db, platformId, params }) => tokenLoads(db, platformId, params.tokenId),
+    handler: (c) => json(tokenFrom(c.loaded)),
   }),
   defineRoute({
     method: 'DELETE',

@@ -1,5 +1,5 @@
 import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { named, type Db, type Loads } from '../db/client';
+import { named, type Db, type Loaded, type Loads } from '../db/client';
 import { apiTokens, platforms, type ApiTokenRow, type Permission, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
@@ -136,10 +136,19 @@ export async function listTokens(db: Db, platformId: string, f: TokenFilters) {
 
 const tokenNotFound = () => notFound('TOKEN_NOT_FOUND', 'API token not found');
 
-export async function getToken(db: Db, platformId: string, tokenId: string) {
-  const row = await db.query.apiTokens.findFirst({
-    where: and(eq(apiTokens.id, tokenId), eq(apiTokens.platformId, platformId)),
-  });
+/** GET /tokens/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `tokenFrom` reads it. */
+export function tokenLoads(db: Db, platformId: SQL, tokenId: string) {
+  return {
+    token: db
+      .select()
+      .from(apiTokens)
+      .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.platformId, platformId)))
+      .limit(1),
+  };
+}
+
+export function tokenFrom(loaded: Loaded<ReturnType<typeof tokenLoads>>): ApiToken {
+  const row = loaded.token[0];
   if (!row) throw tokenNotFound();
   return tokenView(row);
 }

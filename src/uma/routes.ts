@@ -1,7 +1,7 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { UmaProviderList, UmaProviderListQuery, UmaProviderLoad, UmaProviderLoadResult } from './schema';
-import { listUmaProviders, loadUmaProviders } from './service';
+import { umaProviderLoads, umaProvidersFrom, loadUmaProviders } from './service';
 
 export const umaProviderRoutes = [
   defineRoute({
@@ -14,7 +14,8 @@ export const umaProviderRoutes = [
     permission: 'VIEW',
     query: UmaProviderListQuery,
     responses: { 200: { description: 'A page of providers', schema: UmaProviderList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listUmaProviders(c.db, c.query)),
+    load: ({ db, platformId, query }) => umaProviderLoads(db, platformId, query),
+    handler: (c) => json(umaProvidersFrom(c.query, c.loaded)),
   }),
 ];
 

@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import { umaProviders, type UmaProviderRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { inJson } from '../db/json-rows';
-import { keysetPage } from '../http/pagination';
+import { keysetLoads, pageFrom, type KeysetQuery } from '../http/pagination';
 import type { Statement } from '../db/client';
 import type { UmaProviderInput, UmaProviderListQuery, UmaProviderView } from './schema';
 
@@ -20,11 +20,19 @@ export function umaProviderView(row: UmaProviderRow): UmaProviderView {
 }
 
 /**
- * GET /uma-providers (spec 4.7): filters by region and currency, blocked providers included unless
+ * GET /uma-providers (spec 4.7) as loads: filters by region and currency, blocked providers included unless
  * `hasBlockedProviders=false`, ordered by name (ties by id) in `sortOrder`, keyset-paged, with the total.
+ * The directory is shared; `platformId` (SQL, see `RouteSpec.load`) only makes an unauthenticated
+ * request read nothing.
  */
-export async function listUmaProviders(db: Db, q: UmaProviderListQuery) {
-  const where: SQL[] = [];
+export function umaProviderLoads(db: Db, platformId: SQL, q: UmaProviderListQuery) {
+  return keysetLoads(db, providerPage(platformId, q));
+}
+
+const byName = (r: UmaProviderRow) => r.name;
+
+function providerPage(platformId: SQL, q: UmaProviderListQuery): KeysetQuery<UmaProviderRow> {
+  const where: SQL[] = [sql`${platformId} IS NOT NULL`];
   if (q.countryCode) where.push(sql`EXISTS (SELECT 1 FROM json_each(${umaProviders.supportedRegions}) WHERE value = ${q.countryCode})`);
   if (q.currencyCode) {
     where.push(
@@ -32,17 +40,21 @@ export async function listUmaProviders(db: Db, q: UmaProviderListQuery) {
     );
   }
   if (q.hasBlockedProviders === false) where.push(eq(umaProviders.allowListStatus, true));
-  const page = await keysetPage<UmaProviderRow>(db, {
+  return {
     table: umaProviders,
     idColumn: umaProviders.id,
     sortColumn: umaProviders.name,
-    sortKey: (r) => r.name,
+    sortKey: byName,
     order: q.sortOrder,
-    where: where.length ? and(...where) : undefined,
+    where: and(...where),
     limit: q.limit,
     cursor: q.cursor,
     withTotal: true,
-  });
+  };
+}
+
+export function umaProvidersFrom(q: UmaProviderListQuery, loaded: Loaded<ReturnType<typeof umaProviderLoads>>) {
+  const page = pageFrom<UmaProviderRow>({ limit: q.limit, sortKey: byName }, loaded);
   return {
     data: page.data.map(umaProviderView),
     hasMore: page.hasMore,
