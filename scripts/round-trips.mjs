@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `npm run round-trips`: the D1 round trips and account (Durable Object) calls of every operation of
+// /openapi.json on its success path, measured by test/perf/route-budgets.test.ts with the counting harness.
+// Prints the table; `--write` also puts it into README.md between its round-trips markers.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+const run = spawnSync('npx', ['vitest', 'run', '--config', 'test/vitest.config.ts', 'test/perf/route-budgets.test.ts'], {
+  cwd: root,
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
+});
+const output = `${run.stdout}\n${run.stderr}`;
+const table = output.match(/ROUND-TRIPS-TABLE-START\n([\s\S]*?)\nROUND-TRIPS-TABLE-END/)?.[1];
+if (run.status !== 0 || !table) {
+  console.error(output);
+  console.error(run.status !== 0 ? 'The budgets test failed (above).' : 'The test printed no table.');
+  process.exit(1);
+}
+console.log(table);
+if (process.argv.includes('--write')) {
+  const readme = join(root, 'README.md');
+  const text = readFileSync(readme, 'utf8');
+  const start = '<!-- round-trips:start -->';
+  const end = '<!-- round-trips:end -->';
+  const [before, rest] = text.split(start);
+  if (rest === undefined || !rest.includes(end)) throw new Error(`README.md has no ${start} ... ${end} section`);
+  writeFileSync(readme, `${before}${start}\n${table}\n${end}${rest.slice(rest.indexOf(end) + end.length)}`);
+  console.error('README.md updated.');
+}

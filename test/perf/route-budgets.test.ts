@@ -1,0 +1,458 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { agentActions } from '../../src/db/schema';
+import { api, newPlatform, OPERATOR, type CallOptions } from '../support/api';
+import { newAgent, policy } from '../support/agents';
+import { businessBody, individualBody, multipart, uniqueId, type FormPart } from '../support/customers';
+import { bankInfo, createQuote, customerWithAccounts, db, externalAccount, fund, idemKey } from '../support/payments';
+import { SoftPasskey } from '../support/passkey';
+import { newWalletClient, stamp, type SessionKey } from '../support/wallet-client';
+import { challengeOf, emailCredential, newWallet, otpSession, type TestWallet } from '../support/wallets';
+import { fakeEndpoint, hookUrl } from '../support/webhooks';
+import { measured, type Cost } from './counting';
+
+/**
+ * The production latency model of the API: D1 round trips and embedded-wallet account (Durable Object)
+ * calls of every operation of /openapi.json on its success path, each within its declared budget.
+ * `npm run round-trips` prints the table this test measures; the README carries it.
+ */
+const BUDGETS: Record<string, { d1: number; account: number }> = {};
+const budget = (d1: number, account = 0) => ({ d1, account });
+Object.assign(BUDGETS, {
+  // Operator
+  createPlatform: budget(1),
+  listPlatforms: budget(1),
+  loadUmaProviders: budget(2),
+  getOpenApi: budget(0),
+  // Platform configuration and tokens
+  getPlatformConfig: budget(1),
+  updatePlatformConfig: budget(2),
+  createToken: budget(2),
+  listTokens: budget(2),
+  getTokenById: budget(1),
+  deleteTokenById: budget(2),
+  // Customers and KYC
+  createCustomer: budget(2),
+  listCustomers: budget(1),
+  getCustomerById: budget(1),
+  updateCustomerById: budget(3),
+  deleteCustomerById: budget(4),
+  uploadCustomersCsv: budget(2),
+  getBulkCustomerImportJob: budget(2),
+  createBeneficialOwner: budget(3),
+  listBeneficialOwners: budget(3),
+  getBeneficialOwner: budget(2),
+  updateBeneficialOwner: budget(3),
+  createVerification: budget(4),
+  listVerifications: budget(2),
+  getVerification: budget(2),
+  uploadDocument: budget(3),
+  listDocuments: budget(2),
+  getDocument: budget(2),
+  replaceDocument: budget(4),
+  deleteDocument: budget(2),
+  // Accounts
+  createCustomerExternalAccount: budget(3),
+  listCustomerExternalAccounts: budget(2),
+  getCustomerExternalAccountById: budget(2),
+  deleteCustomerExternalAccountById: budget(2),
+  createPlatformExternalAccount: budget(2),
+  listPlatformExternalAccounts: budget(2),
+  getPlatformExternalAccountById: budget(2),
+  deletePlatformExternalAccountById: budget(2),
+  listCustomerInternalAccounts: budget(2),
+  listPlatformInternalAccounts: budget(3),
+  sandboxFundInternalAccount: budget(4),
+  getAvailableUmaProviders: budget(1),
+  // Money
+  getExchangeRates: budget(1),
+  createQuote: budget(6),
+  listQuotes: budget(2),
+  getQuoteById: budget(2),
+  executeQuote: budget(8),
+  createTransferIn: budget(2),
+  createTransferOut: budget(2),
+  listTransactions: budget(2),
+  getTransactionById: budget(1),
+  approvePendingPayment: budget(3),
+  rejectPendingPayment: budget(2),
+  // Webhooks and the sandbox
+  sendWebhookTest: budget(4),
+  sendTestWebhook: budget(4),
+  listWebhookDeliveries: budget(2),
+  getWebhookDelivery: budget(2),
+  sandboxSend: budget(6),
+  sandboxReceive: budget(4),
+  advanceSandboxClock: budget(4),
+  sandboxReset: budget(2),
+  listSandboxEmails: budget(2),
+  // Embedded wallets
+  listAuthCredentials: budget(2, 1),
+  createAuthCredential: budget(3, 1),
+  challengeAuthCredential: budget(4, 2),
+  verifyAuthCredential: budget(1, 1),
+  revokeAuthCredential: budget(2, 1),
+  listAuthSessions: budget(2, 1),
+  refreshAuthSession: budget(3, 1),
+  revokeAuthSession: budget(2, 1),
+  updateInternalAccount: budget(3, 1),
+  exportInternalAccount: budget(2, 1),
+  // Agents (the platform's side)
+  createAgent: budget(3),
+  listAgents: budget(3),
+  getAgentById: budget(3),
+  updateAgent: budget(3),
+  updateAgentPolicy: budget(4),
+  deleteAgent: budget(2),
+  regenerateAgentDeviceCode: budget(3),
+  getAgentDeviceCodeStatus: budget(2),
+  redeemAgentDeviceCode: budget(4),
+  listAgentApprovals: budget(3),
+  approveAgentAction: budget(3),
+  rejectAgentAction: budget(2),
+  // Agents (their own side)
+  getAgentMe: budget(2),
+  agentListInternalAccounts: budget(2),
+  agentListExternalAccounts: budget(2),
+  agentCreateExternalAccount: budget(3),
+  agentGetExternalAccount: budget(2),
+  agentDeleteExternalAccount: budget(3),
+  agentCreateQuote: budget(8),
+  agentGetQuote: budget(3),
+  agentExecuteQuote: budget(4),
+  agentCreateTransferOut: budget(3),
+  agentCreateTransferIn: budget(3),
+  agentListActions: budget(3),
+  agentGetAction: budget(3),
+  agentListTransactions: budget(2),
+  agentGetTransaction: budget(2),
+});
+
+interface Measured {
+  method: string;
+  path: string;
+  status: number;
+  cost: Cost;
+}
+const seen = new Map<string, Measured>();
+
+/** One measured call of operation `op`, which must succeed; ids in its path are written as `{...}` in the table. */
+async function m(op: string, method: string, path: string, opts: CallOptions = {}) {
+  const res = await measured(method, path, opts);
+  expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  seen.set(op, { method, path, status: res.status, cost: res.cost });
+  return res;
+}
+
+/** The signed retry of a wallet request, measured (its challenge is not: the table counts each request once). */
+async function signedM(op: string, w: TestWallet, method: string, path: string, body: unknown, key: SessionKey) {
+  const challenge = await challengeOf(w, method, path, body);
+  return m(op, method, path, {
+    auth: w.p.auth,
+    body,
+    headers: { 'Service-Wallet-Signature': await stamp(key, challenge.payloadToSign), 'Request-Id': challenge.requestId },
+  });
+}
+
+const form = (parts: FormPart[]) => {
+  const f = multipart(parts);
+  return { raw: f.body, headers: { 'Content-Type': f.contentType } };
+};
+const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
+const pdf: FormPart = { name: 'file', filename: 'passport.pdf', contentType: 'application/pdf', data: PDF };
+const CSV_HEADER =
+  'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId';
+const enc = encodeURIComponent;
+
+describe('round trips of every operation (the production latency model)', () => {
+  it('every operation of /openapi.json succeeds within its budget', async () => {
+    // --- operator ---
+    const domain = `rt-${uniqueId('p')}.example`;
+    await m('createPlatform', 'POST', '/operator/platforms', { auth: OPERATOR, body: { name: 'Round Trips', umaDomain: domain } });
+    await m('listPlatforms', 'GET', '/operator/platforms', { auth: OPERATOR });
+    await m('loadUmaProviders', 'POST', '/operator/uma-providers', {
+      auth: OPERATOR,
+      body: { providers: [{ name: 'RT Bank', domain: `bank-${domain}`, supportedRegions: ['US'], supportedCurrencies: ['USD'] }] },
+    });
+    await m('getOpenApi', 'GET', '/openapi.json');
+
+    // --- platform configuration and tokens ---
+    const p = await newPlatform();
+    const auth = p.auth;
+    await m('getPlatformConfig', 'GET', '/config', { auth });
+    const hook = hookUrl();
+    fakeEndpoint(hook, () => 200);
+    await m('updatePlatformConfig', 'PATCH', '/config', { auth, body: { webhookEndpoint: hook } });
+    const token = await m('createToken', 'POST', '/tokens', { auth, body: { name: 'reader', permissions: ['VIEW'] } });
+    await m('listTokens', 'GET', '/tokens', { auth });
+    await m('getTokenById', 'GET', `/tokens/${token.body.id}`, { auth });
+    await m('deleteTokenById', 'DELETE', `/tokens/${token.body.id}`, { auth });
+
+    // --- customers, KYC, documents ---
+    const person = await m('createCustomer', 'POST', '/customers', { auth, body: individualBody() });
+    await m('listCustomers', 'GET', '/customers?limit=5', { auth });
+    await m('getCustomerById', 'GET', `/customers/${person.body.id}`, { auth });
+    await m('updateCustomerById', 'PATCH', `/customers/${person.body.id}`, {
+      auth,
+      body: { customerType: 'INDIVIDUAL', fullName: 'Renamed Person' },
+    });
+    const csv = `${CSV_HEADER}\n$bulk1@${p.umaDomain},bulk-1,INDIVIDUAL,Jane Doe,1990-01-15,1 Main St,,San Francisco,CA,94105,US,bulk1@example.com,,,\n`;
+    const job = await m('uploadCustomersCsv', 'POST', '/customers/bulk/csv', {
+      auth,
+      ...form([{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: new TextEncoder().encode(csv) }]),
+    });
+    await m('getBulkCustomerImportJob', 'GET', `/customers/bulk/jobs/${job.body.jobId ?? job.body.id}`, { auth });
+    const business = (await api('POST', '/customers', { auth, body: businessBody() })).body;
+    const personalInfo = {
+      firstName: 'Jane',
+      lastName: 'Doe',
+      birthDate: '1980-02-01',
+      nationality: 'US',
+      address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '78701', country: 'US' },
+      idType: 'SSN',
+      identifier: '123-45-6789',
+    };
+    const owner = await m('createBeneficialOwner', 'POST', '/beneficial-owners', {
+      auth,
+      body: { customerId: business.id, roles: ['UBO'], ownershipPercentage: 51, personalInfo },
+    });
+    await m('listBeneficialOwners', 'GET', `/beneficial-owners?customerId=${enc(business.id)}`, { auth });
+    await m('getBeneficialOwner', 'GET', `/beneficial-owners/${owner.body.id}`, { auth });
+    await m('updateBeneficialOwner', 'PATCH', `/beneficial-owners/${owner.body.id}`, { auth, body: { ownershipPercentage: 60 } });
+    const verification = await m('createVerification', 'POST', '/verifications', { auth, body: { customerId: business.id } });
+    await m('listVerifications', 'GET', `/verifications?customerId=${enc(business.id)}`, { auth });
+    await m('getVerification', 'GET', `/verifications/${verification.body.id}`, { auth });
+    const docFields = (extra: Record<string, string>) =>
+      Object.entries({ documentType: 'PASSPORT', country: 'US', ...extra }).map(([name, value]) => ({ name, value }));
+    const doc = await m('uploadDocument', 'POST', '/documents', { auth, ...form([...docFields({ documentHolder: person.body.id }), pdf]) });
+    await m('listDocuments', 'GET', `/documents?documentHolder=${enc(person.body.id)}`, { auth });
+    await m('getDocument', 'GET', `/documents/${doc.body.id}`, { auth });
+    await m('replaceDocument', 'PUT', `/documents/${doc.body.id}`, { auth, ...form([...docFields({}), pdf]) });
+    await m('deleteDocument', 'DELETE', `/documents/${doc.body.id}`, { auth });
+
+    // --- accounts ---
+    const { customer, accounts } = await customerWithAccounts(p);
+    const usd = accounts.USD!;
+    const ext = await m('createCustomerExternalAccount', 'POST', '/customers/external-accounts', {
+      auth,
+      body: { customerId: customer.id, currency: 'USD', accountInfo: bankInfo('USD', '001') },
+    });
+    await m('listCustomerExternalAccounts', 'GET', `/customers/external-accounts?customerId=${enc(customer.id)}`, { auth });
+    await m('getCustomerExternalAccountById', 'GET', `/customers/external-accounts/${ext.body.id}`, { auth });
+    const spare = await externalAccount(p, customer.id, 'USD', '002');
+    await m('deleteCustomerExternalAccountById', 'DELETE', `/customers/external-accounts/${spare}`, { auth });
+    const platformExt = await m('createPlatformExternalAccount', 'POST', '/platform/external-accounts', {
+      auth,
+      body: { currency: 'USD', accountInfo: bankInfo('USD', '001') },
+    });
+    await m('listPlatformExternalAccounts', 'GET', '/platform/external-accounts', { auth });
+    await m('getPlatformExternalAccountById', 'GET', `/platform/external-accounts/${platformExt.body.id}`, { auth });
+    await m('deletePlatformExternalAccountById', 'DELETE', `/platform/external-accounts/${platformExt.body.id}`, { auth });
+    await m('listCustomerInternalAccounts', 'GET', `/customers/internal-accounts?customerId=${enc(customer.id)}`, { auth });
+    await m('listPlatformInternalAccounts', 'GET', '/platform/internal-accounts', { auth });
+    await m('sandboxFundInternalAccount', 'POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: 100_000 } });
+    await m('getAvailableUmaProviders', 'GET', '/uma-providers?limit=5', { auth });
+
+    // --- money ---
+    await m('getExchangeRates', 'GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR', { auth });
+    const quote = await m('createQuote', 'POST', '/quotes', {
+      auth,
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: usd },
+        destination: { destinationType: 'ACCOUNT', accountId: accounts.EUR },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
+    });
+    await m('listQuotes', 'GET', '/quotes', { auth });
+    await m('getQuoteById', 'GET', `/quotes/${quote.body.id}`, { auth });
+    await m('executeQuote', 'POST', `/quotes/${quote.body.id}/execute`, { auth, headers: { 'Idempotency-Key': idemKey() } });
+    const transferBody = { source: { accountId: usd }, destination: { accountId: ext.body.id }, amount: 1_000 };
+    await m('createTransferOut', 'POST', '/transfer-out', { auth, headers: { 'Idempotency-Key': idemKey() }, body: transferBody });
+    const transferIn = await m('createTransferIn', 'POST', '/transfer-in', {
+      auth,
+      headers: { 'Idempotency-Key': idemKey() },
+      body: { source: { accountId: ext.body.id }, destination: { accountId: usd }, amount: 1_000 },
+    });
+    await m('listTransactions', 'GET', '/transactions?limit=5', { auth });
+    await m('getTransactionById', 'GET', `/transactions/${transferIn.body.id}`, { auth });
+
+    // --- webhooks and the sandbox ---
+    await m('sendWebhookTest', 'POST', '/webhooks/test', { auth });
+    await m('sendTestWebhook', 'POST', '/sandbox/webhooks/test', { auth });
+    await m('listWebhookDeliveries', 'GET', '/webhooks/deliveries?limit=5', { auth });
+    const deliveries = await api('GET', '/webhooks/deliveries?limit=1', { auth });
+    await m('getWebhookDelivery', 'GET', `/webhooks/deliveries/${deliveries.body.data[0].id}`, { auth });
+    const realtime = await createQuote(p, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: accounts.EUR },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1_000,
+    });
+    await m('sandboxSend', 'POST', '/sandbox/send', { auth, body: { quoteId: realtime.id, currencyCode: 'USD' } });
+    await m('sandboxReceive', 'POST', '/sandbox/uma/receive', {
+      auth,
+      body: {
+        senderUmaAddress: '$sender@sender.test',
+        receiverUmaAddress: customer.umaAddress,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 100,
+      },
+    });
+
+    // --- embedded wallets ---
+    const w = await newWallet('sandbox', p);
+    const account = enc(w.accountId);
+    await m('listAuthCredentials', 'GET', `/auth/credentials?accountId=${account}`, { auth });
+    const email = await emailCredential(w);
+    await m('challengeAuthCredential', 'POST', `/auth/credentials/${email.id}/challenge`, { auth, body: {} });
+    await m('verifyAuthCredential', 'POST', `/auth/credentials/${email.id}/verify`, {
+      auth,
+      body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
+    });
+    await m('listSandboxEmails', 'GET', `/sandbox/emails?to=${enc(w.email)}`, { auth });
+    // The sandbox code: a fresh e-mail would be refused (one code per 30 s).
+    const s = await otpSession(w, { otp: '000000' });
+    const passkey = new SoftPasskey();
+    const challenge = btoa('platform-registration-challenge-0123456789').replace(/=+$/, '');
+    const added = await signedM(
+      'createAuthCredential',
+      w,
+      'POST',
+      '/auth/credentials',
+      { type: 'PASSKEY', accountId: w.accountId, nickname: 'Laptop', challenge, attestation: passkey.register(challenge) },
+      s.key,
+    );
+    await signedM('revokeAuthCredential', w, 'DELETE', `/auth/credentials/${added.body.id}`, undefined, s.key);
+    await m('listAuthSessions', 'GET', `/auth/sessions?accountId=${account}`, { auth });
+    await signedM('updateInternalAccount', w, 'PATCH', `/internal-accounts/${w.accountId}`, { privateEnabled: true }, s.key);
+    await signedM(
+      'exportInternalAccount',
+      w,
+      'POST',
+      `/internal-accounts/${w.accountId}/export`,
+      { clientPublicKey: newWalletClient().clientPublicKey },
+      s.key,
+    );
+    const other = await otpSession(w, { otp: '000000' });
+    await signedM(
+      'refreshAuthSession',
+      w,
+      'POST',
+      `/auth/sessions/${other.session.id}/refresh`,
+      { clientPublicKey: newWalletClient().clientPublicKey },
+      other.key,
+    );
+    await signedM('revokeAuthSession', w, 'DELETE', `/auth/sessions/${other.session.id}`, undefined, s.key);
+
+    // --- agents ---
+    const a = await newAgent({ p });
+    const agentUsd = a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
+    const agentEur = a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'EUR').id as string;
+    await fund(p, agentUsd, 100_000);
+    const bearer = { auth: a.bearer };
+    await m('getAgentMe', 'GET', '/agents/me', bearer);
+    await m('agentListInternalAccounts', 'GET', '/agents/me/internal-accounts', bearer);
+    const agentExt = await m('agentCreateExternalAccount', 'POST', '/agents/me/external-accounts', {
+      ...bearer,
+      body: { currency: 'USD', accountInfo: bankInfo('USD', '001') },
+    });
+    await m('agentListExternalAccounts', 'GET', '/agents/me/external-accounts', bearer);
+    await m('agentGetExternalAccount', 'GET', `/agents/me/external-accounts/${agentExt.body.id}`, bearer);
+    const agentSpare = await api('POST', '/agents/me/external-accounts', {
+      ...bearer,
+      body: { currency: 'USD', accountInfo: bankInfo('USD', '002') },
+    });
+    await m('agentDeleteExternalAccount', 'DELETE', `/agents/me/external-accounts/${agentSpare.body.id}`, bearer);
+    const agentQuote = await m('agentCreateQuote', 'POST', '/agents/me/quotes', {
+      ...bearer,
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: agentUsd },
+        destination: { destinationType: 'ACCOUNT', accountId: agentEur },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
+    });
+    await m('agentGetQuote', 'GET', `/agents/me/quotes/${agentQuote.body.id}`, bearer);
+    await m('agentExecuteQuote', 'POST', `/agents/me/quotes/${agentQuote.body.id}/execute`, bearer);
+    const agentTransfer = { source: { accountId: agentUsd }, destination: { accountId: agentExt.body.id }, amount: 1_000 };
+    const action = await m('agentCreateTransferOut', 'POST', '/agents/me/transfer-out', { ...bearer, body: agentTransfer });
+    await m('agentCreateTransferIn', 'POST', '/agents/me/transfer-in', {
+      ...bearer,
+      body: { source: { accountId: agentExt.body.id }, destination: { accountId: agentUsd }, amount: 1_000 },
+    });
+    await m('agentListActions', 'GET', '/agents/me/actions', bearer);
+    await m('agentGetAction', 'GET', `/agents/me/actions/${action.body.id}`, bearer);
+    await m('agentListTransactions', 'GET', '/agents/me/transactions', bearer);
+    await m('agentGetTransaction', 'GET', `/agents/me/transactions/${action.body.transaction.id}`, bearer);
+
+    await m('listAgents', 'GET', '/agents', { auth });
+    await m('getAgentById', 'GET', `/agents/${a.agentId}`, { auth });
+    await m('updateAgent', 'PATCH', `/agents/${a.agentId}`, { auth, body: { name: 'Renamed bot' } });
+    await m('updateAgentPolicy', 'PATCH', `/agents/${a.agentId}/policy`, { auth, body: { defaultExecutionMode: 'APPROVAL_REQUIRED' } });
+    const pendingTx = async () => {
+      const res = await api('POST', '/agents/me/transfer-out', { ...bearer, body: agentTransfer });
+      expect(res.body.status).toBe('PENDING_APPROVAL');
+      const [row] = await db().select().from(agentActions).where(eq(agentActions.id, res.body.id));
+      return { actionId: res.body.id as string, transactionId: row!.transactionId! };
+    };
+    const [one, two, three, four] = [await pendingTx(), await pendingTx(), await pendingTx(), await pendingTx()];
+    await m('listAgentApprovals', 'GET', '/agents/approvals', { auth });
+    await m('approveAgentAction', 'POST', `/agents/${a.agentId}/actions/${one.actionId}/approve`, { auth });
+    await m('rejectAgentAction', 'POST', `/agents/${a.agentId}/actions/${two.actionId}/reject`, { auth, body: { reason: 'No' } });
+    await m('approvePendingPayment', 'POST', `/transactions/${three.transactionId}/approve`, { auth });
+    await m('rejectPendingPayment', 'POST', `/transactions/${four.transactionId}/reject`, { auth });
+
+    const spareAgent = await api('POST', '/agents', { auth, body: { name: 'Spare', customerId: a.customerId, policy: policy() } });
+    expect(spareAgent.status).toBe(201);
+    const created = await m('createAgent', 'POST', '/agents', {
+      auth,
+      body: { name: 'Another', customerId: a.customerId, policy: policy() },
+    });
+    const regenerated = await m('regenerateAgentDeviceCode', 'POST', `/agents/${created.body.agent.id}/device-codes`, { auth });
+    await m('getAgentDeviceCodeStatus', 'GET', `/agents/device-codes/${regenerated.body.code}/status`, { auth });
+    await m('redeemAgentDeviceCode', 'POST', `/agents/device-codes/${regenerated.body.code}/redeem`);
+    await m('deleteAgent', 'DELETE', `/agents/${spareAgent.body.agent.id}`, { auth });
+
+    // --- the sandbox's clock and reset, last: they change everything above ---
+    const doomed = await api('POST', '/customers', { auth, body: individualBody() });
+    await m('deleteCustomerById', 'DELETE', `/customers/${doomed.body.id}`, { auth });
+    await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
+    await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
+  });
+
+  it('covers every operation of /openapi.json, and each stays within its budget', async () => {
+    const doc = (await api('GET', '/openapi.json')).body;
+    const operations = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
+    expect(
+      operations.filter((op) => !BUDGETS[op]),
+      'operations without a budget',
+    ).toEqual([]);
+    expect(Object.keys(BUDGETS).sort()).toEqual([...operations].sort());
+    expect([...seen.keys()].sort()).toEqual([...operations].sort());
+    const over = [...seen].filter(([op, r]) => r.cost.d1 > BUDGETS[op]!.d1 || r.cost.account.length > BUDGETS[op]!.account);
+    expect(
+      over.map(([op, r]) => `${op}: ${r.cost.d1} D1, ${r.cost.account.length} account (budget ${JSON.stringify(BUDGETS[op])})`),
+    ).toEqual([]);
+  });
+});
+
+// The table `npm run round-trips` reads (lines starting with "| ").
+afterAll(() => {
+  const rows = [...seen].sort(([a], [b]) => a.localeCompare(b));
+  const lines = [
+    '| Operation | Request | D1 round trips | Account calls | Budget (D1, account) |',
+    '| --- | --- | ---: | ---: | --- |',
+    ...rows.map(([op, r]) => {
+      const path = r.path
+        .split('?')[0]!
+        .replace(/[A-Za-z]+:[0-9a-f-]{36}/g, '{id}')
+        .replace(/\/device-codes\/[A-Z0-9-]+\//, '/device-codes/{code}/');
+      const b = BUDGETS[op]!;
+      return `| ${op} | \`${r.method} ${path}\` | ${r.cost.d1} | ${r.cost.account.length} | ${b.d1}, ${b.account} |`;
+    }),
+  ];
+  console.log(`ROUND-TRIPS-TABLE-START\n${lines.join('\n')}\nROUND-TRIPS-TABLE-END`);
+});
