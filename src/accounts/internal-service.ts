@@ -8,7 +8,7 @@ import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { conflict, notFound } from '../http/errors';
 import { keysetPage, mapPage } from '../http/pagination';
-import { movementStatements, runMoneyBatch } from '../ledger/ledger';
+import { moneyBatch, movementStatements } from '../ledger/ledger';
 import { fundingInstructions } from './funding-instructions';
 import { sqlEventStatements } from '../webhooks/sql-events';
 import { dispatchEvents } from '../webhooks/outbox';
@@ -136,12 +136,11 @@ export async function fundInternalAccount(
   db: Db,
   queue: Queue<unknown>,
   mode: ServiceMode,
-  platformId: string,
-  accountId: string,
+  account: InternalAccountRow | undefined,
   amount: number,
   now: number,
 ): Promise<InternalAccountRow> {
-  const account = await loadInternalAccount(db, platformId, accountId);
+  if (!account) throw internalAccountNotFound();
   const notActive = () => conflict(`Internal account is ${account.status === 'ACTIVE' ? 'no longer active' : account.status}`);
   if (account.status !== 'ACTIVE') throw notActive();
   // Fails the batch (balance CHECK) if the account stopped being ACTIVE since it was read, e.g. closed by a customer deletion.
@@ -150,7 +149,7 @@ export async function fundInternalAccount(
     .set({ balance: sql`-1` })
     .where(and(eq(internalAccounts.id, account.id), ne(internalAccounts.status, 'ACTIVE')));
   const stmts = movementStatements(db, {
-    platformId,
+    platformId: account.platformId,
     from: SANDBOX_FUNDING_ACCOUNT,
     to: account.id,
     amount,
@@ -160,11 +159,22 @@ export async function fundInternalAccount(
     now,
   });
   const event = balanceEvent(db, account, mode, now);
-  const result = await runMoneyBatch(db, [guard, ...stmts, ...event.statements]);
+  // The account as this deposit left it, read at the end of the batch.
+  const after = db.select().from(internalAccounts).where(eq(internalAccounts.id, account.id));
+  const { result, results } = await moneyBatch(db, [guard, ...stmts, ...event.statements, after]);
   if (result === 'insufficient_funds') throw notActive();
   if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
   await dispatchEvents(queue, [event.eventId]);
-  return loadInternalAccount(db, platformId, accountId);
+  return (results.at(-1) as InternalAccountRow[])[0]!;
+}
+
+/** An internal account of the platform as a load (`platformId` SQL: see `RouteSpec.load`). */
+export function internalAccountLoad(db: Db, platformId: SQL, accountId: string) {
+  return db
+    .select()
+    .from(internalAccounts)
+    .where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId)))
+    .limit(1);
 }
 
 /**

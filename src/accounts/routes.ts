@@ -9,7 +9,13 @@ import {
   PlatformInternalAccountListQuery,
   SandboxFundRequest,
 } from './internal-schema';
-import { fundInternalAccount, internalAccountView, listCustomerInternalAccounts, listPlatformInternalAccounts } from './internal-service';
+import {
+  fundInternalAccount,
+  internalAccountLoad,
+  internalAccountView,
+  listCustomerInternalAccounts,
+  listPlatformInternalAccounts,
+} from './internal-service';
 
 const tag = 'Internal Accounts';
 
@@ -52,16 +58,9 @@ export const sandboxFundRoutes = [
     params: AccountIdParams,
     body: SandboxFundRequest,
     responses: { 200: { description: 'The funded account', schema: InternalAccount }, ...errorResponses(400, 401, 403, 404, 409, 413) },
+    load: ({ db, platformId, params }) => ({ account: internalAccountLoad(db, platformId, params.accountId) }),
     handler: async (c) => {
-      const account = await fundInternalAccount(
-        c.db,
-        c.env.JOBS,
-        c.settings.mode,
-        c.auth.platform.id,
-        c.params.accountId,
-        c.body.amount,
-        c.now,
-      );
+      const account = await fundInternalAccount(c.db, c.env.JOBS, c.settings.mode, c.loaded.account[0], c.body.amount, c.now);
       return json(internalAccountView(account, c.settings.mode));
     },
   }),

@@ -14,7 +14,9 @@ import {
   TransferOutRequest,
 } from '../payments/schema';
 import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
-import { createQuote } from '../payments/quote-create';
+import { createQuote, quoteRequestLoads } from '../payments/quote-create';
+import { liveExternalAccount } from '../external-accounts/service';
+import { sql } from 'drizzle-orm';
 import { listTransactions, loadTransaction, transactionNotFound } from '../payments/transactions-service';
 import { paymentDeps } from '../payments/transaction-change';
 import { transactionView } from '../payments/views';
@@ -40,7 +42,7 @@ import {
   type MoneyRequest,
   actionView,
 } from './actions-service';
-import { requireAgentPermission, requireCustomerAccount } from './service';
+import { requireAgentPermission, requireCustomerAccountRow } from './service';
 import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
@@ -100,17 +102,26 @@ export const agentActionRoutes = [
         throw badRequest('Agents execute quotes with POST /agents/me/quotes/{quoteId}/execute', {
           fields: [{ field: 'immediatelyExecute', message: 'Not available to agents' }],
         });
-      let source = body.source;
-      if (source.sourceType === 'ACCOUNT') {
-        await requireCustomerAccount(c.db, agent, source.accountId);
-        requireAllowed(agent, source.accountId);
-        source = { ...source, customerId: agent.customerId };
-      } else {
-        if (source.customerId && source.customerId !== agent.customerId) throw notFound('USER_NOT_FOUND', 'Customer not found');
-        source = { ...source, customerId: agent.customerId };
+      const input = { ...body, source: { ...body.source, customerId: agent.customerId } };
+      if (body.source.sourceType === 'REALTIME_FUNDING' && body.source.customerId && body.source.customerId !== agent.customerId)
+        throw notFound('USER_NOT_FOUND', 'Customer not found');
+      // What the quote names, read once: ownership is checked on it, then the quote is priced from it.
+      const platformId = sql`${agent.platformId}`;
+      const sourceId = body.source.sourceType === 'ACCOUNT' ? body.source.accountId : undefined;
+      const loaded = await loadTogether(c.db, {
+        ...quoteRequestLoads(c.db, platformId, input),
+        sourceExternal: liveExternalAccount(c.db, platformId, sourceId ?? '').limit(1),
+      });
+      if (sourceId) {
+        requireCustomerAccountRow(agent, sourceId, sourceId.startsWith('InternalAccount:') ? loaded.source[0] : loaded.sourceExternal[0]);
+        requireAllowed(agent, sourceId);
       }
-      if (body.destination.destinationType === 'ACCOUNT') await requireCustomerAccount(c.db, agent, body.destination.accountId);
-      return json(await createQuote(paymentDeps(c), c.auth.platform, { ...body, source }, c.settings, c.now), 201);
+      const destination = body.destination;
+      if (destination.destinationType === 'ACCOUNT') {
+        const internal = destination.accountId.startsWith('InternalAccount:');
+        requireCustomerAccountRow(agent, destination.accountId, internal ? loaded.destinationInternal[0] : loaded.destinationExternal[0]);
+      }
+      return json(await createQuote(paymentDeps(c), c.auth.platform, input, loaded, c.settings, c.now), 201);
     },
   }),
   defineRoute({

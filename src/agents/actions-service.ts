@@ -22,7 +22,7 @@ import { ApiError, conflict, notFound, retryableConflict } from '../http/errors'
 import { keysetPage, type Page } from '../http/pagination';
 import { eventStatements } from '../webhooks/outbox';
 import {
-  accountOf,
+  accountsOf,
   awaiting,
   awaitingChange,
   carryOut,
@@ -327,7 +327,7 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, fo
   let row: TransactionRow | null;
   try {
     row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, {
-      account: accountOf(loaded),
+      accounts: accountsOf(loaded),
       add: (executed) => {
         const next = settled({ ...action, policyAmount, day, month }, executed, now);
         view = actionViewOf(next, executed, found.quote[0], loaded.customer[0]?.platformCustomerId);

@@ -350,8 +350,13 @@ export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string
     await agentExternalAccount(db, agent, id);
     return;
   }
-  if ((await loadInternalAccount(db, agent.platformId, id)).customerId !== agent.customerId)
-    throw notFound('NOT_FOUND', 'Internal account not found');
+  requireCustomerAccountRow(agent, id, await loadInternalAccount(db, agent.platformId, id));
+}
+
+/** `requireCustomerAccount` on the account's row as read (undefined: none of the platform's). */
+export function requireCustomerAccountRow(agent: AgentRow, id: string, row: { customerId: string | null } | undefined): void {
+  if (row?.customerId === agent.customerId) return;
+  throw notFound('NOT_FOUND', id.startsWith('InternalAccount:') ? 'Internal account not found' : 'External account not found');
 }
 
 /** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */

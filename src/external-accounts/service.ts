@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { externalAccounts, type ExternalAccountRow, type PlatformRow } from '../db/schema';
@@ -95,13 +95,13 @@ export async function loadExternalAccount(
   id: string,
   scope: 'any' | 'platform' = 'any',
 ): Promise<ExternalAccountRow> {
-  const [row] = await liveExternalAccount(db, platformId, id, scope).limit(1);
+  const [row] = await liveExternalAccount(db, sql`${platformId}`, id, scope).limit(1);
   if (!row) throw externalAccountNotFound();
   return row;
 }
 
-/** The query of `loadExternalAccount`, to run inside a batch. */
-export function liveExternalAccount(db: Db, platformId: string | SQL, id: string, scope: 'any' | 'platform' = 'any') {
+/** The query of `loadExternalAccount`, as a load (`platformId` SQL: see `RouteSpec.load`). */
+export function liveExternalAccount(db: Db, platformId: SQL, id: string, scope: 'any' | 'platform' = 'any') {
   const where = [eq(externalAccounts.id, id), eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
   if (scope === 'platform') where.push(isNull(externalAccounts.customerId));
   return db

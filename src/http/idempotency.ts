@@ -149,7 +149,10 @@ export function isClaimLoaded<L extends Loads>(loaded: Loaded<L & Partial<ClaimL
   return 'idempotencyClaim' in loaded;
 }
 
-/** Claim the key if free, and read whoever holds it. */
+/**
+ * Claim the key if free, and read whoever holds it: for a known platform and time, or (SQL, in an
+ * authentication batch) for the platform the credentials authenticate, NULL otherwise so nothing is claimed.
+ */
 function claimLoads(db: Db, r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL }) {
   const claimToken = randomToken(16);
   const claim =
@@ -169,9 +172,8 @@ function claimLoads(db: Db, r: { platformId: string | SQL; scope: string; key: s
         })
       : db
           .insert(idempotencyKeys)
-          // Before authentication is checked: a row only for the platform `platformId` finds. Columns in table
-          // order: platform_id, scope, key, fingerprint, state, claim_token, locked_until, response_status,
-          // response_body, created_at, expires_at.
+          // Columns in table order: platform_id, scope, key, fingerprint, state, claim_token, locked_until,
+          // response_status, response_body, created_at, expires_at.
           .select(
             sql`SELECT ${platforms.id}, ${r.scope}, ${r.key}, ${r.fingerprint}, 'IN_FLIGHT', ${claimToken}, ${r.at} + ${IN_FLIGHT_LEASE_MS}, NULL, NULL, ${r.at}, ${r.at} + ${KEY_TTL_MS}
                 FROM ${platforms} WHERE ${platforms.id} = ${r.platformId}`,

@@ -58,13 +58,18 @@ export type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_appli
  * (`insufficient_funds`) or a movement already posted (`already_applied`); in both nothing changed.
  */
 export async function runMoneyBatch(db: Db, stmts: Statement[]): Promise<MoneyBatchResult> {
+  return (await moneyBatch(db, stmts)).result;
+}
+
+/** `runMoneyBatch`, also giving the statements' results when it applied (a read at its end sees its writes). */
+export async function moneyBatch(db: Db, stmts: Statement[]): Promise<{ result: MoneyBatchResult; results: unknown[] }> {
   try {
-    await db.batch(stmts as [Statement, ...Statement[]]);
-    return 'applied';
+    return { result: 'applied', results: await db.batch(stmts as [Statement, ...Statement[]]) };
   } catch (error) {
     const text = errorText(error);
-    if (text.includes('internal_accounts_balance_non_negative') || /CHECK constraint failed/i.test(text)) return 'insufficient_funds';
-    if (/UNIQUE constraint failed: ledger_entries/i.test(text)) return 'already_applied';
+    if (text.includes('internal_accounts_balance_non_negative') || /CHECK constraint failed/i.test(text))
+      return { result: 'insufficient_funds', results: [] };
+    if (/UNIQUE constraint failed: ledger_entries/i.test(text)) return { result: 'already_applied', results: [] };
     throw error;
   }
 }

@@ -1,18 +1,19 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
-import {
-  internalAccounts,
-  quotes,
-  transactions,
-  type Approval,
-  type InternalAccountRow,
-  type PlatformRow,
-  type TransactionRow,
-} from '../db/schema';
+import { sql, type SQL } from 'drizzle-orm';
+import { type Approval, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
 import { conflict, invalidFields, retryableConflict } from '../http/errors';
-import { checkExecutable, quoteNotFound } from './quotes-service';
-import { buildChange, commitChange, initiation, type Change, type Hop, type PaymentDeps } from './transaction-change';
+import { checkExecutable, quoteLoads, quoteNotFound, quoteAccounts } from './quotes-service';
+import {
+  addTo,
+  buildChange,
+  commitChange,
+  initiation,
+  type Additions,
+  type Change,
+  type Hop,
+  type PaymentDeps,
+} from './transaction-change';
 import { checkedPair, transferLoads, transferRow, type Direction, type Pair } from './transfers-service';
 import { awaitingApproval } from './views';
 import { decisionChange, lateDecision, missingReceiverFields, type Decision } from './incoming-approval';
@@ -31,35 +32,6 @@ const notAwaiting = () => conflict('The transaction is not awaiting platform app
 const directionOf = (type: 'TRANSFER_OUT' | 'TRANSFER_IN'): Direction => (type === 'TRANSFER_OUT' ? 'OUT' : 'IN');
 
 /**
- * A quote with its transaction and the internal account it is paid from, as loads: three selects, since in
- * a D1 batch drizzle maps a join's rows by position after D1 merged the same-named columns.
- */
-function quoteLoads(db: Db, platformId: SQL, quoteId: string) {
-  const ofQuote = (column: typeof quotes.transactionId | typeof quotes.sourceAccountId) =>
-    db
-      .select({ id: column })
-      .from(quotes)
-      .where(and(eq(quotes.id, quoteId), eq(quotes.platformId, platformId)));
-  return {
-    quote: db
-      .select()
-      .from(quotes)
-      .where(and(eq(quotes.id, quoteId), eq(quotes.platformId, platformId)))
-      .limit(1),
-    quoteTx: db
-      .select()
-      .from(transactions)
-      .where(eq(transactions.id, ofQuote(quotes.transactionId)))
-      .limit(1),
-    source: db
-      .select()
-      .from(internalAccounts)
-      .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.id, ofQuote(quotes.sourceAccountId))))
-      .limit(1),
-  };
-}
-
-/**
  * What a request reads, named, for one round trip shared with the caller's own loads: for a quote, the quote
  * with its transaction and source account; for a transfer, both accounts and the holder.
  */
@@ -76,8 +48,8 @@ export interface Awaiting {
   /** A transfer is a new transaction; a quote waits in its own. */
   insert: boolean;
   hop: Hop;
-  /** The internal account whose balance the execution moves (read already: its balance event needs no read). */
-  account?: InternalAccountRow;
+  /** The internal accounts whose balances the execution moves (read already: their balance events need no read). */
+  accounts: InternalAccountRow[];
   /** Amount and currency, for a caller's policy (the sending side). */
   amount: number;
   currency: string;
@@ -114,7 +86,7 @@ export function awaiting(
     base: tx,
     insert: false,
     hop: { status: 'PENDING', set: { approval, agentId: agentId ?? tx.agentId } },
-    account: source[0],
+    accounts: quoteAccounts(loaded as Loaded<ReturnType<typeof quoteLoads>>),
     amount: quote.totalSendingAmount,
     currency: quote.sendingCurrency,
   };
@@ -144,7 +116,7 @@ function awaitingTransfer(
     base: { ...row, approval, agentId },
     insert: true,
     hop: { status: 'PENDING' },
-    account: pair.internal,
+    accounts: [pair.internal],
     amount: request.amount,
     currency: pair.internal.currency,
   };
@@ -193,20 +165,6 @@ function execution(db: Db, tx: TransactionRow, now: number, mode: ServiceMode, o
 }
 
 /**
- * What a caller commits with a change, given the transaction as the change leaves it: statements before the
- * money (its own rows; a guard that must hold first) and after it (an answer), and events to dispatch.
- */
-export type Additions = (row: TransactionRow) => { before?: Statement[]; after?: Statement[]; eventIds?: string[] };
-
-function addTo(change: Change, add: Additions | undefined): Change {
-  const more = add?.(change.row) ?? {};
-  change.statements.unshift(...(more.before ?? []));
-  change.statements.push(...(more.after ?? []));
-  change.eventIds.push(...(more.eventIds ?? []));
-  return change;
-}
-
-/**
  * The change recording `a` as awaiting approval; given an outcome, the action is approved and carried out
  * in the same batch (an agent's AUTO action).
  */
@@ -224,7 +182,7 @@ export async function awaitingChange(
     mode,
     insert: a.insert,
     transitions: run.transitions,
-    accounts: a.account ? [a.account] : [],
+    accounts: a.accounts,
   });
   return addTo(change, opts.add);
 }
@@ -266,7 +224,7 @@ export async function carryOut(
   tx: TransactionRow,
   outcome: Outcome,
   now: number,
-  opts: { add?: Additions; account?: InternalAccountRow } = {},
+  opts: { add?: Additions; accounts?: InternalAccountRow[] } = {},
 ): Promise<TransactionRow | null> {
   const commit = async (o: Outcome) => {
     const run = execution(deps.db, tx, now, deps.mode, o);
@@ -274,7 +232,7 @@ export async function carryOut(
       now,
       mode: deps.mode,
       transitions: run.transitions,
-      accounts: opts.account ? [opts.account] : [],
+      accounts: opts.accounts ?? [],
     });
     return { result: await commitChange(deps, addTo(change, opts.add)), row: change.row };
   };
@@ -329,14 +287,14 @@ export async function approveTransaction(
     return decideIncoming(deps, tx, { approve: true, ...(receiverCustomerInfo ? { receiverCustomerInfo } : {}) }, now);
   }
   const loaded = await loadTogether(deps.db, executionLoads(deps.db, sql`${platform.id}`, tx));
-  const row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, { account: accountOf(loaded) });
+  const row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, { accounts: accountsOf(loaded) });
   if (!row) throw notAwaiting();
   return row;
 }
 
-/** The internal account an execution moves, from what `requestLoads` read. */
-export function accountOf(loaded: RequestLoaded): InternalAccountRow | undefined {
-  return 'source' in loaded ? loaded.source[0] : loaded.internal[0];
+/** The internal accounts an execution moves, from what `requestLoads` read. */
+export function accountsOf(loaded: RequestLoaded): InternalAccountRow[] {
+  return 'quote' in loaded ? quoteAccounts(loaded) : loaded.internal.slice(0, 1);
 }
 
 /** POST /transactions/{id}/reject: cancels the deferred action; nothing moves. The transaction ends REJECTED. */

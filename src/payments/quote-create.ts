@@ -1,6 +1,9 @@
-import type { Db } from '../db/client';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Db, Loaded, Statement } from '../db/client';
 import type { Settings } from '../env';
 import {
+  customers,
+  internalAccounts,
   quotes,
   type ExternalAccountRow,
   type InternalAccountRow,
@@ -12,14 +15,14 @@ import { newId } from '../crypto/ids';
 import { badRequest, invalidFields, notFound } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { railsOf } from '../external-accounts/corridors';
-import { loadExternalAccount } from '../external-accounts/service';
-import { loadInternalAccount } from '../accounts/internal-service';
-import { loadActiveCustomer } from '../customers/service';
+import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
+import { internalAccountNotFound } from '../accounts/internal-service';
+import { customerDeleted, customerNotFound } from '../customers/service';
 import { scheduleTransition } from '../transitions/schedule';
 import { sandboxUmaReceiver } from './sandbox-uma-receivers';
 import { computeExchange } from './rates';
 import { payoutScenario, type Scenario } from './sandbox-plans';
-import { customerCounterparty, customerRow, externalCounterparty, ownerOf, requireActiveExternal, requireActiveInternal } from './parties';
+import { customerCounterparty, externalCounterparty, ownerFrom, requireActiveExternal, requireActiveInternal } from './parties';
 import { FUNDING_NETWORKS, quotePaymentInstructions } from './instructions';
 import { executeQuote, QUOTE_TTL_MS } from './quotes-service';
 import type { CryptoNetwork, QuoteRequest, QuoteView } from './schema';
@@ -31,7 +34,7 @@ type Destination =
   | { kind: 'internal'; account: InternalAccountRow }
   | { kind: 'uma'; address: string; currency: string; scenario: Scenario; name: string };
 
-async function resolveDestination(db: Db, platform: PlatformRow, input: QuoteRequest['destination'], s: Settings): Promise<Destination> {
+function resolveDestination(input: QuoteRequest['destination'], loaded: QuoteRequestLoaded, s: Settings): Destination {
   if (input.destinationType === 'UMA_ADDRESS') {
     const receiver = sandboxUmaReceiver(input.umaAddress, s);
     if (!receiver) throw notFound('UMA_NOT_FOUND', `No receiver at ${input.umaAddress}`);
@@ -43,14 +46,47 @@ async function resolveDestination(db: Db, platform: PlatformRow, input: QuoteReq
     return { kind: 'uma', address: receiver.address, currency: receiver.currency, scenario: receiver.scenario, name: receiver.name };
   }
   if (input.accountId.startsWith('InternalAccount:')) {
-    const account = await loadInternalAccount(db, platform.id, input.accountId);
+    const account = loaded.destinationInternal[0];
+    if (!account) throw internalAccountNotFound();
     requireActiveInternal(account);
     return { kind: 'internal', account };
   }
-  const account = await loadExternalAccount(db, platform.id, input.accountId);
+  const account = loaded.destinationExternal[0];
+  if (!account) throw externalAccountNotFound();
   requireActiveExternal(account);
   return { kind: 'external', account };
 }
+
+/**
+ * What pricing a quote reads, as loads for one round trip (authentication's: `platformId` SQL, see
+ * `RouteSpec.load`): the source account, the customer the quote is for (the source account's, or real-time
+ * funding's `customerId`), and the destination account with its holder.
+ */
+export function quoteRequestLoads(db: Db, platformId: SQL, input: QuoteRequest) {
+  const internal = (id: string) =>
+    db
+      .select()
+      .from(internalAccounts)
+      .where(and(eq(internalAccounts.id, id), eq(internalAccounts.platformId, platformId)))
+      .limit(1);
+  const holderOf = (id: string) => db.select({ id: internalAccounts.customerId }).from(internalAccounts).where(eq(internalAccounts.id, id));
+  const customer = (id: string | ReturnType<typeof holderOf>) =>
+    db
+      .select()
+      .from(customers)
+      .where(and(eq(customers.id, id as string), eq(customers.platformId, platformId)))
+      .limit(1);
+  const sourceId = input.source.sourceType === 'ACCOUNT' ? input.source.accountId : '';
+  const destinationId = input.destination.destinationType === 'ACCOUNT' ? input.destination.accountId : '';
+  return {
+    source: internal(sourceId),
+    customer: input.source.sourceType === 'ACCOUNT' ? customer(holderOf(sourceId)) : customer(input.source.customerId ?? ''),
+    destinationInternal: internal(destinationId),
+    destinationExternal: liveExternalAccount(db, platformId, destinationId).limit(1),
+    destinationHolder: customer(holderOf(destinationId)),
+  };
+}
+export type QuoteRequestLoaded = Loaded<ReturnType<typeof quoteRequestLoads>>;
 
 /** The platform's limits for the sending currency (spec 2.9 supportedCurrencies). */
 function checkSendingLimits(platform: PlatformRow, code: string, amount: number, requireConfig: boolean): void {
@@ -95,8 +131,10 @@ export async function createQuote(
   deps: PaymentDeps,
   platform: PlatformRow,
   input: QuoteRequest,
+  loaded: QuoteRequestLoaded,
   s: Settings,
   now: number,
+  answer: (view: QuoteView) => Statement[] = () => [],
 ): Promise<QuoteView> {
   const { db } = deps;
   let sourceAccount: InternalAccountRow | null = null;
@@ -108,7 +146,8 @@ export async function createQuote(
         { field: 'source.accountId', message: 'Must be an internal account; pull from an external account with POST /transfer-in' },
       ]);
     }
-    sourceAccount = await loadInternalAccount(db, platform.id, input.source.accountId);
+    sourceAccount = loaded.source[0] ?? null;
+    if (!sourceAccount) throw internalAccountNotFound();
     requireActiveInternal(sourceAccount);
     if (input.source.customerId !== undefined && input.source.customerId !== (sourceAccount.customerId ?? platform.id)) {
       throw invalidFields('request body', [{ field: 'source.customerId', message: 'Is not the owner of source.accountId' }]);
@@ -122,11 +161,14 @@ export async function createQuote(
     sendingCurrency = sourceAccount.currency;
   } else {
     customerId = input.source.customerId ?? null;
-    if (customerId) await loadActiveCustomer(db, platform.id, customerId);
+    if (customerId) {
+      if (!loaded.customer[0]) throw customerNotFound();
+      if (loaded.customer[0].isDeleted) throw customerDeleted();
+    }
     sendingCurrency = input.source.currency;
     checkFundingNetwork(sendingCurrency, input.source.cryptoNetwork);
   }
-  const destination = await resolveDestination(db, platform, input.destination, s);
+  const destination = resolveDestination(input.destination, loaded, s);
   if (destination.kind !== 'uma' && destination.account.id === sourceAccount?.id) {
     throw invalidFields('request body', [{ field: 'destination.accountId', message: 'Must differ from the source account' }]);
   }
@@ -159,7 +201,7 @@ export async function createQuote(
 
   const quoteId = newId('Quote', now);
   const transactionId = newId('Transaction', now);
-  const owner = await ownerOf(db, platform, customerId);
+  const owner = ownerFrom(platform, customerId, loaded.customer[0]);
   const sandbox = s.mode === 'sandbox';
   let scenario: Scenario;
   let counterparty: Record<string, string> | null;
@@ -168,7 +210,7 @@ export async function createQuote(
     counterparty = externalCounterparty(destination.account);
   } else if (destination.kind === 'internal') {
     scenario = 'INTERNAL_CONVERSION';
-    counterparty = customerCounterparty(await customerRow(db, platform.id, destination.account.customerId));
+    counterparty = customerCounterparty(destination.account.customerId ? loaded.destinationHolder[0] : undefined);
   } else {
     scenario = destination.scenario;
     counterparty = { FULL_NAME: destination.name };
@@ -268,8 +310,10 @@ export async function createQuote(
   // A quote is only a price until executed: its transaction is created quietly (no webhook).
   const change = await buildChange(db, tx, [], { now, mode: deps.mode, insert: true, quiet: true, transitions: [expiry] });
   change.statements.unshift(db.insert(quotes).values(quote));
+  const immediately = input.immediatelyExecute && sourceAccount;
+  // The answer commits with the quote, unless an execution follows (its answer comes after it).
+  if (!immediately) change.statements.push(...answer(quoteView(quote, 'PENDING')));
   await commitChange(deps, change);
-
-  if (input.immediatelyExecute && sourceAccount) return executeQuote(deps, platform.id, quoteId, now);
-  return quoteView(quote, 'PENDING');
+  if (!immediately) return quoteView(quote, 'PENDING');
+  return executeQuote(deps, platform.id, quoteId, now);
 }

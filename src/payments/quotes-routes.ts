@@ -1,14 +1,27 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { idempotencyHeaderDoc, withOptionalIdempotency } from '../http/idempotency';
+import { sql } from 'drizzle-orm';
+import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, isClaimLoaded, loadClaim, withIdempotency, type Claim } from '../http/idempotency';
 import { SIGNATURE_HEADERS, SignedRequestChallenge } from '../wallet/schema';
 import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
-import { loadInternalAccount } from '../accounts/internal-service';
 import { Quote, QuoteIdParams, QuoteList, QuoteListQuery, QuoteRequest } from './schema';
 import { ratesUnavailableResponse } from './rates-schema';
-import { checkExecutable, executeQuote, getQuote, listQuotes, loadQuote } from './quotes-service';
-import { createQuote } from './quote-create';
+import {
+  checkExecutable,
+  executeQuote,
+  getQuote,
+  listQuotes,
+  loadQuote,
+  quoteFrom,
+  quoteLoads,
+  startQuotePayment,
+  type QuoteLoaded,
+} from './quotes-service';
+import { quoteView } from './views';
+import { createQuote, quoteRequestLoads, type QuoteRequestLoaded } from './quote-create';
+import type { QuoteView } from './schema';
+import type { Statement } from '../db/client';
 import { paymentDeps } from './transaction-change';
 
 const tag = 'Cross-Currency Transfers';
@@ -29,9 +42,24 @@ export const quoteRoutes = [
       ...errorResponses(400, 401, 403, 404, 409, 413, 422),
       ...ratesUnavailableResponse,
     },
+    // The accounts and customers the quote names (and an Idempotency-Key's claim) ride on authentication;
+    // then one batch writes the quote with its answer.
+    load: (p) => loadClaim(p.db, p, 'platform', p.platformId, quoteRequestLoads(p.db, p.platformId, p.body)),
     handler: async (c) => {
-      const create = async () => json(await createQuote(paymentDeps(c), c.auth.platform, c.body, c.settings, c.now), 201);
-      return withOptionalIdempotency(c, 'platform', create);
+      const create = (loaded: QuoteRequestLoaded, answer?: (view: QuoteView) => Statement[]) =>
+        createQuote(paymentDeps(c), c.auth.platform, c.body, loaded, c.settings, c.now, answer);
+      if (!c.request.headers.has(IDEMPOTENCY_HEADER)) return json(await create(c.loaded), 201);
+      return withIdempotency(
+        c,
+        'platform',
+        async (claim) => {
+          let body: string | undefined;
+          const view = await create(claim.reads, (v) => [claim.record(201, (body = JSON.stringify(v)))]);
+          // With immediatelyExecute the answer is the executed quote, recorded after it.
+          return body === undefined ? json(view, 201) : claim.recorded(201, body);
+        },
+        { reads: quoteRequestLoads(c.db, sql`${c.auth.platform.id}`, c.body), loaded: isClaimLoaded(c.loaded) ? c.loaded : undefined },
+      );
     },
   }),
   defineRoute({
@@ -79,20 +107,18 @@ export const quoteRoutes = [
       },
       ...errorResponses(400, 401, 403, 404, 409, 422),
     },
+    // The quote, its transaction and accounts (and an Idempotency-Key's claim) ride on authentication; then
+    // one batch moves the money and records the answer. An embedded-wallet source first answers 202 with
+    // the challenge, which is not stored, so the signed retry may reuse the key.
+    load: (p) => loadClaim(p.db, p, 'platform', p.platformId, quoteLoads(p.db, p.platformId, p.params.quoteId)),
     handler: async (c) => {
-      const platformId = c.auth.platform.id;
-      const { quote } = await loadQuote(c.db, platformId, c.params.quoteId);
-      const source = quote.sourceAccountId ? await loadInternalAccount(c.db, platformId, quote.sourceAccountId) : null;
-      const execute = async () => json(await executeQuote(paymentDeps(c), platformId, quote.id, c.now));
-      if (source?.type !== 'EMBEDDED_WALLET') return withOptionalIdempotency(c, 'platform', execute);
-      // Embedded wallet: the 202 challenge is not stored, so the signed retry may reuse the key.
-      return withOptionalIdempotency(
-        c,
-        'platform',
-        async () => {
-          const wallet = await walletByAccount(c.db, c.env.ACCOUNT, platformId, source.id);
+      const execute = async (loaded: QuoteLoaded, claim?: Claim) => {
+        const { quote } = quoteFrom(loaded);
+        const source = loaded.source[0];
+        if (source?.type === 'EMBEDDED_WALLET') {
+          const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, source.id);
           const result = await signedRetry(c, wallet, 'EXECUTE_QUOTE', async () => {
-            const { quote: current, tx } = await loadQuote(c.db, platformId, quote.id);
+            const { quote: current, tx } = await loadQuote(c.db, c.auth.platform.id, quote.id);
             checkExecutable(current, tx, c.now, 'execute');
             return {
               activity: 'ACTIVITY_TYPE_SIGN_TRANSACTION',
@@ -100,10 +126,21 @@ export const quoteRoutes = [
               effect: { kind: 'none' },
             };
           });
-          return result.status === 'challenge' ? json(result.body, 202) : execute();
-        },
-        { store: (s) => s !== 202 && s < 500 },
-      );
+          if (result.status === 'challenge') return json(result.body, 202);
+          return json(await executeQuote(paymentDeps(c), c.auth.platform.id, quote.id, c.now));
+        }
+        let body = '';
+        const started = await startQuotePayment(paymentDeps(c), loaded, c.now, 'execute', (row) => ({
+          after: claim ? [claim.record(200, (body = JSON.stringify(quoteView(quote, row.status))))] : [],
+        }));
+        return claim ? claim.recorded(200, body) : json(started.view);
+      };
+      if (!c.request.headers.has(IDEMPOTENCY_HEADER)) return execute(c.loaded);
+      return withIdempotency(c, 'platform', (claim) => execute(claim.reads, claim), {
+        reads: quoteLoads(c.db, sql`${c.auth.platform.id}`, c.params.quoteId),
+        loaded: isClaimLoaded(c.loaded) ? c.loaded : undefined,
+        store: (s) => s !== 202 && s < 500,
+      });
     },
   }),
 ];

@@ -1,11 +1,11 @@
 import { and, eq, getTableColumns, gt, gte, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
+import { loadTogether, type Db, type Loaded } from '../db/client';
+import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
 import { keysetPage, mapPage, type Page } from '../http/pagination';
 import { insufficientFunds } from './parties';
 import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
-import { buildChange, commitChange, initiation, type PaymentDeps } from './transaction-change';
+import { addTo, buildChange, commitChange, initiation, type Additions, type PaymentDeps } from './transaction-change';
 import { awaitingApproval, QUOTE_STATUS_OF, quoteStatus, quoteTransactionStatus, quoteView } from './views';
 
 /** Quotes lock their price this long (spec 2.3's 5 minutes; the reference: 1 to 5 minutes on instant rails). */
@@ -108,38 +108,78 @@ export async function expireQuote(
 }
 
 /**
+ * A quote with its transaction and the internal accounts its payment moves, as loads for one round trip
+ * (authentication's: `platformId` SQL, see `RouteSpec.load`); `quoteFrom` checks they found it. Separate
+ * selects, since in a D1 batch drizzle maps a join's rows by position after D1 merged same-named columns.
+ */
+export function quoteLoads(db: Db, platformId: SQL, quoteId: string) {
+  const mine = and(eq(quotes.id, quoteId), eq(quotes.platformId, platformId));
+  const txId = db.select({ id: quotes.transactionId }).from(quotes).where(mine);
+  const internal = (id: SQL | ReturnType<typeof db.select>) =>
+    db
+      .select()
+      .from(internalAccounts)
+      .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.id, id as SQL)))
+      .limit(1);
+  return {
+    quote: db.select().from(quotes).where(mine).limit(1),
+    quoteTx: db.select().from(transactions).where(eq(transactions.id, txId)).limit(1),
+    source: internal(sql`(${db.select({ id: quotes.sourceAccountId }).from(quotes).where(mine)})`),
+    destination: internal(
+      sql`(${db.select({ id: transactions.destinationAccountId }).from(transactions).where(eq(transactions.id, txId))})`,
+    ),
+  };
+}
+export type QuoteLoaded = Loaded<ReturnType<typeof quoteLoads>>;
+
+/** The quote and its transaction `quoteLoads` read (404 when there is none). */
+export function quoteFrom(loaded: QuoteLoaded): { quote: QuoteRow; tx: TransactionRow } {
+  const [quote, tx] = [loaded.quote[0], loaded.quoteTx[0]];
+  if (!quote || !tx) throw quoteNotFound();
+  return { quote, tx };
+}
+
+/** The internal accounts a quote's payment moves, as read (their balance events then need no read). */
+export const quoteAccounts = (loaded: QuoteLoaded) => [loaded.source[0], loaded.destination[0]].filter((a) => a !== undefined);
+
+/**
  * Executes a quote from an internal account (POST /quotes/{quoteId}/execute; a wallet's signed retry
  * has already passed): debits the source and starts the payment by its sandbox plan, atomically, once.
  * An expired quote is refused and its transaction ends EXPIRED; concurrent executes move money once.
  */
 export async function executeQuote(deps: PaymentDeps, platformId: string, quoteId: string, now: number): Promise<QuoteView> {
-  return startQuotePayment(deps, platformId, quoteId, now, 'execute');
+  const loaded = await loadTogether(deps.db, quoteLoads(deps.db, sql`${platformId}`, quoteId));
+  return (await startQuotePayment(deps, loaded, now, 'execute')).view;
 }
 
-/** POST /sandbox/send: the quote's paymentInstructions were paid; funding arrives and the payment starts. */
-export async function fundQuote(deps: PaymentDeps, platformId: string, quoteId: string, now: number): Promise<TransactionRow> {
-  await startQuotePayment(deps, platformId, quoteId, now, 'send');
-  return (await loadQuote(deps.db, platformId, quoteId)).tx;
-}
-
-async function startQuotePayment(
+/**
+ * Starts a quote's payment from what `quoteLoads` read: executed from its internal account, or (`send`)
+ * funded by its paymentInstructions. One batch with the caller's `add`itions (an idempotent answer).
+ */
+export async function startQuotePayment(
   deps: PaymentDeps,
-  platformId: string,
-  quoteId: string,
+  loaded: QuoteLoaded,
   now: number,
   via: 'execute' | 'send',
-): Promise<QuoteView> {
-  const { quote, tx } = await loadQuote(deps.db, platformId, quoteId);
+  add?: Additions,
+): Promise<{ view: QuoteView; row: TransactionRow }> {
+  const { quote, tx } = quoteFrom(loaded);
   if (tx.status === 'PENDING' && now >= quote.expiresAt && !awaitingApproval(tx)) await expireQuote(deps, tx, now);
   checkExecutable(quote, tx, now, via);
   const start = initiation(deps.db, tx, now, deps.mode);
-  const change = await buildChange(deps.db, tx, start.hops, { now, mode: deps.mode, transitions: start.transitions });
-  const result = await commitChange(deps, change);
+  const change = await buildChange(deps.db, tx, start.hops, {
+    now,
+    mode: deps.mode,
+    transitions: start.transitions,
+    accounts: quoteAccounts(loaded),
+  });
+  const result = await commitChange(deps, addTo(change, add));
   if (result === 'insufficient_funds') throw insufficientFunds(quote.sourceAccountId ?? '');
   if (result === 'conflict') {
-    const again = await loadQuote(deps.db, platformId, quoteId);
-    checkExecutable(again.quote, again.tx, now, via);
+    const again = await loadTogether(deps.db, quoteLoads(deps.db, sql`${quote.platformId}`, quote.id));
+    const current = quoteFrom(again);
+    checkExecutable(current.quote, current.tx, now, via);
     throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
   }
-  return quoteView(quote, change.row.status);
+  return { view: quoteView(quote, change.row.status), row: change.row };
 }

@@ -142,6 +142,20 @@ export async function buildChange(
   return { statements, eventIds, transitions, row };
 }
 
+/**
+ * What a caller commits with a change, given the transaction as the change leaves it: statements before the
+ * money (its own rows; a guard that must hold first) and after it (an answer), and events to dispatch.
+ */
+export type Additions = (row: TransactionRow) => { before?: Statement[]; after?: Statement[]; eventIds?: string[] };
+
+export function addTo(change: Change, add: Additions | undefined): Change {
+  const more = add?.(change.row) ?? {};
+  change.statements.unshift(...(more.before ?? []));
+  change.statements.push(...(more.after ?? []));
+  change.eventIds.push(...(more.eventIds ?? []));
+  return change;
+}
+
 export type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
 
 /**

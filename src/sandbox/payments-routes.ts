@@ -2,9 +2,10 @@ import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { IncomingTransaction, OutgoingTransaction } from '../payments/schema';
 import { paymentDeps } from '../payments/transaction-change';
+import { quoteLoads } from '../payments/quotes-service';
 import { transactionView } from '../payments/views';
 import { SandboxSendRequest, SandboxUmaReceiveRequest } from './payments-schema';
-import { sandboxReceiveUma, sandboxSend } from './payments-service';
+import { receiverLoads, sandboxReceiveUma, sandboxSend } from './payments-service';
 import { resetPlatform } from './reset';
 
 const tag = 'Sandbox';
@@ -23,7 +24,9 @@ export const sandboxPaymentRoutes = [
       200: { description: 'The quote’s transaction, funded', schema: OutgoingTransaction },
       ...errorResponses(400, 401, 403, 404, 409, 413),
     },
-    handler: async (c) => json(transactionView(await sandboxSend(paymentDeps(c), c.auth.platform.id, c.body, c.now))),
+    // The quote, its transaction and accounts ride on authentication; then the money batch.
+    load: ({ db, platformId, body }) => quoteLoads(db, platformId, body.quoteId),
+    handler: async (c) => json(transactionView(await sandboxSend(paymentDeps(c), c.loaded, c.body, c.now))),
   }),
   defineRoute({
     method: 'POST',
@@ -42,7 +45,8 @@ export const sandboxPaymentRoutes = [
       },
       ...errorResponses(400, 401, 403, 404, 413),
     },
-    handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.now))),
+    load: ({ db, platformId, body }) => receiverLoads(db, platformId, body),
+    handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.loaded, c.now))),
   }),
   defineRoute({
     method: 'POST',

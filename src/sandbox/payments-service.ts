@@ -1,10 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Db, Loaded } from '../db/client';
 import { customers, internalAccounts, type PlatformRow, type TransactionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields, notFound } from '../http/errors';
 import { computeExchange } from '../payments/rates';
 import { instructionCurrencies } from '../payments/instructions';
-import { fundQuote, loadQuote } from '../payments/quotes-service';
+import { quoteFrom, startQuotePayment, type QuoteLoaded } from '../payments/quotes-service';
 import { buildChange, commitChange, initiation, type PaymentDeps } from '../payments/transaction-change';
 import { referenceFor } from '../payments/views';
 import { incomingApproval } from '../payments/incoming-approval';
@@ -17,11 +18,11 @@ import { incomingApproval } from '../payments/incoming-approval';
  */
 export async function sandboxSend(
   deps: PaymentDeps,
-  platformId: string,
+  loaded: QuoteLoaded,
   input: { quoteId: string; currencyCode: string; currencyAmount?: number },
   now: number,
 ): Promise<TransactionRow> {
-  const { quote } = await loadQuote(deps.db, platformId, input.quoteId);
+  const { quote } = quoteFrom(loaded);
   if (quote.paymentInstructions) {
     const accepted = instructionCurrencies(quote.sendingCurrency, quote.paymentInstructions);
     if (!accepted.includes(input.currencyCode)) {
@@ -39,7 +40,42 @@ export async function sandboxSend(
       ]);
     }
   }
-  return fundQuote(deps, platformId, quote.id, now);
+  return (await startQuotePayment(deps, loaded, now, 'send')).row;
+}
+
+interface UmaReceiveInput {
+  senderUmaAddress: string;
+  receiverUmaAddress?: string;
+  customerId?: string;
+  receivingCurrencyCode: string;
+  receivingCurrencyAmount: number;
+}
+
+/**
+ * The receiving customer of an incoming UMA payment and its active internal accounts in the currency, as
+ * loads for authentication's round trip (`platformId` SQL: see `RouteSpec.load`).
+ */
+export function receiverLoads(db: Db, platformId: SQL, input: UmaReceiveInput) {
+  const byAddress = input.receiverUmaAddress ? sql`lower(${customers.umaAddress}) = ${input.receiverUmaAddress.toLowerCase()}` : undefined;
+  const which = and(
+    eq(customers.platformId, platformId),
+    eq(customers.isDeleted, false),
+    byAddress,
+    input.customerId ? eq(customers.id, input.customerId) : undefined,
+  );
+  return {
+    customer: db.select().from(customers).where(which).limit(1),
+    accounts: db
+      .select()
+      .from(internalAccounts)
+      .where(
+        and(
+          eq(internalAccounts.customerId, db.select({ id: customers.id }).from(customers).where(which).limit(1)),
+          eq(internalAccounts.currency, input.receivingCurrencyCode),
+          eq(internalAccounts.status, 'ACTIVE'),
+        ),
+      ),
+  };
 }
 
 /**
@@ -52,25 +88,11 @@ export async function sandboxSend(
 export async function sandboxReceiveUma(
   deps: PaymentDeps,
   platform: PlatformRow,
-  input: {
-    senderUmaAddress: string;
-    receiverUmaAddress?: string;
-    customerId?: string;
-    receivingCurrencyCode: string;
-    receivingCurrencyAmount: number;
-  },
+  input: UmaReceiveInput,
+  loaded: Loaded<ReturnType<typeof receiverLoads>>,
   now: number,
 ): Promise<TransactionRow> {
-  const { db } = deps;
-  const byAddress = input.receiverUmaAddress ? sql`lower(${customers.umaAddress}) = ${input.receiverUmaAddress.toLowerCase()}` : undefined;
-  const customer = await db.query.customers.findFirst({
-    where: and(
-      eq(customers.platformId, platform.id),
-      eq(customers.isDeleted, false),
-      byAddress,
-      input.customerId ? eq(customers.id, input.customerId) : undefined,
-    ),
-  });
+  const customer = loaded.customer[0];
   if (!customer)
     throw notFound('UMA_NOT_FOUND', `No customer of this platform receives at ${input.receiverUmaAddress ?? input.customerId}`);
   const code = input.receivingCurrencyCode;
@@ -78,12 +100,8 @@ export async function sandboxReceiveUma(
   if (!config || !config.enabledTransactionTypes.includes('INCOMING')) {
     throw invalidFields('request body', [{ field: 'receivingCurrencyCode', message: `The platform does not receive ${code}` }]);
   }
-  const accounts = await db
-    .select()
-    .from(internalAccounts)
-    .where(and(eq(internalAccounts.customerId, customer.id), eq(internalAccounts.currency, code), eq(internalAccounts.status, 'ACTIVE')));
   // The holding account of the currency, else the customer's embedded wallet in it.
-  const account = accounts.find((a) => a.type !== 'EMBEDDED_WALLET') ?? accounts[0];
+  const account = loaded.accounts.find((a) => a.type !== 'EMBEDDED_WALLET') ?? loaded.accounts[0];
   if (!account)
     throw invalidFields('request body', [
       { field: 'receivingCurrencyCode', message: `The receiver has no active ${code} internal account` },
@@ -139,9 +157,17 @@ export async function sandboxReceiveUma(
     createdAt: now,
     updatedAt: now,
   };
+  const { db } = deps;
   // With a webhookEndpoint the platform decides (its answer to INCOMING_PAYMENT.PENDING); without one it is approved.
   const start = platform.webhookEndpoint ? awaitingDecision(db, row, now) : initiation(db, row, now, deps.mode);
-  const change = await buildChange(db, row, start.hops, { now, mode: deps.mode, insert: true, transitions: start.transitions });
+  // The account was read: its balance event needs no second read.
+  const change = await buildChange(db, row, start.hops, {
+    now,
+    mode: deps.mode,
+    insert: true,
+    transitions: start.transitions,
+    accounts: [account],
+  });
   const result = await commitChange(deps, change);
   if (result !== 'applied') throw new Error(`incoming payment not recorded: ${result}`);
   return change.row;
