@@ -91,6 +91,26 @@ export async function fundedTransferPair(ctx, amount = 100_000_000_000) {
   return { customer, source: accounts.USD, destination: external.id };
 }
 
+/**
+ * A connected agent (its device code redeemed) for a customer with a funded USD account and a USD bank
+ * account ending in 001: AUTO up to `threshold` cents, approval above it; no daily or monthly limit.
+ */
+export async function benchAgent(ctx, threshold) {
+  const pair = await fundedTransferPair(ctx);
+  const created = await must(ctx, 201, 'POST', '/agents', {
+    name: unique('bench agent'),
+    customerId: pair.customer.id,
+    policy: {
+      permissions: ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS'],
+      defaultExecutionMode: 'AUTO',
+      spendingLimits: { currency: 'USD', perTransactionLimit: 100_000_000 },
+      approvalThresholds: { amount: threshold, currency: 'USD' },
+    },
+  });
+  const redeemed = await must(ctx, 200, 'POST', `/agents/device-codes/${created.deviceCode.code}/redeem`);
+  return { ...pair, agentId: created.agent.id, bearer: `Bearer ${redeemed.accessToken}` };
+}
+
 /** A fresh uncompressed P-256 public key in hex (node's native ECDH: cheap enough for one per request). */
 export function freshClientPublicKey() {
   const ecdh = createECDH('prime256v1');

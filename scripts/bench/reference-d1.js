@@ -6,12 +6,18 @@ export default {
       await env.DB.batch([
         env.DB.prepare('CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, name TEXT NOT NULL, data TEXT NOT NULL)'),
         ...Array.from({ length: 100 }, (_, i) =>
-          env.DB.prepare('INSERT OR REPLACE INTO items (id, name, data) VALUES (?1, ?2, ?3)').bind(`item-${i}`, `Item ${i}`, JSON.stringify({ i })),
+          env.DB.prepare('INSERT OR REPLACE INTO items (id, name, data) VALUES (?1, ?2, ?3)').bind(
+            `item-${i}`,
+            `Item ${i}`,
+            JSON.stringify({ i }),
+          ),
         ),
       ]);
       return new Response('ready');
     }
-    const row = await env.DB.prepare('SELECT id, name, data FROM items WHERE id = ?1').bind(url.searchParams.get('id') ?? 'item-42').first();
+    const row = await env.DB.prepare('SELECT id, name, data FROM items WHERE id = ?1')
+      .bind(url.searchParams.get('id') ?? 'item-42')
+      .first();
     return Response.json(row, { status: row ? 200 : 404 });
   },
 };

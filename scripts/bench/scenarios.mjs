@@ -22,6 +22,7 @@ import { SANDBOX_PLATFORM } from '../lib/service.mjs';
 import {
   customerBody,
   customersCsv,
+  benchAgent,
   customerWithAccounts,
   emailCredential,
   freshClientPublicKey,
@@ -206,6 +207,61 @@ export const scenarios = [
     },
   },
   {
+    name: 'GET /customers/{id}',
+    setup: async (ctx) => {
+      const c = await must(ctx, 201, 'POST', '/customers', customerBody(unique('read')));
+      return { path: `/customers/${c.id}`, headers: { authorization: ctx.platform.auth } };
+    },
+  },
+  {
+    name: 'GET /customers page',
+    note: 'the first page (limit 20) with its totalCount, over every customer the bench made',
+    setup: (ctx) => ({ path: '/customers?limit=20', headers: { authorization: ctx.platform.auth } }),
+  },
+  {
+    name: 'agent transfer-out (AUTO)',
+    note: "POST /agents/me/transfer-out with the agent's bearer token: 1.00 USD under the policy's approval threshold, executed at once; each run waits for its webhooks",
+    settle: webhooksIdle,
+    setup: async (ctx) => {
+      const a = await benchAgent(ctx, 1_000_000);
+      const body = JSON.stringify({ source: { accountId: a.source }, destination: { accountId: a.destination }, amount: 100 });
+      return {
+        requests: [
+          {
+            method: 'POST',
+            path: '/agents/me/transfer-out',
+            setupRequest: (req) => ({ ...req, body, headers: { authorization: a.bearer, 'content-type': 'application/json' } }),
+          },
+        ],
+      };
+    },
+  },
+  {
+    name: 'agent action approval',
+    note: "one step = the agent's transfer-out above the approval threshold (PENDING_APPROVAL), then the platform's POST /agents/{agentId}/actions/{actionId}/approve; req/s counts both; node:http loop driver",
+    settle: webhooksIdle,
+    setup: async (ctx) => {
+      const a = await benchAgent(ctx, 50);
+      const body = { source: { accountId: a.source }, destination: { accountId: a.destination }, amount: 100 };
+      return {
+        loop: async (client) => {
+          const pending = await client.request('POST', '/agents/me/transfer-out', {
+            headers: { authorization: a.bearer },
+            body,
+            label: 'submit',
+          });
+          if (pending.status !== 201) throw new Error(`agent transfer-out: ${pending.status} ${pending.text}`);
+          const action = JSON.parse(pending.text);
+          const approved = await client.request('POST', `/agents/${a.agentId}/actions/${action.id}/approve`, {
+            headers: { authorization: ctx.platform.auth },
+            label: 'approve',
+          });
+          if (approved.status !== 200) throw new Error(`approve: ${approved.status} ${approved.text}`);
+        },
+      };
+    },
+  },
+  {
     name: 'bulk import 10,000 rows',
     note: `POST /customers/bulk/csv with ${BULK_ROWS.toLocaleString('en')} new customers, then GET /customers/bulk/jobs/{jobId} every 250 ms until COMPLETED`,
     measure: async (ctx) => {
@@ -279,6 +335,37 @@ export const targets = [
     numerator: 'EMAIL_OTP verify (session)',
     denominator: 'GET /config',
     min: 0.5,
+    connections: 32,
+  },
+  ...[
+    'GET /tokens/{id}',
+    'GET /customers/{id}',
+    'GET /transactions/{id}',
+    'GET /uma-providers page 1',
+    'GET /uma-providers page 100',
+    'GET /customers page',
+  ].map((read) => ({
+    name: `${read} vs one-query reference Worker`,
+    kind: 'ratio',
+    numerator: read,
+    denominator: 'reference: one D1 PK SELECT',
+    min: 0.85,
+    connections: 32,
+  })),
+  ...['POST /customers', 'transfer-out'].map((write) => ({
+    name: `${write} vs one-query reference Worker`,
+    kind: 'ratio',
+    numerator: write,
+    denominator: 'reference: one D1 PK SELECT',
+    min: 0.5,
+    connections: 32,
+  })),
+  {
+    name: 'agent transfer-out vs platform transfer-out',
+    kind: 'ratio',
+    numerator: 'agent transfer-out (AUTO)',
+    denominator: 'transfer-out',
+    min: 0.8,
     connections: 32,
   },
   { name: '10,000-row bulk import to COMPLETED', kind: 'seconds', scenario: 'bulk import 10,000 rows', max: 60 },

@@ -93,6 +93,8 @@ export const customers = sqliteTable(
       .on(t.platformId, t.umaAddress)
       .where(sql`is_deleted = 0`),
     index('customers_platform_idx').on(t.platformId, t.id),
+    // GET /customers without deleted ones: the page in id order and its exact totalCount from the index alone.
+    index('customers_platform_live_idx').on(t.platformId, t.isDeleted, t.id),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX `customers_platform_live_idx` ON `customers` (`platform_id`,`is_deleted`,`id`);
