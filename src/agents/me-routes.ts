@@ -11,7 +11,12 @@ import {
   ExternalAccountList,
   ExternalAccountListQuery,
 } from '../external-accounts/schema';
-import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts } from '../external-accounts/service';
+import {
+  createExternalAccount,
+  deleteExternalAccount,
+  externalAccountView,
+  listCustomerExternalAccounts,
+} from '../external-accounts/service';
 import { Agent } from './schema';
 import { agentExternalAccount, agentView, requireAgentPermission, usageOf } from './service';
 
@@ -67,9 +72,7 @@ export const agentMeRoutes = [
     responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
     handler: async (c) => {
       requireExternalRead(c.auth.agent);
-      return json(
-        await listExternalAccounts(c.db, c.auth.agent.platformId, 'customers', { ...c.query, customerId: c.auth.agent.customerId }),
-      );
+      return json(await listCustomerExternalAccounts(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId }));
     },
   }),
   defineRoute({

@@ -9,7 +9,14 @@ import {
   PlatformExternalAccountCreate,
   PlatformExternalAccountListQuery,
 } from './schema';
-import { createExternalAccount, deleteExternalAccount, externalAccountView, listExternalAccounts, loadExternalAccount } from './service';
+import {
+  createExternalAccount,
+  customerExternalAccountList,
+  deleteExternalAccount,
+  externalAccountFrom,
+  externalAccountLoads,
+  platformExternalAccountList,
+} from './service';
 
 const tag = 'External Accounts';
 
@@ -36,7 +43,8 @@ export const customerExternalAccountRoutes = [
     permission: 'VIEW',
     query: ExternalAccountListQuery,
     responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listExternalAccounts(c.db, c.auth.platform.id, 'customers', c.query)),
+    load: ({ db, platformId, query }) => customerExternalAccountList.loads(db, platformId, query),
+    handler: (c) => json(customerExternalAccountList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -48,7 +56,8 @@ export const customerExternalAccountRoutes = [
     permission: 'VIEW',
     params: ExternalAccountIdParams,
     responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(externalAccountView(await loadExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId))),
+    load: ({ db, platformId, params }) => externalAccountLoads(db, platformId, params.externalAccountId),
+    handler: (c) => json(externalAccountFrom(c.loaded)),
   }),
   defineRoute({
     method: 'DELETE',
@@ -91,7 +100,8 @@ export const platformExternalAccountRoutes = [
     permission: 'VIEW',
     query: PlatformExternalAccountListQuery,
     responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listExternalAccounts(c.db, c.auth.platform.id, 'platform', c.query)),
+    load: ({ db, platformId, query }) => platformExternalAccountList.loads(db, platformId, query),
+    handler: (c) => json(platformExternalAccountList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -103,8 +113,8 @@ export const platformExternalAccountRoutes = [
     permission: 'VIEW',
     params: ExternalAccountIdParams,
     responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
-    handler: async (c) =>
-      json(externalAccountView(await loadExternalAccount(c.db, c.auth.platform.id, c.params.externalAccountId, 'platform'))),
+    load: ({ db, platformId, params }) => externalAccountLoads(db, platformId, params.externalAccountId, 'platform'),
+    handler: (c) => json(externalAccountFrom(c.loaded)),
   }),
   defineRoute({
     method: 'DELETE',

@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { loadTogether, type Db, type Loaded } from '../db/client';
 import type { ServiceMode } from '../env';
 import { externalAccounts, type ExternalAccountRow, type PlatformRow } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
@@ -7,7 +7,7 @@ import { currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { conflict, invalidFields, notFound } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList } from '../http/pagination';
 import { errorText } from '../db/errors';
 import { loadActiveCustomer } from '../customers/service';
 import { verifyBeneficiary } from './beneficiary';
@@ -110,25 +110,40 @@ export function liveExternalAccount(db: Db, platformId: SQL, id: string, scope: 
     .where(and(...where));
 }
 
-export async function listExternalAccounts(
-  db: Db,
-  platformId: string,
-  scope: 'customers' | 'platform',
-  q: Partial<ExternalAccountListQuery> & { limit: number },
-) {
-  const where: SQL[] = [eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
-  where.push(scope === 'platform' ? isNull(externalAccounts.customerId) : isNotNull(externalAccounts.customerId));
-  if (q.customerId) where.push(eq(externalAccounts.customerId, q.customerId));
-  if (q.currency) where.push(eq(externalAccounts.currency, q.currency));
-  const page = await keysetPage<ExternalAccountRow>(db, {
-    table: externalAccounts,
-    idColumn: externalAccounts.id,
-    where: and(...where),
-    limit: q.limit,
-    cursor: q.cursor,
-    withTotal: true,
-  });
-  return mapPage(page, externalAccountView);
+/** A list of external accounts (the customers' or the platform's own), by id, with the filters. */
+const externalAccountList = (scope: 'customers' | 'platform') =>
+  keysetList((platformId: SQL, q: Partial<ExternalAccountListQuery> & { limit: number }) => {
+    const where: SQL[] = [eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
+    where.push(scope === 'platform' ? isNull(externalAccounts.customerId) : isNotNull(externalAccounts.customerId));
+    if (q.customerId) where.push(eq(externalAccounts.customerId, q.customerId));
+    if (q.currency) where.push(eq(externalAccounts.currency, q.currency));
+    return {
+      table: externalAccounts,
+      idColumn: externalAccounts.id,
+      where: and(...where),
+      limit: q.limit,
+      cursor: q.cursor,
+      withTotal: true,
+    };
+  }, externalAccountView);
+
+export const customerExternalAccountList = externalAccountList('customers');
+export const platformExternalAccountList = externalAccountList('platform');
+
+/** The customers' external accounts of a platform known by id (an agent's customer's). */
+export async function listCustomerExternalAccounts(db: Db, platformId: string, q: Partial<ExternalAccountListQuery> & { limit: number }) {
+  return customerExternalAccountList.from(q, await loadTogether(db, customerExternalAccountList.loads(db, sql`${platformId}`, q)));
+}
+
+/** An external account as a load (`platformId` SQL: see `RouteSpec.load`); `externalAccountFrom` reads it. */
+export function externalAccountLoads(db: Db, platformId: SQL, id: string, scope: 'any' | 'platform' = 'any') {
+  return { account: liveExternalAccount(db, platformId, id, scope).limit(1) };
+}
+
+export function externalAccountFrom(loaded: Loaded<ReturnType<typeof externalAccountLoads>>) {
+  const row = loaded.account[0];
+  if (!row) throw externalAccountNotFound();
+  return externalAccountView(row);
 }
 
 /** Soft delete: the account disappears from the API while transfers that used it keep their reference. */

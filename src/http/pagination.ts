@@ -148,6 +148,21 @@ export async function keysetPage<Row>(db: Db, q: KeysetQuery<Row>): Promise<Page
   return pageFrom(q, await loadTogether(db, keysetLoads(db, q)));
 }
 
+/**
+ * A list ordered by id, as loads and their reading: `loads` for a route's `load` (the page and its total ride
+ * on authentication) or `loadTogether`, `from` in the handler. `query` builds the keyset query for the
+ * platform (SQL: see `RouteSpec.load`) and the request's filters.
+ */
+export function keysetList<Q extends { limit: number }, Row, View>(
+  query: (platformId: SQL, q: Q) => KeysetQuery<Row>,
+  view: (row: Row) => View,
+) {
+  return {
+    loads: (db: Db, platformId: SQL, q: Q) => keysetLoads(db, query(platformId, q)),
+    from: (q: Q, loaded: Loaded<KeysetLoads>): Page<View> => mapPage(pageFrom<Row>({ limit: q.limit }, loaded), view),
+  };
+}
+
 export function mapPage<A, B>(page: Page<A>, f: (a: A) => B): Page<B> {
   return { ...page, data: page.data.map(f) };
 }

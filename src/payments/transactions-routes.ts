@@ -1,7 +1,7 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Transaction, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
-import { transactionFrom, transactionLoads, listTransactions } from './transactions-service';
+import { transactionFrom, transactionList, transactionLoads } from './transactions-service';
 
 const tag = 'Transactions';
 
@@ -16,7 +16,8 @@ export const transactionRoutes = [
     permission: 'VIEW',
     query: TransactionListQuery,
     responses: { 200: { description: 'A page of transactions', schema: TransactionList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listTransactions(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => transactionList.loads(db, platformId, query),
+    handler: (c) => json(transactionList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',

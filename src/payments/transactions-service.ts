@@ -1,8 +1,8 @@
 import { and, eq, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Db, Loaded } from '../db/client';
+import { loadTogether, type Db, type Loaded } from '../db/client';
 import { transactions, type TransactionRow } from '../db/schema';
 import { notFound } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList } from '../http/pagination';
 import type { TransactionListQuery } from './schema';
 import { transactionView } from './views';
 
@@ -40,9 +40,12 @@ const isReceiver = (identifier: string) =>
   or(eq(transactions.destinationAccountId, identifier), eq(sql`lower(${transactions.receiverUmaAddress})`, identifier.toLowerCase()));
 
 /** GET /transactions: newest first by default, keyset on the (time-ordered) id. */
-export async function listTransactions(db: Db, platformId: string, q: TransactionListQuery) {
+/** GET /transactions: by id in `sortOrder`, with the filters; `customerId` naming the platform means its own. */
+export const transactionList = keysetList((platformId: SQL, q: TransactionListQuery) => {
   const where: (SQL | undefined)[] = [eq(transactions.platformId, platformId)];
-  if (q.customerId) where.push(q.customerId === platformId ? isNull(transactions.customerId) : eq(transactions.customerId, q.customerId));
+  if (q.customerId) {
+    where.push(or(and(eq(sql`${q.customerId}`, platformId), isNull(transactions.customerId)), eq(transactions.customerId, q.customerId)));
+  }
   if (q.platformCustomerId) where.push(eq(transactions.platformCustomerId, q.platformCustomerId));
   if (q.accountIdentifier) where.push(or(isSender(q.accountIdentifier), isReceiver(q.accountIdentifier)));
   if (q.senderAccountIdentifier) where.push(isSender(q.senderAccountIdentifier));
@@ -52,7 +55,7 @@ export async function listTransactions(db: Db, platformId: string, q: Transactio
   if (q.reference) where.push(eq(transactions.reference, q.reference));
   if (q.startDate !== undefined) where.push(gte(transactions.createdAt, q.startDate));
   if (q.endDate !== undefined) where.push(lte(transactions.createdAt, q.endDate));
-  const page = await keysetPage<TransactionRow>(db, {
+  return {
     table: transactions,
     idColumn: transactions.id,
     order: q.sortOrder,
@@ -60,6 +63,10 @@ export async function listTransactions(db: Db, platformId: string, q: Transactio
     limit: q.limit,
     cursor: q.cursor,
     withTotal: true,
-  });
-  return mapPage(page, transactionView);
+  };
+}, transactionView);
+
+/** `transactionList` of a platform known by id (an agent's customer's transactions). */
+export async function listTransactions(db: Db, platformId: string, q: TransactionListQuery) {
+  return transactionList.from(q, await loadTogether(db, transactionList.loads(db, sql`${platformId}`, q)));
 }

@@ -2,7 +2,7 @@ import { defineRoute, json, noContent } from '../http/route';
 import { ErrorBody } from '../http/errors';
 import { errorResponses } from '../http/responses';
 import { ApiToken, ApiTokenCreate, TokenIdParams, TokenList, TokenListQuery } from './schema';
-import { createToken, deleteToken, listTokens, tokenFrom, tokenLoads } from './tokens-service';
+import { createToken, deleteToken, tokenFrom, tokenList, tokenLoads } from './tokens-service';
 
 const tag = 'API Tokens';
 
@@ -36,7 +36,8 @@ export const tokenRoutes = [
     permission: 'VIEW',
     query: TokenListQuery,
     responses: { 200: { description: 'A page of tokens', schema: TokenList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listTokens(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => tokenList.loads(db, platformId, query),
+    handler: (c) => json(tokenList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',

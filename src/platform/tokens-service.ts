@@ -5,7 +5,7 @@ import { newId } from '../crypto/ids';
 import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
 import { forbidden, notFound } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList } from '../http/pagination';
 import type { ApiToken } from './schema';
 
 // A drizzle prepared statement: `sql.placeholder('clientId')` is its bind parameter, filled per call.
@@ -116,23 +116,16 @@ export interface TokenFilters {
   cursor?: string;
 }
 
-export async function listTokens(db: Db, platformId: string, f: TokenFilters) {
+/** GET /tokens: the platform's tokens by id, with the filters. */
+export const tokenList = keysetList((platformId: SQL, f: TokenFilters) => {
   const where: (SQL | undefined)[] = [eq(apiTokens.platformId, platformId)];
   if (f.name !== undefined) where.push(eq(apiTokens.name, f.name));
   if (f.createdAfter !== undefined) where.push(gte(apiTokens.createdAt, f.createdAfter));
   if (f.createdBefore !== undefined) where.push(lte(apiTokens.createdAt, f.createdBefore));
   if (f.updatedAfter !== undefined) where.push(gte(apiTokens.updatedAt, f.updatedAfter));
   if (f.updatedBefore !== undefined) where.push(lte(apiTokens.updatedAt, f.updatedBefore));
-  const page = await keysetPage<ApiTokenRow>(db, {
-    table: apiTokens,
-    idColumn: apiTokens.id,
-    where: and(...where),
-    limit: f.limit,
-    cursor: f.cursor,
-    withTotal: true,
-  });
-  return mapPage(page, tokenView);
-}
+  return { table: apiTokens, idColumn: apiTokens.id, where: and(...where), limit: f.limit, cursor: f.cursor, withTotal: true };
+}, tokenView);
 
 const tokenNotFound = () => notFound('TOKEN_NOT_FOUND', 'API token not found');
 

@@ -2,7 +2,7 @@ import { webhookDeps } from './delivery';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { TestWebhookResponse, WebhookDelivery, WebhookDeliveryIdParams, WebhookDeliveryList, WebhookDeliveryListQuery } from './schema';
-import { getDelivery, listDeliveries, sendTestWebhook } from './service';
+import { deliveryFrom, deliveryList, deliveryLoads, sendTestWebhook } from './service';
 
 const tag = 'Webhooks';
 
@@ -17,7 +17,8 @@ export const webhookRoutes = [
     permission: 'VIEW',
     query: WebhookDeliveryListQuery,
     responses: { 200: { description: 'A page of deliveries', schema: WebhookDeliveryList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listDeliveries(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => deliveryList.loads(db, platformId, query),
+    handler: (c) => json(deliveryList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -29,7 +30,8 @@ export const webhookRoutes = [
     permission: 'VIEW',
     params: WebhookDeliveryIdParams,
     responses: { 200: { description: 'The delivery', schema: WebhookDelivery }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getDelivery(c.db, c.auth.platform.id, c.params.deliveryId)),
+    load: ({ db, platformId, params }) => deliveryLoads(db, platformId, params.deliveryId),
+    handler: (c) => json(deliveryFrom(c.loaded)),
   }),
   // The reference's sandbox path, and the path the SDK posts to: one operation. Under /sandbox it is
   // hidden in production like the rest of /sandbox/*; /webhooks/test serves both modes, and in production

@@ -1,9 +1,9 @@
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';
 import { iso } from '../common/time';
 import { ApiError, notFound, retryableConflict } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList } from '../http/pagination';
 import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
 import type { WebhookDelivery, WebhookType } from './schema';
@@ -36,27 +36,36 @@ export interface DeliveryFilters {
 }
 
 /** The platform's deliveries, newest first. */
-export async function listDeliveries(db: Db, platformId: string, f: DeliveryFilters) {
+/** GET /webhooks/deliveries: newest first, with the filters. */
+export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => {
   const where: (SQL | undefined)[] = [eq(webhookDeliveries.platformId, platformId)];
   if (f.eventType) where.push(eq(webhookDeliveries.eventType, f.eventType));
   if (f.status) where.push(eq(webhookDeliveries.status, f.status));
   if (f.eventId) where.push(eq(webhookDeliveries.eventId, f.eventId));
-  const page = await keysetPage<WebhookDeliveryRow>(db, {
+  return {
     table: webhookDeliveries,
     idColumn: webhookDeliveries.id,
-    order: 'desc',
+    order: 'desc' as const,
     where: and(...where),
     limit: f.limit,
     cursor: f.cursor,
     withTotal: true,
-  });
-  return mapPage(page, deliveryView);
+  };
+}, deliveryView);
+
+/** GET /webhooks/deliveries/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `deliveryFrom` reads it. */
+export function deliveryLoads(db: Db, platformId: SQL, deliveryId: string) {
+  return {
+    delivery: db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.platformId, platformId)))
+      .limit(1),
+  };
 }
 
-export async function getDelivery(db: Db, platformId: string, deliveryId: string) {
-  const row = await db.query.webhookDeliveries.findFirst({
-    where: and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.platformId, platformId)),
-  });
+export function deliveryFrom(loaded: Loaded<ReturnType<typeof deliveryLoads>>) {
+  const row = loaded.delivery[0];
   if (!row) throw notFound('NOT_FOUND', 'Webhook delivery not found');
   return deliveryView(row);
 }
