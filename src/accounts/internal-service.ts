@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { loadTogether, type Db, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
 import { internalAccounts, type InternalAccountRow, type PlatformRow } from '../db/schema';
 import { insertJsonRows } from '../db/json-rows';
@@ -7,7 +7,7 @@ import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { conflict, notFound } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList, mapPage } from '../http/pagination';
 import { moneyBatch, movementStatements } from '../ledger/ledger';
 import { fundingInstructions } from './funding-instructions';
 import { sqlEventStatements } from '../webhooks/sql-events';
@@ -77,35 +77,45 @@ export async function loadInternalAccount(db: Db, platformId: string, accountId:
 
 export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
 
+/** GET /customers/internal-accounts: the customers' accounts by id, with the filters (rows; `internalAccountView` shows them). */
+export const customerInternalAccountList = keysetList(
+  (platformId: SQL, q: InternalAccountListQuery) => {
+    const where = [eq(internalAccounts.platformId, platformId), isNotNull(internalAccounts.customerId)];
+    if (q.customerId) where.push(eq(internalAccounts.customerId, q.customerId));
+    if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
+    if (q.type) where.push(eq(internalAccounts.type, q.type));
+    return {
+      table: internalAccounts,
+      idColumn: internalAccounts.id,
+      where: and(...where),
+      limit: q.limit,
+      cursor: q.cursor,
+      withTotal: true,
+    };
+  },
+  (row: InternalAccountRow) => row,
+);
+
+/** `customerInternalAccountList` of a platform known by id, shown in `mode`. */
 export async function listCustomerInternalAccounts(db: Db, platformId: string, q: InternalAccountListQuery, mode: ServiceMode) {
-  const where = [eq(internalAccounts.platformId, platformId), isNotNull(internalAccounts.customerId)];
-  if (q.customerId) where.push(eq(internalAccounts.customerId, q.customerId));
-  if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
-  if (q.type) where.push(eq(internalAccounts.type, q.type));
-  const page = await keysetPage<InternalAccountRow>(db, {
-    table: internalAccounts,
-    idColumn: internalAccounts.id,
-    where: and(...where),
-    limit: q.limit,
-    cursor: q.cursor,
-    withTotal: true,
-  });
-  return mapPage(page, (r) => internalAccountView(r, mode));
+  const loaded = await loadTogether(db, customerInternalAccountList.loads(db, sql`${platformId}`, q));
+  return mapPage(customerInternalAccountList.from(q, loaded), (r) => internalAccountView(r, mode));
 }
 
 /**
- * Creates the platform's own holding accounts that are missing (one per supported currency). One statement
+ * Statements creating the platform's own holding accounts that are missing (one per supported currency). One statement
  * checks and inserts, and D1 runs statements one at a time, so concurrent calls cannot create duplicates.
  */
-export async function ensurePlatformAccounts(db: Db, platform: PlatformRow, now: number): Promise<void> {
+function ensureStatements(db: Db, platform: PlatformRow, now: number): Statement[] {
   const codes = platform.supportedCurrencies.map((c) => c.currencyCode);
-  if (codes.length === 0) return;
+  if (codes.length === 0) return [];
   const rows = codes.map((code) => accountRow(platform.id, null, holdingTypeFor(code), code, now));
   const missing = sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} AS own WHERE own.platform_id = ${platform.id} AND own.customer_id IS NULL
     AND own.type = json_extract(value, '$.type') AND own.currency = json_extract(value, '$.currency'))`;
-  for (const stmt of insertJsonRows(db, internalAccounts, rows, missing)) await stmt;
+  return insertJsonRows(db, internalAccounts, rows, missing);
 }
 
+/** GET /platform/internal-accounts: the platform's own accounts, the missing ones created first, in one batch. */
 export async function listPlatformInternalAccounts(
   db: Db,
   platform: PlatformRow,
@@ -113,16 +123,17 @@ export async function listPlatformInternalAccounts(
   now: number,
   mode: ServiceMode,
 ) {
-  await ensurePlatformAccounts(db, platform, now);
   const where = [eq(internalAccounts.platformId, platform.id), isNull(internalAccounts.customerId)];
   if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
   if (q.type) where.push(eq(internalAccounts.type, q.type));
-  const rows = await db
+  const list = db
     .select()
     .from(internalAccounts)
     .where(and(...where))
     .orderBy(internalAccounts.id);
-  return { data: rows.map((r) => internalAccountView(r, mode)) };
+  const statements: Statement[] = [...ensureStatements(db, platform, now), list];
+  const results = await db.batch(statements as [Statement, ...Statement[]]);
+  return { data: (results.at(-1) as InternalAccountRow[]).map((r) => internalAccountView(r, mode)) };
 }
 
 /** The pseudo account sandbox deposits are debited from; the ledger of a platform still sums to zero. */

@@ -1,4 +1,5 @@
 import { defineRoute, json } from '../http/route';
+import { mapPage } from '../http/pagination';
 import { errorResponses } from '../http/responses';
 import {
   AccountIdParams,
@@ -13,7 +14,7 @@ import {
   fundInternalAccount,
   internalAccountLoad,
   internalAccountView,
-  listCustomerInternalAccounts,
+  customerInternalAccountList,
   listPlatformInternalAccounts,
 } from './internal-service';
 
@@ -30,7 +31,8 @@ export const internalAccountRoutes = [
     permission: 'VIEW',
     query: InternalAccountListQuery,
     responses: { 200: { description: 'A page of internal accounts', schema: InternalAccountList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listCustomerInternalAccounts(c.db, c.auth.platform.id, c.query, c.settings.mode)),
+    load: ({ db, platformId, query }) => customerInternalAccountList.loads(db, platformId, query),
+    handler: (c) => json(mapPage(customerInternalAccountList.from(c.query, c.loaded), (r) => internalAccountView(r, c.settings.mode))),
   }),
   defineRoute({
     method: 'GET',

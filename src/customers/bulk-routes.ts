@@ -4,7 +4,7 @@ import { badRequest, invalidFields } from '../http/errors';
 import { payloadTooLarge } from '../http/body';
 import { multipartBoundary, parseMultipart, type Part } from '../http/multipart';
 import { BulkCustomerImportJob, BulkCustomerImportJobAccepted, BulkJobIdParams } from './bulk-schema';
-import { BULK_MAX_FILE_BYTES, getBulkImportJob, startBulkImport } from './bulk-service';
+import { BULK_MAX_FILE_BYTES, bulkJobFrom, bulkJobLoads, startBulkImport } from './bulk-service';
 
 const tag = 'Customers';
 
@@ -64,6 +64,7 @@ export const bulkImportRoutes = [
     permission: 'VIEW',
     params: BulkJobIdParams,
     responses: { 200: { description: 'The job', schema: BulkCustomerImportJob }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getBulkImportJob(c.db, c.auth.platform.id, c.params.jobId)),
+    load: ({ db, platformId, params }) => bulkJobLoads(db, platformId, params.jobId),
+    handler: (c) => json(bulkJobFrom(c.loaded)),
   }),
 ];

@@ -1,7 +1,7 @@
 // Bulk import: upload, chunking, per-chunk processing through the queue, resumption of stalled jobs. Over 300
 // lines because it is one pipeline, kept in one file.
-import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { and, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Db, Loaded } from '../db/client';
 import {
   bulkImportChunks,
   bulkImportChunksDone,
@@ -329,14 +329,21 @@ async function planChunk(
 }
 
 /** GET /customers/bulk/jobs/{jobId}: progress, error entries by row, completedAt only once finished. */
-export async function getBulkImportJob(db: Db, platformId: string, jobId: string): Promise<BulkCustomerImportJobView> {
-  const [jobs, errors] = await db.batch([
-    db
+/** GET /customers/bulk/jobs/{jobId} as loads (`platformId` SQL: see `RouteSpec.load`): the job and its row errors. */
+export function bulkJobLoads(db: Db, platformId: SQL, jobId: string) {
+  const mine = and(eq(bulkImportJobs.id, jobId), eq(bulkImportJobs.platformId, platformId));
+  return {
+    job: db.select().from(bulkImportJobs).where(mine).limit(1),
+    errors: db
       .select()
-      .from(bulkImportJobs)
-      .where(and(eq(bulkImportJobs.id, jobId), eq(bulkImportJobs.platformId, platformId))),
-    db.select().from(bulkImportErrors).where(eq(bulkImportErrors.jobId, jobId)).orderBy(bulkImportErrors.rowNumber),
-  ]);
+      .from(bulkImportErrors)
+      .where(eq(bulkImportErrors.jobId, db.select({ id: bulkImportJobs.id }).from(bulkImportJobs).where(mine)))
+      .orderBy(bulkImportErrors.rowNumber),
+  };
+}
+
+export function bulkJobFrom(loaded: Loaded<ReturnType<typeof bulkJobLoads>>): BulkCustomerImportJobView {
+  const [jobs, errors] = [loaded.job, loaded.errors];
   const job = jobs[0];
   if (!job) throw notFound('BULK_UPLOAD_JOB_NOT_FOUND', 'Bulk upload job not found');
   const finished = job.status === 'COMPLETED' || job.status === 'FAILED';

@@ -3,7 +3,7 @@ import { errorResponses } from '../http/responses';
 import { payloadTooLarge } from '../http/body';
 import { multipartBoundary, parseMultipart } from '../http/multipart';
 import { Document, DocumentIdParams, DocumentList, DocumentListQuery } from './schema';
-import { deleteDocument, getDocument, listDocuments, MAX_DOCUMENT_BYTES, replaceDocument, uploadDocument } from './service';
+import { deleteDocument, documentFrom, documentList, documentLoads, MAX_DOCUMENT_BYTES, replaceDocument, uploadDocument } from './service';
 
 const tag = 'Documents';
 
@@ -41,7 +41,8 @@ export const documentRoutes = [
     permission: 'VIEW',
     query: DocumentListQuery,
     responses: { 200: { description: 'A page of documents', schema: DocumentList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listDocuments(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => documentList.loads(db, platformId, query),
+    handler: (c) => json(documentList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -53,7 +54,8 @@ export const documentRoutes = [
     permission: 'VIEW',
     params: DocumentIdParams,
     responses: { 200: { description: 'The document', schema: Document }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getDocument(c.db, c.auth.platform.id, c.params.documentId)),
+    load: ({ db, platformId, params }) => documentLoads(db, platformId, params.documentId),
+    handler: (c) => json(documentFrom(c.loaded)),
   }),
   defineRoute({
     method: 'PUT',

@@ -1,12 +1,12 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import { documents, type DocumentRow } from '../db/schema';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { badRequest, conflict, invalidFields, notFound, zodIssues } from '../http/errors';
 import { readField, type Part } from '../http/multipart';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList } from '../http/pagination';
 import { loadActiveCustomer } from '../customers/service';
 import { loadBeneficialOwner } from '../kyc/owners-service';
 import { DOCUMENT_FIELD_NAMES, DocumentReplaceFields, DocumentUploadFields, type DocumentView } from './schema';
@@ -168,25 +168,29 @@ export async function replaceDocument(
 
 const documentNotFound = () => notFound('NOT_FOUND', 'Document not found');
 
-export async function getDocument(db: Db, platformId: string, id: string): Promise<DocumentView> {
-  const row = await db.query.documents.findFirst({ where: and(eq(documents.id, id), eq(documents.platformId, platformId)) });
+/** GET /documents/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `documentFrom` reads it. */
+export function documentLoads(db: Db, platformId: SQL, id: string) {
+  return {
+    document: db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.id, id), eq(documents.platformId, platformId)))
+      .limit(1),
+  };
+}
+
+export function documentFrom(loaded: Loaded<ReturnType<typeof documentLoads>>): DocumentView {
+  const row = loaded.document[0];
   if (!row) throw documentNotFound();
   return documentView(row);
 }
 
-export async function listDocuments(db: Db, platformId: string, q: { documentHolder?: string; limit: number; cursor?: string }) {
+/** GET /documents: by id, optionally of one holder. */
+export const documentList = keysetList((platformId: SQL, q: { documentHolder?: string; limit: number; cursor?: string }) => {
   const where: SQL[] = [eq(documents.platformId, platformId)];
   if (q.documentHolder) where.push(eq(documents.documentHolder, q.documentHolder));
-  const page = await keysetPage<DocumentRow>(db, {
-    table: documents,
-    idColumn: documents.id,
-    where: and(...where),
-    limit: q.limit,
-    cursor: q.cursor,
-    withTotal: true,
-  });
-  return mapPage(page, documentView);
-}
+  return { table: documents, idColumn: documents.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true };
+}, documentView);
 
 /** Deletes the record, then its bytes. */
 export async function deleteDocument(db: Db, bucket: R2Bucket, platformId: string, id: string): Promise<void> {

@@ -1,11 +1,11 @@
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Db, Loaded } from '../db/client';
 import type { ServiceMode } from '../env';
 import { beneficialOwners, type BeneficialOwnerRow, type VerificationState } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields, notFound, retryableConflict } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
-import { loadActiveCustomer, loadCustomer } from '../customers/service';
+import { keysetLoads, mapPage, pageFrom } from '../http/pagination';
+import { customerLoads, customerNotFound, loadActiveCustomer } from '../customers/service';
 import { sandboxKycStatus } from './sandbox';
 import type { BeneficialOwnerCreate, BeneficialOwnerUpdate, PersonalInfo } from '../customers/beneficial-owners';
 import { beneficialOwnerView } from '../customers/beneficial-owners';
@@ -46,17 +46,43 @@ export async function loadBeneficialOwner(db: Db, platformId: string, id: string
   return row;
 }
 
-export async function listBeneficialOwners(db: Db, platformId: string, q: { customerId: string; limit: number; cursor?: string }) {
-  await loadCustomer(db, platformId, q.customerId);
-  const page = await keysetPage<BeneficialOwnerRow>(db, {
-    table: beneficialOwners,
-    idColumn: beneficialOwners.id,
-    where: and(eq(beneficialOwners.platformId, platformId), eq(beneficialOwners.customerId, q.customerId)),
-    limit: q.limit,
-    cursor: q.cursor,
-    withTotal: true,
-  });
-  return mapPage(page, beneficialOwnerView);
+/** GET /beneficial-owners/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `ownerFrom` reads it. */
+export function ownerLoads(db: Db, platformId: SQL, id: string) {
+  return {
+    owner: db
+      .select()
+      .from(beneficialOwners)
+      .where(and(eq(beneficialOwners.id, id), eq(beneficialOwners.platformId, platformId)))
+      .limit(1),
+  };
+}
+
+export function ownerFrom(loaded: Loaded<ReturnType<typeof ownerLoads>>) {
+  const row = loaded.owner[0];
+  if (!row) throw ownerNotFound();
+  return beneficialOwnerView(row);
+}
+
+type OwnerListQuery = { customerId: string; limit: number; cursor?: string };
+
+/** GET /beneficial-owners as loads: the customer (404 when it is not the platform's) and the page of its owners. */
+export function ownerListLoads(db: Db, platformId: SQL, q: OwnerListQuery) {
+  return {
+    customer: customerLoads(db, platformId, q.customerId).customer,
+    ...keysetLoads(db, {
+      table: beneficialOwners,
+      idColumn: beneficialOwners.id,
+      where: and(eq(beneficialOwners.platformId, platformId), eq(beneficialOwners.customerId, q.customerId)),
+      limit: q.limit,
+      cursor: q.cursor,
+      withTotal: true,
+    }),
+  };
+}
+
+export function ownerListFrom(q: OwnerListQuery, loaded: Loaded<ReturnType<typeof ownerListLoads>>) {
+  if (!loaded.customer[0]) throw customerNotFound();
+  return mapPage(pageFrom<BeneficialOwnerRow>(q, loaded), beneficialOwnerView);
 }
 
 /**

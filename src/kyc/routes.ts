@@ -11,9 +11,8 @@ import {
   VerificationRequest,
 } from './schema';
 import { BeneficialOwner, BeneficialOwnerCreate, BeneficialOwnerUpdate } from '../customers/beneficial-owners';
-import { createBeneficialOwner, listBeneficialOwners, loadBeneficialOwner, updateBeneficialOwner } from './owners-service';
-import { getVerification, listVerifications, submitVerification } from './verifications-service';
-import { beneficialOwnerView } from '../customers/beneficial-owners';
+import { createBeneficialOwner, ownerFrom, ownerListFrom, ownerListLoads, ownerLoads, updateBeneficialOwner } from './owners-service';
+import { submitVerification, verificationFrom, verificationList, verificationLoads } from './verifications-service';
 
 const tag = 'KYC/KYB Verifications';
 
@@ -40,7 +39,8 @@ export const kycRoutes = [
     permission: 'VIEW',
     query: BeneficialOwnerListQuery,
     responses: { 200: { description: 'A page of beneficial owners', schema: BeneficialOwnerList }, ...errorResponses(400, 401, 403, 404) },
-    handler: async (c) => json(await listBeneficialOwners(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => ownerListLoads(db, platformId, query),
+    handler: (c) => json(ownerListFrom(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -52,7 +52,8 @@ export const kycRoutes = [
     permission: 'VIEW',
     params: BeneficialOwnerIdParams,
     responses: { 200: { description: 'The beneficial owner', schema: BeneficialOwner }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(beneficialOwnerView(await loadBeneficialOwner(c.db, c.auth.platform.id, c.params.beneficialOwnerId))),
+    load: ({ db, platformId, params }) => ownerLoads(db, platformId, params.beneficialOwnerId),
+    handler: (c) => json(ownerFrom(c.loaded)),
   }),
   defineRoute({
     method: 'PATCH',
@@ -96,7 +97,8 @@ export const kycRoutes = [
     permission: 'VIEW',
     query: VerificationListQuery,
     responses: { 200: { description: 'A page of verifications', schema: VerificationList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => json(await listVerifications(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => verificationList.loads(db, platformId, query),
+    handler: (c) => json(verificationList.from(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',
@@ -108,6 +110,7 @@ export const kycRoutes = [
     permission: 'VIEW',
     params: VerificationIdParams,
     responses: { 200: { description: 'The verification', schema: Verification }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getVerification(c.db, c.auth.platform.id, c.params.verificationId)),
+    load: ({ db, platformId, params }) => verificationLoads(db, platformId, params.verificationId),
+    handler: (c) => json(verificationFrom(c.loaded)),
   }),
 ];

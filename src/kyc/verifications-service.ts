@@ -1,5 +1,5 @@
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import type { ServiceMode } from '../env';
 import {
   customers,
@@ -11,7 +11,7 @@ import {
 } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { notFound } from '../http/errors';
-import { keysetPage, mapPage } from '../http/pagination';
+import { keysetList } from '../http/pagination';
 import { customerEventData, customerStatusEvent, loadActiveCustomer } from '../customers/service';
 import type { Statement } from '../db/client';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
@@ -109,27 +109,30 @@ export async function submitVerification(
   return verificationView(row);
 }
 
-export async function getVerification(db: Db, platformId: string, id: string) {
-  const row = await db.query.verifications.findFirst({ where: and(eq(verifications.id, id), eq(verifications.platformId, platformId)) });
+/** GET /verifications/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `verificationFrom` reads it. */
+export function verificationLoads(db: Db, platformId: SQL, id: string) {
+  return {
+    verification: db
+      .select()
+      .from(verifications)
+      .where(and(eq(verifications.id, id), eq(verifications.platformId, platformId)))
+      .limit(1),
+  };
+}
+
+export function verificationFrom(loaded: Loaded<ReturnType<typeof verificationLoads>>) {
+  const row = loaded.verification[0];
   if (!row) throw notFound('NOT_FOUND', 'Verification not found');
   return verificationView(row);
 }
 
-export async function listVerifications(
-  db: Db,
-  platformId: string,
-  q: { customerId?: string; verificationStatus?: VerificationStatus; limit: number; cursor?: string },
-) {
-  const where: SQL[] = [eq(verifications.platformId, platformId)];
-  if (q.customerId) where.push(eq(verifications.customerId, q.customerId));
-  if (q.verificationStatus) where.push(eq(verifications.verificationStatus, q.verificationStatus));
-  const page = await keysetPage<VerificationRow>(db, {
-    table: verifications,
-    idColumn: verifications.id,
-    where: and(...where),
-    limit: q.limit,
-    cursor: q.cursor,
-    withTotal: true,
-  });
-  return mapPage(page, verificationView);
-}
+/** GET /verifications: by id, with the filters. */
+export const verificationList = keysetList(
+  (platformId: SQL, q: { customerId?: string; verificationStatus?: VerificationStatus; limit: number; cursor?: string }) => {
+    const where: SQL[] = [eq(verifications.platformId, platformId)];
+    if (q.customerId) where.push(eq(verifications.customerId, q.customerId));
+    if (q.verificationStatus) where.push(eq(verifications.verificationStatus, q.verificationStatus));
+    return { table: verifications, idColumn: verifications.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true };
+  },
+  verificationView,
+);

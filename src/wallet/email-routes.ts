@@ -1,27 +1,34 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../db/client';
 import { sandboxEmails } from '../db/schema';
 import { iso, DateTime } from '../common/time';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { cursorParam, keysetPage, limitParam, mapPage, pageOf } from '../http/pagination';
+import { cursorParam, keysetList, limitParam, pageOf } from '../http/pagination';
 
 const SandboxEmail = z
   .object({ id: z.string(), to: z.string(), from: z.string(), subject: z.string(), text: z.string(), createdAt: DateTime })
   .meta({ id: 'SandboxEmail' });
 
-async function listEmails(db: Db, platformId: string, q: { to?: string; limit: number; cursor?: string }) {
-  const page = await keysetPage<typeof sandboxEmails.$inferSelect>(db, {
+/** The sandbox outbox, newest first. */
+const emailList = keysetList(
+  (platformId: SQL, q: { to?: string; limit: number; cursor?: string }) => ({
     table: sandboxEmails,
     idColumn: sandboxEmails.id,
     where: and(eq(sandboxEmails.platformId, platformId), q.to ? eq(sandboxEmails.to, q.to) : undefined),
-    order: 'desc',
+    order: 'desc' as const,
     limit: q.limit,
     cursor: q.cursor,
-  });
-  return mapPage(page, ({ id, to, from, subject, text, createdAt }) => ({ id, to, from, subject, text, createdAt: iso(createdAt) }));
-}
+  }),
+  ({ id, to, from, subject, text, createdAt }: typeof sandboxEmails.$inferSelect) => ({
+    id,
+    to,
+    from,
+    subject,
+    text,
+    createdAt: iso(createdAt),
+  }),
+);
 
 export const emailRoutes = [
   defineRoute({
@@ -37,6 +44,7 @@ export const emailRoutes = [
       200: { description: 'A page of e-mails', schema: pageOf(SandboxEmail, 'SandboxEmailListResponse') },
       ...errorResponses(400, 401, 403, 404),
     },
-    handler: async (c) => json(await listEmails(c.db, c.auth.platform.id, c.query)),
+    load: ({ db, platformId, query }) => emailList.loads(db, platformId, query),
+    handler: (c) => json(emailList.from(c.query, c.loaded)),
   }),
 ];
