@@ -10,11 +10,13 @@ import { ratesUnavailableResponse } from './rates-schema';
 import {
   checkExecutable,
   executeQuote,
-  getQuote,
-  listQuotes,
   loadQuote,
   quoteFrom,
+  quoteListFrom,
+  quoteListLoads,
   quoteLoads,
+  quoteViewFrom,
+  quoteViewLoads,
   startQuotePayment,
   type QuoteLoaded,
 } from './quotes-service';
@@ -75,7 +77,8 @@ export const quoteRoutes = [
       200: { description: 'A page of quotes, each as GET /quotes/{quoteId} shows it', schema: QuoteList },
       ...errorResponses(400, 401, 403),
     },
-    handler: async (c) => json(await listQuotes(c.db, c.auth.platform.id, c.query, c.now)),
+    load: ({ db, platformId, query, now }) => quoteListLoads(db, platformId, query, now),
+    handler: (c) => json(quoteListFrom(c.query, c.loaded, c.now)),
   }),
   defineRoute({
     method: 'GET',
@@ -87,7 +90,8 @@ export const quoteRoutes = [
     permission: 'VIEW',
     params: QuoteIdParams,
     responses: { 200: { description: 'The quote', schema: Quote }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await getQuote(c.db, c.auth.platform.id, c.params.quoteId, c.now)),
+    load: ({ db, platformId, params }) => quoteViewLoads(db, platformId, params.quoteId),
+    handler: (c) => json(quoteViewFrom(c.loaded, c.now)),
   }),
   defineRoute({
     method: 'POST',

@@ -1,8 +1,16 @@
 import { and, eq, getTableColumns, gt, gte, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
-import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
+import {
+  internalAccounts,
+  platforms,
+  quotes,
+  transactions,
+  type QuoteRow,
+  type TransactionRow,
+  type TransactionStatus,
+} from '../db/schema';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
-import { keysetPage, mapPage, type Page } from '../http/pagination';
+import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type Page } from '../http/pagination';
 import { insufficientFunds } from './parties';
 import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
 import { addTo, buildChange, commitChange, initiation, type Additions, type PaymentDeps } from './transaction-change';
@@ -25,8 +33,20 @@ export async function loadQuote(db: Db, platformId: string, quoteId: string): Pr
   return row;
 }
 
+/** GET /quotes/{id} as loads (`platformId` SQL: see `RouteSpec.load`): the quote and its transaction. */
+export function quoteViewLoads(db: Db, platformId: SQL, quoteId: string) {
+  const { quote, quoteTx } = quoteLoads(db, platformId, quoteId);
+  return { quote, quoteTx };
+}
+
+/** `quoteViewFrom` of a platform known by id (an agent's customer's quote). */
 export async function getQuote(db: Db, platformId: string, quoteId: string, now: number): Promise<QuoteView> {
-  const { quote, tx } = await loadQuote(db, platformId, quoteId);
+  return quoteViewFrom(await loadTogether(db, quoteViewLoads(db, sql`${platformId}`, quoteId)), now);
+}
+
+/** The quote as GET /quotes/{id} shows it at `now` (its status follows its transaction and its expiry). */
+export function quoteViewFrom(loaded: Loaded<ReturnType<typeof quoteViewLoads>>, now: number): QuoteView {
+  const { quote, tx } = quoteFrom(loaded);
   return quoteView(quote, quoteTransactionStatus(quote, tx.status, now));
 }
 
@@ -38,17 +58,25 @@ const transactionStatusesOf = (status: QuoteStatus) =>
   );
 
 /** SQL for quotes showing `status` at `now`, exactly as quoteTransactionStatus derives it. */
-function quoteStatusIs(status: QuoteStatus, now: number): SQL | undefined {
+function quoteStatusIs(status: QuoteStatus, now: SQL): SQL | undefined {
   const lapsed = and(transactionStatusesOf('PENDING'), lte(quotes.expiresAt, now));
   if (status === 'PENDING') return and(transactionStatusesOf('PENDING'), gt(quotes.expiresAt, now));
   if (status === 'EXPIRED') return or(transactionStatusesOf('EXPIRED'), lapsed);
   return transactionStatusesOf(status);
 }
 
-/** GET /quotes: newest first, keyset on the (time-ordered) id; filters read the quote and its transaction. */
-export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, now: number): Promise<Page<QuoteView>> {
+type QuoteListRow = { quote: QuoteRow; status: TransactionStatus };
+
+/**
+ * GET /quotes as loads: newest first, keyset on the (time-ordered) id; filters read the quote and its
+ * transaction. `platformId` is SQL (see `RouteSpec.load`); `wall` the wall clock, to which the status filter
+ * adds the platform's sandbox clock offset in SQL, as the view adds it to the same wall clock.
+ */
+export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall: number) {
+  const now = sql`(${wall} + (SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}))`;
   const where: (SQL | undefined)[] = [eq(quotes.platformId, platformId)];
-  if (q.customerId) where.push(q.customerId === platformId ? isNull(quotes.customerId) : eq(quotes.customerId, q.customerId));
+  if (q.customerId)
+    where.push(or(and(eq(sql`${q.customerId}`, platformId), isNull(quotes.customerId)), eq(quotes.customerId, q.customerId)));
   if (q.sendingAccountId) where.push(eq(quotes.sourceAccountId, q.sendingAccountId));
   if (q.receivingAccountId) where.push(eq(transactions.destinationAccountId, q.receivingAccountId));
   if (q.sendingUmaAddress) where.push(eq(sql`lower(${transactions.senderUmaAddress})`, q.sendingUmaAddress.toLowerCase()));
@@ -56,7 +84,7 @@ export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, 
   if (q.status) where.push(quoteStatusIs(q.status, now));
   if (q.createdAfter !== undefined) where.push(gte(quotes.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) where.push(lte(quotes.createdAt, q.createdBefore));
-  const page = await keysetPage<{ quote: QuoteRow; status: TransactionStatus }>(db, {
+  return keysetLoads<QuoteListRow>(db, {
     table: quotes,
     join: {
       table: transactions,
@@ -64,13 +92,17 @@ export async function listQuotes(db: Db, platformId: string, q: QuoteListQuery, 
       fields: { quote: getTableColumns(quotes), status: transactions.status },
     },
     idColumn: quotes.id,
-    rowId: (row) => row.quote.id,
     order: 'desc',
     where: and(...where),
     limit: q.limit,
     cursor: q.cursor,
     withTotal: true,
   });
+}
+
+/** The page `quoteListLoads` read, each quote as GET /quotes/{id} shows it at `now`. */
+export function quoteListFrom(q: QuoteListQuery, loaded: Loaded<KeysetLoads>, now: number): Page<QuoteView> {
+  const page = pageFrom<QuoteListRow>({ limit: q.limit, rowId: (row) => row.quote.id }, loaded);
   return mapPage(page, (row) => quoteView(row.quote, quoteTransactionStatus(row.quote, row.status, now)));
 }
 
@@ -133,7 +165,7 @@ export function quoteLoads(db: Db, platformId: SQL, quoteId: string) {
 export type QuoteLoaded = Loaded<ReturnType<typeof quoteLoads>>;
 
 /** The quote and its transaction `quoteLoads` read (404 when there is none). */
-export function quoteFrom(loaded: QuoteLoaded): { quote: QuoteRow; tx: TransactionRow } {
+export function quoteFrom(loaded: Pick<QuoteLoaded, 'quote' | 'quoteTx'>): { quote: QuoteRow; tx: TransactionRow } {
   const [quote, tx] = [loaded.quote[0], loaded.quoteTx[0]];
   if (!quote || !tx) throw quoteNotFound();
   return { quote, tx };

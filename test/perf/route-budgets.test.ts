@@ -67,8 +67,8 @@ Object.assign(BUDGETS, {
   // Money
   getExchangeRates: budget(1),
   createQuote: budget(2),
-  listQuotes: budget(2),
-  getQuoteById: budget(2),
+  listQuotes: budget(1),
+  getQuoteById: budget(1),
   executeQuote: budget(2),
   createTransferIn: budget(2),
   createTransferOut: budget(2),
