@@ -1,6 +1,6 @@
 // Agent actions: the policy and limit checks around the payments' approval pipeline (payments/approvals-service.ts):
 // a request is read in one round trip and recorded, with its action and (AUTO) its execution, in one batch.
-import { and, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { guard, loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { errorText, isGuardFailure } from '../db/errors';
@@ -19,7 +19,7 @@ import {
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
-import { keysetPage, type Page } from '../http/pagination';
+import { keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery, type Page } from '../http/pagination';
 import { eventStatements } from '../webhooks/outbox';
 import {
   accountsOf,
@@ -405,27 +405,29 @@ export async function actionView(db: Db, row: AgentActionRow) {
   return (await actionViews(db, [row]))[0]!;
 }
 
-async function actionViews(db: Db, rows: AgentActionRow[]) {
-  const txIds = rows.map((r) => r.transactionId).filter((x): x is string => !!x);
-  const quoteIds = rows.map((r) => r.quoteId).filter((x): x is string => !!x);
-  const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [txs, qs, cs] = await db.batch([
-    db
+/** The rows an action's view shows besides the action, for the actions `ids` names (a list or a subquery). */
+function viewLoads(db: Db, ids: string[] | SQLWrapper) {
+  const ofActions = (column: AnySQLiteColumn) => db.select({ id: column }).from(agentActions).where(inArray(agentActions.id, ids));
+  return {
+    txs: db
       .select()
       .from(transactions)
-      .where(inArray(transactions.id, txIds.length ? txIds : [''])),
-    db
+      .where(inArray(transactions.id, ofActions(agentActions.transactionId))),
+    quotes: db
       .select()
       .from(quotes)
-      .where(inArray(quotes.id, quoteIds.length ? quoteIds : [''])),
-    db
+      .where(inArray(quotes.id, ofActions(agentActions.quoteId))),
+    customers: db
       .select({ id: customers.id, platformCustomerId: customers.platformCustomerId })
       .from(customers)
-      .where(inArray(customers.id, customerIds.length ? customerIds : [''])),
-  ]);
-  const pcid = new Map(cs.map((c) => [c.id, c.platformCustomerId]));
-  const txById = new Map(txs.map((t) => [t.id, t]));
-  const quoteById = new Map(qs.map((q) => [q.id, q]));
+      .where(inArray(customers.id, ofActions(agentActions.customerId))),
+  };
+}
+
+function viewsFrom(rows: AgentActionRow[], loaded: Loaded<ReturnType<typeof viewLoads>>) {
+  const pcid = new Map(loaded.customers.map((c) => [c.id, c.platformCustomerId]));
+  const txById = new Map(loaded.txs.map((t) => [t.id, t]));
+  const quoteById = new Map(loaded.quotes.map((q) => [q.id, q]));
   return rows.map((r) =>
     actionViewOf(
       r,
@@ -434,6 +436,10 @@ async function actionViews(db: Db, rows: AgentActionRow[]) {
       pcid.get(r.customerId),
     ),
   );
+}
+
+async function actionViews(db: Db, rows: AgentActionRow[]) {
+  return viewsFrom(rows, await loadTogether(db, viewLoads(db, rows.length ? rows.map((r) => r.id) : [''])));
 }
 
 export async function pageOfActions(db: Db, page: Page<AgentActionRow>) {
@@ -455,20 +461,21 @@ export async function listAgentActions(db: Db, agent: AgentRow, q: { status?: Ag
   return pageOfActions(db, page);
 }
 
-/** GET /agents/approvals: the platform's actions waiting for it. */
-export async function listApprovals(
-  db: Db,
-  platformId: string,
-  q: {
-    agentId?: string;
-    customerId?: string;
-    startDate?: number;
-    endDate?: number;
-    sortOrder: 'asc' | 'desc';
-    limit: number;
-    cursor?: string;
-  },
-) {
+type ApprovalListQuery = {
+  agentId?: string;
+  customerId?: string;
+  startDate?: number;
+  endDate?: number;
+  sortOrder: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+};
+
+/**
+ * GET /agents/approvals as loads (`platformId` SQL: see `RouteSpec.load`): the platform's actions waiting
+ * for it, with their total and what their views show.
+ */
+export function approvalListLoads(db: Db, platformId: SQL, q: ApprovalListQuery) {
   const where: SQL[] = [
     eq(agentActions.platformId, platformId),
     eq(agentActions.status, 'PENDING_APPROVAL'),
@@ -478,7 +485,7 @@ export async function listApprovals(
   if (q.customerId) where.push(eq(agentActions.customerId, q.customerId));
   if (q.startDate !== undefined) where.push(gte(agentActions.createdAt, q.startDate));
   if (q.endDate !== undefined) where.push(lte(agentActions.createdAt, q.endDate));
-  const page = await keysetPage<AgentActionRow>(db, {
+  const page: KeysetQuery<AgentActionRow> = {
     table: agentActions,
     idColumn: agentActions.id,
     where: and(...where),
@@ -486,6 +493,11 @@ export async function listApprovals(
     cursor: q.cursor,
     withTotal: true,
     order: q.sortOrder,
-  });
-  return pageOfActions(db, page);
+  };
+  return { ...keysetLoads(db, page), ...viewLoads(db, keysetIds(db, page)) };
+}
+
+export function approvalListFrom(q: ApprovalListQuery, loaded: Loaded<ReturnType<typeof approvalListLoads>>) {
+  const page = pageFrom<AgentActionRow>(q, loaded);
+  return { ...page, data: viewsFrom(page.data, loaded) };
 }

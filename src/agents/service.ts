@@ -1,7 +1,7 @@
 // Agents for the platform: create, read, policy, device codes, redeem and revoke. Over 300 lines because
 // it is the whole agent lifecycle; the agents' actions are in actions-service.ts.
-import { and, eq, gt, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { and, eq, gt, gte, inArray, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { Db, Loaded } from '../db/client';
 import {
   agentActions,
   agentDeviceCodes,
@@ -16,7 +16,8 @@ import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
 import { ApiError, badRequest, invalidFields, notFound, type FieldIssue } from '../http/errors';
-import { keysetPage } from '../http/pagination';
+import { keysetIds, keysetLoads, mapPage, pageFrom, type KeysetQuery } from '../http/pagination';
+import { platformClock } from '../platform/service';
 import { loadActiveCustomer } from '../customers/service';
 import { loadExternalAccount } from '../external-accounts/service';
 import { loadInternalAccount } from '../accounts/internal-service';
@@ -40,26 +41,24 @@ export interface Usage {
 }
 
 /**
- * Approved-and-executed spend per agent in the current UTC day and month, in the policy currency, as a load;
- * `agentIds` may be SQL (a subquery naming the agent). `usageFrom` reads it.
+ * Approved-and-executed spend per agent in the current UTC day and month of `now`, in the policy currency, as
+ * a load. `agentIds` may be a subquery; `now` may be SQL (`platformClock`, in a load that runs before the
+ * platform is read), the day and month then taken in SQL as `periodOf` takes them.
  */
-export function usageLoad(db: Db, agentIds: string[] | SQL, now: number) {
-  const { day, month } = periodOf(now);
+export function usageLoad(db: Db, agentIds: string[] | SQLWrapper, now: number | SQL) {
+  const period =
+    typeof now === 'number'
+      ? periodOf(now)
+      : { day: sql`strftime('%Y-%m-%d', ${now} / 1000, 'unixepoch')`, month: sql`strftime('%Y-%m', ${now} / 1000, 'unixepoch')` };
   return db
     .select({
       agentId: agentActions.agentId,
-      dailyCount: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN 1 ELSE 0 END), 0)`,
-      dailySpend: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN ${agentActions.policyAmount} ELSE 0 END), 0)`,
+      dailyCount: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${period.day} THEN 1 ELSE 0 END), 0)`,
+      dailySpend: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${period.day} THEN ${agentActions.policyAmount} ELSE 0 END), 0)`,
       monthlySpend: sql<number>`COALESCE(SUM(${agentActions.policyAmount}), 0)`,
     })
     .from(agentActions)
-    .where(
-      and(
-        Array.isArray(agentIds) ? inArray(agentActions.agentId, agentIds) : sql`${agentActions.agentId} IN ${agentIds}`,
-        eq(agentActions.counted, true),
-        eq(agentActions.month, month),
-      ),
-    )
+    .where(and(inArray(agentActions.agentId, agentIds), eq(agentActions.counted, true), eq(agentActions.month, period.month)))
     .groupBy(agentActions.agentId);
 }
 
@@ -169,9 +168,19 @@ export async function loadAgent(db: Db, platformId: string, agentId: string): Pr
   return row;
 }
 
-export async function getAgent(db: Db, platformId: string, agentId: string, now: number) {
-  const row = await loadAgent(db, platformId, agentId);
-  return agentView(row, (await usageOf(db, [row.id], now)).get(row.id)!, now);
+/** GET /agents/{id} as loads (`platformId` SQL: see `RouteSpec.load`; `wall` the wall clock): the agent and its usage. */
+export function agentLoads(db: Db, platformId: SQL, agentId: string, wall: number) {
+  const agent = and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt));
+  return {
+    agent: db.select().from(agents).where(agent).limit(1),
+    usage: usageLoad(db, db.select({ id: agents.id }).from(agents).where(agent), platformClock(platformId, wall)),
+  };
+}
+
+export function agentFrom(loaded: Loaded<ReturnType<typeof agentLoads>>, now: number) {
+  const row = loaded.agent[0];
+  if (!row) throw agentNotFound();
+  return agentView(row, usageFrom(loaded.usage, row.id), now);
 }
 
 export interface AgentFilters {
@@ -186,7 +195,8 @@ export interface AgentFilters {
   cursor?: string;
 }
 
-export async function listAgents(db: Db, platformId: string, f: AgentFilters, now: number) {
+/** GET /agents as loads: the page with its total, and the usage of the page's agents. */
+export function agentListLoads(db: Db, platformId: SQL, f: AgentFilters, wall: number) {
   const where: (SQL | undefined)[] = [eq(agents.platformId, platformId), isNull(agents.deletedAt)];
   if (f.customerId !== undefined) where.push(eq(agents.customerId, f.customerId));
   if (f.isPaused !== undefined) where.push(eq(agents.isPaused, f.isPaused));
@@ -195,20 +205,19 @@ export async function listAgents(db: Db, platformId: string, f: AgentFilters, no
   if (f.createdBefore !== undefined) where.push(lte(agents.createdAt, f.createdBefore));
   if (f.updatedAfter !== undefined) where.push(gte(agents.updatedAt, f.updatedAfter));
   if (f.updatedBefore !== undefined) where.push(lte(agents.updatedAt, f.updatedBefore));
-  const page = await keysetPage<AgentRow>(db, {
+  const page: KeysetQuery<AgentRow> = {
     table: agents,
     idColumn: agents.id,
     where: and(...where),
     limit: f.limit,
     cursor: f.cursor,
     withTotal: true,
-  });
-  const usage = await usageOf(
-    db,
-    page.data.map((a) => a.id),
-    now,
-  );
-  return { ...page, data: page.data.map((a) => agentView(a, usage.get(a.id)!, now)) };
+  };
+  return { ...keysetLoads(db, page), usage: usageLoad(db, keysetIds(db, page), platformClock(platformId, wall)) };
+}
+
+export function agentListFrom(f: AgentFilters, loaded: Loaded<ReturnType<typeof agentListLoads>>, now: number) {
+  return mapPage(pageFrom<AgentRow>(f, loaded), (a) => agentView(a, usageFrom(loaded.usage, a.id), now));
 }
 
 export async function updateAgent(db: Db, platformId: string, agentId: string, patch: { name?: string; isPaused?: boolean }, now: number) {
@@ -288,10 +297,19 @@ export async function issueDeviceCode(db: Db, platformId: string, agentId: strin
 
 const codeNotFound = () => notFound('NOT_FOUND', 'Device code not found');
 
-export async function deviceCodeStatus(db: Db, platformId: string, code: string) {
-  const row = await db.query.agentDeviceCodes.findFirst({
-    where: and(eq(agentDeviceCodes.codeHash, hashSecret(code.toUpperCase())), eq(agentDeviceCodes.platformId, platformId)),
-  });
+/** GET /agents/device-codes/{code}/status as a load (`platformId` SQL: see `RouteSpec.load`); the code is looked up by its hash. */
+export function deviceCodeLoads(db: Db, platformId: SQL, code: string) {
+  return {
+    deviceCode: db
+      .select()
+      .from(agentDeviceCodes)
+      .where(and(eq(agentDeviceCodes.codeHash, hashSecret(code.toUpperCase())), eq(agentDeviceCodes.platformId, platformId)))
+      .limit(1),
+  };
+}
+
+export function deviceCodeStatusFrom(code: string, loaded: Loaded<ReturnType<typeof deviceCodeLoads>>) {
+  const row = loaded.deviceCode[0];
   if (!row) throw codeNotFound();
   return { code: code.toUpperCase(), redeemed: row.redeemedAt !== null };
 }

@@ -1,16 +1,9 @@
 import { and, eq, getTableColumns, gt, gte, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
-import {
-  internalAccounts,
-  platforms,
-  quotes,
-  transactions,
-  type QuoteRow,
-  type TransactionRow,
-  type TransactionStatus,
-} from '../db/schema';
+import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type Page } from '../http/pagination';
+import { platformClock } from '../platform/service';
 import { insufficientFunds } from './parties';
 import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
 import { addTo, buildChange, commitChange, initiation, type Additions, type PaymentDeps } from './transaction-change';
@@ -73,7 +66,7 @@ type QuoteListRow = { quote: QuoteRow; status: TransactionStatus };
  * adds the platform's sandbox clock offset in SQL, as the view adds it to the same wall clock.
  */
 export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall: number) {
-  const now = sql`(${wall} + (SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}))`;
+  const now = platformClock(platformId, wall);
   const where: (SQL | undefined)[] = [eq(quotes.platformId, platformId)];
   if (q.customerId)
     where.push(or(and(eq(sql`${q.customerId}`, platformId), isNull(quotes.customerId)), eq(quotes.customerId, q.customerId)));

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, platforms, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';
 import { newId } from '../crypto/ids';
@@ -21,6 +21,15 @@ import {
 } from './schema';
 
 /** Parts of a PlatformConfig view that come from the settings rather than the platform row. */
+
+/**
+ * The platform's time as SQL, for loads that run before the platform row is read (see `RouteSpec.load`):
+ * the wall clock plus its sandbox clock offset, exactly as a handler's `c.now` is.
+ */
+export function platformClock(platformId: SQL, wall: number): SQL {
+  return sql`(${wall} + (SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}))`;
+}
+
 export interface ConfigExtras {
   webhookPublicKey: string;
   sandboxUmaDomain?: string;

@@ -22,6 +22,8 @@ import {
   releaseSessionId,
   sessionJson,
   walletByAccount,
+  walletFrom,
+  walletLoads,
   walletByAuthId,
   reserveAuthId,
   reserveSession,
@@ -82,8 +84,10 @@ export const credentialRoutes = [
     permission: 'VIEW',
     query: AccountIdQuery,
     responses: { 200: { description: 'The credentials', schema: CredentialList }, ...errorResponses(400, 401, 403, 404) },
+    // The wallet rides on authentication; then one call to its account.
+    load: ({ db, platformId, query }) => walletLoads(db, platformId, query.accountId),
     handler: async (c) => {
-      const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.query.accountId);
+      const wallet = walletFrom(c.env.ACCOUNT, c.loaded);
       const list = await wallet.stub.listCredentials(metaOf(wallet, c.now));
       return json({ data: list.map(authMethodJson) });
     },

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../crypto/ids';
 import type { Env } from '../env';
-import type { Db, Loaded } from '../db/client';
+import { loadTogether, type Db, type Loaded } from '../db/client';
 import { customers, internalAccounts, walletAuthIndex, type InternalAccountRow } from '../db/schema';
 import { iso } from '../common/time';
 import { ApiError, ERRORS, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
@@ -33,18 +33,30 @@ const walletColumns = {
   email: customers.email,
 };
 
-/** The EMBEDDED_WALLET account `accountId` of this platform (404 for anything else, other platforms included). */
-export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: string, accountId: string): Promise<Wallet> {
-  const [row] = await db
-    .select(walletColumns)
-    .from(internalAccounts)
-    .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
-    .where(
-      and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')),
-    )
-    .limit(1);
+/** The EMBEDDED_WALLET account `accountId` of this platform as a load (`platformId` SQL: see `RouteSpec.load`). */
+export function walletLoads(db: Db, platformId: SQL, accountId: string) {
+  return {
+    wallet: db
+      .select(walletColumns)
+      .from(internalAccounts)
+      .leftJoin(customers, eq(customers.id, internalAccounts.customerId))
+      .where(
+        and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')),
+      )
+      .limit(1),
+  };
+}
+
+/** The wallet `walletLoads` read (404 for anything else, other platforms included). */
+export function walletFrom(ns: Env['ACCOUNT'], loaded: Loaded<ReturnType<typeof walletLoads>>): Wallet {
+  const row = loaded.wallet[0];
   if (!row) throw accountNotFound();
   return walletOf(ns, row);
+}
+
+/** `walletLoads` of a platform known by id, run. */
+export async function walletByAccount(db: Db, ns: Env['ACCOUNT'], platformId: string, accountId: string): Promise<Wallet> {
+  return walletFrom(ns, await loadTogether(db, walletLoads(db, sql`${platformId}`, accountId)));
 }
 
 const byAuthId = (db: Db, platformId: SQL, id: string) =>

@@ -11,7 +11,7 @@ import {
   SIGNATURE_HEADERS,
   SignedRequestChallenge,
 } from './schema';
-import { metaOf, sessionJson, walletByAccount, walletByAuthId } from './service';
+import { metaOf, sessionJson, walletByAuthId, walletFrom, walletLoads } from './service';
 import { signedRetry } from './signed-retry';
 
 const tag = 'Embedded Wallet Auth';
@@ -36,8 +36,10 @@ export const sessionRoutes = [
     permission: 'VIEW',
     query: AccountIdQuery,
     responses: { 200: { description: 'Active sessions', schema: SessionList }, ...errorResponses(400, 401, 403, 404) },
+    // The wallet rides on authentication; then one call to its account.
+    load: ({ db, platformId, query }) => walletLoads(db, platformId, query.accountId),
     handler: async (c) => {
-      const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.query.accountId);
+      const wallet = walletFrom(c.env.ACCOUNT, c.loaded);
       const sessions = await wallet.stub.listSessions(metaOf(wallet, c.now));
       return json({ data: sessions.map(sessionJson) });
     },
