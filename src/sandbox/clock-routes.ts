@@ -2,7 +2,7 @@ import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { jobDeps } from '../jobs/deps';
 import { ClockAdvanceRequest, SandboxClock } from './clock-schema';
-import { advanceClock } from './clock';
+import { advanceClock, clockLoads } from './clock';
 
 export const clockRoutes = [
   defineRoute({
@@ -15,10 +15,13 @@ export const clockRoutes = [
     permission: 'TRANSACT',
     body: ClockAdvanceRequest,
     responses: { 200: { description: 'The new sandbox time', schema: SandboxClock }, ...errorResponses(400, 401, 403, 404, 413) },
+    // The clock moves in the authentication batch (the platform row is read before it there, so c.now is
+    // still the time before the move).
+    load: ({ db, platformId, body }) => clockLoads(db, platformId, body.seconds),
     handler: async (c) => {
       const p = c.auth.platform;
       const realNow = c.now - p.clockOffsetMs;
-      return json(await advanceClock(jobDeps(c.env, c.settings, c.log, c.db), p.id, c.body.seconds, realNow));
+      return json(await advanceClock(jobDeps(c.env, c.settings, c.log, c.db), p.id, c.loaded, realNow));
     },
   }),
 ];

@@ -83,7 +83,7 @@ Object.assign(BUDGETS, {
   getWebhookDelivery: budget(1),
   sandboxSend: budget(2),
   sandboxReceive: budget(2),
-  advanceSandboxClock: budget(4),
+  advanceSandboxClock: budget(3),
   sandboxReset: budget(2),
   listSandboxEmails: budget(1),
   // Embedded wallets
