@@ -1,5 +1,6 @@
 // Agent actions: the policy and limit checks around the payments' approval pipeline (payments/approvals-service.ts):
 // a request is read in one round trip and recorded, with its action and (AUTO) its execution, in one batch.
+// Over 300 lines because submit, approve, reject and the views share the action's rules.
 import { and, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { guard, loadTogether, type Db, type Loaded, type Statement } from '../db/client';
@@ -19,7 +20,7 @@ import {
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
-import { keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery, type Page } from '../http/pagination';
+import { keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { eventStatements } from '../webhooks/outbox';
 import {
   accountsOf,
@@ -442,10 +443,6 @@ async function actionViews(db: Db, rows: AgentActionRow[]) {
   return viewsFrom(rows, await loadTogether(db, viewLoads(db, rows.length ? rows.map((r) => r.id) : [''])));
 }
 
-export async function pageOfActions(db: Db, page: Page<AgentActionRow>) {
-  return { ...page, data: await actionViews(db, page.data) };
-}
-
 export async function listAgentActions(db: Db, agent: AgentRow, q: { status?: AgentActionRow['status']; limit: number; cursor?: string }) {
   const where = [eq(agentActions.agentId, agent.id), eq(agentActions.platformId, agent.platformId)];
   if (q.status) where.push(eq(agentActions.status, q.status));
@@ -458,7 +455,7 @@ export async function listAgentActions(db: Db, agent: AgentRow, q: { status?: Ag
     withTotal: true,
     order: 'desc',
   });
-  return pageOfActions(db, page);
+  return { ...page, data: await actionViews(db, page.data) };
 }
 
 type ApprovalListQuery = {

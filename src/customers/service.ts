@@ -194,7 +194,7 @@ export function customerView(row: CustomerRow, owners: BeneficialOwnerRow[]): Cu
 }
 
 /** A customer of this platform, deleted or not; another platform's id is 404 like an unknown one. */
-export async function loadCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
+async function loadCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
   const row = await db.query.customers.findFirst({ where: and(eq(customers.id, customerId), eq(customers.platformId, platformId)) });
   if (!row) throw customerNotFound();
   return row;

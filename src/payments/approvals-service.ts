@@ -1,3 +1,6 @@
+// The approval pipeline, on the one money pipeline of transaction-change: a request is read in one round trip,
+// checked, and recorded awaiting the platform (or carried out at once) in one atomic batch with the caller's
+// own rows and answer; an approval or rejection later is the same. Over 300 lines: one pipeline, kept whole.
 import { sql, type SQL } from 'drizzle-orm';
 import { type Approval, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
@@ -17,11 +20,6 @@ import {
 import { checkedPair, transferLoads, transferRow, type Direction, type Pair } from './transfers-service';
 import { awaitingApproval } from './views';
 import { decisionChange, lateDecision, missingReceiverFields, type Decision } from './incoming-approval';
-
-// One money pipeline for everything that waits for the platform's approval (agents' actions above all):
-// a request is read in one round trip, checked, and recorded (and, when already approved, carried out) in
-// one atomic batch with its ledger entries, events and whatever the caller adds (its own rows, the
-// idempotent answer); an approval later is the same: one read, one batch.
 
 /** What an agent (or any caller needing the platform's approval) asks to do. */
 export type ApprovalRequest =

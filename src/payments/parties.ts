@@ -1,6 +1,4 @@
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { customers, type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow } from '../db/schema';
+import { type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow } from '../db/schema';
 import { ApiError, conflict, invalidFields } from '../http/errors';
 
 /** Who a transaction belongs to: a customer, or the platform itself (shown with the platform id). */
@@ -8,15 +6,6 @@ export interface Owner {
   customerId: string | null;
   platformCustomerId: string;
   umaAddress: string | null;
-}
-
-export async function customerRow(db: Db, platformId: string, customerId: string | null): Promise<CustomerRow | undefined> {
-  if (!customerId) return undefined;
-  return db.query.customers.findFirst({ where: and(eq(customers.id, customerId), eq(customers.platformId, platformId)) });
-}
-
-export async function ownerOf(db: Db, platform: PlatformRow, customerId: string | null): Promise<Owner> {
-  return ownerFrom(platform, customerId, await customerRow(db, platform.id, customerId));
 }
 
 /** The owner of an account of `customerId` (null: the platform's own), given that customer's row. */

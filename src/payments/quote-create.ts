@@ -1,3 +1,5 @@
+// POST /quotes: what a quote reads, its checks, its price and its rows. Over 300 lines because pricing a
+// quote is one sequence of checks that reads best in order.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded, Statement } from '../db/client';
 import type { Settings } from '../env';

@@ -1,6 +1,6 @@
 import { and, eq, lte, sql, type SQL } from 'drizzle-orm';
 import { KEY_TTL_MS } from '../common/idempotency';
-import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
+import type { Db, Loaded, Statement } from '../db/client';
 import {
   customers,
   internalAccounts,
@@ -99,11 +99,6 @@ function byRequestKey(db: Db, platformId: SQL, requestKey: string) {
     .limit(1);
 }
 
-/** Loads and checks both accounts of a transfer in one round trip (see `checkedPair`). */
-export async function transferPair(db: Db, platform: PlatformRow, direction: Direction, input: TransferInput): Promise<Pair> {
-  return checkedPair(platform, direction, await loadTogether(db, transferLoads(db, sql`${platform.id}`, direction, input)));
-}
-
 /** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
 export function checkedPair(platform: PlatformRow, direction: Direction, loaded: TransferLoaded): Pair {
   const [internal, external, customer] = [loaded.internal[0], loaded.external[0], loaded.owner[0]];
@@ -190,8 +185,8 @@ export async function createTransfer(
   input: TransferInput,
   now: number,
   opts: {
-    /** The accounts, if the caller has read them (`transferReads`). */
-    pair?: Pair;
+    /** The accounts, read (`transferLoads`) and checked (`checkedPair`). */
+    pair: Pair;
     /** Statements to commit with the transfer, given the transaction as it will be (e.g. the idempotent response). */
     with?: (row: TransactionRow) => Statement[];
     /**
@@ -200,9 +195,9 @@ export async function createTransfer(
      * twice. A transfer of an expired use of the key gives it up.
      */
     requestKey?: string;
-  } = {},
+  },
 ): Promise<TransactionRow> {
-  const pair = opts.pair ?? (await transferPair(deps.db, platform, direction, input));
+  const { pair } = opts;
   const row = {
     ...transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now),
     requestKey: opts.requestKey ?? null,
