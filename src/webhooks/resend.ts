@@ -4,16 +4,17 @@ import { webhookDeliveries, webhookEvents } from '../db/schema';
 import { ApiError, notFound } from '../http/errors';
 import { acknowledged, attemptColumns, envelopeBody, sendSigned, type WebhookDeps } from './delivery';
 import { ECHOED_BODY_BYTES, type WebhookDelivery } from './schema';
-import { deliveryView } from './service';
+import { deliveryLoads, deliveryView } from './service';
 
-/** POST /webhooks/deliveries/{id}/resend as a load (`platformId` SQL: see `RouteSpec.load`): the delivery with its event. */
+/** POST /webhooks/deliveries/{id}/resend as a load (`platformId` SQL: see `RouteSpec.load`): the delivery and its event. */
 export function resendLoads(db: Db, platformId: SQL, deliveryId: string) {
+  const mine = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.platformId, platformId));
   return {
-    resend: db
-      .select({ delivery: webhookDeliveries, event: webhookEvents })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.platformId, platformId)))
+    ...deliveryLoads(db, platformId, deliveryId),
+    event: db
+      .select()
+      .from(webhookEvents)
+      .where(eq(webhookEvents.id, db.select({ eventId: webhookDeliveries.eventId }).from(webhookDeliveries).where(mine)))
       .limit(1),
   };
 }
@@ -31,13 +32,13 @@ export async function resendDelivery(
   webhookEndpoint: string | null,
   now: number,
 ): Promise<WebhookDelivery> {
-  const found = loaded.resend[0];
-  if (!found) throw notFound('NOT_FOUND', 'Webhook delivery not found');
+  const delivery = loaded.delivery[0];
+  const event = loaded.event[0];
+  if (!delivery || !event) throw notFound('NOT_FOUND', 'Webhook delivery not found');
   if (!webhookEndpoint) {
     throw new ApiError('WEBHOOK_ENDPOINT_NOT_CONFIGURED', 'No webhookEndpoint is configured; set one with PATCH /config');
   }
   if (!deps.signingKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
-  const { delivery, event } = found;
   const body = delivery.payload ?? envelopeBody(event);
   const sent = await sendSigned(deps, deps.signingKey, delivery.platformId, webhookEndpoint, body, ECHOED_BODY_BYTES);
   const attempt = { ...attemptColumns(webhookEndpoint, body, sent, now), attempts: sql<number>`${webhookDeliveries.attempts} + 1` };

@@ -83,7 +83,9 @@ export const WebhookDelivery = z
     lastResponseBody: z
       .string()
       .optional()
-      .meta({ description: `The endpoint's answer to the last attempt as text (at most its first ${ECHOED_BODY_BYTES} bytes); absent without an answer` }),
+      .meta({
+        description: `The endpoint's answer to the last attempt as text (at most its first ${ECHOED_BODY_BYTES} bytes); absent without an answer`,
+      }),
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
