@@ -81,6 +81,7 @@ Object.assign(BUDGETS, {
   sendTestWebhook: budget(4),
   listWebhookDeliveries: budget(1),
   getWebhookDelivery: budget(1),
+  resendWebhookDelivery: budget(2),
   sandboxSend: budget(2),
   sandboxReceive: budget(2),
   advanceSandboxClock: budget(3),
@@ -283,6 +284,7 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('listWebhookDeliveries', 'GET', '/webhooks/deliveries?limit=5', { auth });
     const deliveries = await api('GET', '/webhooks/deliveries?limit=1', { auth });
     await m('getWebhookDelivery', 'GET', `/webhooks/deliveries/${deliveries.body.data[0].id}`, { auth });
+    await m('resendWebhookDelivery', 'POST', `/webhooks/deliveries/${deliveries.body.data[0].id}/resend`, { auth });
     const realtime = await createQuote(p, {
       source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
       destination: { destinationType: 'ACCOUNT', accountId: accounts.EUR },
