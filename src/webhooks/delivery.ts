@@ -190,18 +190,12 @@ async function attemptSend(
   endpoint: string,
   now: number,
 ) {
-  const handler = deps.answers?.[event.type as WebhookType];
   const body = claimed.payload ?? envelopeBody(event);
-  const sent = await sendSigned(deps, signingKey, event.platformId, endpoint, body, handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES);
-  const decided =
-    handler !== undefined &&
-    sent.status !== undefined &&
-    (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
-  if (sent.body !== undefined) sent.body = sent.body.slice(0, ECHOED_BODY_BYTES);
+  const { sent, delivered } = await sendAndDecide(deps, signingKey, event, endpoint, body, now);
   const base = attemptColumns(endpoint, body, sent, now);
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
-  if (decided || acknowledged(sent)) {
+  if (delivered) {
     return {
       outcome: { result: 'delivered' as const, ...outcome },
       changes: { ...base, status: 'DELIVERED' as const, deliveredAt: now, nextAttemptAt: now },
@@ -217,6 +211,28 @@ async function attemptSend(
     changes: { ...base, nextAttemptAt: next },
     retryInSeconds: Math.min(Math.ceil((next - now) / 1000), MAX_QUEUE_DELAY_SECONDS),
   };
+}
+
+/**
+ * One attempt at an event, scheduled or a resend: the signed POST, and the decision its answer carries for
+ * an event type that has one (applied idempotently). Delivered when the answer decided, or acknowledged it.
+ */
+export async function sendAndDecide(
+  deps: WebhookDeps,
+  signingKey: string,
+  event: WebhookEventRow,
+  endpoint: string,
+  body: string,
+  now: number,
+) {
+  const handler = deps.answers?.[event.type as WebhookType];
+  const sent = await sendSigned(deps, signingKey, event.platformId, endpoint, body, handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES);
+  const decided =
+    handler !== undefined &&
+    sent.status !== undefined &&
+    (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
+  if (sent.body !== undefined) sent.body = sent.body.slice(0, ECHOED_BODY_BYTES);
+  return { sent, delivered: decided || acknowledged(sent) };
 }
 
 /** The JSON body of an event's first attempt; later attempts send the stored `payload`, these same bytes. */

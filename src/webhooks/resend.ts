@@ -2,8 +2,8 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
 import { ApiError, notFound } from '../http/errors';
-import { acknowledged, attemptColumns, envelopeBody, sendSigned, type WebhookDeps } from './delivery';
-import { ECHOED_BODY_BYTES, type WebhookDelivery } from './schema';
+import { attemptColumns, envelopeBody, sendAndDecide, type WebhookDeps } from './delivery';
+import type { WebhookDelivery } from './schema';
 import { deliveryLoads, deliveryView } from './service';
 
 /** POST /webhooks/deliveries/{id}/resend as a load (`platformId` SQL: see `RouteSpec.load`): the delivery and its event. */
@@ -22,9 +22,10 @@ export function resendLoads(db: Db, platformId: SQL, deliveryId: string) {
 /**
  * Sends a delivery's event again now, whatever its status: the same event id and payload bytes, freshly
  * signed, to the platform's current `webhookEndpoint` under the usual endpoint rules. The attempt is
- * recorded by one update (`attempts + 1` in SQL, so parallel resends each count); an
- * acknowledged one makes the delivery DELIVERED, any other answer leaves its status (and a PENDING
- * delivery's retries) as they were. The answer is recorded only: it decides no approval request.
+ * recorded by one update (`attempts + 1` in SQL, so parallel resends each count). It is an attempt like
+ * any other: an answer that carries a decision (an incoming payment's approval) applies it, once; an
+ * acknowledged or deciding answer makes the delivery DELIVERED; any other leaves its status (and a
+ * PENDING delivery's retries) as they were.
  */
 export async function resendDelivery(
   deps: WebhookDeps,
@@ -40,12 +41,12 @@ export async function resendDelivery(
   }
   if (!deps.signingKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
   const body = delivery.payload ?? envelopeBody(event);
-  const sent = await sendSigned(deps, deps.signingKey, delivery.platformId, webhookEndpoint, body, ECHOED_BODY_BYTES);
+  const { sent, delivered } = await sendAndDecide(deps, deps.signingKey, event, webhookEndpoint, body, now);
   const attempt = { ...attemptColumns(webhookEndpoint, body, sent, now), attempts: sql<number>`${webhookDeliveries.attempts} + 1` };
   const [row] = await deps.db
     .update(webhookDeliveries)
     .set(
-      acknowledged(sent)
+      delivered
         ? {
             ...attempt,
             status: 'DELIVERED',

@@ -1,4 +1,4 @@
-import { webhookDeps } from './delivery';
+import { webhookDeps, type AnswerHandlers } from './delivery';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { TestWebhookResponse, WebhookDelivery, WebhookDeliveryIdParams, WebhookDeliveryList, WebhookDeliveryListQuery } from './schema';
@@ -7,7 +7,8 @@ import { resendDelivery, resendLoads } from './resend';
 
 const tag = 'Webhooks';
 
-export const webhookRoutes = [
+/** The webhook routes; `answers` (what a decision event's answer means, mapped next to the queue consumer) come in for resends. */
+export const webhookRoutes = (answers: AnswerHandlers) => [
   defineRoute({
     method: 'GET',
     path: '/webhooks/deliveries',
@@ -55,7 +56,9 @@ export const webhookRoutes = [
     },
     load: ({ db, platformId, params }) => resendLoads(db, platformId, params.deliveryId),
     handler: async (c) =>
-      json(await resendDelivery(webhookDeps(c.env, c.settings, c.log, c.db), c.loaded, c.auth.platform.webhookEndpoint, c.now)),
+      json(
+        await resendDelivery({ ...webhookDeps(c.env, c.settings, c.log, c.db), answers }, c.loaded, c.auth.platform.webhookEndpoint, c.now),
+      ),
   }),
   // The reference's sandbox path, and the path the SDK posts to: one operation. Under /sandbox it is
   // hidden in production like the rest of /sandbox/*; /webhooks/test serves both modes, and in production
