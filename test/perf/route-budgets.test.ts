@@ -74,6 +74,7 @@ Object.assign(BUDGETS, {
   createTransferOut: budget(2),
   listTransactions: budget(1),
   getTransactionById: budget(1),
+  getTransactionHistory: budget(1),
   approvePendingPayment: budget(3),
   rejectPendingPayment: budget(2),
   // Webhooks and the sandbox
@@ -276,6 +277,7 @@ describe('round trips of every operation (the production latency model)', () => 
     });
     await m('listTransactions', 'GET', '/transactions?limit=5', { auth });
     await m('getTransactionById', 'GET', `/transactions/${transferIn.body.id}`, { auth });
+    await m('getTransactionHistory', 'GET', `/transactions/${transferIn.body.id}/history`, { auth });
 
     // --- webhooks and the sandbox ---
     await m('sendWebhookTest', 'POST', '/webhooks/test', { auth });
