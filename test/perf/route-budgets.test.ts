@@ -84,6 +84,7 @@ Object.assign(BUDGETS, {
   getWebhookDelivery: budget(1),
   sandboxSend: budget(2),
   sandboxReceive: budget(2),
+  getSandboxClock: budget(1),
   advanceSandboxClock: budget(3),
   sandboxReset: budget(2),
   listSandboxEmails: budget(1),
@@ -420,6 +421,7 @@ describe('round trips of every operation (the production latency model)', () => 
     const doomed = await api('POST', '/customers', { auth, body: individualBody() });
     await m('deleteCustomerById', 'DELETE', `/customers/${doomed.body.id}`, { auth });
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
+    await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
   });
 
