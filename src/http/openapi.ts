@@ -113,7 +113,12 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
     components: {
       schemas: components,
       securitySchemes: {
-        BasicAuth: { type: 'http', scheme: 'basic', description: 'clientId:clientSecret of an API token' },
+        BasicAuth: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'clientId:clientSecret of an API token. A 401 carries `WWW-Authenticate: Basic`, except for a request marked `X-Requested-With: XMLHttpRequest` (a page script, which a browser would otherwise interrupt with its own credentials dialog)',
+        },
         AgentAuth: { type: 'http', scheme: 'bearer', description: 'accessToken from redeeming an agent device code' },
         OperatorAuth: { type: 'http', scheme: 'bearer', description: 'The OPERATOR_TOKEN secret' },
       },
