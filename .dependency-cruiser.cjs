@@ -18,7 +18,7 @@ const floors = [
   ['agents'],
   ['jobs'],
   ['sandbox'],
-  ['router.ts'],
+  ['router.ts', 'console'],
   ['index.ts'],
 ];
 

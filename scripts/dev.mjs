@@ -70,7 +70,7 @@ async function main() {
   applyMigrations({ persistTo });
   // Settings given in the shell override wrangler.toml's [vars] for this run.
   const overrides = Object.fromEntries(
-    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN']
+    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED']
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]]),
   );
@@ -91,6 +91,9 @@ async function main() {
   const apiBase = `${origin}${prefix ? `/${prefix}` : ''}/${API_VERSION}`;
   await waitForOk(`${origin}/healthz`, child);
   const c = await bootstrap(apiBase, vars.OPERATOR_TOKEN);
+  // The fragment signs the console in and is never sent to the server; the page clears it at once.
+  const consoleOn = (process.env.SERVICE_ENV ?? 'sandbox') === 'sandbox' || process.env.CONSOLE_ENABLED === 'true';
+  const consoleLink = `${origin}/#clientId=${encodeURIComponent(c.clientId)}&clientSecret=${encodeURIComponent(c.clientSecret)}`;
   console.log(`
   Payments platform API (sandbox) is ready${c.reused ? ' (reusing the saved platform)' : ''}
     baseUrl       ${c.baseUrl}
@@ -99,7 +102,7 @@ async function main() {
     clientSecret  ${c.clientSecret}
   Saved to ${stateDir ? credentialsFile : relative(root, credentialsFile)}. Try:
     curl -u ${c.clientId}:${c.clientSecret} ${c.baseUrl}/config
-`);
+${consoleOn ? `  Console (signed in):\n    ${consoleLink}\n` : ''}`);
 }
 
 main().catch((error) => {

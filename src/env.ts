@@ -30,6 +30,8 @@ export interface Env {
   SANDBOX_UMA_DOMAIN?: string;
   /** Production mid-market rates: a URL answering `{"base":"USD","rates":{"EUR":0.92,…}}` (units per 1 USD). */
   RATES_URL?: string;
+  /** `true` serves the console at `/` in production too (it is always on in sandbox). */
+  CONSOLE_ENABLED?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -50,6 +52,8 @@ export interface Settings {
   sandboxUmaDomain: string;
   /** Production source of mid-market rates (RATES_URL); the sandbox prices with its own table. */
   ratesUrl: string | undefined;
+  /** Whether `GET /` serves the console: always in sandbox, in production only with CONSOLE_ENABLED=true. */
+  console: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -59,9 +63,10 @@ const LOG_LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
 export function settings(env: Env): Settings {
   const prefix = (env.API_PREFIX ?? '').replace(/^\/+|\/+$/g, '');
   const level = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  // Anything but an explicit "sandbox" runs with production rules: magic values are never honoured by accident.
+  const mode: ServiceMode = (env.SERVICE_ENV ?? 'sandbox') === 'sandbox' ? 'sandbox' : 'production';
   return {
-    // Anything but an explicit "sandbox" runs with production rules: magic values are never honoured by accident.
-    mode: (env.SERVICE_ENV ?? 'sandbox') === 'sandbox' ? 'sandbox' : 'production',
+    mode,
     apiPrefix: prefix,
     logLevel: LOG_LEVELS.includes(level) ? level : 'info',
     operatorToken: env.OPERATOR_TOKEN || undefined,
@@ -73,6 +78,7 @@ export function settings(env: Env): Settings {
     webhookSigningKey: env.WEBHOOK_SIGNING_KEY || undefined,
     sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
     ratesUrl: env.RATES_URL?.trim() || undefined,
+    console: mode === 'sandbox' || env.CONSOLE_ENABLED?.trim().toLowerCase() === 'true',
   };
 }
 

@@ -1,7 +1,8 @@
 import { settings, type Env } from './env';
 import { errorResponse, notFound } from './http/errors';
 import { logger } from './http/log';
-import { buildRouter, loggedPath, toErrorResponse } from './router';
+import { apiBase, buildRouter, loggedPath, toErrorResponse } from './router';
+import { consoleResponse } from './console/serve';
 import { handleJobs, sweep } from './jobs';
 
 export { AccountDO } from './wallet/account-do';
@@ -21,8 +22,9 @@ export default {
       } else {
         let router = routers.get(s.apiPrefix);
         if (!router) routers.set(s.apiPrefix, (router = buildRouter(s.apiPrefix)));
-        // Paths outside the version base match no route at all.
+        // Paths outside the version base match no route at all, except the console's (`/`, `/console/*`).
         response =
+          consoleResponse(request, s, apiBase(s.apiPrefix)) ??
           (await router.fetch(request as never, env, exec, { settings: s, log })) ??
           errorResponse(notFound('NOT_FOUND', 'No route matches this path'));
       }

@@ -51,9 +51,14 @@ const credentials: CredentialLookups = {
   agentByToken: findAgentByToken,
 };
 
-/** The API router under `/<API_PREFIX>/2025-10-13`; unknown paths 404, wrong methods 405 with `Allow`. */
+/** The path every API route is under: `/<API_PREFIX>/2025-10-13`. */
+export function apiBase(prefix: string): string {
+  return `${prefix ? `/${prefix}` : ''}/${API_VERSION}`;
+}
+
+/** The API router under `apiBase`; unknown paths 404, wrong methods 405 with `Allow`. */
 export function buildRouter(prefix: string) {
-  const base = `${prefix ? `/${prefix}` : ''}/${API_VERSION}`;
+  const base = apiBase(prefix);
   const all: RouteDef[] = [...ROUTES];
   all.push(openApiRoute(() => all, base));
   const router = Router<IRequest, Args>({ base });

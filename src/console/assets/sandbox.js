@@ -1,0 +1,315 @@
+// The sandbox's own pages: the e-mail outbox (OTP codes), and the controls that drive the simulation:
+// fund an account, advance the clock, simulate an incoming UMA payment, pay a real-time-funding quote,
+// reset. Every control is one public API call with the signed-in token.
+import { api, platformConfig } from './api.js';
+import { act, errorBox, field, fill, h, money, options, outcome, table, toMinorUnits, when } from './ui.js';
+import { customerName } from './customers.js';
+
+const POLL_MS = 3000;
+
+/** The code in an OTP e-mail's text ("… verification code is 123456. …"). */
+const otpOf = (text) => /verification code is ([^\s.]+)/.exec(text)?.[1];
+
+export async function emailList(main, _param, live) {
+  const results = h('div');
+  fill(
+    main,
+    h('h1', null, 'E-mails'),
+    h('p', { class: 'muted' }, 'What the sandbox would have sent: one-time codes for embedded-wallet sign-ins.'),
+    results,
+  );
+  let shown = '';
+  const load = async () => {
+    const page = await api('/sandbox/emails', { query: { limit: 50 } });
+    const view = JSON.stringify(page.data);
+    if (view === shown) return;
+    shown = view;
+    fill(
+      results,
+      table(
+        [
+          { label: 'To', cell: (m) => m.to },
+          { label: 'Subject', cell: (m) => m.subject },
+          { label: 'Code', cell: (m) => (otpOf(m.text) ? h('code', { class: 'otp', data: { field: 'code' } }, otpOf(m.text)) : '–') },
+          { label: 'Sent', cell: (m) => when(m.createdAt) },
+          { label: 'Text', cell: (m) => h('details', null, h('summary', null, 'Show'), h('p', null, m.text)) },
+        ],
+        page.data,
+        'No e-mails yet. An EMAIL_OTP credential or challenge sends one.',
+      ),
+    );
+  };
+  await load();
+  live.every(POLL_MS, () => load().catch((error) => fill(results, errorBox(error))));
+}
+
+export async function sandboxPage(main, _param, live) {
+  const [config, clock, accounts] = await Promise.all([platformConfig(), api('/sandbox/clock'), allInternalAccounts()]);
+  fill(
+    main,
+    h('h1', null, 'Sandbox'),
+    h('p', { class: 'muted' }, 'Drive the simulation. Each action is a public API call made with your token.'),
+    clockSection(clock, live),
+    fundSection(accounts),
+    receiveSection(config, accounts),
+    quoteSection(),
+    resetSection(),
+  );
+}
+
+/** Every internal account with a label a person recognises: the customer (or the platform) and currency. */
+async function allInternalAccounts() {
+  const [platform, customers, owners] = await Promise.all([
+    api('/platform/internal-accounts'),
+    api('/customers/internal-accounts', { query: { limit: 100 } }),
+    api('/customers', { query: { limit: 100 } }),
+  ]);
+  const names = new Map(owners.data.map((c) => [c.id, customerName(c)]));
+  return [
+    ...platform.data.map((a) => ({ ...a, owner: 'Platform' })),
+    ...customers.data.map((a) => ({
+      ...a,
+      owner: names.get(a.customerId) ?? a.customerId,
+      umaAddress: owners.data.find((c) => c.id === a.customerId)?.umaAddress,
+    })),
+  ];
+}
+
+const accountLabel = (a) => `${a.owner} · ${a.type === 'EMBEDDED_WALLET' ? 'wallet' : a.balance.currency.code} · ${money(a.balance)}`;
+
+function section(title, intro, ...content) {
+  return h('section', { class: 'card' }, h('h2', null, title), intro ? h('p', { class: 'muted' }, intro) : null, content);
+}
+
+function clockSection(clock, live) {
+  const time = h('strong', { data: { field: 'sandbox-time' } });
+  const offset = h('span', { class: 'muted' });
+  // The sandbox time runs on with the wall clock: shown from the offset, re-read after each advance.
+  let offsetMs = clock.clockOffsetSeconds * 1000;
+  const tick = () => {
+    const now = new Date(Date.now() + offsetMs);
+    fill(time, now.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }));
+    time.setAttribute('title', now.toISOString());
+    fill(offset, offsetMs ? ` (${describeOffset(offsetMs / 1000)} ahead of real time)` : ' (real time)');
+  };
+  tick();
+  live.every(1000, tick);
+  const seconds = h('input', {
+    name: 'seconds',
+    type: 'number',
+    min: '1',
+    max: '2592000',
+    step: '1',
+    value: '60',
+    required: true,
+    inputmode: 'numeric',
+  });
+  const button = h('button', { type: 'submit' }, 'Advance clock');
+  const { nodes, say } = outcome();
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: (event) => {
+        event.preventDefault();
+        act(button, say, async () => {
+          const moved = await api('/sandbox/clock/advance', { method: 'POST', body: { seconds: Number(seconds.value) } });
+          offsetMs = moved.clockOffsetSeconds * 1000;
+          tick();
+          const n = moved.appliedTransitions;
+          return `The clock moved ${describeOffset(Number(seconds.value))} ahead; ${n} delayed outcome${n === 1 ? ' was' : 's were'} applied.`;
+        });
+      },
+    },
+    field('Seconds', seconds, 'Up to 30 days (2,592,000 s). Delayed outcomes that fall due happen now.'),
+    button,
+  );
+  return section('Sandbox clock', null, h('p', null, 'Sandbox time: ', time, offset), form, nodes);
+}
+
+function describeOffset(totalSeconds) {
+  const parts = [];
+  let rest = Math.round(totalSeconds);
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['min', 60],
+    ['s', 1],
+  ]) {
+    if (rest >= size) parts.push(`${Math.floor(rest / size)} ${unit}`);
+    rest %= size;
+  }
+  return parts.join(' ') || '0 s';
+}
+
+function fundSection(accounts) {
+  const fundable = accounts.filter((a) => a.status === 'ACTIVE' || a.status === undefined);
+  const account = h('select', { name: 'account', required: true }, options(fundable.map((a) => [a.id, accountLabel(a)])));
+  const amount = h('input', { name: 'amount', inputmode: 'decimal', placeholder: '100.00', required: true, autocomplete: 'off' });
+  const button = h('button', { type: 'submit' }, 'Fund');
+  const { nodes, say } = outcome();
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: (event) => {
+        event.preventDefault();
+        act(button, say, async () => {
+          const chosen = fundable.find((a) => a.id === account.value);
+          if (!chosen) throw new Error('Choose an account to fund.');
+          const minor = toMinorUnits(amount.value, chosen.balance.currency.decimals);
+          if (!Number.isSafeInteger(minor) || minor <= 0)
+            throw new Error(
+              `Enter a positive amount in ${chosen.balance.currency.code}, with at most ${chosen.balance.currency.decimals} decimals.`,
+            );
+          const funded = await api(`/sandbox/internal-accounts/${encodeURIComponent(chosen.id)}/fund`, {
+            method: 'POST',
+            body: { amount: minor },
+          });
+          chosen.balance = funded.balance;
+          fill(
+            account,
+            options(
+              fundable.map((a) => [a.id, accountLabel(a)]),
+              chosen.id,
+            ),
+          );
+          return `Funded. ${chosen.owner}'s balance is now ${money(funded.balance)}.`;
+        });
+      },
+    },
+    field('Account', account),
+    field('Amount', amount, 'In the account currency, e.g. 100.00'),
+    button,
+  );
+  return section('Fund an internal account', fundable.length ? null : 'No internal accounts yet: create a customer first.', form, nodes);
+}
+
+function receiveSection(config, accounts) {
+  const receivers = [...new Map(accounts.filter((a) => a.customerId && a.umaAddress).map((a) => [a.customerId, a])).values()];
+  const sender = h('input', {
+    name: 'sender',
+    value: `$alice@${config.sandboxUmaDomain ?? 'sandbox.uma.test'}`,
+    required: true,
+    spellcheck: 'false',
+  });
+  const receiver = h(
+    'select',
+    { name: 'receiver', required: true },
+    options(receivers.map((a) => [a.customerId, `${a.owner} (${a.umaAddress})`])),
+  );
+  const currency = h('input', {
+    name: 'currency',
+    value: 'USD',
+    required: true,
+    pattern: '[A-Z]{3,4}',
+    maxlength: '4',
+    autocomplete: 'off',
+  });
+  const amount = h('input', { name: 'amount', inputmode: 'decimal', value: '25.00', required: true, autocomplete: 'off' });
+  const button = h('button', { type: 'submit' }, 'Simulate payment');
+  const { nodes, say } = outcome();
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: (event) => {
+        event.preventDefault();
+        act(button, say, async () => {
+          const code = currency.value.trim().toUpperCase();
+          const decimals = currencyDecimals(accounts, code);
+          const minor = toMinorUnits(amount.value, decimals);
+          if (!Number.isSafeInteger(minor) || minor <= 0)
+            throw new Error(`Enter a positive amount in ${code}, with at most ${decimals} decimals.`);
+          const t = await api('/sandbox/uma/receive', {
+            method: 'POST',
+            body: {
+              senderUmaAddress: sender.value.trim(),
+              customerId: receiver.value,
+              receivingCurrencyCode: code,
+              receivingCurrencyAmount: minor,
+            },
+          });
+          return h(
+            'span',
+            null,
+            'Payment received: ',
+            h('a', { href: `#/transactions/${encodeURIComponent(t.id)}` }, `transaction ${t.status}`),
+            '.',
+          );
+        });
+      },
+    },
+    field('Sender UMA address', sender),
+    field('Receiving customer', receiver),
+    field('Currency', currency),
+    field('Amount', amount, 'In the currency, e.g. 25.00'),
+    button,
+  );
+  return section('Simulate an incoming UMA payment', receivers.length ? null : 'No customer with a UMA address yet.', form, nodes);
+}
+
+/** Decimals of a currency as the platform's accounts show it (2 when no account holds it). */
+function currencyDecimals(accounts, code) {
+  return accounts.find((a) => a.balance.currency.code === code)?.balance.currency.decimals ?? 2;
+}
+
+function quoteSection() {
+  const quote = h('input', { name: 'quote', required: true, spellcheck: 'false', autocomplete: 'off', placeholder: 'Quote:…' });
+  const button = h('button', { type: 'submit' }, 'Pay quote');
+  const { nodes, say } = outcome();
+  const form = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: (event) => {
+        event.preventDefault();
+        act(button, say, async () => {
+          const id = quote.value.trim();
+          const q = await api(`/quotes/${encodeURIComponent(id)}`);
+          await api('/sandbox/send', { method: 'POST', body: { quoteId: q.id, currencyCode: q.sendingCurrency.code } });
+          const amount = money({ amount: q.totalSendingAmount, currency: q.sendingCurrency });
+          return q.transactionId
+            ? h(
+                'span',
+                null,
+                `Paid ${amount}: `,
+                h('a', { href: `#/transactions/${encodeURIComponent(q.transactionId)}` }, 'see the transaction'),
+                '.',
+              )
+            : `Paid ${amount}.`;
+        });
+      },
+    },
+    field('Quote ID', quote, 'A PENDING quote created with "source": {"sourceType": "REALTIME_FUNDING"}'),
+    button,
+  );
+  return section('Pay a real-time-funding quote', 'Pays the quote’s payment instructions as the customer’s bank would.', form, nodes);
+}
+
+function resetSection() {
+  const { nodes, say } = outcome();
+  const confirm = h('button', { type: 'button', class: 'danger' }, 'Reset');
+  const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': 'reset-title' },
+    h('h2', { id: 'reset-title' }, 'Reset the sandbox?'),
+    h(
+      'p',
+      null,
+      "This deletes all of this platform's customers, accounts, transactions, webhooks and e-mails, and sets the clock back. API tokens and the configuration stay.",
+    ),
+    h('div', { class: 'actions' }, cancel, confirm),
+  );
+  const open = h('button', { type: 'button', class: 'danger', onclick: () => dialog.showModal() }, 'Reset sandbox…');
+  cancel.addEventListener('click', () => dialog.close());
+  confirm.addEventListener('click', () =>
+    act(confirm, say, async () => {
+      await api('/sandbox/reset', { method: 'POST' });
+      dialog.close();
+      return 'The sandbox is empty again; its clock is back to real time.';
+    }),
+  );
+  return section('Reset', "Start over with this platform's sandbox data.", open, dialog, nodes);
+}

@@ -1,0 +1,165 @@
+// Webhooks: deliveries with their attempts, payload and the receiver's answer. Each signature is checked
+// here in the browser (WebCrypto) against the platform's public key from GET /config, exactly as a
+// platform's receiver would check it.
+import { api, enumValues, platformConfig } from './api.js';
+import { act, badge, errorBox, facts, field, fill, h, options, outcome, prettyJson, table, when } from './ui.js';
+
+const POLL_MS = 2000;
+
+export async function deliveryList(main, _param, live) {
+  const [config, statuses, types] = await Promise.all([platformConfig(), enumValues('WebhookDeliveryStatus'), enumValues('WebhookType')]);
+  const any = ['', 'Any'];
+  const status = h('select', { name: 'status' }, options([any, ...statuses.map((s) => [s, s])]));
+  const eventType = h('select', { name: 'eventType' }, options([any, ...types.map((s) => [s, s])]));
+  const results = h('div');
+  fill(
+    main,
+    h('h1', null, 'Webhooks'),
+    h(
+      'p',
+      { class: 'muted' },
+      config.webhookEndpoint
+        ? ['Sent to ', h('code', null, config.webhookEndpoint)]
+        : 'No webhook endpoint is configured: set webhookEndpoint with PATCH /config.',
+    ),
+    h('form', { class: 'filters', onsubmit: (e) => e.preventDefault() }, field('Status', status), field('Event type', eventType)),
+    results,
+  );
+  let shown = '';
+  const load = async () => {
+    const type = eventType.value;
+    const page = await api('/webhooks/deliveries', { query: { status: status.value, eventType: type, limit: 50 } });
+    const view = JSON.stringify(page.data);
+    if (view === shown) return;
+    shown = view;
+    fill(
+      results,
+      table(
+        [
+          { label: 'Event', cell: (d) => h('a', { href: `#/webhooks/${encodeURIComponent(d.id)}` }, d.eventType) },
+          { label: 'Status', cell: (d) => badge(d.status) },
+          { label: 'Attempts', cell: (d) => String(d.attempts) },
+          { label: 'Last answer', cell: (d) => (d.lastResponseStatus ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? '–')) },
+          { label: 'Created', cell: (d) => when(d.createdAt) },
+        ],
+        page.data,
+        status.value || type ? 'No delivery matches these filters.' : 'No webhooks yet: they are sent as payments and customers change.',
+      ),
+    );
+  };
+  const reload = () =>
+    load().catch((error) => {
+      shown = '';
+      fill(results, errorBox(error));
+    });
+  status.addEventListener('change', reload);
+  eventType.addEventListener('change', reload);
+  await load();
+  live.every(POLL_MS, reload);
+}
+
+export async function deliveryPage(main, id, live) {
+  const path = `/webhooks/deliveries/${encodeURIComponent(id)}`;
+  const details = h('div');
+  const payload = h('pre', { class: 'code', tabindex: '0' });
+  const answer = h('pre', { class: 'code', tabindex: '0' });
+  const { nodes, say } = outcome();
+  const resend = h('button', { type: 'button' }, 'Resend');
+  fill(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/webhooks' }, 'Webhooks'), ' / delivery'),
+    h('h1', null, 'Webhook delivery'),
+    h('div', { class: 'actions' }, resend),
+    nodes,
+    details,
+    h('h2', null, 'Payload'),
+    payload,
+    h('h2', null, "Receiver's answer"),
+    answer,
+  );
+  const config = await platformConfig();
+  let shown = '';
+  const render = async (d) => {
+    const view = JSON.stringify(d);
+    if (view === shown) return;
+    shown = view;
+    const verdict = await verdictOf(config.webhookPublicKey, d);
+    fill(
+      details,
+      facts([
+        ['Event', d.eventType],
+        ['Event ID', h('code', null, d.eventId)],
+        ['Status', h('span', { data: { field: 'status' } }, badge(d.status))],
+        ['Attempts', h('span', { data: { field: 'attempts' } }, String(d.attempts))],
+        [
+          'Signature',
+          h('span', { class: `signature ${verdict.ok ? 'ok' : 'bad'}`, data: { field: 'signature' }, title: verdict.why }, verdict.text),
+        ],
+        ['Endpoint', d.url ? h('code', null, d.url) : undefined],
+        ['Last answer', d.lastResponseStatus ? `HTTP ${d.lastResponseStatus}` : undefined],
+        ['Last error', d.lastError],
+        ['Last attempt', d.lastAttemptAt ? when(d.lastAttemptAt) : undefined],
+        ['Next attempt', d.nextAttemptAt ? when(d.nextAttemptAt) : undefined],
+        ['Delivered', d.deliveredAt ? when(d.deliveredAt) : undefined],
+        ['Created', when(d.createdAt)],
+      ]),
+    );
+    fill(payload, d.payload ? prettyJson(d.payload) : 'Not sent yet.');
+    fill(answer, d.lastResponseBody ? prettyJson(d.lastResponseBody) : d.lastResponseStatus ? '(an empty body)' : 'No answer yet.');
+  };
+  const load = async () => render(await api(path));
+  resend.addEventListener('click', () =>
+    act(resend, say, async () => {
+      const d = await api(`${path}/resend`, { method: 'POST' });
+      await render(d);
+      return `Sent again: attempt ${d.attempts}, ${d.lastResponseStatus ? `the receiver answered HTTP ${d.lastResponseStatus}` : `no answer (${d.lastError ?? 'failed'})`}.`;
+    }),
+  );
+  await load();
+  live.every(POLL_MS, () => load().catch((error) => say(error)));
+}
+
+/** Whether the delivery's `signature` verifies over its exact `payload` bytes under the platform's key. */
+async function verdictOf(publicKeyPem, d) {
+  if (!d.signature || !d.payload) return { ok: false, text: 'Not signed yet', why: 'No attempt has been made' };
+  try {
+    const ok = await verify(publicKeyPem, d.payload, d.signature);
+    return ok
+      ? { ok, text: 'Verified', why: "ECDSA P-256 over the payload's bytes, under webhookPublicKey from GET /config" }
+      : { ok, text: 'Does not verify', why: "The signature does not match the payload under the platform's public key" };
+  } catch (error) {
+    return { ok: false, text: 'Does not verify', why: String(error?.message ?? error) };
+  }
+}
+
+const keys = new Map();
+async function verify(pem, payload, signatureBase64) {
+  if (!keys.has(pem)) {
+    const der = bytes(pem.replace(/-----[^-]+-----/g, ''));
+    keys.set(pem, await crypto.subtle.importKey('spki', der, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']));
+  }
+  const raw = derToRaw(bytes(signatureBase64));
+  return crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, keys.get(pem), raw, new TextEncoder().encode(payload));
+}
+
+function bytes(base64) {
+  const bin = atob(base64.replace(/\s+/g, ''));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** The header carries a DER signature (SEQUENCE of two INTEGERs); WebCrypto verifies r||s, 32 bytes each. */
+function derToRaw(der) {
+  if (der[0] !== 0x30) throw new Error('The signature is not DER');
+  let at = der[1] & 0x80 ? 2 + (der[1] & 0x7f) : 2;
+  const out = new Uint8Array(64);
+  for (const offset of [0, 32]) {
+    if (der[at] !== 0x02) throw new Error('The signature is not DER');
+    const length = der[at + 1];
+    let value = der.subarray(at + 2, at + 2 + length);
+    while (value.length > 32 && value[0] === 0) value = value.subarray(1);
+    if (value.length > 32) throw new Error('The signature is not P-256');
+    out.set(value, offset + 32 - value.length);
+    at += 2 + length;
+  }
+  return out;
+}
