@@ -4,7 +4,10 @@
 // console or page errors. Screenshots of each view land in test/browser/screenshots/.
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test as nodeTest } from 'node:test';
 import {
   PHONE,
   apiClient,
@@ -45,6 +48,27 @@ async function open(options) {
   return o;
 }
 
+/** Where a failed test leaves a screenshot of each of its pages. */
+const failures = join(tmpdir(), 'browser-suite-failures');
+
+/** node:test's `test`, plus a screenshot of every page the test opened when it fails. */
+function test(name, options, fn) {
+  if (typeof options === 'function') [options, fn] = [{}, options];
+  return nodeTest(name, options, async (t) => {
+    const first = opened.length;
+    try {
+      await fn(t);
+    } catch (error) {
+      mkdirSync(failures, { recursive: true });
+      const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40);
+      const pages = opened.slice(first).flatMap((o) => o.context.pages());
+      await Promise.allSettled(pages.map((p, i) => p.screenshot({ path: join(failures, `${slug}-${i}.png`) })));
+      error.message += `\n(screenshots of its pages: ${failures}/${slug}-*.png)`;
+      throw error;
+    }
+  });
+}
+
 const nav = (page) => page.getByRole('navigation', { name: 'Main' });
 const heading = (page) => page.locator('h1');
 
@@ -62,6 +86,18 @@ async function go(page, linkName, hash) {
   await page.waitForURL((url) => url.hash === hash);
   await heading(page).first().waitFor();
   assert.equal(await heading(page).count(), 1, `${hash} has one <h1>`);
+}
+
+/** Waits for `waiting`, failing early with the page's own error message if one appears meanwhile. */
+async function withoutAlert(page, waiting) {
+  const alert = page.getByRole('alert').filter({ hasText: /\S/ }).first();
+  const shown = alert.waitFor().then(
+    async () => {
+      throw new Error(`the page shows an error: ${await alert.innerText()}`);
+    },
+    () => {},
+  );
+  await Promise.race([waiting, shown]);
 }
 
 const hashOf = (page) => new URL(page.url()).hash;
@@ -152,7 +188,7 @@ test('customers: a new customer is listed, search narrows, its page shows funded
 
   await page.getByLabel('Search').fill(`Ada Browser ${t}`);
   await page.getByLabel('Search').press('Enter');
-  await table.getByText(`Bob Browser ${t}`).waitFor({ state: 'detached' });
+  await withoutAlert(page, table.getByText(`Bob Browser ${t}`).waitFor({ state: 'detached' }));
   await table.getByText(`Ada Browser ${t}`).waitFor();
 
   await itemLink(table, 'customers', ada.customer.id).click();
@@ -217,7 +253,7 @@ test('transactions: completed and pending ones are listed; a 005 transfer turns 
   await itemLink(table, 'transactions', pending.id).click();
   await page.waitForURL((url) => decodeURIComponent(url.hash) === `#/transactions/${pending.id}`);
   const status = page.locator('[data-field="status"]');
-  await status.filter({ hasText: pending.status }).waitFor();
+  await withoutAlert(page, status.filter({ hasText: pending.status }).waitFor());
   await page.getByRole('heading', { level: 2, name: 'Status history' }).waitFor();
   await screenshot(page, 'transaction');
   let navigations = 0;
