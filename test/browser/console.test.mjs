@@ -65,6 +65,9 @@ function test(name, options, fn) {
       await Promise.allSettled(pages.map((p, i) => p.screenshot({ path: join(failures, `${slug}-${i}.png`) })));
       error.message += `\n(screenshots of its pages: ${failures}/${slug}-*.png)`;
       throw error;
+    } finally {
+      // Pages left open keep polling the service: each test closes its own.
+      await Promise.allSettled(opened.splice(first).map((o) => o.close()));
     }
   });
 }
