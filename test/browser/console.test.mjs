@@ -28,12 +28,15 @@ let browser;
 let call;
 const opened = [];
 
-before(async () => {
-  // Fail at once, with the fix, when the browser is missing (before spending time on the service).
-  browser = await launchBrowser();
-  service = await startService();
-  call = apiClient(service);
-});
+before(
+  async () => {
+    // Fail at once, with the fix, when the browser is missing (before spending time on the service).
+    browser = await launchBrowser();
+    service = await startService();
+    call = apiClient(service);
+  },
+  { timeout: 240_000 },
+);
 
 after(async () => {
   await Promise.allSettled(opened.map((o) => o.close()));
@@ -54,7 +57,8 @@ const failures = join(tmpdir(), 'browser-suite-failures');
 /** node:test's `test`, plus a screenshot of every page the test opened when it fails. */
 function test(name, options, fn) {
   if (typeof options === 'function') [options, fn] = [{}, options];
-  return nodeTest(name, options, async (t) => {
+  // Every wait inside is bounded; this bounds the test as a whole too.
+  return nodeTest(name, { timeout: 120_000, ...options }, async (t) => {
     const first = opened.length;
     try {
       await fn(t);

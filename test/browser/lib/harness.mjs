@@ -53,8 +53,14 @@ export async function startService({ timeoutMs = 180_000 } = {}) {
     }
   };
   // Last resort if the test process ends without calling stop().
-  const onExit = () => killGroup('SIGKILL');
+  const onExit = () => {
+    killGroup('SIGKILL');
+    rmSync(stateDir, { recursive: true, force: true });
+  };
   process.once('exit', onExit);
+  // Ctrl-C reaches this process, not the service's own process group: pass it on.
+  const onSignal = () => process.exit(130);
+  for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, onSignal);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -68,6 +74,7 @@ export async function startService({ timeoutMs = 180_000 } = {}) {
     // workerd may outlive npm by a moment: nothing of the group is left.
     killGroup('SIGKILL');
     process.removeListener('exit', onExit);
+    for (const sig of ['SIGINT', 'SIGTERM']) process.removeListener(sig, onSignal);
     // The server's output outlives its state, for a look after a failure.
     if (existsSync(logFile)) copyFileSync(logFile, lastLog);
     rmSync(stateDir, { recursive: true, force: true });
