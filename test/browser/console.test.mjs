@@ -232,19 +232,30 @@ test('transactions: completed and pending ones are listed; a 005 transfer turns 
     destination: { accountId: plain.id },
     amount: 1_000,
   });
+  assert.equal(completed.status, 'COMPLETED');
+
+  // Both pages are ready before the 005 transfer exists, so the test stays well inside its 30 s of real time.
+  const o = await open();
+  const { page } = o;
+  await signIn(page);
+  // The Sandbox view in a second tab of the same browser (signed in by fragment: sessionStorage is per tab).
+  const tab = await o.newTab();
+  await tab.goto(`/#clientId=${encodeURIComponent(service.clientId)}&clientSecret=${encodeURIComponent(service.clientSecret)}`);
+  await tab.getByRole('button', { name: 'Sign out' }).waitFor();
+  await go(tab, 'Sandbox', '#/sandbox');
+  const clock = tab.locator('[data-field="sandbox-time"]');
+  await clock.filter({ hasText: /\d/ }).waitFor();
+  await screenshot(tab, 'sandbox');
+
   const created = Date.now();
   const pending = await call('POST', '/transfer-out', {
     source: { accountId: usd.id },
     destination: { accountId: slow.id },
     amount: 12_550,
   });
-  assert.equal(completed.status, 'COMPLETED');
   // In flight for 30 s of real time (PROCESSING in the service's words).
   assert.match(pending.status, /^(PENDING|PROCESSING)$/);
 
-  const o = await open();
-  const { page } = o;
-  await signIn(page);
   await go(page, 'Transactions', '#/transactions');
   const table = page.getByRole('table').first();
   for (const [id, status] of [
@@ -268,15 +279,7 @@ test('transactions: completed and pending ones are listed; a 005 transfer turns 
     if (frame === page.mainFrame()) navigations++;
   });
 
-  // The Sandbox view in a second tab of the same browser (signed in by fragment: sessionStorage is per tab).
-  const tab = await o.newTab();
-  await tab.goto(`/#clientId=${encodeURIComponent(service.clientId)}&clientSecret=${encodeURIComponent(service.clientSecret)}`);
-  await tab.getByRole('button', { name: 'Sign out' }).waitFor();
-  await go(tab, 'Sandbox', '#/sandbox');
-  const clock = tab.locator('[data-field="sandbox-time"]');
-  await clock.filter({ hasText: /\d/ }).waitFor();
   const before = await clock.innerText();
-  await screenshot(tab, 'sandbox');
   await tab.getByLabel('Seconds').fill('60');
   await tab.getByRole('button', { name: 'Advance clock' }).click();
   await tab.getByRole('status').filter({ hasText: /\S/ }).first().waitFor();
