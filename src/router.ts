@@ -17,6 +17,7 @@ import { externalAccountRoutes } from './external-accounts/routes';
 import { documentRoutes } from './documents/routes';
 import { umaRoutes } from './uma/routes';
 import { webhookRoutes } from './webhooks/routes';
+import { answers } from './jobs/deps';
 import { paymentRoutes } from './payments/routes';
 import { agentsRoutes } from './agents/routes';
 import { sandboxRoutes } from './sandbox/routes';
@@ -28,7 +29,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...platformRoutes,
   ...walletRoutes,
   ...agentsRoutes,
-  ...webhookRoutes,
+  ...webhookRoutes(answers),
   ...accountRoutes,
   ...externalAccountRoutes,
   ...customersRoutes,

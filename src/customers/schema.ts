@@ -228,6 +228,11 @@ export const CustomerListQuery = z.object({
   region: CountryCode.optional(),
   currency: z.string().max(8).optional(),
   umaAddress: z.string().max(320).optional(),
+  search: z.string().max(128).optional().meta({
+    description:
+      'Case-insensitive (ASCII letters) substring of the platformCustomerId, the full name (INDIVIDUAL), the legal name (BUSINESS) or the e-mail; % and _ are ordinary characters',
+    example: 'smith',
+  }),
   isIncludingDeleted: BooleanParam.optional().meta({ description: 'Include deleted customers (default false)' }),
   limit: limitParam,
   cursor: cursorParam,

@@ -1,6 +1,6 @@
 // Customers: build and insert (one by one and in bulk), view and list, update and delete, with their webhook
 // events. Over 300 lines because it is the customer's whole lifecycle.
-import { and, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import {
   beneficialOwners,
@@ -250,6 +250,22 @@ export function customerFrom(loaded: Loaded<ReturnType<typeof customerLoads>>): 
   return customerView(row, loaded.owners);
 }
 
+/** What `search` looks in: the platform's id for the customer, its name (either kind) and its e-mail. */
+const SEARCHED = [
+  customers.platformCustomerId,
+  sql`json_extract(${customers.info}, '$.fullName')`,
+  sql`json_extract(${customers.info}, '$.businessInfo.legalName')`,
+  customers.email,
+];
+
+/**
+ * Customers one of whose searched fields contains `term`, ignoring case. `instr` compares plain text, so
+ * `%` and `_` match only themselves (a LIKE pattern would need them escaped); an absent field matches nothing.
+ */
+function matching(term: string): SQL | undefined {
+  return or(...SEARCHED.map((field) => sql`instr(lower(${field}), lower(${term})) > 0`));
+}
+
 /** The keyset query of GET /customers. */
 function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<CustomerRow> {
   const where: (SQL | undefined)[] = [eq(customers.platformId, platformId)];
@@ -259,6 +275,7 @@ function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<Custom
   if (q.region) where.push(eq(customers.region, q.region));
   if (q.umaAddress !== undefined) where.push(eq(customers.umaAddress, q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`));
   if (q.currency) where.push(sql`EXISTS (SELECT 1 FROM json_each(${customers.currencies}) WHERE value = ${q.currency})`);
+  if (q.search) where.push(matching(q.search));
   if (q.createdAfter !== undefined) where.push(gte(customers.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) where.push(lte(customers.createdAt, q.createdBefore));
   if (q.updatedAfter !== undefined) where.push(gte(customers.updatedAt, q.updatedAfter));

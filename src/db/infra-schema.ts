@@ -43,6 +43,12 @@ export const webhookDeliveries = sqliteTable(
     deliveredAt: integer('delivered_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** The exact body of the last attempt; every later attempt (and a resend) sends these bytes again. NULL before it. */
+    payload: text('payload'),
+    /** The `X-Service-Signature` sent with the last attempt; NULL when it sent nothing (endpoint refused). */
+    signature: text('signature'),
+    /** The endpoint's answer to the last attempt, its first ECHOED_BODY_BYTES characters; NULL without an answer. */
+    lastResponseBody: text('last_response_body'),
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_uq').on(t.eventId),

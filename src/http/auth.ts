@@ -87,19 +87,29 @@ async function authenticateBasic(
   permission?: Permission,
   load?: AuthLoads,
 ): Promise<{ principal: PlatformPrincipal; loaded: AuthLoaded }> {
+  const refused = () => unauthorized(!fromScript(request));
   const credentials = parseBasic(request.headers.get('Authorization'));
-  if (!credentials) throw unauthorized();
+  if (!credentials) throw refused();
   const secretHash = hashSecret(credentials.secret);
   const { found, results } = load
     ? await lookups.tokenWithPlatformAnd(db, credentials.clientId, secretHash, permission, load)
     : { found: await lookups.tokenWithPlatform(db, credentials.clientId), results: {} };
   // Two SHA-256 hex digests: equal lengths, so a constant-time comparison of the strings is enough.
   const ok = constantTimeEqual(secretHash, found?.token.secretHash ?? DUMMY_HASH);
-  if (!found || !ok) throw unauthorized();
+  if (!found || !ok) throw refused();
   return {
     principal: { kind: 'platform', platform: found.platform, tokenId: found.token.id, permissions: found.token.permissions },
     loaded: results,
   };
+}
+
+/**
+ * A page's script marks its calls `X-Requested-With: XMLHttpRequest` (the convention Spring Security follows).
+ * Its 401 carries no `WWW-Authenticate: Basic`, which would make the browser open its own credentials dialog
+ * even for a fetch(); every other client is challenged as usual.
+ */
+function fromScript(request: Request): boolean {
+  return request.headers.get('X-Requested-With')?.toLowerCase() === 'xmlhttprequest';
 }
 
 function parseBasic(header: string | null): { clientId: string; secret: string } | null {

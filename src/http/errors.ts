@@ -66,8 +66,14 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError('INVALID_INPUT', message, details);
-export const unauthorized = (message = 'Missing or invalid API credentials') =>
-  new ApiError('UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="service"' });
+/** HTTP Basic's 401; `unauthorized(false)` leaves out `WWW-Authenticate` (a browser script's call: see auth.ts). */
+export const unauthorized = (challenge = true) =>
+  new ApiError(
+    'UNAUTHORIZED',
+    'Missing or invalid API credentials',
+    undefined,
+    challenge ? { 'WWW-Authenticate': 'Basic realm="service"' } : undefined,
+  );
 export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError('FORBIDDEN', message, details);
 export const notFound = (code: CodeOf<404>, message: string) => new ApiError(code, message);
 /**

@@ -10,8 +10,8 @@ import { incomingApprovalTransitions, incomingPaymentAnswer } from '../payments/
  * the scheduler's own tests can add test-only kinds that the real consumer then applies). */
 export const transitions: TransitionHandlers = { ...paymentTransitions, ...incomingApprovalTransitions };
 
-/** Event types whose answer is a decision. */
-const answers: AnswerHandlers = { 'INCOMING_PAYMENT.PENDING': incomingPaymentAnswer };
+/** Event types whose answer is a decision (also applied by a resend, which the router gives them to). */
+export const answers: AnswerHandlers = { 'INCOMING_PAYMENT.PENDING': incomingPaymentAnswer };
 
 /** What background work needs (queue consumer, cron sweep, and the sandbox clock that runs it early). */
 export type JobDeps = WebhookDeps & TransitionDeps;

@@ -156,6 +156,19 @@ export type TransactionListQuery = z.infer<typeof TransactionListQuery>;
 
 export const TransactionIdParams = z.object({ transactionId: z.string().max(128) });
 
+export const TransactionStatusChange = z
+  .object({
+    status: TransactionStatus.meta({ description: 'The status the transaction entered' }),
+    previousStatus: TransactionStatus.optional().meta({ description: 'The status it left (absent for the first)' }),
+    changedAt: DateTime.meta({ description: "When, on the platform's clock (the sandbox clock included)" }),
+  })
+  .meta({ id: 'TransactionStatusChange' });
+export type TransactionStatusChange = z.infer<typeof TransactionStatusChange>;
+
+export const TransactionHistory = z
+  .object({ data: z.array(TransactionStatusChange).meta({ description: 'Every status change, oldest first' }) })
+  .meta({ id: 'TransactionHistory' });
+
 export const ApproveRequest = z
   .strictObject({ receiverCustomerInfo: z.record(z.string(), z.unknown()).optional() })
   .meta({ id: 'ApprovePaymentRequest' });

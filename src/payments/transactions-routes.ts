@@ -1,7 +1,13 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { Transaction, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
-import { transactionFrom, transactionList, transactionLoads } from './transactions-service';
+import { Transaction, TransactionHistory, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
+import {
+  transactionFrom,
+  transactionHistoryFrom,
+  transactionHistoryLoads,
+  transactionList,
+  transactionLoads,
+} from './transactions-service';
 
 const tag = 'Transactions';
 
@@ -31,5 +37,18 @@ export const transactionRoutes = [
     responses: { 200: { description: 'The transaction', schema: Transaction }, ...errorResponses(401, 403, 404) },
     load: ({ db, platformId, params }) => transactionLoads(db, platformId, params.transactionId),
     handler: (c) => json(transactionFrom(c.loaded)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/transactions/:transactionId/history',
+    operationId: 'getTransactionHistory',
+    summary: "A transaction's status changes, oldest first",
+    tag,
+    auth: 'basic',
+    permission: 'VIEW',
+    params: TransactionIdParams,
+    responses: { 200: { description: 'Its status history', schema: TransactionHistory }, ...errorResponses(401, 403, 404) },
+    load: ({ db, platformId, params }) => transactionHistoryLoads(db, platformId, params.transactionId),
+    handler: (c) => json(transactionHistoryFrom(c.loaded)),
   }),
 ];

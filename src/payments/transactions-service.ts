@@ -1,10 +1,10 @@
-import { and, eq, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
-import { transactions, type TransactionRow } from '../db/schema';
+import { transactionHistory, transactions, type TransactionRow } from '../db/schema';
 import { notFound } from '../http/errors';
 import { keysetList } from '../http/pagination';
 import type { TransactionListQuery } from './schema';
-import { transactionView } from './views';
+import { statusChangeView, transactionView } from './views';
 
 export const transactionNotFound = () => notFound('TRANSACTION_NOT_FOUND', 'Transaction not found');
 
@@ -30,6 +30,30 @@ export function transactionFrom(loaded: Loaded<ReturnType<typeof transactionLoad
   const row = loaded.transaction[0];
   if (!row) throw transactionNotFound();
   return transactionView(row);
+}
+
+/**
+ * GET /transactions/{id}/history as loads (`platformId` SQL: see `RouteSpec.load`): the transaction's id, so
+ * an unknown or another platform's one is 404, and its history rows (one per status entered) in order.
+ */
+export function transactionHistoryLoads(db: Db, platformId: SQL, id: string) {
+  return {
+    transaction: db
+      .select({ id: transactions.id })
+      .from(transactions)
+      .where(and(eq(transactions.id, id), eq(transactions.platformId, platformId)))
+      .limit(1),
+    history: db
+      .select()
+      .from(transactionHistory)
+      .where(and(eq(transactionHistory.transactionId, id), eq(transactionHistory.platformId, platformId)))
+      .orderBy(asc(transactionHistory.version)),
+  };
+}
+
+export function transactionHistoryFrom(loaded: Loaded<ReturnType<typeof transactionHistoryLoads>>) {
+  if (!loaded.transaction[0]) throw transactionNotFound();
+  return { data: loaded.history.map(statusChangeView) };
 }
 
 // An end's account identifier is what its `source`/`destination` names: an account id or a UMA address

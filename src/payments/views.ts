@@ -1,9 +1,9 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { QuoteRow, TransactionRow, TransactionStatus } from '../db/schema';
+import type { QuoteRow, TransactionHistoryRow, TransactionRow, TransactionStatus } from '../db/schema';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
-import type { QuoteStatus, QuoteView, TransactionView } from './schema';
+import type { QuoteStatus, QuoteView, TransactionStatusChange, TransactionView } from './schema';
 
 /** A stable reference derived from an id (what a bank memo or a payout would carry). */
 export function referenceFor(prefix: string, id: string): string {
@@ -15,6 +15,11 @@ export function referenceFor(prefix: string, id: string): string {
 /** Whether the transaction waits for the platform's decision (POST /transactions/{id}/approve or /reject). */
 export function awaitingApproval(row: Pick<TransactionRow, 'status' | 'approval'>): boolean {
   return row.status === 'PENDING' && row.approval?.state === 'PENDING_APPROVAL';
+}
+
+/** One status change of a transaction as GET /transactions/{id}/history shows it. */
+export function statusChangeView(row: TransactionHistoryRow): TransactionStatusChange {
+  return { status: row.toStatus, ...(row.fromStatus ? { previousStatus: row.fromStatus } : {}), changedAt: iso(row.at) };
 }
 
 /** The transaction as the API shows it (spec 2.7 and the reference's incoming and outgoing shapes). */

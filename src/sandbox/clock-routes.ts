@@ -1,10 +1,22 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { jobDeps } from '../jobs/deps';
-import { ClockAdvanceRequest, SandboxClock } from './clock-schema';
-import { advanceClock, clockLoads } from './clock';
+import { ClockAdvanceRequest, SandboxClock, SandboxTime } from './clock-schema';
+import { advanceClock, clockLoads, sandboxTime } from './clock';
 
 export const clockRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/sandbox/clock',
+    operationId: 'getSandboxClock',
+    summary: "This platform's sandbox time and how far its clock runs ahead (sandbox only)",
+    tag: 'Sandbox',
+    auth: 'basic',
+    permission: 'VIEW',
+    responses: { 200: { description: 'The sandbox time', schema: SandboxTime }, ...errorResponses(401, 403, 404) },
+    // The authenticated platform row carries the offset: nothing more to read.
+    handler: (c) => json(sandboxTime(c.now - c.auth.platform.clockOffsetMs, c.auth.platform.clockOffsetMs)),
+  }),
   defineRoute({
     method: 'POST',
     path: '/sandbox/clock/advance',

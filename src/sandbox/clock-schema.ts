@@ -16,10 +16,16 @@ export const ClockAdvanceRequest = z
   })
   .meta({ id: 'SandboxClockAdvanceRequest' });
 
-export const SandboxClock = z
+/** GET /sandbox/clock: where this platform's sandbox clock stands. */
+export const SandboxTime = z
   .object({
-    sandboxTime: DateTime.meta({ description: "The platform's sandbox time after the move" }),
+    sandboxTime: DateTime.meta({ description: "The platform's sandbox time (after the move, for an advance)" }),
     clockOffsetSeconds: z.int().min(0).meta({ description: 'How far the sandbox clock runs ahead of real time' }),
-    appliedTransitions: z.int().min(0).meta({ description: 'Delayed outcomes that became due and were applied by this call' }),
   })
-  .meta({ id: 'SandboxClock' });
+  .meta({ id: 'SandboxTime' });
+export type SandboxTime = z.infer<typeof SandboxTime>;
+
+/** POST /sandbox/clock/advance: the clock after the move, and what the move applied. */
+export const SandboxClock = SandboxTime.extend({
+  appliedTransitions: z.int().min(0).meta({ description: 'Delayed outcomes that became due and were applied by this call' }),
+}).meta({ id: 'SandboxClock' });

@@ -6,6 +6,7 @@ import type { JobDeps } from '../jobs/deps';
 import { applyDueTransitions } from '../transitions/schedule';
 import { dueDeliveryEventIds } from '../webhooks/delivery';
 import { dispatchEvents } from '../webhooks/outbox';
+import type { SandboxTime } from './clock-schema';
 
 /**
  * Moving a platform's sandbox clock forward, as a load of the authentication batch (`platformId` SQL: see
@@ -30,5 +31,10 @@ export async function advanceClock(deps: JobDeps, platformId: string, loaded: Lo
   const offset = loaded.clock[0]!.offset;
   const { applied } = await applyDueTransitions(deps, realNow, { platformId });
   await dispatchEvents(deps.queue, await dueDeliveryEventIds(deps.db, realNow, { platformId, limit: 100 }), deps.log);
-  return { sandboxTime: iso(realNow + offset), clockOffsetSeconds: Math.floor(offset / 1000), appliedTransitions: applied };
+  return { ...sandboxTime(realNow, offset), appliedTransitions: applied };
+}
+
+/** A platform's sandbox clock as the API shows it, from the wall clock (`realNow`, ms) and the platform's offset (ms). */
+export function sandboxTime(realNow: number, offsetMs: number): SandboxTime {
+  return { sandboxTime: iso(realNow + offsetMs), clockOffsetSeconds: Math.floor(offsetMs / 1000) };
 }

@@ -190,37 +190,12 @@ async function attemptSend(
   endpoint: string,
   now: number,
 ) {
-  const refused = endpointProblem(endpoint, deps.mode === 'production');
-  const handler = deps.answers?.[event.type as WebhookType];
-  let sent: Sent;
-  if (refused) {
-    sent = { error: `webhookEndpoint refused: ${refused}` };
-  } else {
-    const body = JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
-    sent = await post(
-      endpoint,
-      body,
-      await signWebhookBody(signingKey, event.platformId, body),
-      deps.log,
-      handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES,
-    );
-  }
-  const decided =
-    handler !== undefined &&
-    sent.status !== undefined &&
-    (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
-  if (sent.body !== undefined) sent.body = sent.body.slice(0, ECHOED_BODY_BYTES);
-  const base = {
-    url: endpoint,
-    lastAttemptAt: now,
-    lastResponseStatus: sent.status ?? null,
-    lastError: sent.error ?? null,
-    updatedAt: now,
-  };
+  const body = claimed.payload ?? envelopeBody(event);
+  const { sent, delivered } = await sendAndDecide(deps, signingKey, event, endpoint, body, now);
+  const base = attemptColumns(endpoint, body, sent, now);
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
-  // 2xx, or 409 (the platform already has this event id), is final success; so is an answer that decided.
-  if (decided || (sent.status !== undefined && ((sent.status >= 200 && sent.status < 300) || sent.status === 409))) {
+  if (delivered) {
     return {
       outcome: { result: 'delivered' as const, ...outcome },
       changes: { ...base, status: 'DELIVERED' as const, deliveredAt: now, nextAttemptAt: now },
@@ -235,6 +210,70 @@ async function attemptSend(
     outcome: { result: 'retry' as const, ...outcome, nextAttemptAt: next },
     changes: { ...base, nextAttemptAt: next },
     retryInSeconds: Math.min(Math.ceil((next - now) / 1000), MAX_QUEUE_DELAY_SECONDS),
+  };
+}
+
+/**
+ * One attempt at an event, scheduled or a resend: the signed POST, and the decision its answer carries for
+ * an event type that has one (applied idempotently). Delivered when the answer decided, or acknowledged it.
+ */
+export async function sendAndDecide(
+  deps: WebhookDeps,
+  signingKey: string,
+  event: WebhookEventRow,
+  endpoint: string,
+  body: string,
+  now: number,
+) {
+  const handler = deps.answers?.[event.type as WebhookType];
+  const sent = await sendSigned(deps, signingKey, event.platformId, endpoint, body, handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES);
+  const decided =
+    handler !== undefined &&
+    sent.status !== undefined &&
+    (await handler.apply(deps, event, { status: sent.status, body: sent.body ?? '' }, now));
+  if (sent.body !== undefined) sent.body = sent.body.slice(0, ECHOED_BODY_BYTES);
+  return { sent, delivered: decided || acknowledged(sent) };
+}
+
+/** The JSON body of an event's first attempt; later attempts send the stored `payload`, these same bytes. */
+export function envelopeBody(event: WebhookEventRow): string {
+  return JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
+}
+
+/** 2xx, or 409 (the platform already has this event id), is final success. */
+export function acknowledged(sent: Sent): boolean {
+  return sent.status !== undefined && ((sent.status >= 200 && sent.status < 300) || sent.status === 409);
+}
+
+/**
+ * One signed POST of `body` to `endpoint`, reading at most `bodyBytes` of the answer. An endpoint the
+ * rules of `deps.mode` refuse is not fetched: nothing is sent, and the result says why.
+ */
+export async function sendSigned(
+  deps: WebhookDeps,
+  signingKey: string,
+  platformId: string,
+  endpoint: string,
+  body: string,
+  bodyBytes: number,
+): Promise<Sent> {
+  const refused = endpointProblem(endpoint, deps.mode === 'production');
+  if (refused) return { error: `webhookEndpoint refused: ${refused}` };
+  const signature = await signWebhookBody(signingKey, platformId, body);
+  return { ...(await post(endpoint, body, signature, deps.log, bodyBytes)), signature };
+}
+
+/** What every attempt records: where it went, the bytes and signature sent, and the answer (capped). */
+export function attemptColumns(endpoint: string, body: string, sent: Sent, now: number) {
+  return {
+    url: endpoint,
+    payload: body,
+    signature: sent.signature ?? null,
+    lastAttemptAt: now,
+    lastResponseStatus: sent.status ?? null,
+    lastResponseBody: sent.body?.slice(0, ECHOED_BODY_BYTES) ?? null,
+    lastError: sent.error ?? null,
+    updatedAt: now,
   };
 }
 
@@ -273,10 +312,12 @@ async function recordAll(deps: WebhookDeps, eventIds: string[], pending: Pending
   }
 }
 
-interface Sent {
+/** An attempt's result: the answer's status and body, or why there was none; the signature when something was sent. */
+export interface Sent {
   status?: number;
   body?: string;
   error?: string;
+  signature?: string;
 }
 
 async function post(url: string, body: string, signature: string, log: Logger, bodyBytes: number): Promise<Sent> {

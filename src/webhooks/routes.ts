@@ -1,12 +1,14 @@
-import { webhookDeps } from './delivery';
+import { webhookDeps, type AnswerHandlers } from './delivery';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { TestWebhookResponse, WebhookDelivery, WebhookDeliveryIdParams, WebhookDeliveryList, WebhookDeliveryListQuery } from './schema';
 import { deliveryFrom, deliveryList, deliveryLoads, sendTestWebhook } from './service';
+import { resendDelivery, resendLoads } from './resend';
 
 const tag = 'Webhooks';
 
-export const webhookRoutes = [
+/** The webhook routes; `answers` (what a decision event's answer means, mapped next to the queue consumer) come in for resends. */
+export const webhookRoutes = (answers: AnswerHandlers) => [
   defineRoute({
     method: 'GET',
     path: '/webhooks/deliveries',
@@ -32,6 +34,31 @@ export const webhookRoutes = [
     responses: { 200: { description: 'The delivery', schema: WebhookDelivery }, ...errorResponses(401, 403, 404) },
     load: ({ db, platformId, params }) => deliveryLoads(db, platformId, params.deliveryId),
     handler: (c) => json(deliveryFrom(c.loaded)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/deliveries/:deliveryId/resend',
+    operationId: 'resendWebhookDelivery',
+    summary:
+      'Send a delivery’s event again now (same event id and payload bytes, freshly signed) to the current webhookEndpoint and record the attempt',
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    params: WebhookDeliveryIdParams,
+    responses: {
+      200: {
+        description:
+          'The delivery with this attempt recorded, whatever the endpoint answered (DELIVERED on a 2xx or 409; otherwise its status is kept)',
+        schema: WebhookDelivery,
+      },
+      ...errorResponses(401, 403, 404),
+      400: { ...errorResponses(400)[400]!, description: 'WEBHOOK_ENDPOINT_NOT_CONFIGURED: no webhookEndpoint is configured' },
+    },
+    load: ({ db, platformId, params }) => resendLoads(db, platformId, params.deliveryId),
+    handler: async (c) =>
+      json(
+        await resendDelivery({ ...webhookDeps(c.env, c.settings, c.log, c.db), answers }, c.loaded, c.auth.platform.webhookEndpoint, c.now),
+      ),
   }),
   // The reference's sandbox path, and the path the SDK posts to: one operation. Under /sandbox it is
   // hidden in production like the rest of /sandbox/*; /webhooks/test serves both modes, and in production

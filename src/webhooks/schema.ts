@@ -51,6 +51,12 @@ export const WebhookEnvelope = z
   .meta({ id: 'WebhookEnvelope' });
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;
 
+/**
+ * How much of an endpoint's answer is read and echoed by `POST /webhooks/test` (and `/sandbox/webhooks/test`),
+ * and kept as a delivery's `lastResponseBody`.
+ */
+export const ECHOED_BODY_BYTES = 1024;
+
 export const WebhookDelivery = z
   .object({
     id: z.string().meta({ example: 'WebhookDelivery:019542f5-b3e7-1d02-0000-000000000001' }),
@@ -66,6 +72,20 @@ export const WebhookDelivery = z
     deliveredAt: DateTime.optional(),
     createdAt: DateTime,
     updatedAt: DateTime,
+    payload: z.string().optional().meta({
+      description:
+        'The exact JSON body POSTed by the last attempt (a `WebhookEnvelope`); every attempt and resend of the event sends these same bytes. Absent before the first attempt',
+    }),
+    signature: z.string().optional().meta({
+      description:
+        'The `X-Service-Signature` sent with the last attempt: base64 DER ECDSA P-256 over SHA-256 of `payload` as UTF-8, verifiable with `webhookPublicKey` of GET /config. Absent when the last attempt sent nothing (endpoint refused)',
+    }),
+    lastResponseBody: z
+      .string()
+      .optional()
+      .meta({
+        description: `The endpoint's answer to the last attempt as text (at most its first ${ECHOED_BODY_BYTES} bytes); absent without an answer`,
+      }),
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
@@ -81,9 +101,6 @@ export const WebhookDeliveryListQuery = z.object({
 });
 
 export const WebhookDeliveryIdParams = z.object({ deliveryId: z.string() });
-
-/** How much of an endpoint's answer is read and echoed by `POST /webhooks/test` (and `/sandbox/webhooks/test`). */
-export const ECHOED_BODY_BYTES = 1024;
 
 /** `POST /webhooks/test` (and `/sandbox/webhooks/test`) result (reference `TestWebhookResponse`). */
 export const TestWebhookResponse = z

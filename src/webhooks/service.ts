@@ -24,6 +24,10 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
   if (row.lastAttemptAt !== null) view.lastAttemptAt = iso(row.lastAttemptAt);
   if (row.status === 'PENDING') view.nextAttemptAt = iso(row.nextAttemptAt);
   if (row.deliveredAt !== null) view.deliveredAt = iso(row.deliveredAt);
+  // NULL on rows from before these columns, and before a first attempt: the fields are simply absent.
+  if (row.payload !== null) view.payload = row.payload;
+  if (row.signature !== null) view.signature = row.signature;
+  if (row.lastResponseBody !== null) view.lastResponseBody = row.lastResponseBody;
   return view;
 }
 

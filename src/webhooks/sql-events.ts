@@ -18,12 +18,13 @@ export function sqlEventStatements(
 ): { statements: Statement[]; eventId: string } {
   const eventId = newId('Webhook', e.now);
   const deliveryId = newId('WebhookDelivery', e.now);
-  // Both INSERT ... SELECT list every column in table order (id, platform_id, type, timestamp, data).
+  // Both INSERT ... SELECT list every column in table order (id, platform_id, type, timestamp, data; the
+  // delivery's payload, signature and last_response_body last, as migration 0005 added them).
   const event = db
     .insert(webhookEvents)
     .select(sql`SELECT ${eventId}, ${e.platformId}, ${e.type}, ${e.now}, ${e.data} WHERE ${e.where ?? sql`1`}`);
   const delivery = db.insert(webhookDeliveries).select(
-    sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}
+    sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}, NULL, NULL, NULL
           WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
   );
   return { statements: [event, delivery], eventId };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
-import { accountsOf, ADDRESS, businessBody, createCustomer, individualBody, walk } from '../support/customers';
+import { accountsOf, ADDRESS, businessBody, createCustomer, individualBody, uniqueId, walk } from '../support/customers';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -408,6 +408,51 @@ describe('GET /customers', () => {
     const ids = seen.map((x) => x.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of before) expect(ids.filter((x) => x === id)).toHaveLength(1);
+  });
+
+  it('searches platformCustomerId, full name, legal name and e-mail, ignoring case, with an exact totalCount', async () => {
+    const p = await newPlatform();
+    const tag = uniqueId('srch');
+    const jane = await createCustomer(
+      p,
+      individualBody({ platformCustomerId: `${tag}-jane`, fullName: 'Jane Smith', email: 'jane@example.com' }),
+    );
+    const acme = await createCustomer(p, businessBody({ platformCustomerId: `${tag}-acme`, email: 'billing@acme.test' }));
+    const bob = await createCustomer(p, individualBody({ platformCustomerId: `${tag}-bob`, fullName: 'Bob Smithers' }));
+    const pct = await createCustomer(p, individualBody({ platformCustomerId: `${tag}-pct`, fullName: 'Fifty 50% Off' }));
+    const under = await createCustomer(p, individualBody({ platformCustomerId: `${tag}-under`, fullName: 'Under_Score' }));
+    const other = await newPlatform();
+    await createCustomer(other, individualBody({ fullName: 'Jane Smith' }));
+    const search = async (term: string, extra = '') => {
+      const res = await api('GET', `/customers?search=${encodeURIComponent(term)}${extra}`, { auth: p.auth });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    const ids = async (term: string) => (await search(term)).data.map((x: any) => x.id);
+    expect(await ids('smith')).toEqual([jane.id, bob.id]); // partial full names, any case
+    expect(await ids('SMITHERS')).toEqual([bob.id]);
+    expect(await ids('acme corp')).toEqual([acme.id]); // the legal name
+    expect(await ids(`${tag}-JANE`.toUpperCase())).toEqual([jane.id]); // platformCustomerId
+    expect(await ids('Example.COM')).toEqual([jane.id]); // the e-mail
+    expect(await ids(tag)).toEqual([jane.id, acme.id, bob.id, pct.id, under.id]);
+    // % and _ are characters, not patterns.
+    expect(await ids('%')).toEqual([pct.id]);
+    expect(await ids('0% o')).toEqual([pct.id]);
+    expect(await ids('_')).toEqual([under.id]);
+    expect(await ids('r_s')).toEqual([under.id]);
+    expect(await ids('r%s')).toEqual([]);
+    expect(await ids('nobody')).toEqual([]);
+    // totalCount counts the matches, across pages; other filters still apply.
+    const first = await search('smith', '&limit=1');
+    expect(first).toMatchObject({ hasMore: true, totalCount: 2, nextCursor: expect.any(String) });
+    const second = await search('smith', `&limit=1&cursor=${first.nextCursor}`);
+    expect(second).toMatchObject({ data: [{ id: bob.id }], hasMore: false, totalCount: 2 });
+    expect((await search('smith', `&platformCustomerId=${encodeURIComponent(bob.platformCustomerId)}`)).totalCount).toBe(1);
+    expect((await search(tag, '&customerType=BUSINESS')).data.map((x: any) => x.id)).toEqual([acme.id]);
+    expect((await search('nobody')).totalCount).toBe(0);
+    // Up to 128 characters.
+    expect((await search('x'.repeat(128))).totalCount).toBe(0);
+    expect(failingFields(await api('GET', `/customers?search=${'x'.repeat(129)}`, { auth: p.auth }))).toEqual(['search']);
   });
 
   it('needs VIEW', async () => {

@@ -4,6 +4,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
 import { vi } from 'vitest';
 import { api, newPlatform, type TestPlatform } from '../support/api';
+import { install as fakeWebhookReceivers } from '../support/webhooks';
 import { validish, type Hints } from './arbitraries';
 import { fillPath, isList, type ApiDoc } from './openapi';
 
@@ -167,6 +168,8 @@ export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Prom
       if ((await api('POST', op.path, { auth: p.auth, body })).status < 300) break;
     }
   }
+  // Faked at fetch (an unregistered hooks.test URL answers 410 at once): a sweep's sends and resends never wait on the network.
+  fakeWebhookReceivers();
   await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: 'https://hooks.test/hostile' } });
   await api('POST', '/sandbox/webhooks/test', { auth: p.auth });
   const credentials = await api('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`, { auth: p.auth });

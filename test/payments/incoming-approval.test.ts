@@ -187,6 +187,25 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     await expectNotCredited(p, txId, account);
   });
 
+  it('a resend is an attempt like any other: after a 503, the resent request’s 200 approves, once', async () => {
+    const { p, hook, account, txId, eventId } = await incoming((n) => (n === 1 ? 503 : 200));
+    const first = await deliver(eventId);
+    expect(first).toMatchObject({ status: 'PENDING', lastResponseStatus: 503 });
+    const resent = await api('POST', `/webhooks/deliveries/${encodeURIComponent(first.id)}/resend`, { auth: p.auth });
+    expect(resent.status).toBe(200);
+    expect(resent.body).toMatchObject({ status: 'DELIVERED', attempts: 2, lastResponseStatus: 200 });
+    expect(await tx(p, txId)).toMatchObject({ status: 'COMPLETED' });
+    expect(await balanceOf(p, account)).toBe(2_500);
+    // A second resend's approval applies nothing twice.
+    expect((await api('POST', `/webhooks/deliveries/${encodeURIComponent(first.id)}/resend`, { auth: p.auth })).body).toMatchObject({
+      attempts: 3,
+    });
+    expect(hook.calls).toHaveLength(3);
+    expect(await balanceOf(p, account)).toBe(2_500);
+    expect(await postings(txId)).toEqual(['CREDIT']);
+    await expectLedgerInvariant(p.id);
+  });
+
   it('409 (already handled) applies nothing', async () => {
     const { p, account, txId, eventId } = await incoming(() => 409);
     expect(await deliver(eventId)).toMatchObject({ status: 'DELIVERED', lastResponseStatus: 409 });

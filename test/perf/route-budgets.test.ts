@@ -74,6 +74,7 @@ Object.assign(BUDGETS, {
   createTransferOut: budget(2),
   listTransactions: budget(1),
   getTransactionById: budget(1),
+  getTransactionHistory: budget(1),
   approvePendingPayment: budget(3),
   rejectPendingPayment: budget(2),
   // Webhooks and the sandbox
@@ -81,8 +82,10 @@ Object.assign(BUDGETS, {
   sendTestWebhook: budget(4),
   listWebhookDeliveries: budget(1),
   getWebhookDelivery: budget(1),
+  resendWebhookDelivery: budget(2),
   sandboxSend: budget(2),
   sandboxReceive: budget(2),
+  getSandboxClock: budget(1),
   advanceSandboxClock: budget(3),
   sandboxReset: budget(2),
   listSandboxEmails: budget(1),
@@ -190,7 +193,7 @@ describe('round trips of every operation (the production latency model)', () => 
 
     // --- customers, KYC, documents ---
     const person = await m('createCustomer', 'POST', '/customers', { auth, body: individualBody() });
-    await m('listCustomers', 'GET', '/customers?limit=5', { auth });
+    await m('listCustomers', 'GET', '/customers?limit=5&search=a', { auth });
     await m('getCustomerById', 'GET', `/customers/${person.body.id}`, { auth });
     await m('updateCustomerById', 'PATCH', `/customers/${person.body.id}`, {
       auth,
@@ -276,6 +279,7 @@ describe('round trips of every operation (the production latency model)', () => 
     });
     await m('listTransactions', 'GET', '/transactions?limit=5', { auth });
     await m('getTransactionById', 'GET', `/transactions/${transferIn.body.id}`, { auth });
+    await m('getTransactionHistory', 'GET', `/transactions/${transferIn.body.id}/history`, { auth });
 
     // --- webhooks and the sandbox ---
     await m('sendWebhookTest', 'POST', '/webhooks/test', { auth });
@@ -283,6 +287,7 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('listWebhookDeliveries', 'GET', '/webhooks/deliveries?limit=5', { auth });
     const deliveries = await api('GET', '/webhooks/deliveries?limit=1', { auth });
     await m('getWebhookDelivery', 'GET', `/webhooks/deliveries/${deliveries.body.data[0].id}`, { auth });
+    await m('resendWebhookDelivery', 'POST', `/webhooks/deliveries/${deliveries.body.data[0].id}/resend`, { auth });
     const realtime = await createQuote(p, {
       source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
       destination: { destinationType: 'ACCOUNT', accountId: accounts.EUR },
@@ -418,6 +423,7 @@ describe('round trips of every operation (the production latency model)', () => 
     const doomed = await api('POST', '/customers', { auth, body: individualBody() });
     await m('deleteCustomerById', 'DELETE', `/customers/${doomed.body.id}`, { auth });
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
+    await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
   });
 

@@ -42,6 +42,44 @@ describe('HTTP Basic authentication with API tokens', () => {
   });
 });
 
+describe('401 to a browser script (X-Requested-With: XMLHttpRequest)', () => {
+  const SCRIPT = { 'X-Requested-With': 'XMLHttpRequest' };
+
+  it('leaves out WWW-Authenticate, so the browser opens no credentials dialog; the body is the same', async () => {
+    const p = await newPlatform();
+    for (const auth of [undefined, 'Basic', basic(p.clientId, `${p.clientSecret}x`), basic('0'.repeat(32), p.clientSecret)]) {
+      const challenged = await api('GET', '/config', { auth });
+      const script = await api('GET', '/config', { auth, headers: SCRIPT });
+      expectUnauthorized(challenged);
+      expectError(script, 401, 'UNAUTHORIZED');
+      expect(script.headers.has('WWW-Authenticate')).toBe(false);
+      expect(script.body).toEqual(challenged.body);
+      expect(script.headers.get('Content-Type')).toBe(challenged.headers.get('Content-Type'));
+      expect(script.headers.get('Cache-Control')).toBe('no-store');
+    }
+    // A route with loads (the authentication batch) and a write answer the same way.
+    expect((await api('GET', '/customers', { headers: SCRIPT })).headers.has('WWW-Authenticate')).toBe(false);
+    expect((await api('PATCH', '/config', { body: {}, headers: SCRIPT })).headers.has('WWW-Authenticate')).toBe(false);
+  });
+
+  it('takes the value in any case, and only that value', async () => {
+    for (const value of ['xmlhttprequest', 'XMLHTTPREQUEST', 'XmlHttpRequest']) {
+      const res = await api('GET', '/config', { headers: { 'x-requested-with': value } });
+      expectError(res, 401, 'UNAUTHORIZED');
+      expect(res.headers.has('WWW-Authenticate'), value).toBe(false);
+    }
+    for (const value of ['', 'fetch', 'XMLHttpRequest2', 'com.example.app']) {
+      expectUnauthorized(await api('GET', '/config', { headers: { 'X-Requested-With': value } }));
+    }
+  });
+
+  it('changes nothing else: right credentials pass, an agent’s 401 keeps its Bearer challenge', async () => {
+    const p = await newPlatform();
+    expect((await api('GET', '/config', { auth: p.auth, headers: SCRIPT })).status).toBe(200);
+    expect((await api('GET', '/agents/me', { headers: SCRIPT })).headers.get('WWW-Authenticate')).toBe('Bearer realm="service-agent"');
+  });
+});
+
 describe('permissions (README: reads VIEW, money TRANSACT, other writes MANAGE)', () => {
   const cases: { method: string; path: string; needs: string; body?: unknown }[] = [
     { method: 'GET', path: '/config', needs: 'VIEW' },
