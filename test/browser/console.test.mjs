@@ -91,8 +91,8 @@ async function signIn(page, { clientId = service.clientId, clientSecret = servic
 async function go(page, linkName, hash) {
   await nav(page).getByRole('link', { name: linkName, exact: true }).click();
   await page.waitForURL((url) => url.hash === hash);
-  await heading(page).first().waitFor();
-  assert.equal(await heading(page).count(), 1, `${hash} has one <h1>`);
+  // The previous view's <h1> may still be there for a moment: wait for the new view to settle on one.
+  await until(async () => (await heading(page).count()) === 1, `${hash} to show one <h1>`);
 }
 
 /** Waits for `waiting`, failing early with the page's own error message if one appears meanwhile. */
