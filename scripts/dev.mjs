@@ -2,7 +2,7 @@
 // `npm start`: local secrets, local D1 migrations, `wrangler dev`, and a ready sandbox platform.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import {
   API_VERSION,
   LOCAL_SECRETS,
@@ -17,11 +17,17 @@ import {
 } from './lib/service.mjs';
 
 const port = Number(process.env.PORT ?? 8787);
-const credentialsFile = join(root, '.sandbox', 'credentials.json');
+// STATE_DIR: keep the local state, secrets and credentials there instead of .wrangler/state, .dev.vars and
+// .sandbox/ (throwaway runs, e.g. the browser suite, leave a developer's own state alone).
+const stateDir = process.env.STATE_DIR ? resolve(process.env.STATE_DIR) : undefined;
+const devVarsFile = join(stateDir ?? root, '.dev.vars');
+const credentialsFile = join(stateDir ?? join(root, '.sandbox'), 'credentials.json');
+const persistTo = stateDir ? join(stateDir, 'wrangler') : undefined;
 
 /** Local-only secrets, generated once into the git-ignored .dev.vars (wrangler dev reads it). */
 function ensureDevVars() {
-  const file = join(root, '.dev.vars');
+  const file = devVarsFile;
+  mkdirSync(dirname(file), { recursive: true });
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const vars = readDevVars(file);
   const missing = Object.keys(LOCAL_SECRETS).filter((k) => !vars[k]);
@@ -61,7 +67,7 @@ async function bootstrap(apiBase, operatorToken) {
 
 async function main() {
   const vars = ensureDevVars();
-  applyMigrations();
+  applyMigrations({ persistTo });
   // Settings given in the shell override wrangler.toml's [vars] for this run.
   const overrides = Object.fromEntries(
     ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED']
@@ -69,7 +75,14 @@ async function main() {
       .map((k) => [k, process.env[k]]),
   );
   // Same process group as this script: Ctrl-C in the terminal reaches wrangler directly.
-  const child = spawnWranglerDev({ port, vars: overrides, extraArgs: process.argv.slice(2), detached: false });
+  const child = spawnWranglerDev({
+    port,
+    persistTo,
+    envFile: stateDir ? devVarsFile : undefined,
+    vars: overrides,
+    extraArgs: process.argv.slice(2),
+    detached: false,
+  });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 
@@ -87,7 +100,7 @@ async function main() {
     platformId    ${c.platformId}
     clientId      ${c.clientId}
     clientSecret  ${c.clientSecret}
-  Saved to .sandbox/credentials.json. Try:
+  Saved to ${stateDir ? credentialsFile : relative(root, credentialsFile)}. Try:
     curl -u ${c.clientId}:${c.clientSecret} ${c.baseUrl}/config
 ${consoleOn ? `  Console (signed in):\n    ${consoleLink}\n` : ''}`);
 }
