@@ -273,7 +273,6 @@ test('transactions: completed and pending ones are listed; a 005 transfer turns 
   const status = page.locator('[data-field="status"]');
   await withoutAlert(page, status.filter({ hasText: pending.status }).waitFor());
   await page.getByRole('heading', { level: 2, name: 'Status history' }).waitFor();
-  await screenshot(page, 'transaction');
   let navigations = 0;
   page.on('framenavigated', (frame) => {
     if (frame === page.mainFrame()) navigations++;
@@ -290,6 +289,7 @@ test('transactions: completed and pending ones are listed; a 005 transfer turns 
   assert.ok(Date.now() - created < 30_000, 'FAILED through the clock advance, not by waiting the 30 s out');
   assert.equal(navigations, 0, 'the transaction page was not reloaded');
   assert.match(await page.getByRole('list').last().innerText(), /FAILED/);
+  await screenshot(page, 'transaction');
   o.checkClean();
 });
 

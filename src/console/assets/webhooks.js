@@ -7,7 +7,8 @@ import { act, badge, errorBox, facts, field, fill, h, options, outcome, prettyJs
 const POLL_MS = 2000;
 
 export async function deliveryList(main, _param, live) {
-  const [config, statuses, types] = await Promise.all([platformConfig(), enumValues('WebhookDeliveryStatus'), enumValues('WebhookType')]);
+  // The configuration fresh (the endpoint may have changed since sign-in), the enums from /openapi.json.
+  const [config, statuses, types] = await Promise.all([api('/config'), enumValues('WebhookDeliveryStatus'), enumValues('WebhookType')]);
   const any = ['', 'Any'];
   const status = h('select', { name: 'status' }, options([any, ...statuses.map((s) => [s, s])]));
   const eventType = h('select', { name: 'eventType' }, options([any, ...types.map((s) => [s, s])]));

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const screenshotDir = join(root, 'test', 'browser', 'screenshots');
+/** The README's screenshots; a run rewrites them only with UPDATE_SCREENSHOTS=1 (else they go to a temporary folder). */
+export const screenshotDir =
+  process.env.UPDATE_SCREENSHOTS === '1' ? join(root, 'test', 'browser', 'screenshots') : join(tmpdir(), 'browser-suite-screenshots');
 export const CHROMIUM = '/usr/bin/chromium';
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
@@ -17,6 +19,8 @@ export const PHONE = { width: 390, height: 844 };
 export const lastLog = join(tmpdir(), 'browser-suite-npm-start.log');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** A page's waits: generous, since `wrangler dev` on a loaded 2-core machine has taken 15 s to serve one file. */
+const TIMEOUT_MS = 30_000;
 
 /** A TCP port nobody listens on right now. */
 async function freePort() {
@@ -145,7 +149,7 @@ export async function openPage(browser, origin, { viewport = DESKTOP } = {}) {
   };
   context.on('page', watch);
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(TIMEOUT_MS);
   return {
     context,
     page,
@@ -153,7 +157,7 @@ export async function openPage(browser, origin, { viewport = DESKTOP } = {}) {
     /** A second tab in the same context, watched the same way. */
     async newTab() {
       const tab = await context.newPage();
-      tab.setDefaultTimeout(15_000);
+      tab.setDefaultTimeout(TIMEOUT_MS);
       return tab;
     },
     checkClean({ allowConsole = [] } = {}) {
@@ -249,7 +253,7 @@ export async function until(fn, what, timeoutMs = 15_000, intervalMs = 250) {
   }
 }
 
-/** A viewport PNG of the page into test/browser/screenshots/<name>.png. */
+/** A viewport PNG of the page into `screenshotDir`/<name>.png. */
 export async function screenshot(page, name) {
   mkdirSync(screenshotDir, { recursive: true });
   // Let fonts and the last render settle, without animations or a blinking caret.
