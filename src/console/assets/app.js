@@ -150,7 +150,7 @@ function showSignIn(message) {
     h('div', { class: 'field' }, h('label', { for: 'client-secret' }, 'Client secret'), secret),
     problem,
     button,
-    h('p', { class: 'muted small' }, '`npm start` prints a link that signs in directly.'),
+    h('p', { class: 'muted small' }, 'Running it locally? ', h('code', null, 'npm start'), ' prints a link that signs in directly.'),
   );
   fill(main, form);
   if (message) fill(problem, errorBox(new Error(message)));
@@ -181,7 +181,7 @@ async function signInFromFragment() {
 
 whenUnauthorized(() => signOut('This token no longer works (it may have been deleted). Sign in again.'));
 window.addEventListener('hashchange', () => (credentials() ? show() : null));
-fill(document.getElementById('mode'), mode === 'sandbox' ? 'sandbox' : 'production');
+fill(document.getElementById('mode'), mode);
 if (!(await signInFromFragment())) {
   if (credentials()) enter();
   else showSignIn();
