@@ -399,6 +399,69 @@ test('API reference: operations with their curl lines', async () => {
   o.checkClean();
 });
 
+test('sandbox: fund an account, simulate an incoming UMA payment, pay a real-time-funding quote, reset after confirming', async () => {
+  const t = tag();
+  const { customer, usd } = await createCustomer(call, { fullName: `Sandy Actions ${t}` });
+  const bank = await createUsdExternalAccount(call, customer, '001');
+  const quote = await call('POST', '/quotes', {
+    source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
+    destination: { destinationType: 'ACCOUNT', accountId: bank.id },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 2_000,
+  });
+  const o = await open();
+  const { page } = o;
+  await signIn(page);
+  await go(page, 'Sandbox', '#/sandbox');
+  const section = (name) => page.locator('section').filter({ has: page.getByRole('heading', { level: 2, name }) });
+  const said = (name, text) => section(name).getByRole('status').filter({ hasText: text }).waitFor();
+
+  // Fund: a malformed amount is refused on the page, in words, and sends nothing; then 12.34 USD in main
+  // units becomes 1234 in the smallest unit (and the refusal goes away).
+  const fund = section('Fund an internal account');
+  await fund.getByLabel('Account').selectOption(usd.id);
+  await fund.getByLabel('Amount').fill('1.234');
+  await fund.getByRole('button', { name: 'Fund' }).click();
+  await fund.getByRole('alert').filter({ hasText: 'at most 2 decimals' }).waitFor();
+  await fund.getByLabel('Amount').fill('12.34');
+  await fund.getByRole('button', { name: 'Fund' }).click();
+  await withoutAlert(page, said('Fund an internal account', '12.34 USD'));
+  const balance = await call(
+    'GET',
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD&type=INTERNAL_FIAT`,
+  );
+  assert.equal(balance.data[0].balance.amount, 1_234);
+
+  // An incoming UMA payment to this customer: a transaction of the customer's appears.
+  const receive = section('Simulate an incoming UMA payment');
+  await receive.getByLabel('Receiving customer').selectOption(customer.id);
+  await receive.getByLabel('Amount').fill('5.00');
+  await receive.getByRole('button', { name: 'Simulate payment' }).click();
+  await withoutAlert(page, said('Simulate an incoming UMA payment', 'Payment received'));
+  const incoming = await call('GET', `/transactions?customerId=${encodeURIComponent(customer.id)}&type=INCOMING`);
+  assert.equal(incoming.data.length, 1);
+  assert.equal(incoming.data[0].receivedAmount.amount, 500);
+
+  // The real-time-funding quote, paid: its transaction leaves PENDING.
+  const pay = section('Pay a real-time-funding quote');
+  await pay.getByLabel('Quote ID').fill(quote.id);
+  await pay.getByRole('button', { name: 'Pay quote' }).click();
+  await withoutAlert(page, said('Pay a real-time-funding quote', 'Paid 20.00 USD'));
+  assert.notEqual((await call('GET', `/transactions/${encodeURIComponent(quote.transactionId)}`)).status, 'PENDING');
+
+  // Reset asks first: Cancel keeps everything, Reset empties the sandbox.
+  await page.getByRole('button', { name: 'Reset sandbox…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Reset the sandbox?' });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal((await call('GET', `/customers/${encodeURIComponent(customer.id)}`)).id, customer.id);
+  await page.getByRole('button', { name: 'Reset sandbox…' }).click();
+  await dialog.getByRole('button', { name: 'Reset' }).click();
+  await withoutAlert(page, said('Reset', 'empty again'));
+  await call('GET', `/customers/${encodeURIComponent(customer.id)}`, undefined, 404);
+  o.checkClean();
+});
+
 test('sign out returns to the sign-in form and clears sessionStorage', async () => {
   const o = await open();
   const { page } = o;

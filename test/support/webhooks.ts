@@ -4,9 +4,20 @@ import { eq } from 'drizzle-orm';
 import { vi } from 'vitest';
 import worker from '../../src';
 import { database } from '../../src/db/client';
+import { logger } from '../../src/http/log';
+import type { WebhookDeps } from '../../src/webhooks/delivery';
 import { webhookDeliveries } from '../../src/db/schema';
 import { eventStatements } from '../../src/webhooks/outbox';
 import type { WebhookType } from '../../src/webhooks/schema';
+
+/** What delivery needs, in sandbox mode, with the tests' signing key (no answer handlers). */
+export const deps = (): WebhookDeps => ({
+  db: database(env.DB),
+  queue: env.JOBS,
+  signingKey: env.WEBHOOK_SIGNING_KEY,
+  mode: 'sandbox',
+  log: logger('error'),
+});
 
 /** A webhook endpoint URL no other test uses, so calls can be told apart. */
 export function hookUrl(): string {

@@ -5,19 +5,11 @@ import { logger } from '../../src/http/log';
 import { deliverEvent, deliverEvents, GIVE_UP_AFTER_MS, retryDelayMs } from '../../src/webhooks/delivery';
 import { dispatchEvents } from '../../src/webhooks/outbox';
 import { api, newPlatform } from '../support/api';
-import { consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, writeEvent } from '../support/webhooks';
+import { deps, consume, deliveryOf, fakeEndpoint, hookUrl, runCron, verifySignature, writeEvent } from '../support/webhooks';
 
 const T0 = Date.parse('2031-03-01T12:00:00.000Z');
 const at = (ms: number) => vi.setSystemTime(new Date(ms));
 const deliver = (eventId: string) => ({ type: 'webhook.deliver', eventId });
-const deps = () => ({
-  db: database(env.DB),
-  queue: env.JOBS,
-  signingKey: env.WEBHOOK_SIGNING_KEY,
-  mode: 'sandbox' as const,
-  log: logger('error'),
-});
-
 afterEach(() => {
   vi.useRealTimers();
 });

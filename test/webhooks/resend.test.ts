@@ -3,19 +3,10 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { webhookDeliveries } from '../../src/db/schema';
-import { logger } from '../../src/http/log';
 import { deliverEvent } from '../../src/webhooks/delivery';
 import { ECHOED_BODY_BYTES } from '../../src/webhooks/schema';
 import { api, expectError, newPlatform, productionApi, tokenWith, type TestPlatform } from '../support/api';
-import { deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
-
-const deps = () => ({
-  db: database(env.DB),
-  queue: env.JOBS,
-  signingKey: env.WEBHOOK_SIGNING_KEY,
-  mode: 'sandbox' as const,
-  log: logger('error'),
-});
+import { deps, deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
 
 const NEW_FIELDS = ['payload', 'signature', 'lastResponseBody'];
 

@@ -1,18 +1,7 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { database } from '../../src/db/client';
-import { logger } from '../../src/http/log';
 import { deliverEvent } from '../../src/webhooks/delivery';
 import { api, expectError, failingFields, newPlatform, productionApi, tokenWith } from '../support/api';
-import { deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
-
-const deps = () => ({
-  db: database(env.DB),
-  queue: env.JOBS,
-  signingKey: env.WEBHOOK_SIGNING_KEY,
-  mode: 'sandbox' as const,
-  log: logger('error'),
-});
+import { deps, deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
 
 /** The Worker in production mode, called the way the runtime would. */
 const production = (method: string, path: string, auth: string, body?: unknown) => productionApi(method, path, { auth, body });

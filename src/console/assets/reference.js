@@ -1,7 +1,7 @@
 // The API reference, rendered from the service's own /openapi.json: every operation grouped by tag, with
 // its parameters, body, responses, their schemas, and a curl line to start from.
 import { apiBase, openApi } from './api.js';
-import { field, fill, h } from './ui.js';
+import { field, fill, h, table } from './ui.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const MAX_DEPTH = 5;
@@ -104,36 +104,18 @@ function operation(doc, { method, path, op }) {
     params.length
       ? [
           h('h4', null, 'Parameters'),
-          h(
-            'div',
-            { class: 'table-wrap' },
-            h(
-              'table',
-              null,
-              h(
-                'thead',
-                null,
-                h(
-                  'tr',
-                  null,
-                  ['Name', 'In', 'Type', 'Description'].map((t) => h('th', { scope: 'col' }, t)),
-                ),
-              ),
-              h(
-                'tbody',
-                null,
-                params.map((p) =>
-                  h(
-                    'tr',
-                    null,
-                    h('td', null, h('code', null, p.name), p.required ? h('span', { class: 'req', title: 'required' }, ' *') : null),
-                    h('td', null, p.in),
-                    h('td', null, typeOf(doc, p.schema)),
-                    h('td', null, p.description ?? p.schema?.description ?? ''),
-                  ),
-                ),
-              ),
-            ),
+          table(
+            [
+              {
+                label: 'Name',
+                cell: (p) => [h('code', null, p.name), p.required ? h('span', { class: 'req', title: 'required' }, ' *') : null],
+              },
+              { label: 'In', cell: (p) => p.in },
+              { label: 'Type', cell: (p) => typeOf(doc, p.schema) },
+              { label: 'Description', cell: (p) => p.description ?? p.schema?.description ?? '' },
+            ],
+            params,
+            '',
           ),
         ]
       : null,

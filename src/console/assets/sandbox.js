@@ -2,7 +2,7 @@
 // fund an account, advance the clock, simulate an incoming UMA payment, pay a real-time-funding quote,
 // reset. Every control is one public API call with the signed-in token.
 import { api, platformConfig } from './api.js';
-import { act, errorBox, field, fill, h, money, options, outcome, table, toMinorUnits, when } from './ui.js';
+import { act, actionForm, changeWatch, errorBox, field, fill, h, money, options, outcome, table, toMinorUnits, when } from './ui.js';
 import { customerName } from './customers.js';
 
 const POLL_MS = 3000;
@@ -18,12 +18,10 @@ export async function emailList(main, _param, live) {
     h('p', { class: 'muted' }, 'What the sandbox would have sent: one-time codes for embedded-wallet sign-ins.'),
     results,
   );
-  let shown = '';
+  const changed = changeWatch();
   const load = async () => {
     const page = await api('/sandbox/emails', { query: { limit: 50 } });
-    const view = JSON.stringify(page.data);
-    if (view === shown) return;
-    shown = view;
+    if (!changed(page.data)) return;
     fill(
       results,
       table(
@@ -40,7 +38,12 @@ export async function emailList(main, _param, live) {
     );
   };
   await load();
-  live.every(POLL_MS, () => load().catch((error) => fill(results, errorBox(error))));
+  live.every(POLL_MS, () =>
+    load().catch((error) => {
+      changed.reset();
+      fill(results, errorBox(error));
+    }),
+  );
 }
 
 export async function sandboxPage(main, _param, live) {
@@ -104,27 +107,19 @@ function clockSection(clock, live) {
     required: true,
     inputmode: 'numeric',
   });
-  const button = h('button', { type: 'submit' }, 'Advance clock');
-  const { nodes, say } = outcome();
-  const form = h(
-    'form',
-    {
-      class: 'inline',
-      onsubmit: (event) => {
-        event.preventDefault();
-        act(button, say, async () => {
-          const moved = await api('/sandbox/clock/advance', { method: 'POST', body: { seconds: Number(seconds.value) } });
-          offsetMs = moved.clockOffsetSeconds * 1000;
-          tick();
-          const n = moved.appliedTransitions;
-          return `The clock moved ${describeOffset(Number(seconds.value))} ahead; ${n} delayed outcome${n === 1 ? ' was' : 's were'} applied.`;
-        });
-      },
-    },
-    field('Seconds', seconds, 'Up to 30 days (2,592,000 s). Delayed outcomes that fall due happen now.'),
-    button,
+  const hint = 'Up to 30 days (2,592,000 s). Delayed outcomes that fall due happen now.';
+  return section(
+    'Sandbox clock',
+    null,
+    h('p', null, 'Sandbox time: ', time, offset),
+    actionForm('Advance clock', field('Seconds', seconds, hint), async () => {
+      const moved = await api('/sandbox/clock/advance', { method: 'POST', body: { seconds: Number(seconds.value) } });
+      offsetMs = moved.clockOffsetSeconds * 1000;
+      tick();
+      const n = moved.appliedTransitions;
+      return `The clock moved ${describeOffset(Number(seconds.value))} ahead; ${n} delayed outcome${n === 1 ? ' was' : 's were'} applied.`;
+    }),
   );
-  return section('Sandbox clock', null, h('p', null, 'Sandbox time: ', time, offset), form, nodes);
 }
 
 function describeOffset(totalSeconds) {
@@ -146,43 +141,32 @@ function fundSection(accounts) {
   const fundable = accounts.filter((a) => a.status === 'ACTIVE' || a.status === undefined);
   const account = h('select', { name: 'account', required: true }, options(fundable.map((a) => [a.id, accountLabel(a)])));
   const amount = h('input', { name: 'amount', inputmode: 'decimal', placeholder: '100.00', required: true, autocomplete: 'off' });
-  const button = h('button', { type: 'submit' }, 'Fund');
-  const { nodes, say } = outcome();
-  const form = h(
-    'form',
-    {
-      class: 'inline',
-      onsubmit: (event) => {
-        event.preventDefault();
-        act(button, say, async () => {
-          const chosen = fundable.find((a) => a.id === account.value);
-          if (!chosen) throw new Error('Choose an account to fund.');
-          const minor = toMinorUnits(amount.value, chosen.balance.currency.decimals);
-          if (!Number.isSafeInteger(minor) || minor <= 0)
-            throw new Error(
-              `Enter a positive amount in ${chosen.balance.currency.code}, with at most ${chosen.balance.currency.decimals} decimals.`,
-            );
-          const funded = await api(`/sandbox/internal-accounts/${encodeURIComponent(chosen.id)}/fund`, {
-            method: 'POST',
-            body: { amount: minor },
-          });
-          chosen.balance = funded.balance;
-          fill(
-            account,
-            options(
-              fundable.map((a) => [a.id, accountLabel(a)]),
-              chosen.id,
-            ),
-          );
-          return `Funded. ${chosen.owner}'s balance is now ${money(funded.balance)}.`;
-        });
-      },
-    },
-    field('Account', account),
-    field('Amount', amount, 'In the account currency, e.g. 100.00'),
-    button,
+  const fields = [field('Account', account), field('Amount', amount, 'In the account currency, e.g. 100.00')];
+  return section(
+    'Fund an internal account',
+    fundable.length ? null : 'No internal accounts yet: create a customer first.',
+    actionForm('Fund', fields, async () => {
+      const chosen = fundable.find((a) => a.id === account.value);
+      if (!chosen) throw new Error('Choose an account to fund.');
+      const { code, decimals } = chosen.balance.currency;
+      const minor = toMinorUnits(amount.value, decimals);
+      if (!Number.isSafeInteger(minor) || minor <= 0)
+        throw new Error(`Enter a positive amount in ${code}, with at most ${decimals} decimals.`);
+      const funded = await api(`/sandbox/internal-accounts/${encodeURIComponent(chosen.id)}/fund`, {
+        method: 'POST',
+        body: { amount: minor },
+      });
+      chosen.balance = funded.balance;
+      fill(
+        account,
+        options(
+          fundable.map((a) => [a.id, accountLabel(a)]),
+          chosen.id,
+        ),
+      );
+      return `Funded. ${chosen.owner}'s balance is now ${money(funded.balance)}.`;
+    }),
   );
-  return section('Fund an internal account', fundable.length ? null : 'No internal accounts yet: create a customer first.', form, nodes);
 }
 
 function receiveSection(config, accounts) {
@@ -207,46 +191,39 @@ function receiveSection(config, accounts) {
     autocomplete: 'off',
   });
   const amount = h('input', { name: 'amount', inputmode: 'decimal', value: '25.00', required: true, autocomplete: 'off' });
-  const button = h('button', { type: 'submit' }, 'Simulate payment');
-  const { nodes, say } = outcome();
-  const form = h(
-    'form',
-    {
-      class: 'inline',
-      onsubmit: (event) => {
-        event.preventDefault();
-        act(button, say, async () => {
-          const code = currency.value.trim().toUpperCase();
-          const decimals = currencyDecimals(accounts, code);
-          const minor = toMinorUnits(amount.value, decimals);
-          if (!Number.isSafeInteger(minor) || minor <= 0)
-            throw new Error(`Enter a positive amount in ${code}, with at most ${decimals} decimals.`);
-          const t = await api('/sandbox/uma/receive', {
-            method: 'POST',
-            body: {
-              senderUmaAddress: sender.value.trim(),
-              customerId: receiver.value,
-              receivingCurrencyCode: code,
-              receivingCurrencyAmount: minor,
-            },
-          });
-          return h(
-            'span',
-            null,
-            'Payment received: ',
-            h('a', { href: `#/transactions/${encodeURIComponent(t.id)}` }, `transaction ${t.status}`),
-            '.',
-          );
-        });
-      },
-    },
+  const fields = [
     field('Sender UMA address', sender),
     field('Receiving customer', receiver),
     field('Currency', currency),
     field('Amount', amount, 'In the currency, e.g. 25.00'),
-    button,
+  ];
+  return section(
+    'Simulate an incoming UMA payment',
+    receivers.length ? null : 'No customer with a UMA address yet.',
+    actionForm('Simulate payment', fields, async () => {
+      const code = currency.value.trim().toUpperCase();
+      const decimals = currencyDecimals(accounts, code);
+      const minor = toMinorUnits(amount.value, decimals);
+      if (!Number.isSafeInteger(minor) || minor <= 0)
+        throw new Error(`Enter a positive amount in ${code}, with at most ${decimals} decimals.`);
+      const t = await api('/sandbox/uma/receive', {
+        method: 'POST',
+        body: {
+          senderUmaAddress: sender.value.trim(),
+          customerId: receiver.value,
+          receivingCurrencyCode: code,
+          receivingCurrencyAmount: minor,
+        },
+      });
+      return h(
+        'span',
+        null,
+        'Payment received: ',
+        h('a', { href: `#/transactions/${encodeURIComponent(t.id)}` }, `transaction ${t.status}`),
+        '.',
+      );
+    }),
   );
-  return section('Simulate an incoming UMA payment', receivers.length ? null : 'No customer with a UMA address yet.', form, nodes);
 }
 
 /** Decimals of a currency as the platform's accounts show it (2 when no account holds it). */
@@ -256,35 +233,25 @@ function currencyDecimals(accounts, code) {
 
 function quoteSection() {
   const quote = h('input', { name: 'quote', required: true, spellcheck: 'false', autocomplete: 'off', placeholder: 'Quote:…' });
-  const button = h('button', { type: 'submit' }, 'Pay quote');
-  const { nodes, say } = outcome();
-  const form = h(
-    'form',
-    {
-      class: 'inline',
-      onsubmit: (event) => {
-        event.preventDefault();
-        act(button, say, async () => {
-          const id = quote.value.trim();
-          const q = await api(`/quotes/${encodeURIComponent(id)}`);
-          await api('/sandbox/send', { method: 'POST', body: { quoteId: q.id, currencyCode: q.sendingCurrency.code } });
-          const amount = money({ amount: q.totalSendingAmount, currency: q.sendingCurrency });
-          return q.transactionId
-            ? h(
-                'span',
-                null,
-                `Paid ${amount}: `,
-                h('a', { href: `#/transactions/${encodeURIComponent(q.transactionId)}` }, 'see the transaction'),
-                '.',
-              )
-            : `Paid ${amount}.`;
-        });
-      },
-    },
-    field('Quote ID', quote, 'A PENDING quote created with "source": {"sourceType": "REALTIME_FUNDING"}'),
-    button,
+  const hint = 'A PENDING quote created with "source": {"sourceType": "REALTIME_FUNDING"}';
+  return section(
+    'Pay a real-time-funding quote',
+    'Pays the quote’s payment instructions as the customer’s bank would.',
+    actionForm('Pay quote', field('Quote ID', quote, hint), async () => {
+      const q = await api(`/quotes/${encodeURIComponent(quote.value.trim())}`);
+      await api('/sandbox/send', { method: 'POST', body: { quoteId: q.id, currencyCode: q.sendingCurrency.code } });
+      const amount = money({ amount: q.totalSendingAmount, currency: q.sendingCurrency });
+      return q.transactionId
+        ? h(
+            'span',
+            null,
+            `Paid ${amount}: `,
+            h('a', { href: `#/transactions/${encodeURIComponent(q.transactionId)}` }, 'see the transaction'),
+            '.',
+          )
+        : `Paid ${amount}.`;
+    }),
   );
-  return section('Pay a real-time-funding quote', 'Pays the quote’s payment instructions as the customer’s bank would.', form, nodes);
 }
 
 function resetSection() {

@@ -1,7 +1,7 @@
 // Transactions: the list with filters, and a transaction's page with its status history. Both poll, so a
 // status change (a delayed sandbox outcome, an advanced clock) appears without reloading.
 import { api, enumValues } from './api.js';
-import { badge, errorBox, facts, field, fill, h, money, options, shortId, table, when } from './ui.js';
+import { badge, changeWatch, errorBox, facts, field, fill, h, money, options, shortId, table, when } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -25,12 +25,10 @@ export async function transactionList(main, _param, live, query) {
     count,
     results,
   );
-  let shown = '';
+  const changed = changeWatch();
   const load = async () => {
     const page = await api('/transactions', { query: { status: status.value, type: type.value, customerId, limit: 50 } });
-    const view = JSON.stringify(page.data);
-    if (view === shown) return; // nothing changed: keep the table (and the reader's focus) as it is
-    shown = view;
+    if (!changed(page.data)) return;
     fill(
       count,
       page.hasMore
@@ -56,9 +54,17 @@ export async function transactionList(main, _param, live, query) {
       ),
     );
   };
-  const reload = () => load().catch((error) => fill(results, errorBox(error)));
-  status.addEventListener('change', () => ((shown = ''), reload()));
-  type.addEventListener('change', () => ((shown = ''), reload()));
+  const reload = () =>
+    load().catch((error) => {
+      changed.reset();
+      fill(results, errorBox(error));
+    });
+  const refilter = () => {
+    changed.reset();
+    reload();
+  };
+  status.addEventListener('change', refilter);
+  type.addEventListener('change', refilter);
   await load();
   live.every(POLL_MS, reload);
 }
@@ -77,12 +83,10 @@ export async function transactionPage(main, id, live) {
     h('h2', null, 'Status history'),
     history,
   );
-  let shown = '';
+  const changed = changeWatch();
   const load = async () => {
     const [t, changes] = await Promise.all([api(path), api(`${path}/history`)]);
-    const view = JSON.stringify([t, changes]);
-    if (view === shown) return;
-    shown = view;
+    if (!changed([t, changes])) return;
     fill(
       details,
       facts([

@@ -133,6 +133,36 @@ export function outcome() {
   return { nodes: [el, alert], say };
 }
 
+/**
+ * A form whose submit runs `action` (its button disabled meanwhile) and says the outcome (the text or node
+ * `action` returns, or its error) in a live region under it. Returns [form, ...outcome nodes].
+ */
+export function actionForm(label, fields, action) {
+  const button = h('button', { type: 'submit' }, label);
+  const { nodes, say } = outcome();
+  const onsubmit = (event) => {
+    event.preventDefault();
+    act(button, say, action);
+  };
+  return [h('form', { class: 'inline', onsubmit }, fields, button), ...nodes];
+}
+
+/**
+ * For a polled view: whether `value` differs from the one seen last, so an unchanged table keeps its DOM
+ * (and the reader's focus). `reset()` after showing something else (an error, other filters).
+ */
+export function changeWatch() {
+  let last;
+  const changed = (value) => {
+    const text = JSON.stringify(value);
+    if (text === last) return false;
+    last = text;
+    return true;
+  };
+  changed.reset = () => (last = undefined);
+  return changed;
+}
+
 /** A labelled form control: `field('Amount', h('input', …))`. */
 let fieldIds = 0;
 export function field(label, control, hint) {

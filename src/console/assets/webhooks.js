@@ -2,7 +2,7 @@
 // here in the browser (WebCrypto) against the platform's public key from GET /config, exactly as a
 // platform's receiver would check it.
 import { api, enumValues, platformConfig } from './api.js';
-import { act, badge, errorBox, facts, field, fill, h, options, outcome, prettyJson, table, when } from './ui.js';
+import { act, badge, changeWatch, errorBox, facts, field, fill, h, options, outcome, prettyJson, table, when } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -26,13 +26,11 @@ export async function deliveryList(main, _param, live) {
     h('form', { class: 'filters', onsubmit: (e) => e.preventDefault() }, field('Status', status), field('Event type', eventType)),
     results,
   );
-  let shown = '';
+  const changed = changeWatch();
   const load = async () => {
     const type = eventType.value;
     const page = await api('/webhooks/deliveries', { query: { status: status.value, eventType: type, limit: 50 } });
-    const view = JSON.stringify(page.data);
-    if (view === shown) return;
-    shown = view;
+    if (!changed(page.data)) return;
     fill(
       results,
       table(
@@ -50,7 +48,7 @@ export async function deliveryList(main, _param, live) {
   };
   const reload = () =>
     load().catch((error) => {
-      shown = '';
+      changed.reset();
       fill(results, errorBox(error));
     });
   status.addEventListener('change', reload);
@@ -79,11 +77,9 @@ export async function deliveryPage(main, id, live) {
     answer,
   );
   const config = await platformConfig();
-  let shown = '';
+  const changed = changeWatch();
   const render = async (d) => {
-    const view = JSON.stringify(d);
-    if (view === shown) return;
-    shown = view;
+    if (!changed(d)) return;
     const verdict = await verdictOf(config.webhookPublicKey, d);
     fill(
       details,
