@@ -175,6 +175,8 @@ export function field(label, control, hint) {
 /** Runs an action from a form or button: disables it while running, reports through `say`. */
 export async function act(button, say, action) {
   button.disabled = true;
+  // The last outcome (an error above all) no longer describes what is on screen once a new try starts.
+  say('');
   try {
     say(await action());
   } catch (error) {
