@@ -48,7 +48,7 @@ export const webhookRoutes = (answers: AnswerHandlers) => [
     responses: {
       200: {
         description:
-          'The delivery with this attempt recorded, whatever the endpoint answered (DELIVERED on a 2xx or 409; otherwise its status is kept)',
+          'The delivery with this attempt recorded, whatever the endpoint answered (DELIVERED on a 2xx or 409, or an answer that decides an approval request; otherwise its status is kept)',
         schema: WebhookDelivery,
       },
       ...errorResponses(401, 403, 404),

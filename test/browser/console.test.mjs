@@ -153,7 +153,10 @@ test('sign in with the URL fragment, which then no longer holds the secret', asy
   const o = await open();
   const { page } = o;
   const fragment = `#clientId=${encodeURIComponent(service.clientId)}&clientSecret=${encodeURIComponent(service.clientSecret)}`;
-  await page.goto(`/${fragment}`);
+  // The link `npm start` prints is exactly that: this origin, the fragment.
+  const printed = await until(() => /Console \(signed in\):\s+(\S+)/.exec(service.log())?.[1], 'npm start to print the console link');
+  assert.equal(printed, `${service.origin}/${fragment}`);
+  await page.goto(printed);
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   await until(() => !page.url().includes(service.clientSecret), 'the secret to leave the address');
   assert.ok(!decodeURIComponent(hashOf(page)).includes(service.clientSecret));
