@@ -357,7 +357,7 @@ test('webhooks: a delivery to a local receiver shows a verified signature; Resen
 test('e-mails: an OTP e-mail of an embedded-wallet credential shows its code', async () => {
   const t = tag();
   const email = `otp-${t}@example.com`;
-  const { accounts } = await createCustomer(call, { fullName: `Olga Otp ${t}`, email });
+  const { customer, accounts } = await createCustomer(call, { fullName: `Olga Otp ${t}`, email });
   const wallet = accounts.find((a) => a.type === 'EMBEDDED_WALLET');
   assert.ok(wallet, 'the sandbox platform gives customers an embedded wallet');
   const credential = (await call('GET', `/auth/credentials?accountId=${encodeURIComponent(wallet.id)}`)).data.find(
@@ -378,6 +378,12 @@ test('e-mails: an OTP e-mail of an embedded-wallet credential shows its code', a
   assert.ok(text.includes(sent.subject), `the subject "${sent.subject}" in: ${text}`);
   assert.ok(text.includes(code), `the code ${code} in: ${text}`);
   await screenshot(page, 'emails');
+
+  // The customer's page lists the wallet's credential (its type and nickname, never a key).
+  await page.goto(`/#/customers/${encodeURIComponent(customer.id)}`);
+  const credentials = page.getByRole('heading', { level: 3, name: 'Credentials' }).locator('xpath=following-sibling::*[1]');
+  await credentials.getByRole('cell', { name: 'EMAIL_OTP', exact: true }).waitFor();
+  assert.ok((await credentials.innerText()).includes(credential.nickname));
   o.checkClean();
 });
 

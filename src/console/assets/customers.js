@@ -126,6 +126,13 @@ function identifier(info) {
   return '–';
 }
 
+/** What a credential and a session both show (never a key: the API lists none). */
+const AUTH_COLUMNS = [
+  { label: 'Type', cell: (a) => a.type },
+  { label: 'Nickname', cell: (a) => a.nickname },
+  { label: 'ID', cell: (a) => h('code', { title: a.id }, shortId(a.id)) },
+];
+
 function walletSection(account) {
   const body = h('div', null, h('p', { class: 'muted' }, 'Loading credentials and sessions…'));
   Promise.all([
@@ -136,25 +143,10 @@ function walletSection(account) {
       fill(
         body,
         h('h3', null, 'Credentials'),
-        table(
-          [
-            { label: 'Type', cell: (c) => c.type },
-            { label: 'Nickname', cell: (c) => c.nickname },
-            { label: 'ID', cell: (c) => h('code', { title: c.id }, shortId(c.id)) },
-            { label: 'Added', cell: (c) => when(c.createdAt) },
-          ],
-          credentials.data,
-          'No credentials yet.',
-        ),
+        table([...AUTH_COLUMNS, { label: 'Added', cell: (c) => when(c.createdAt) }], credentials.data, 'No credentials yet.'),
         h('h3', null, 'Sessions'),
         table(
-          [
-            { label: 'Type', cell: (s) => s.type },
-            { label: 'Nickname', cell: (s) => s.nickname },
-            { label: 'ID', cell: (s) => h('code', { title: s.id }, shortId(s.id)) },
-            { label: 'Created', cell: (s) => when(s.createdAt) },
-            { label: 'Expires', cell: (s) => when(s.expiresAt) },
-          ],
+          [...AUTH_COLUMNS, { label: 'Created', cell: (s) => when(s.createdAt) }, { label: 'Expires', cell: (s) => when(s.expiresAt) }],
           sessions.data,
           'No active sessions.',
         ),
