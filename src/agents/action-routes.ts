@@ -41,6 +41,7 @@ import {
   approvalListLoads,
   loadAction,
   rejectAction,
+  requireActing,
   submitAction,
   type MoneyRequest,
   actionView,
@@ -63,6 +64,7 @@ type AgentCtx = Ctx<'agent', any, any, any>;
  */
 async function act(c: AgentCtx, req: MoneyRequest, status = 201) {
   const { agent, platform } = c.auth;
+  requireActing(agent, req.type);
   const reads = actionLoads(c.db, agent, req, c.now);
   if (!c.request.headers.has(IDEMPOTENCY_HEADER)) {
     return json(await submitAction(paymentDeps(c), platform, agent, req, await loadTogether(c.db, reads), c.now), status);
@@ -154,10 +156,7 @@ export const agentActionRoutes = [
     params: z.object({ quoteId: z.string().max(128) }),
     headers: idempotencyHeaderDoc,
     responses: executeResponses,
-    handler: (c) => {
-      requireAgentPermission(c.auth.agent, 'EXECUTE_QUOTES', true);
-      return act(c, { type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }, 200);
-    },
+    handler: (c) => act(c, { type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }, 200),
   }),
   defineRoute({
     method: 'POST',
@@ -169,15 +168,13 @@ export const agentActionRoutes = [
     body: TransferOutRequest,
     headers: idempotencyHeaderDoc,
     responses: actionResponses,
-    handler: (c) => {
-      requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
-      return act(c, {
+    handler: (c) =>
+      act(c, {
         type: 'TRANSFER_OUT',
         sourceAccountId: c.body.source.accountId,
         destinationAccountId: c.body.destination.accountId,
         amount: c.body.amount,
-      });
-    },
+      }),
   }),
   defineRoute({
     method: 'POST',
@@ -189,15 +186,13 @@ export const agentActionRoutes = [
     body: TransferInRequest,
     headers: idempotencyHeaderDoc,
     responses: actionResponses,
-    handler: (c) => {
-      requireAgentPermission(c.auth.agent, 'CREATE_TRANSFERS', true);
-      return act(c, {
+    handler: (c) =>
+      act(c, {
         type: 'TRANSFER_IN',
         sourceAccountId: c.body.source.accountId,
         destinationAccountId: c.body.destination.accountId,
         amount: c.body.amount,
-      });
-    },
+      }),
   }),
   defineRoute({
     method: 'GET',

@@ -1,7 +1,7 @@
 // Agent actions: the policy and limit checks around the payments' approval pipeline (payments/approvals-service.ts):
 // a request is read in one round trip and recorded, with its action and (AUTO) its execution, in one batch.
 // Over 300 lines because submit, approve, reject and the views share the action's rules.
-import { and, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, exists, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { guard, loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { errorText, isGuardFailure } from '../db/errors';
@@ -19,7 +19,7 @@ import {
 } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
-import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
+import { ApiError, conflict, forbidden, notFound, retryableConflict } from '../http/errors';
 import { keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { eventStatements } from '../webhooks/outbox';
 import {
@@ -40,7 +40,7 @@ import type { TransferLoaded } from '../payments/transfers-service';
 import { awaitingApproval, quoteView, transactionView } from '../payments/views';
 import { checkPeriodLimits, decide } from './policy';
 import type { AgentPolicy } from './schema';
-import { agentNotFound, periodOf, usageFrom, usageLoad, usageOf } from './service';
+import { agentNotFound, periodOf, requireAgentPermission, usageFrom, usageLoad, usageOf } from './service';
 
 /** What an agent asks to do with money (spec 2.6). */
 export type MoneyRequest = ApprovalRequest;
@@ -48,6 +48,35 @@ export type MoneyRequest = ApprovalRequest;
 const actionNotFound = () => notFound('NOT_FOUND', 'Agent action not found');
 const notPending = () => conflict('The action is not awaiting approval');
 const limitRefused = (message: string) => new ApiError('FORBIDDEN', message);
+const agentDeleted = () => forbidden('The agent was deleted: its pending actions can only be rejected');
+
+/** The policy permission each kind of money-moving request needs (spec 2.6). */
+const ACTION_PERMISSION = {
+  EXECUTE_QUOTE: 'EXECUTE_QUOTES',
+  TRANSFER_OUT: 'CREATE_TRANSFERS',
+  TRANSFER_IN: 'CREATE_TRANSFERS',
+} as const satisfies Record<MoneyRequest['type'], AgentPolicy['permissions'][number]>;
+
+/** 403 unless the agent may act now on a request of `type`: not paused, and its policy grants the permission. */
+export const requireActing = (agent: AgentRow, type: MoneyRequest['type']) => requireAgentPermission(agent, ACTION_PERMISSION[type], true);
+
+/** SQL that holds while the agent is as `agent` was read: not deleted, not paused, the same policy. */
+const agentAsRead = (db: Db, agent: AgentRow) =>
+  exists(
+    db
+      .select({ one: sql`1` })
+      .from(agents)
+      .where(
+        and(
+          eq(agents.id, agent.id),
+          isNull(agents.deletedAt),
+          eq(agents.isPaused, false),
+          sql`json(${agents.policy}) = json(${JSON.stringify(agent.policy)})`,
+        ),
+      ),
+  );
+const sameAgent = (a: AgentRow, b: AgentRow | undefined) =>
+  !!b && b.deletedAt === null && b.isPaused === a.isPaused && JSON.stringify(b.policy) === JSON.stringify(a.policy);
 
 /** What an agent's request reads, with the agent's usage, in one round trip (shared with an Idempotency-Key claim). */
 export function actionLoads(db: Db, agent: AgentRow, req: MoneyRequest, now: number) {
@@ -290,15 +319,17 @@ export function pendingActionLoads(db: Db, platformId: SQL, by: { actionId: stri
 export type PendingActionLoaded = Loaded<ReturnType<typeof pendingActionLoads>>;
 
 /**
- * The platform approves a pending action: the current policy (allowed accounts, per-transaction limit) and
- * the spending limits are checked again now (a refusal is 403 and the action stays pending), then the
- * transaction executes; an expired quote or a shortfall ends the action FAILED. One read, one batch.
+ * The platform approves a pending action: the agent's current policy is checked again now, as the agent's own
+ * request would be (not deleted or paused, the permission granted, allowed accounts, per-transaction limit,
+ * spending limits). A refusal is 403 and changes nothing: the action stays pending, to be rejected or approved
+ * once the policy allows it. Then the transaction executes; an expired quote or a shortfall ends the action
+ * FAILED. The batch that executes holds only while the agent is still as checked (a concurrent pause or
+ * policy change makes it a retryable 409) and the limits still hold. One read, one batch.
  */
 export async function approveAction(deps: PaymentDeps, platform: PlatformRow, found: PendingActionLoaded, now: number) {
   const { db } = deps;
   const [action, agent, tx] = [found.action[0], found.agent[0], found.tx[0]];
-  if (!agent) throw agentNotFound();
-  if (!action) throw actionNotFound();
+  if (!action) throw agent ? actionNotFound() : agentNotFound();
   if (action.status !== 'PENDING_APPROVAL' || !tx) throw notPending();
   if (!awaitingApproval(tx)) {
     // The transaction ended on its own meanwhile (its quote expired): the approved action fails.
@@ -313,6 +344,8 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, fo
     if (!changed) throw notPending();
     return { view: actionViewOf(failed, tx, found.quote[0], found.customer[0]?.platformCustomerId), tx };
   }
+  if (!agent) throw agentDeleted();
+  requireActing(agent, action.type);
   const request = action.request as MoneyRequest;
   const loaded = await loadTogether(db, actionLoads(db, agent, request, now));
   // Accounts deleted meanwhile: the approval goes on and the execution fails, as for any approved payment.
@@ -333,15 +366,20 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, fo
         const next = settled({ ...action, policyAmount, day, month }, executed, now);
         view = actionViewOf(next, executed, found.quote[0], loaded.customer[0]?.platformCustomerId);
         const { id, ...fields } = next;
-        const pendingNow = and(eq(agentActions.id, id), eq(agentActions.status, 'PENDING_APPROVAL'));
+        const pendingNow = and(eq(agentActions.id, id), eq(agentActions.status, 'PENDING_APPROVAL'), agentAsRead(db, agent));
         const where = next.counted ? and(pendingNow, withinLimits(agent.id, policyAmount, agent.policy.spendingLimits, now)) : pendingNow;
         return { before: [db.update(agentActions).set(fields).where(where), guard(db, sql`changes() > 0`)] };
       },
     });
   } catch (error) {
     if (!isGuardFailure(errorText(error))) throw error;
-    const [current] = await db.select().from(agentActions).where(eq(agentActions.id, action.id));
+    const [[current], [agentNow]] = await db.batch([
+      db.select().from(agentActions).where(eq(agentActions.id, action.id)),
+      db.select().from(agents).where(eq(agents.id, agent.id)),
+    ]);
     if (current?.status !== 'PENDING_APPROVAL') throw notPending();
+    // Paused, deleted or its policy changed since it was checked: a retry checks the policy as it is now.
+    if (!sameAgent(agent, agentNow)) throw retryableConflict('The agent changed while the action was being approved; retry');
     return refusedByLimits(db, agent, policyAmount, now);
   }
   if (!row) throw notPending();
