@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors';
-import { convertAtMidMarket } from '../payments/rates';
+import { convertAtMidMarketUp } from '../payments/rates';
 import type { RateSource } from '../payments/rates-source';
 import type { AgentRow } from '../db/schema';
 import type { AgentPolicy } from './schema';
@@ -14,7 +14,7 @@ const refuse = (message: string) => new ApiError('FORBIDDEN', message);
  * account is not allowed or a limit would be passed; otherwise AUTO (execute now) or APPROVAL_REQUIRED.
  * Limits are at most (a request equal to a limit passes); a threshold forces approval only above it.
  * Amounts in another currency are converted at the mid-market rate of the moment, from the mode's rate
- * source (asked only when a conversion is needed).
+ * source (asked only when a conversion is needed), rounded up to the limit currency's smallest unit.
  */
 export async function decide(
   agent: AgentRow,
@@ -32,8 +32,9 @@ export async function decide(
   }
   const rule = policy.accountRestrictions?.accountRules?.find((r) => req.accountIds.includes(r.accountId));
   const inCurrency = async (to: string) =>
-    to === req.currency ? req.amount : convertAtMidMarket(req.amount, req.currency, to, await rates(now));
-  const policyAmount = await inCurrency(limits.currency);
+    to === req.currency ? req.amount : convertAtMidMarketUp(req.amount, req.currency, to, await rates(now));
+  // Every action counts, at least one unit: tiny amounts never pass a limit as zeros.
+  const policyAmount = Math.max(1, await inCurrency(limits.currency));
   const perTransaction = rule?.perTransactionLimit ?? limits.perTransactionLimit;
   if (policyAmount > perTransaction)
     throw refuse(`Amount ${policyAmount} ${limits.currency} is above the per-transaction limit of ${perTransaction}`);

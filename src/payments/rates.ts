@@ -242,9 +242,24 @@ function smallestSendingFor(
   return hi;
 }
 
-/** `amount` (smallest unit of `from`) in the smallest unit of `to` at the snapshot's mid-market rate, no fees. */
-export function convertAtMidMarket(amount: number, from: string, to: string, rates: MidMarket): number {
+/** A positive number exactly as its shortest decimal form, m × 10^e (1.08 is 108 × 10^-2). */
+function exactDecimal(x: number): Decimal {
+  const [mantissa, exponent] = x.toExponential().split('e') as [string, string];
+  const [whole, fraction = ''] = mantissa.split('.') as [string, string?];
+  return { m: BigInt(whole + fraction), e: Number(exponent) - fraction.length };
+}
+
+/**
+ * `amount` (smallest unit of `from`) in the smallest unit of `to` at the snapshot's mid-market rate, no
+ * fees, rounded UP (exact BigInt arithmetic on the rates' decimal values): what is counted against a limit
+ * never rounds below what was moved.
+ */
+export function convertAtMidMarketUp(amount: number, from: string, to: string, rates: MidMarket): number {
   if (from === to) return amount;
-  const major = amount / 10 ** currencyInfo(from).decimals;
-  return Math.round(((major * usdValue(rates, from)) / usdValue(rates, to)) * 10 ** currencyInfo(to).decimals);
+  const value = { from: exactDecimal(usdValue(rates, from)), to: exactDecimal(usdValue(rates, to)) };
+  // amount × from / to × 10^(dTo − dFrom), as num / den, every power of ten on the side where it is positive.
+  const exp = value.from.e - value.to.e + currencyInfo(to).decimals - currencyInfo(from).decimals;
+  const num = BigInt(amount) * value.from.m * (exp > 0 ? pow10(exp) : 1n);
+  const den = value.to.m * (exp < 0 ? pow10(-exp) : 1n);
+  return Number((num + den - 1n) / den);
 }
