@@ -7,7 +7,7 @@ import { platforms } from '../db/schema';
 import { WALLET_DEFAULTS } from '../platform/schema';
 import { eq } from 'drizzle-orm';
 import { verifyOidcToken, type OidcIdentity } from './oidc';
-import { verifyPasskeyRegistration } from './webauthn';
+import { verifyPasskeyRegistration, type RelyingParty } from './webauthn';
 import { emailSender, otpEmail } from './email';
 import { failure, metaOf, type Wallet } from './service';
 import type { SignedOperation } from './signed-retry';
@@ -27,7 +27,7 @@ export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCrea
     case 'PASSKEY': {
       const registered = await verifyPasskeyRegistration(
         { challenge: body.challenge, attestation: body.attestation },
-        { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins },
+        relyingParty(c.settings),
       );
       if (!registered.ok)
         throw badRequest(`Passkey registration rejected: ${registered.reason}`, {
@@ -41,6 +41,14 @@ export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCrea
       };
     }
   }
+}
+
+/** The passkey relying party; 503 SERVICE_NOT_CONFIGURED in production until WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS are set. */
+export function relyingParty(settings: Settings): RelyingParty {
+  if (settings.webauthn) return settings.webauthn;
+  throw new ApiError('SERVICE_NOT_CONFIGURED', 'Passkeys are not configured on this service: set WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS', {
+    settings: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS'],
+  });
 }
 
 /** Validates an OIDC token (spec 4.2, 4.9): malformed is 400, a failed check 401 with the reason. */
