@@ -153,7 +153,7 @@ export const credentialRoutes = [
       const meta = metaOf(wallet, c.now);
       const credential = await wallet.stub.getCredential(meta, c.params.id);
       if (!credential) throw credentialNotFound();
-      if (credential.type === 'EMAIL_OTP') return json(authMethodJson(await sendOtp(c, wallet, credential.id)));
+      if (credential.type === 'EMAIL_OTP') return json(authMethodJson(await sendOtp(c, wallet, credential)));
       if (credential.type === 'OAUTH') {
         throw badRequest('OAUTH credentials have no challenge step: call verify with a fresh OIDC token');
       }
@@ -249,6 +249,6 @@ async function created(
   wallet: Parameters<typeof sendOtp>[1],
   credential: Parameters<typeof authMethodJson>[0],
 ) {
-  if (credential.type === 'EMAIL_OTP') await sendOtp(c, wallet, credential.id);
+  if (credential.type === 'EMAIL_OTP') await sendOtp(c, wallet, credential);
   return json(authMethodJson(credential), 201);
 }
