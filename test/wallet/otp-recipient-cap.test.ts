@@ -97,4 +97,15 @@ describe('OTP e-mails per recipient address', () => {
     for (const res of answers.filter((r) => r.status !== 200)) expectError(res, 429, 'RATE_LIMITED');
     expect(mails).toHaveLength(CAP);
   });
+
+  it('POST /sandbox/reset empties the counts with the outbox (the reset clock must not leave sends in its future)', async () => {
+    const p = await newPlatform();
+    const address = `${uniqueId('shared')}@example.com`;
+    await advance(p, 600);
+    for (const w of await Promise.all(Array.from({ length: CAP }, () => walletFor(p, address))))
+      expect((await challenge(w)).status).toBe(200);
+    expectError(await challenge(await walletFor(p, address)), 429, 'RATE_LIMITED');
+    expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
+    expect((await challenge(await walletFor(p, address))).status).toBe(200);
+  });
 });
