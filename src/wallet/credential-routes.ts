@@ -243,12 +243,22 @@ async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never
   return wallet.stub.verifyPasskey(meta, { credentialId, requestId, assertion: body.assertion, sandbox, rp, ttlMs, sessionId });
 }
 
-/** 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2). */
+/**
+ * 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2), unless its
+ * address has had its e-mails this hour: the credential exists by now, so it stands and a challenge sends
+ * the code later (a 429 here would report a change that was made).
+ */
 async function created(
   c: Parameters<typeof sendOtp>[0],
   wallet: Parameters<typeof sendOtp>[1],
   credential: Parameters<typeof authMethodJson>[0],
 ) {
-  if (credential.type === 'EMAIL_OTP') await sendOtp(c, wallet, credential);
+  if (credential.type === 'EMAIL_OTP') {
+    try {
+      await sendOtp(c, wallet, credential);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) throw error;
+    }
+  }
   return json(authMethodJson(credential), 201);
 }

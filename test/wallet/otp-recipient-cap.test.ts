@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { api, expectError, newPlatform, type TestPlatform } from '../support/api';
 import { accountsOf, createCustomer, individualBody, uniqueId } from '../support/customers';
-import { newWalletClient } from '../support/wallet-client';
-import { advance, call, emailCredential, type Mode, type TestWallet } from '../support/wallets';
+import { SoftPasskey } from '../support/passkey';
+import { newWalletClient, openSessionKey } from '../support/wallet-client';
+import { advance, call, emailCredential, otpSession, signed, type Mode, type TestWallet } from '../support/wallets';
 
 /** The README's number: OTP e-mails to one address per hour, across a platform's customers. */
 const CAP = 5;
@@ -107,5 +108,39 @@ describe('OTP e-mails per recipient address', () => {
     expectError(await challenge(await walletFor(p, address)), 429, 'RATE_LIMITED');
     expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
     expect((await challenge(await walletFor(p, address))).status).toBe(200);
+  });
+
+  it('a new EMAIL_OTP credential for a capped address is still created (201, no half-applied 429); its code waits for a challenge', async () => {
+    const p = await newPlatform();
+    const address = `${uniqueId('shared')}@example.com`;
+    const w = await walletFor(p, address);
+    const s = await otpSession(w, { credentialId: w.credentialId });
+    // A passkey session, then the EMAIL_OTP credential removed: the account may add one again.
+    const passkey = new SoftPasskey();
+    const body = { type: 'PASSKEY', accountId: w.accountId, nickname: 'key', challenge: 'cmVn', attestation: passkey.register('cmVn') };
+    const added = await signed(w, 'POST', '/auth/credentials', body, s.key);
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const client = newWalletClient();
+    const ch = await call(w.mode, 'POST', `/auth/credentials/${added.body.id}/challenge`, {
+      auth: p.auth,
+      body: { clientPublicKey: client.clientPublicKey },
+    });
+    const verified = await call(w.mode, 'POST', `/auth/credentials/${added.body.id}/verify`, {
+      auth: p.auth,
+      body: { type: 'PASSKEY', assertion: { ...passkey.assert(ch.body.challenge), signature: 'sandbox-valid-passkey-signature' } },
+      headers: { 'Request-Id': ch.body.requestId },
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    const key = openSessionKey(client, verified.body.encryptedSessionSigningKey);
+    expect((await signed(w, 'DELETE', `/auth/credentials/${w.credentialId}`, undefined, key)).status).toBe(204);
+
+    // The address's other customers use up its hour.
+    for (const other of await Promise.all(Array.from({ length: CAP - 1 }, () => walletFor(p, address)))) {
+      expect((await challenge(other)).status).toBe(200);
+    }
+    const readd = await signed(w, 'POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId: w.accountId }, key);
+    expect(readd.status, JSON.stringify(readd.body)).toBe(201);
+    expect(await outbox(p, address)).toHaveLength(CAP);
+    expectError(await challenge({ ...w, credentialId: readd.body.id }), 429, 'RATE_LIMITED');
   });
 });
