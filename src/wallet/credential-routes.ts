@@ -144,7 +144,9 @@ export const credentialRoutes = [
     body: ChallengeRequest,
     responses: {
       200: { description: 'EMAIL_OTP: the AuthMethod; PASSKEY: the passkey challenge', schema: PasskeyAuthChallenge.or(AuthMethod) },
-      429: otpRateLimited('EMAIL_OTP: re-issued too soon, or locked after too many wrong codes in a day'),
+      429: otpRateLimited(
+        'EMAIL_OTP: re-issued too soon, the address has had 5 codes this hour, or locked after too many wrong codes in a day',
+      ),
       ...errorResponses(400, 401, 403, 404),
       ...passkeysNotConfigured,
     },
