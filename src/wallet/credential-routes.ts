@@ -31,6 +31,7 @@ import {
   type Wallet,
 } from './service';
 import { signedRetry } from './signed-retry';
+import { OTP_ADDRESS_MAX_SENDS } from './otp-address-cap';
 
 const tag = 'Embedded Wallet Auth';
 const credentialNotFound = () => notFound('NOT_FOUND', 'Credential not found');
@@ -145,7 +146,7 @@ export const credentialRoutes = [
     responses: {
       200: { description: 'EMAIL_OTP: the AuthMethod; PASSKEY: the passkey challenge', schema: PasskeyAuthChallenge.or(AuthMethod) },
       429: otpRateLimited(
-        'EMAIL_OTP: re-issued too soon, the address has had 5 codes this hour, or locked after too many wrong codes in a day',
+        `EMAIL_OTP: re-issued too soon, the address has had ${OTP_ADDRESS_MAX_SENDS} codes this hour, or locked after too many wrong codes in a day`,
       ),
       ...errorResponses(400, 401, 403, 404),
       ...passkeysNotConfigured,
