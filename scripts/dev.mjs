@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: local secrets, local D1 migrations, `wrangler dev`, and a ready sandbox platform.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
   API_VERSION,
@@ -24,7 +24,10 @@ const devVarsFile = join(stateDir ?? root, '.dev.vars');
 const credentialsFile = join(stateDir ?? join(root, '.sandbox'), 'credentials.json');
 const persistTo = stateDir ? join(stateDir, 'wrangler') : undefined;
 
-/** Local-only secrets, generated once into the git-ignored .dev.vars (wrangler dev reads it). */
+/**
+ * Local-only secrets, generated once into the git-ignored .dev.vars (wrangler dev reads it), readable by the
+ * owner only: a file an earlier start left world-readable is set to 600 too.
+ */
 function ensureDevVars() {
   const file = devVarsFile;
   mkdirSync(dirname(file), { recursive: true });
@@ -33,9 +36,26 @@ function ensureDevVars() {
   const missing = Object.keys(LOCAL_SECRETS).filter((k) => !vars[k]);
   if (missing.length) {
     const lines = missing.map((k) => `${k}="${(vars[k] = LOCAL_SECRETS[k]())}"`);
-    writeFileSync(file, `${text && !text.endsWith('\n') ? `${text}\n` : text}${lines.join('\n')}\n`);
+    writeFileSync(file, `${text && !text.endsWith('\n') ? `${text}\n` : text}${lines.join('\n')}\n`, { mode: 0o600 });
   }
+  chmodSync(file, 0o600);
   return vars;
+}
+
+// Device codes are redeemable: the Worker's own log lines name them `:code`, and so must wrangler's request log.
+const DEVICE_CODE_SEGMENT = /(\/agents\/device-codes\/)[^/\s\x1b]+/gi;
+const redactDeviceCodes = (text) => text.replace(DEVICE_CODE_SEGMENT, '$1:code');
+
+/** Copies `from` to `to` whole lines at a time (a code split across chunks is still caught), redacted. */
+function pipeRedacted(from, to) {
+  let rest = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    if (lines.length) to.write(redactDeviceCodes(`${lines.join('\n')}\n`));
+  });
+  from.on('end', () => rest && to.write(redactDeviceCodes(rest)));
 }
 
 async function bootstrap(apiBase, operatorToken) {
@@ -62,6 +82,7 @@ async function bootstrap(apiBase, operatorToken) {
   };
   mkdirSync(dirname(credentialsFile), { recursive: true });
   writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(credentialsFile, 0o600);
   return { ...credentials, reused: false };
 }
 
@@ -74,6 +95,8 @@ async function main() {
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]]),
   );
+  // wrangler's output passes through the redacting pipe; it keeps its colours in a terminal.
+  if (process.stdout.isTTY && process.env.FORCE_COLOR === undefined) process.env.FORCE_COLOR = '1';
   // Same process group as this script: Ctrl-C in the terminal reaches wrangler directly.
   const child = spawnWranglerDev({
     port,
@@ -82,9 +105,13 @@ async function main() {
     vars: overrides,
     extraArgs: process.argv.slice(2),
     detached: false,
+    stdio: ['inherit', 'pipe', 'pipe'],
   });
+  pipeRedacted(child.stdout, process.stdout);
+  pipeRedacted(child.stderr, process.stderr);
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+  // 'close': after the piped output is drained.
+  child.on('close', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 
   const origin = `http://${host}:${port}`;
   const prefix = (process.env.API_PREFIX ?? '').replace(/^\/+|\/+$/g, '');

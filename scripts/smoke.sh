@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # End-to-end smoke: `npm start` in the background, read .sandbox/credentials.json, call a few
-# endpoints with curl, stop the server by its PID. Used by .ci/run; runnable by hand.
+# endpoints with curl, stop the server by its PID. Also checks what `npm start` itself must keep secret:
+# .dev.vars and the credentials readable by their owner only (an existing world-readable .dev.vars is
+# fixed on start), and no device code in its output. Used by .ci/run; runnable by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${PORT:-$((20000 + RANDOM % 20000))}
 log=$(mktemp)
 rm -f .sandbox/credentials.json
+# As an earlier start left it: world-readable.
+[ -e .dev.vars ] || : >.dev.vars
+chmod 644 .dev.vars
 
 # Its own process group, so stopping it stops wrangler and workerd too.
 PORT=$port setsid npm start >"$log" 2>&1 &
@@ -34,4 +39,20 @@ check POST /tokens 201 '{"name":"smoke","permissions":["VIEW"]}'
 check GET /tokens 200
 check GET /openapi.json 200
 check GET /nope 404
+
+mode_of() { stat -c %a "$1" 2>/dev/null || stat -f %Lp "$1"; }
+for f in .dev.vars .sandbox/credentials.json; do
+  [ "$(mode_of "$f")" = 600 ] || { echo "FAIL $f has mode $(mode_of "$f"), not 600"; exit 1; }
+  echo "ok   $f is 600"
+done
+
+# A device code in a request path is a secret: neither the Worker's log nor wrangler's request log may print it.
+code="SMOKE$RANDOM-$RANDOM$RANDOM"
+check GET "/agents/device-codes/$code/status" 404
+check POST "/agents/device-codes/$code/redeem" 404
+# wrangler's own line for the last request comes a moment after the answer.
+for _ in $(seq 1 20); do grep -Eq 'wrangler:info.* POST [^ ]*/redeem' "$log" && break; sleep 0.25; done
+grep -q 'device-codes/:code/status' "$log" || { echo "FAIL no request line for the device-code status"; cat "$log"; exit 1; }
+if grep -n "$code" "$log"; then echo "FAIL npm start printed a device code"; exit 1; fi
+echo "ok   no device code in the output of npm start"
 echo "smoke passed"

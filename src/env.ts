@@ -18,9 +18,9 @@ export interface Env {
   WALLET_ENCRYPTION_KEY?: string;
   /** OIDC issuers accepted for OAUTH credentials: JSON `{issuer: jwksUrl}` or a comma list of `issuer=jwksUrl` (a bare issuer means `<issuer>/.well-known/jwks.json`). */
   OIDC_ISSUERS?: string;
-  /** WebAuthn relying-party id (the passkeys' domain). */
+  /** WebAuthn relying-party id (the passkeys' domain); required in production, `localhost` in sandbox. */
   WEBAUTHN_RP_ID?: string;
-  /** Comma list of the origins passkey ceremonies may run on. */
+  /** Comma list of the origins passkey ceremonies may run on; required in production, local dev origins in sandbox. */
   WEBAUTHN_ORIGINS?: string;
   /** Lifetime of embedded-wallet sessions in seconds (default 900). */
   SESSION_TTL_SECONDS?: string;
@@ -44,8 +44,8 @@ export interface Settings {
   email: { apiUrl: string; apiKey: string | undefined };
   /** Issuer URL -> JWKS URL of every OIDC issuer OAUTH credentials may use. */
   oidcIssuers: Record<string, string>;
-  webauthnRpId: string;
-  webauthnOrigins: string[];
+  /** Passkey relying party; null in production until WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS are both set. */
+  webauthn: { rpId: string; origins: string[] } | null;
   /** Session lifetime (SESSION_TTL_SECONDS, default 900). */
   sessionTtlSeconds: number;
   webhookSigningKey: string | undefined;
@@ -72,8 +72,7 @@ export function settings(env: Env): Settings {
     operatorToken: env.OPERATOR_TOKEN || undefined,
     email: { apiUrl: env.EMAIL_API_URL || 'https://api.resend.com/emails', apiKey: env.EMAIL_API_KEY || undefined },
     oidcIssuers: parseOidcIssuers(env.OIDC_ISSUERS),
-    webauthnRpId: env.WEBAUTHN_RP_ID?.trim() || 'localhost',
-    webauthnOrigins: list(env.WEBAUTHN_ORIGINS) ?? DEFAULT_WEBAUTHN_ORIGINS,
+    webauthn: relyingParty(env, mode),
     sessionTtlSeconds: positiveInt(env.SESSION_TTL_SECONDS) ?? 900,
     webhookSigningKey: env.WEBHOOK_SIGNING_KEY || undefined,
     sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
@@ -88,8 +87,16 @@ export const DEFAULT_OIDC_ISSUERS: Readonly<Record<string, string>> = {
   'https://appleid.apple.com': 'https://appleid.apple.com/auth/keys',
 };
 
-/** Origins of the usual local dev servers, paired with the default RP id `localhost`. */
+/** Origins of the usual local dev servers, paired with the default RP id `localhost` (sandbox only). */
 export const DEFAULT_WEBAUTHN_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787'];
+
+/** The development defaults are for sandbox only: production passkeys bound to `localhost` would be no passkeys at all. */
+function relyingParty(env: Env, mode: ServiceMode): Settings['webauthn'] {
+  const rpId = env.WEBAUTHN_RP_ID?.trim() || undefined;
+  const origins = list(env.WEBAUTHN_ORIGINS);
+  if (mode === 'production' && (!rpId || !origins)) return null;
+  return { rpId: rpId ?? 'localhost', origins: origins ?? DEFAULT_WEBAUTHN_ORIGINS };
+}
 
 /**
  * Parses `OIDC_ISSUERS`: a JSON object `{issuer: jwksUrl}`, or a comma list whose items are `issuer=jwksUrl`

@@ -168,6 +168,21 @@ export const sandboxEmails = sqliteTable(
 );
 
 /**
+ * OTP e-mails sent to one address (lower-cased) within the platform, whichever customer's: the per-recipient
+ * cap counts the rows of the last hour; older rows of an address are pruned on its next send.
+ */
+export const otpEmailSends = sqliteTable(
+  'otp_email_sends',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    address: text('address').notNull(),
+    sentAt: integer('sent_at').notNull(),
+  },
+  (t) => [index('otp_email_sends_address_idx').on(t.platformId, t.address, t.sentAt)],
+);
+
+/**
  * Credential and session ids -> the embedded-wallet account (and its Durable Object) holding them, so
  * endpoints addressed by a credential or session id find the account in one query. Written by the AccountDO.
  */

@@ -43,6 +43,7 @@ export const ERRORS = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   RATES_UNAVAILABLE: 503,
+  SERVICE_NOT_CONFIGURED: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

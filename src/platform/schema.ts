@@ -52,12 +52,22 @@ export const CurrencyConfigOut = z
   })
   .meta({ id: 'PlatformCurrencyConfig' });
 
+/** Text that goes into e-mail headers: one line, no control characters (CR/LF would inject headers). */
+const HeaderText = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\p{Cc}\u2028\u2029]*$/u, 'Must be one line without control characters');
+
+/** Exactly one plain address (no display name, no list): it becomes an e-mail header. */
+const EmailAddress = z.email('Must be one plain e-mail address, such as noreply@example.com').max(255);
+
 /** Embedded-wallet settings; every field optional on input, merged field by field. */
 export const WalletConfigInput = z.strictObject({
-  appName: z.string().min(1).max(255).optional(),
-  sendFromEmailAddress: z.email().max(255).optional(),
-  sendFromEmailSenderName: z.string().min(1).max(255).optional(),
-  replyToEmailAddress: z.email().max(255).optional(),
+  appName: HeaderText.optional(),
+  sendFromEmailAddress: EmailAddress.optional(),
+  sendFromEmailSenderName: HeaderText.optional(),
+  replyToEmailAddress: EmailAddress.optional(),
   logoUrl: HttpUrl.max(512).optional(),
   otpLength: z.int().min(4).max(12).optional().meta({ description: 'OTP length; default 6' }),
   alphanumeric: z.boolean().optional().meta({ description: 'Letters as well as digits in the OTP; default false' }),

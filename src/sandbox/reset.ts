@@ -16,6 +16,7 @@ import {
   platforms,
   quotes,
   sandboxEmails,
+  otpEmailSends,
   transactionHistory,
   transactions,
   verifications,
@@ -32,7 +33,7 @@ import type { Statement } from '../db/client';
 /**
  * POST /sandbox/reset: deletes all of one platform's data except its API tokens and configuration
  * (customers, accounts, agents, ledger, quotes, transactions, documents and their stored files, import jobs,
- * webhook events and deliveries, idempotency keys, due transitions, wallet index rows, sandbox e-mails)
+ * webhook events and deliveries, idempotency keys, due transitions, wallet index rows, sandbox e-mails and their per-address counts)
  * and sets its sandbox clock back to real time. One D1 batch, children before parents (foreign keys);
  * then the documents' files. Queue messages still in flight find nothing and do nothing.
  */
@@ -63,6 +64,7 @@ export async function resetPlatform(db: Db, bucket: R2Bucket, platformId: string
     db.delete(idempotencyKeys).where(eq(idempotencyKeys.platformId, platformId)),
     db.delete(walletAuthIndex).where(eq(walletAuthIndex.platformId, platformId)),
     db.delete(sandboxEmails).where(eq(sandboxEmails.platformId, platformId)),
+    db.delete(otpEmailSends).where(eq(otpEmailSends.platformId, platformId)),
     db.update(platforms).set({ clockOffsetMs: 0 }).where(eq(platforms.id, platformId)),
   ];
   await db.batch(statements as [Statement, ...Statement[]]);

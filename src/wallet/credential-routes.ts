@@ -1,7 +1,7 @@
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { defineRoute, json, noContent, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { addCredentialOperation, checkOidc, newCredential, sendOtp } from './credentials';
+import { addCredentialOperation, checkOidc, newCredential, relyingParty, sendOtp } from './credentials';
 import {
   AccountIdQuery,
   AuthMethod,
@@ -31,10 +31,18 @@ import {
   type Wallet,
 } from './service';
 import { signedRetry } from './signed-retry';
+import { OTP_ADDRESS_MAX_SENDS } from './otp-address-cap';
 
 const tag = 'Embedded Wallet Auth';
 const credentialNotFound = () => notFound('NOT_FOUND', 'Credential not found');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: AuthSignedRequestChallenge } };
+
+const passkeysNotConfigured = {
+  503: {
+    ...errorResponses(503)[503]!,
+    description: 'PASSKEY: SERVICE_NOT_CONFIGURED, production without WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS',
+  },
+};
 
 const otpRateLimited = (description: string) => ({
   description,
@@ -53,7 +61,12 @@ export const credentialRoutes = [
     permission: 'MANAGE',
     body: CredentialCreate,
     headers: SIGNATURE_HEADERS,
-    responses: { 201: { description: 'Created', schema: AuthMethod }, ...challenge202, ...errorResponses(400, 401, 403, 404, 409) },
+    responses: {
+      201: { description: 'Created', schema: AuthMethod },
+      ...challenge202,
+      ...errorResponses(400, 401, 403, 404, 409),
+      ...passkeysNotConfigured,
+    },
     handler: async (c) => {
       const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.body.accountId);
       const signing = c.request.headers.has('Service-Wallet-Signature') || c.request.headers.has('Request-Id');
@@ -132,18 +145,23 @@ export const credentialRoutes = [
     body: ChallengeRequest,
     responses: {
       200: { description: 'EMAIL_OTP: the AuthMethod; PASSKEY: the passkey challenge', schema: PasskeyAuthChallenge.or(AuthMethod) },
-      429: otpRateLimited('EMAIL_OTP: re-issued too soon, or locked after too many wrong codes in a day'),
+      429: otpRateLimited(
+        `EMAIL_OTP: re-issued too soon, the address has had ${OTP_ADDRESS_MAX_SENDS} codes this hour, or locked after too many wrong codes in a day`,
+      ),
       ...errorResponses(400, 401, 403, 404),
+      ...passkeysNotConfigured,
     },
     handler: async (c) => {
       const wallet = await walletByAuthId(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id, credentialNotFound);
       const meta = metaOf(wallet, c.now);
       const credential = await wallet.stub.getCredential(meta, c.params.id);
       if (!credential) throw credentialNotFound();
-      if (credential.type === 'EMAIL_OTP') return json(authMethodJson(await sendOtp(c, wallet, credential.id)));
+      if (credential.type === 'EMAIL_OTP') return json(authMethodJson(await sendOtp(c, wallet, credential)));
       if (credential.type === 'OAUTH') {
         throw badRequest('OAUTH credentials have no challenge step: call verify with a fresh OIDC token');
       }
+      // No challenge that no verify could accept.
+      relyingParty(c.settings);
       const clientPublicKey = c.body?.clientPublicKey;
       if (!clientPublicKey)
         throw badRequest('clientPublicKey is required for PASSKEY', { fields: [{ field: 'clientPublicKey', message: 'Required' }] });
@@ -173,6 +191,7 @@ export const credentialRoutes = [
       200: { description: 'The new session, with its key', schema: AuthSession },
       429: otpRateLimited('EMAIL_OTP: locked after too many wrong codes in a day'),
       ...errorResponses(400, 401, 403, 404),
+      ...passkeysNotConfigured,
     },
     // The wallet lookup and the new session's id reservation ride on the authentication round trip; the id
     // is given back if verify refuses.
@@ -221,18 +240,28 @@ async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never
     const { identity } = await checkOidc(c.settings, body.oidcToken, c.now, body.clientPublicKey);
     return wallet.stub.verifyOauth(meta, { credentialId, identity, clientPublicKey: body.clientPublicKey, ttlMs, sessionId });
   }
+  const rp = relyingParty(c.settings);
   const requestId = c.request.headers.get('Request-Id');
   if (!requestId) throw new ApiError('REQUEST_ID_MISSING', 'Request-Id (from the challenge) is required to verify a PASSKEY');
-  const rp = { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins };
   return wallet.stub.verifyPasskey(meta, { credentialId, requestId, assertion: body.assertion, sandbox, rp, ttlMs, sessionId });
 }
 
-/** 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2). */
+/**
+ * 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2), unless its
+ * address has had its e-mails this hour: the credential exists by now, so it stands and a challenge sends
+ * the code later (a 429 here would report a change that was made).
+ */
 async function created(
   c: Parameters<typeof sendOtp>[0],
   wallet: Parameters<typeof sendOtp>[1],
   credential: Parameters<typeof authMethodJson>[0],
 ) {
-  if (credential.type === 'EMAIL_OTP') await sendOtp(c, wallet, credential.id);
+  if (credential.type === 'EMAIL_OTP') {
+    try {
+      await sendOtp(c, wallet, credential);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) throw error;
+    }
+  }
   return json(authMethodJson(credential), 201);
 }

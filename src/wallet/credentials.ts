@@ -1,14 +1,14 @@
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Settings } from '../env';
-import type { Db } from '../db/client';
 import { ApiError, badRequest } from '../http/errors';
 import type { Ctx } from '../http/route';
 import { platforms } from '../db/schema';
 import { WALLET_DEFAULTS } from '../platform/schema';
 import { eq } from 'drizzle-orm';
 import { verifyOidcToken, type OidcIdentity } from './oidc';
-import { verifyPasskeyRegistration } from './webauthn';
+import { verifyPasskeyRegistration, type RelyingParty } from './webauthn';
 import { emailSender, otpEmail } from './email';
+import { otpEmailSlot } from './otp-address-cap';
 import { failure, metaOf, type Wallet } from './service';
 import type { SignedOperation } from './signed-retry';
 import type { CredentialCreate } from './schema';
@@ -27,7 +27,7 @@ export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCrea
     case 'PASSKEY': {
       const registered = await verifyPasskeyRegistration(
         { challenge: body.challenge, attestation: body.attestation },
-        { rpId: c.settings.webauthnRpId, origins: c.settings.webauthnOrigins },
+        relyingParty(c.settings),
       );
       if (!registered.ok)
         throw badRequest(`Passkey registration rejected: ${registered.reason}`, {
@@ -41,6 +41,14 @@ export async function newCredential(c: Ctx, wallet: Wallet, body: CredentialCrea
       };
     }
   }
+}
+
+/** The passkey relying party; 503 SERVICE_NOT_CONFIGURED in production until WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS are set. */
+export function relyingParty(settings: Settings): RelyingParty {
+  if (settings.webauthn) return settings.webauthn;
+  throw new ApiError('SERVICE_NOT_CONFIGURED', 'Passkeys are not configured on this service: set WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS', {
+    settings: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS'],
+  });
 }
 
 /** Validates an OIDC token (spec 4.2, 4.9): malformed is 400, a failed check 401 with the reason. */
@@ -70,19 +78,26 @@ export function addCredentialOperation(credential: NewCredential): SignedOperati
   return { activity, parameters: parameters[credential.type]!, effect: { kind: 'addCredential', credential }, type: credential.type };
 }
 
-async function walletConfig(db: Db, platformId: string) {
-  const [row] = await db.select({ config: platforms.embeddedWalletConfig }).from(platforms).where(eq(platforms.id, platformId));
-  return { ...WALLET_DEFAULTS, ...row?.config };
-}
-
 /**
- * Issues an OTP for an EMAIL_OTP credential under the re-issue limit and e-mails it (spec 4.2), with the
- * platform's length, alphabet and validity. A refusal by a limit is 429 with `Retry-After`.
+ * Issues an OTP for an EMAIL_OTP credential under the re-issue limits and e-mails it (spec 4.2), with the
+ * platform's length, alphabet and validity. A refusal by a limit is 429 with `Retry-After`: the address's cap
+ * (across the platform's customers) is taken first, so a refused request changes nothing in the account.
  */
-export async function sendOtp(c: Ctx, wallet: Wallet, credentialId: string) {
-  const config = await walletConfig(c.db, wallet.platformId);
-  const issued = await wallet.stub.issueOtp(metaOf(wallet, c.now), credentialId, config);
-  if (!issued.ok) throw failure(issued);
+export async function sendOtp(c: Ctx, wallet: Wallet, credential: { id: string; nickname: string }) {
+  const slot = otpEmailSlot(c.db, wallet.platformId, credential.nickname, c.now);
+  // The platform's settings ride on the slot's round trip.
+  const [configRows, , , counted] = await c.db.batch([
+    c.db.select({ config: platforms.embeddedWalletConfig }).from(platforms).where(eq(platforms.id, wallet.platformId)),
+    ...slot.statements,
+  ]);
+  const refused = slot.refusal(counted);
+  if (refused) throw refused;
+  const config = { ...WALLET_DEFAULTS, ...configRows[0]?.config };
+  const issued = await wallet.stub.issueOtp(metaOf(wallet, c.now), credential.id, config);
+  if (!issued.ok) {
+    await slot.release();
+    throw failure(issued);
+  }
   await emailSender(c.settings, c.db).send(
     otpEmail(wallet.platformId, issued.credential.nickname, issued.otp, config.expirationSeconds, config),
     c.now,

@@ -17,7 +17,7 @@ export interface PasskeyAssertion {
   userHandle?: string;
 }
 
-/** Where ceremonies may run: `settings().webauthnRpId` and `settings().webauthnOrigins`. */
+/** Where ceremonies may run: `settings().webauthn`. */
 export interface RelyingParty {
   rpId: string;
   origins: string[];

@@ -162,6 +162,43 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     }
   });
 
+  it('e-mail branding: names without control characters, each address exactly one plain address (no header injection)', async () => {
+    const p = await newPlatform({ embeddedWalletConfig: { appName: 'Acme', sendFromEmailAddress: 'noreply@acme.com' } });
+    const before = (await api('GET', '/config', { auth: p.auth })).body;
+    const bad: [Record<string, unknown>, string][] = [
+      [{ appName: 'Acme\r\nBcc: victim@example.com' }, 'appName'],
+      [{ appName: 'Acme\nPay' }, 'appName'],
+      [{ appName: 'Acme\u0000' }, 'appName'],
+      [{ appName: 'Acme\u2028Pay' }, 'appName'],
+      [{ sendFromEmailSenderName: 'Acme\r\nBcc: victim@example.com' }, 'sendFromEmailSenderName'],
+      [{ sendFromEmailSenderName: 'Acme\tPay' }, 'sendFromEmailSenderName'],
+      [{ sendFromEmailSenderName: 'Acme\u0085Pay' }, 'sendFromEmailSenderName'],
+      [{ sendFromEmailAddress: 'noreply@acme.com\r\nBcc: victim@example.com' }, 'sendFromEmailAddress'],
+      [{ sendFromEmailAddress: 'noreply@acme.com, victim@example.com' }, 'sendFromEmailAddress'],
+      [{ sendFromEmailAddress: 'Acme <noreply@acme.com>' }, 'sendFromEmailAddress'],
+      [{ replyToEmailAddress: 'support@acme.com, victim@example.com' }, 'replyToEmailAddress'],
+      [{ replyToEmailAddress: 'support@acme.com\nBcc: victim@example.com' }, 'replyToEmailAddress'],
+      [{ replyToEmailAddress: 'support@acme.com;victim@example.com' }, 'replyToEmailAddress'],
+    ];
+    for (const [config, field] of bad) {
+      const res = await api('PATCH', '/config', { auth: p.auth, body: { embeddedWalletConfig: config } });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res), JSON.stringify(config)).toEqual([`embeddedWalletConfig.${field}`]);
+      const created = await api('POST', '/operator/platforms', {
+        auth: OPERATOR,
+        body: { name: 'Acme', umaDomain: `${crypto.randomUUID()}.example.com`, embeddedWalletConfig: config },
+      });
+      expectError(created, 400, 'INVALID_INPUT');
+    }
+    expect((await api('GET', '/config', { auth: p.auth })).body).toEqual(before);
+    // Names may hold any printable text, quotes and brackets included: they are encoded when e-mails are sent.
+    const ok = await api('PATCH', '/config', {
+      auth: p.auth,
+      body: { embeddedWalletConfig: { appName: 'Ünïcode "Pay" <ok>', sendFromEmailSenderName: 'Acme, Inc. "Payments" <x@y.z>' } },
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
   it('one platform’s change never touches another platform', async () => {
     const a = await newPlatform();
     const b = await newPlatform();

@@ -5,6 +5,7 @@ import { database } from '../../src/db/client';
 import { settings } from '../../src/env';
 import { createPlatform } from '../../src/platform/service';
 import { PlatformCreate } from '../../src/platform/schema';
+import { TEST_ORIGIN, TEST_RP_ID } from './passkey';
 
 export const ORIGIN = 'http://service.test';
 export const BASE = `${ORIGIN}/2025-10-13`;
@@ -60,9 +61,12 @@ export async function workerApi(method: string, path: string, overrides: Partial
   };
 }
 
-/** A call through the Worker's fetch handler with production settings (SERVICE_ENV=production). */
+/**
+ * A call through the Worker's fetch handler with production settings (SERVICE_ENV=production), deployed
+ * with the test passkey's relying party (production has no WebAuthn default).
+ */
 export const productionApi = (method: string, path: string, opts: CallOptions = {}) =>
-  workerApi(method, path, { SERVICE_ENV: 'production' }, opts);
+  workerApi(method, path, { SERVICE_ENV: 'production', WEBAUTHN_RP_ID: TEST_RP_ID, WEBAUTHN_ORIGINS: TEST_ORIGIN }, opts);
 
 export function basic(clientId: string, clientSecret: string): string {
   return `Basic ${btoa(`${clientId}:${clientSecret}`)}`;

@@ -213,16 +213,14 @@ describe('passkey assertion', () => {
 });
 
 describe('WebAuthn settings', () => {
-  it('defaults to localhost and the local dev origins', () => {
+  it('sandbox defaults to localhost and the local dev origins; production has no default', () => {
     const s = settings(env);
-    expect(s.webauthnRpId).toBe('localhost');
-    expect(s.webauthnOrigins).toEqual(['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787']);
-    const custom = settings({
-      ...env,
-      WEBAUTHN_RP_ID: 'wallet.example.com',
-      WEBAUTHN_ORIGINS: 'https://wallet.example.com, https://app.example.com',
-    });
-    expect(custom.webauthnRpId).toBe('wallet.example.com');
-    expect(custom.webauthnOrigins).toEqual(['https://wallet.example.com', 'https://app.example.com']);
+    expect(s.webauthn).toEqual({ rpId: 'localhost', origins: ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787'] });
+    const custom = { WEBAUTHN_RP_ID: 'wallet.example.com', WEBAUTHN_ORIGINS: 'https://wallet.example.com, https://app.example.com' };
+    const expected = { rpId: 'wallet.example.com', origins: ['https://wallet.example.com', 'https://app.example.com'] };
+    expect(settings({ ...env, ...custom }).webauthn).toEqual(expected);
+    expect(settings({ ...env, ...custom, SERVICE_ENV: 'production' }).webauthn).toEqual(expected);
+    expect(settings({ ...env, SERVICE_ENV: 'production' }).webauthn).toBeNull();
+    expect(settings({ ...env, SERVICE_ENV: 'production', WEBAUTHN_RP_ID: 'wallet.example.com' }).webauthn).toBeNull();
   });
 });
