@@ -11,6 +11,8 @@ import {
   type InternalAccountRow,
   type PlatformRow,
   walletAuthIndex,
+  CUSTOMERS_UMA_ADDRESS_UQ,
+  umaAddressIs,
 } from '../db/schema';
 import { inJson, insertJsonRows } from '../db/json-rows';
 import { isUniqueViolation } from '../db/errors';
@@ -131,6 +133,12 @@ export function insertCustomerStatements(db: Db, built: NewCustomer[]) {
   ];
 }
 
+/** True when a write failed on one of the customers table's unique indexes (an expression index is named by its name). */
+export function isCustomerUniqueViolation(error: unknown): boolean {
+  const text = errorText(error);
+  return isUniqueViolation(text, 'customers') || text.includes(`UNIQUE constraint failed: index '${CUSTOMERS_UMA_ADDRESS_UQ}'`);
+}
+
 /**
  * Maps a unique violation of the customers table to the 409 the reference defines. SQLite names only the first
  * index it trips, so the platformCustomerId collision (CONFLICT) is looked up first, else the UMA address one.
@@ -141,7 +149,7 @@ export async function customerConflict(
   wanted: { platformCustomerId?: string; umaAddress?: string },
   error: unknown,
 ): Promise<ApiError | null> {
-  if (!isUniqueViolation(errorText(error), 'customers')) return null;
+  if (!isCustomerUniqueViolation(error)) return null;
   if (wanted.platformCustomerId !== undefined) {
     const taken = await db.query.customers.findFirst({
       columns: { id: true },
@@ -273,7 +281,8 @@ function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<Custom
   if (q.platformCustomerId !== undefined) where.push(eq(customers.platformCustomerId, q.platformCustomerId));
   if (q.customerType) where.push(eq(customers.customerType, q.customerType));
   if (q.region) where.push(eq(customers.region, q.region));
-  if (q.umaAddress !== undefined) where.push(eq(customers.umaAddress, q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`));
+  if (q.umaAddress !== undefined)
+    where.push(umaAddressIs(q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`, !q.isIncludingDeleted));
   if (q.currency) where.push(sql`EXISTS (SELECT 1 FROM json_each(${customers.currencies}) WHERE value = ${q.currency})`);
   if (q.search) where.push(matching(q.search));
   if (q.createdAfter !== undefined) where.push(gte(customers.createdAt, q.createdAfter));
