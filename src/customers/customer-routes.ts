@@ -78,12 +78,21 @@ export const customerRoutes = [
     method: 'DELETE',
     path: '/customers/:customerId',
     operationId: 'deleteCustomerById',
-    summary: 'Delete a customer (soft: it stays readable with isDeleted true; its accounts close)',
+    summary:
+      'Delete a customer with empty accounts and no payment under way (soft: it stays readable with isDeleted true; its accounts close)',
     tag,
     auth: 'basic',
     permission: 'MANAGE',
     params: CustomerIdParams,
-    responses: { 200: { description: 'The deleted customer', schema: Customer }, ...errorResponses(401, 403, 404, 409, 410) },
+    responses: {
+      200: { description: 'The deleted customer', schema: Customer },
+      ...errorResponses(401, 403, 404, 409, 410),
+      409: {
+        ...errorResponses(409)[409]!,
+        description:
+          'Refused while its accounts hold funds (x-should-retry false: move them out first) or a payment of it is under way; details name them (fundedAccounts, pendingTransactions)',
+      },
+    },
     handler: async (c) => json(await deleteCustomer(depsOf(c), c.auth.platform.id, c.params.customerId, c.now)),
   }),
 ];
