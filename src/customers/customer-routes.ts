@@ -2,7 +2,8 @@ import { depsOf } from '../http/deps';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
-import { createCustomer, customerFrom, customerListFrom, customerListLoads, customerLoads, deleteCustomer } from './service';
+import { createCustomer, customerFrom, customerListFrom, customerListLoads, customerLoads } from './service';
+import { deleteCustomer } from './delete';
 import { patchCustomer } from './email-update';
 import { AuthSignedRequestChallenge, SIGNATURE_HEADERS } from '../wallet/schema';
 
