@@ -1,6 +1,6 @@
 // Bulk import: upload, chunking, per-chunk processing through the queue, resumption of stalled jobs. Over 300
 // lines because it is one pipeline, kept in one file.
-import { and, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import {
   bulkImportChunks,
@@ -12,7 +12,7 @@ import {
   webhookEvents,
   type BulkImportJobRow,
 } from '../db/schema';
-import { inJson, insertJsonRows, MAX_JSON_BYTES } from '../db/json-rows';
+import { insertJsonRows, MAX_JSON_BYTES } from '../db/json-rows';
 import { isUniqueViolation } from '../db/errors';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
@@ -23,7 +23,7 @@ import { dispatchEvents } from '../webhooks/outbox';
 import { sqlEventStatements } from '../webhooks/sql-events';
 import { parseCsv, type CsvOversize } from './csv';
 import { headerProblem, rowToCustomer } from './bulk-rows';
-import { buildCustomer, insertCustomerStatements, type NewCustomer } from './service';
+import { buildCustomer, insertCustomerStatements, isCustomerUniqueViolation, type NewCustomer } from './service';
 import type { BulkCustomerImportJobView } from './bulk-schema';
 
 /**
@@ -209,7 +209,7 @@ export async function processBulkChunk(db: Db, queue: Queue<unknown>, message: B
       const text = errorText(error);
       if (isUniqueViolation(text, 'bulk_import_chunks_done')) return; // a concurrent delivery processed it
       // A customer created meanwhile (API or another chunk) collided: plan again, the check now sees it.
-      if (isUniqueViolation(text, 'customers') && attempt < 3) continue;
+      if (isCustomerUniqueViolation(error) && attempt < 3) continue;
       throw error;
     }
   }
@@ -281,27 +281,22 @@ async function planChunk(
     if (!built.ok) return fail('INVALID_INPUT', `Invalid row: ${built.issues.map((x) => x.field).join(', ')}`, { fields: built.issues });
     candidates.push({ rowNumber, value: built.value });
   });
-  const pcids = candidates.map((c) => c.value.customer.platformCustomerId);
-  const umas = candidates.map((c) => c.value.customer.umaAddress);
   const existing = candidates.length
-    ? await db
-        .select({ platformCustomerId: customers.platformCustomerId, umaAddress: customers.umaAddress })
-        .from(customers)
-        .where(
-          and(
-            eq(customers.platformId, platform.id),
-            eq(customers.isDeleted, false),
-            or(inJson(customers.platformCustomerId, pcids), inJson(customers.umaAddress, umas)),
-          ),
-        )
+    ? await takenBy(
+        db,
+        platform.id,
+        candidates.map((c) => c.value.customer),
+      )
     : [];
+  // UMA addresses compare without case, as the unique index keys them (ASCII: the schema allows nothing else).
+  const umaKey = (address: string) => address.toLowerCase();
   const takenIds = new Map<string, string>(existing.map((e) => [e.platformCustomerId, 'an existing customer']));
-  const takenUmas = new Map<string, string>(existing.map((e) => [e.umaAddress, 'an existing customer']));
+  const takenUmas = new Map<string, string>(existing.map((e) => [umaKey(e.umaAddress), 'an existing customer']));
   for (const { rowNumber, value } of candidates) {
     const { platformCustomerId, umaAddress } = value.customer;
     const correlationId = platformCustomerId;
     const byId = takenIds.get(platformCustomerId);
-    const byUma = takenUmas.get(umaAddress);
+    const byUma = takenUmas.get(umaKey(umaAddress));
     if (byId) {
       errors.push({
         rowNumber,
@@ -321,11 +316,36 @@ async function planChunk(
     } else {
       created.push(value);
       takenIds.set(platformCustomerId, `row ${rowNumber}`);
-      takenUmas.set(umaAddress, `row ${rowNumber}`);
+      takenUmas.set(umaKey(umaAddress), `row ${rowNumber}`);
     }
   }
   errors.sort((a, b) => a.rowNumber - b.rowNumber);
   return { created, errors };
+}
+
+/**
+ * Active customers of the platform holding one of the candidates' platformCustomerIds or UMA addresses (any
+ * case), in one round trip. Each wanted value probes its unique index (CROSS JOIN keeps the list outside).
+ */
+async function takenBy(db: Db, platformId: string, wanted: { platformCustomerId: string; umaAddress: string }[]) {
+  const columns = { platformCustomerId: customers.platformCustomerId, umaAddress: customers.umaAddress };
+  const probe = (values: string[], match: SQL) =>
+    db
+      .select(columns)
+      .from(sql`json_each(${JSON.stringify(values)}) AS wanted`)
+      .crossJoin(customers)
+      .where(and(eq(customers.platformId, platformId), match, sql`${customers.isDeleted} = 0`));
+  const [byId, byUma] = await db.batch([
+    probe(
+      wanted.map((w) => w.platformCustomerId),
+      sql`${customers.platformCustomerId} = wanted.value`,
+    ),
+    probe(
+      wanted.map((w) => w.umaAddress),
+      sql`lower(${customers.umaAddress}) = lower(wanted.value)`,
+    ),
+  ]);
+  return [...byId, ...byUma];
 }
 
 /** GET /customers/bulk/jobs/{jobId}: progress, error entries by row, completedAt only once finished. */

@@ -2,7 +2,8 @@ import { depsOf } from '../http/deps';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
-import { createCustomer, customerFrom, customerListFrom, customerListLoads, customerLoads, deleteCustomer } from './service';
+import { createCustomer, customerFrom, customerListFrom, customerListLoads, customerLoads } from './service';
+import { deleteCustomer } from './delete';
 import { patchCustomer } from './email-update';
 import { AuthSignedRequestChallenge, SIGNATURE_HEADERS } from '../wallet/schema';
 
@@ -78,12 +79,21 @@ export const customerRoutes = [
     method: 'DELETE',
     path: '/customers/:customerId',
     operationId: 'deleteCustomerById',
-    summary: 'Delete a customer (soft: it stays readable with isDeleted true; its accounts close)',
+    summary:
+      'Delete a customer with empty accounts and no payment under way (soft: it stays readable with isDeleted true; its accounts close)',
     tag,
     auth: 'basic',
     permission: 'MANAGE',
     params: CustomerIdParams,
-    responses: { 200: { description: 'The deleted customer', schema: Customer }, ...errorResponses(401, 403, 404, 409, 410) },
+    responses: {
+      200: { description: 'The deleted customer', schema: Customer },
+      ...errorResponses(401, 403, 404, 409, 410),
+      409: {
+        ...errorResponses(409)[409]!,
+        description:
+          'Refused while its accounts hold funds (x-should-retry false: move them out first) or a payment of it is under way; details name them (fundedAccounts, pendingTransactions)',
+      },
+    },
     handler: async (c) => json(await deleteCustomer(depsOf(c), c.auth.platform.id, c.params.customerId, c.now)),
   }),
 ];

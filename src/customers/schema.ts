@@ -113,7 +113,8 @@ const commonCreate = {
     .meta({ description: "Currencies the customer uses; must be among the platform's supported currencies. Defaults to all of them." }),
   email: Email.optional(),
   umaAddress: UmaAddress.optional().meta({
-    description: "UMA address on the platform's umaDomain; defaults to `$<platformCustomerId>@<umaDomain>`",
+    description:
+      "UMA address on the platform's umaDomain, unique among the platform's customers whatever the case of its letters (409 UMA_ADDRESS_EXISTS); defaults to `$<platformCustomerId>@<umaDomain>`",
   }),
 };
 

@@ -1,6 +1,6 @@
-// Customers: build and insert (one by one and in bulk), view and list, update and delete, with their webhook
-// events. Over 300 lines because it is the customer's whole lifecycle.
-import { and, eq, gte, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+// Customers: build and insert (one by one and in bulk), view and list, update, with their webhook events
+// (deletion: delete.ts). Over 300 lines because it is most of the customer's lifecycle.
+import { and, eq, gte, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import {
   beneficialOwners,
@@ -11,6 +11,8 @@ import {
   type InternalAccountRow,
   type PlatformRow,
   walletAuthIndex,
+  CUSTOMERS_UMA_ADDRESS_UQ,
+  umaAddressIs,
 } from '../db/schema';
 import { inJson, insertJsonRows } from '../db/json-rows';
 import { isUniqueViolation } from '../db/errors';
@@ -19,7 +21,7 @@ import { newId } from '../crypto/ids';
 import { ApiError, conflict, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetIds, keysetLoads, pageFrom, type KeysetQuery } from '../http/pagination';
 import { errorText } from '../db/errors';
-import { customerAccountRows, statusEvent } from '../accounts/internal-service';
+import { customerAccountRows } from '../accounts/internal-service';
 import { beneficialOwnerView } from './beneficial-owners';
 import { newAccountIndexRows } from '../wallet/service';
 import { dispatchEvents } from '../webhooks/outbox';
@@ -33,7 +35,6 @@ import {
   type CustomerUpdate,
   type CustomerView,
 } from './schema';
-import type { Deps } from '../http/deps';
 
 export const customerNotFound = () => notFound('USER_NOT_FOUND', 'Customer not found');
 export const customerDeleted = () => new ApiError('CUSTOMER_DELETED', 'Customer has been deleted');
@@ -131,6 +132,12 @@ export function insertCustomerStatements(db: Db, built: NewCustomer[]) {
   ];
 }
 
+/** True when a write failed on one of the customers table's unique indexes (an expression index is named by its name). */
+export function isCustomerUniqueViolation(error: unknown): boolean {
+  const text = errorText(error);
+  return isUniqueViolation(text, 'customers') || text.includes(`UNIQUE constraint failed: index '${CUSTOMERS_UMA_ADDRESS_UQ}'`);
+}
+
 /**
  * Maps a unique violation of the customers table to the 409 the reference defines. SQLite names only the first
  * index it trips, so the platformCustomerId collision (CONFLICT) is looked up first, else the UMA address one.
@@ -141,7 +148,7 @@ export async function customerConflict(
   wanted: { platformCustomerId?: string; umaAddress?: string },
   error: unknown,
 ): Promise<ApiError | null> {
-  if (!isUniqueViolation(errorText(error), 'customers')) return null;
+  if (!isCustomerUniqueViolation(error)) return null;
   if (wanted.platformCustomerId !== undefined) {
     const taken = await db.query.customers.findFirst({
       columns: { id: true },
@@ -194,7 +201,7 @@ export function customerView(row: CustomerRow, owners: BeneficialOwnerRow[]): Cu
 }
 
 /** A customer of this platform, deleted or not; another platform's id is 404 like an unknown one. */
-async function loadCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
+export async function loadCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
   const row = await db.query.customers.findFirst({ where: and(eq(customers.id, customerId), eq(customers.platformId, platformId)) });
   if (!row) throw customerNotFound();
   return row;
@@ -207,7 +214,7 @@ export async function loadActiveCustomer(db: Db, platformId: string, customerId:
   return row;
 }
 
-async function ownersOf(db: Db, rows: CustomerRow[]): Promise<Map<string, BeneficialOwnerRow[]>> {
+export async function ownersOf(db: Db, rows: CustomerRow[]): Promise<Map<string, BeneficialOwnerRow[]>> {
   const ids = rows.filter((r) => r.customerType === 'BUSINESS').map((r) => r.id);
   const byCustomer = new Map<string, BeneficialOwnerRow[]>();
   if (ids.length === 0) return byCustomer;
@@ -273,7 +280,8 @@ function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<Custom
   if (q.platformCustomerId !== undefined) where.push(eq(customers.platformCustomerId, q.platformCustomerId));
   if (q.customerType) where.push(eq(customers.customerType, q.customerType));
   if (q.region) where.push(eq(customers.region, q.region));
-  if (q.umaAddress !== undefined) where.push(eq(customers.umaAddress, q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`));
+  if (q.umaAddress !== undefined)
+    where.push(umaAddressIs(q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`, !q.isIncludingDeleted));
   if (q.currency) where.push(sql`EXISTS (SELECT 1 FROM json_each(${customers.currencies}) WHERE value = ${q.currency})`);
   if (q.search) where.push(matching(q.search));
   if (q.createdAfter !== undefined) where.push(gte(customers.createdAt, q.createdAfter));
@@ -385,58 +393,4 @@ export async function checkCustomerUpdate(db: Db, platform: PlatformRow, custome
   }
   if (issues.length > 0) throw invalidFields('request body', issues);
   return row;
-}
-
-/**
- * Soft delete (the record stays readable with isDeleted: true; its platformCustomerId and UMA address become
- * free). Refused while any of its internal accounts holds money; its accounts are closed in the same batch,
- * each announced with INTERNAL_ACCOUNT.STATUS_UPDATED.
- */
-export async function deleteCustomer(deps: Deps, platformId: string, customerId: string, now: number): Promise<CustomerView> {
-  const { db } = deps;
-  const row = await loadActiveCustomer(db, platformId, customerId);
-  const open = await db
-    .select()
-    .from(internalAccounts)
-    .where(and(eq(internalAccounts.customerId, row.id), ne(internalAccounts.status, 'CLOSED')));
-  const noFunds = sql`NOT EXISTS (SELECT 1 FROM ${internalAccounts} WHERE ${internalAccounts.customerId} = ${row.id} AND ${internalAccounts.balance} > 0)`;
-  // Evaluated before the deletion with its own condition, so an event is written exactly when its account closes.
-  const closing = open.map((a) =>
-    statusEvent(
-      db,
-      a,
-      'CLOSED',
-      deps.mode,
-      now,
-      sql`${noFunds} AND EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 0)`,
-    ),
-  );
-  const results = await db.batch([
-    ...closing.flatMap((e) => e.statements),
-    db
-      .update(customers)
-      .set({ isDeleted: true, updatedAt: Math.max(now, row.updatedAt) })
-      .where(and(eq(customers.id, row.id), eq(customers.isDeleted, false), noFunds))
-      .returning(),
-    db
-      .update(internalAccounts)
-      .set({ status: 'CLOSED', updatedAt: now })
-      .where(
-        and(
-          eq(internalAccounts.customerId, row.id),
-          sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${row.id} AND ${customers.isDeleted} = 1)`,
-        ),
-      ),
-  ] as unknown as Parameters<typeof db.batch>[0]);
-  const deleted = results[closing.length * 2] as CustomerRow[];
-  if (!deleted[0]) {
-    const again = await loadCustomer(db, platformId, customerId);
-    if (again.isDeleted) throw customerDeleted();
-    throw conflict("The customer's internal accounts still hold funds; move them out before deleting");
-  }
-  await dispatchEvents(
-    deps.queue,
-    closing.map((e) => e.eventId),
-  );
-  return customerView(deleted[0], (await ownersOf(db, deleted)).get(row.id) ?? []);
 }

@@ -49,3 +49,11 @@ export function guard(db: Db, condition: SQL): Statement {
   // A select builder, not db.run: drizzle cannot batch a raw statement that has parameters.
   return db.select({ ok: sql`json(CASE WHEN ${condition} THEN '0' ELSE 'guard refused' END)` }).from(sql`(SELECT 1)`);
 }
+
+/**
+ * `guard` whose failure names it, so a caller tells it from the batch's other guards (`isNamedGuardFailure`):
+ * the failure is json_extract's error on a path that is not one, whose message quotes the path (`name`).
+ */
+export function namedGuard(db: Db, name: string, condition: SQL): Statement {
+  return db.select({ ok: sql`json_extract('{}', CASE WHEN ${condition} THEN '$' ELSE ${name} END)` }).from(sql`(SELECT 1)`);
+}

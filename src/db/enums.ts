@@ -10,6 +10,8 @@ export const TransactionStatus = z
       'CREATED: lookup created; PENDING: quote created (or awaiting platform approval); PROCESSING: funding received, payment initiated; COMPLETED: delivered; REJECTED: the receiving institution, wallet or the platform rejected it (funds refunded); FAILED: error during payment; REFUNDED: could not complete, refunded; EXPIRED: the quote expired',
   });
 export type TransactionStatus = z.infer<typeof TransactionStatus>;
+/** The statuses a transaction still leaves (by its plan or a decision to come); the others are final. */
+export const OPEN_TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PROCESSING'] as const satisfies readonly TransactionStatus[];
 
 export const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
 export type TransactionType = z.infer<typeof TransactionType>;

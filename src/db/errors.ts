@@ -21,3 +21,6 @@ export function isUniqueViolation(text: string, table: string, column?: string):
 
 /** True when a batch failed on a `guard` statement (db/client.ts). */
 export const isGuardFailure = (text: string): boolean => /malformed JSON/i.test(text);
+
+/** True when a batch failed on the `namedGuard` called `name` (SQLite words it "bad JSON path: '<name>'" or, before 3.45, "JSON path error near '<name>'"). */
+export const isNamedGuardFailure = (text: string, name: string): boolean => /JSON path/i.test(text) && text.includes(`'${name}'`);

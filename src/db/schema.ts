@@ -1,6 +1,6 @@
 // The tables of platforms, customers, accounts, KYC, documents and tokens (payments, agents and infrastructure
 // tables have their own files). Long because it is declarations.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CurrencyConfig, WalletConfig } from '../platform/schema';
 import type {
@@ -62,6 +62,13 @@ export const apiTokens = sqliteTable(
   (t) => [index('api_tokens_platform_idx').on(t.platformId, t.id)],
 );
 
+/**
+ * The index that keeps the UMA addresses of a platform's active customers unique, case-insensitively as UMA
+ * addresses compare (`$Alice@d` and `$alice@d` name one receiver); its violation is UMA_ADDRESS_EXISTS (409).
+ * Lookups by address use `umaAddressIs`, its own key, so it serves them.
+ */
+export const CUSTOMERS_UMA_ADDRESS_UQ = 'customers_uma_address_uq';
+
 /** A platform's customer. Type-specific fields (personal or business info) live in `info`. */
 export const customers = sqliteTable(
   'customers',
@@ -89,14 +96,24 @@ export const customers = sqliteTable(
     uniqueIndex('customers_platform_customer_id_uq')
       .on(t.platformId, t.platformCustomerId)
       .where(sql`is_deleted = 0`),
-    uniqueIndex('customers_uma_address_uq')
-      .on(t.platformId, t.umaAddress)
+    uniqueIndex(CUSTOMERS_UMA_ADDRESS_UQ)
+      .on(t.platformId, sql`lower(${t.umaAddress})`)
       .where(sql`is_deleted = 0`),
     index('customers_platform_idx').on(t.platformId, t.id),
     // GET /customers without deleted ones: the page in id order and its exact totalCount from the index alone.
     index('customers_platform_live_idx').on(t.platformId, t.isDeleted, t.id),
   ],
 );
+
+/**
+ * Customers whose UMA address is `address` in any case, compared as `CUSTOMERS_UMA_ADDRESS_UQ` keys them;
+ * `active` adds the index's own condition, written as a literal (a bound 0 would not let SQLite use the
+ * partial index). With the platform's id, an active lookup is one index probe.
+ */
+export function umaAddressIs(address: string, active = true): SQL {
+  const same = sql`lower(${customers.umaAddress}) = lower(${address})`;
+  return active ? sql`${same} AND ${customers.isDeleted} = 0` : same;
+}
 
 /**
  * Money held by the service: per customer (customerId set) or the platform's own (customerId null).

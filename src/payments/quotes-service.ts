@@ -72,8 +72,8 @@ export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall:
     where.push(or(and(eq(sql`${q.customerId}`, platformId), isNull(quotes.customerId)), eq(quotes.customerId, q.customerId)));
   if (q.sendingAccountId) where.push(eq(quotes.sourceAccountId, q.sendingAccountId));
   if (q.receivingAccountId) where.push(eq(transactions.destinationAccountId, q.receivingAccountId));
-  if (q.sendingUmaAddress) where.push(eq(sql`lower(${transactions.senderUmaAddress})`, q.sendingUmaAddress.toLowerCase()));
-  if (q.receivingUmaAddress) where.push(eq(sql`lower(${transactions.receiverUmaAddress})`, q.receivingUmaAddress.toLowerCase()));
+  if (q.sendingUmaAddress) where.push(sql`lower(${transactions.senderUmaAddress}) = lower(${q.sendingUmaAddress})`);
+  if (q.receivingUmaAddress) where.push(sql`lower(${transactions.receiverUmaAddress}) = lower(${q.receivingUmaAddress})`);
   if (q.status) where.push(quoteStatusIs(q.status, now));
   if (q.createdAfter !== undefined) where.push(gte(quotes.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) where.push(lte(quotes.createdAt, q.createdBefore));

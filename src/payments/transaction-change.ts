@@ -1,5 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { and, eq, inArray, ne, notExists } from 'drizzle-orm';
+import { namedGuard, type Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';
 import {
   internalAccounts,
@@ -9,7 +9,8 @@ import {
   type TransactionRow,
   type TransactionStatus,
 } from '../db/schema';
-import { isUniqueViolation } from '../db/errors';
+import { isNamedGuardFailure, isUniqueViolation } from '../db/errors';
+import { conflict } from '../http/errors';
 import type { Logger } from '../http/log';
 import { movementStatements, runMoneyBatch, type Movement } from '../ledger/ledger';
 import { errorText } from '../db/errors';
@@ -53,6 +54,18 @@ export interface Change {
 }
 
 const isInternal = (id: string) => id.startsWith('InternalAccount:');
+
+/** The guard that keeps a new transaction off an internal account closed since it was read (its customer deleted). */
+const ACCOUNTS_OPEN = 'ACCOUNTS_OPEN';
+function accountsOpen(db: Db, row: TransactionRow): Statement[] {
+  const ids = [row.sourceAccountId, row.destinationAccountId].filter((id): id is string => id !== null && isInternal(id));
+  if (ids.length === 0) return [];
+  const closed = db
+    .select({ id: internalAccounts.id })
+    .from(internalAccounts)
+    .where(and(inArray(internalAccounts.id, ids), ne(internalAccounts.status, 'ACTIVE')));
+  return [namedGuard(db, ACCOUNTS_OPEN, notExists(closed))];
+}
 
 /**
  * The batch of a change. A change from version v writes history rows v+1..v+n first: their primary key
@@ -100,7 +113,7 @@ export async function buildChange(
     const [first, ...others] = hops;
     row = first ? { ...base, ...first.set, status: first.status, version: 0 } : { ...base, version: 0 };
     rest = others;
-    statements.push(history(0, null, row.status), db.insert(transactions).values(row));
+    statements.push(...accountsOpen(db, row), history(0, null, row.status), db.insert(transactions).values(row));
     move(first?.movements);
     if (!opts.quiet) announce(row, first?.set?.refund !== undefined);
   }
@@ -168,7 +181,10 @@ export async function commitChange(deps: Pick<Deps, 'db' | 'queue' | 'log'>, cha
   try {
     result = await runMoneyBatch(deps.db, change.statements);
   } catch (error) {
-    if (isUniqueViolation(errorText(error), 'transaction_history')) return 'conflict';
+    const text = errorText(error);
+    if (isUniqueViolation(text, 'transaction_history')) return 'conflict';
+    // A deletion closed an account after the caller read it active: nothing was written, as the read would have refused.
+    if (isNamedGuardFailure(text, ACCOUNTS_OPEN)) throw conflict('An internal account of this payment is no longer active');
     throw error;
   }
   // A ledger posting already present means a concurrent change of this transaction posted it.

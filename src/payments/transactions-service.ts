@@ -57,11 +57,12 @@ export function transactionHistoryFrom(loaded: Loaded<ReturnType<typeof transact
 }
 
 // An end's account identifier is what its `source`/`destination` names: an account id or a UMA address
-// (the reference's ACCOUNT and UMA_ADDRESS kinds); UMA addresses compare without case.
+// (the reference's ACCOUNT and UMA_ADDRESS kinds); UMA addresses compare without case, lower-cased by SQLite on
+// both sides as the customers' unique index keys them.
 const isSender = (identifier: string) =>
-  or(eq(transactions.sourceAccountId, identifier), eq(sql`lower(${transactions.senderUmaAddress})`, identifier.toLowerCase()));
+  or(eq(transactions.sourceAccountId, identifier), sql`lower(${transactions.senderUmaAddress}) = lower(${identifier})`);
 const isReceiver = (identifier: string) =>
-  or(eq(transactions.destinationAccountId, identifier), eq(sql`lower(${transactions.receiverUmaAddress})`, identifier.toLowerCase()));
+  or(eq(transactions.destinationAccountId, identifier), sql`lower(${transactions.receiverUmaAddress}) = lower(${identifier})`);
 
 /** GET /transactions: newest first by default, keyset on the (time-ordered) id. */
 /** GET /transactions: by id in `sortOrder`, with the filters; `customerId` naming the platform means its own. */

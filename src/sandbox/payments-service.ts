@@ -1,6 +1,6 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
-import { customers, internalAccounts, type PlatformRow, type TransactionRow } from '../db/schema';
+import { customers, internalAccounts, umaAddressIs, type PlatformRow, type TransactionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields, notFound } from '../http/errors';
 import { computeExchange } from '../payments/rates';
@@ -56,7 +56,7 @@ interface UmaReceiveInput {
  * loads for authentication's round trip (`platformId` SQL: see `RouteSpec.load`).
  */
 export function receiverLoads(db: Db, platformId: SQL, input: UmaReceiveInput) {
-  const byAddress = input.receiverUmaAddress ? sql`lower(${customers.umaAddress}) = ${input.receiverUmaAddress.toLowerCase()}` : undefined;
+  const byAddress = input.receiverUmaAddress ? umaAddressIs(input.receiverUmaAddress) : undefined;
   const which = and(
     eq(customers.platformId, platformId),
     eq(customers.isDeleted, false),

@@ -168,6 +168,33 @@ describe('bulk CSV import', () => {
     expect((await api('GET', `/customers/internal-accounts?customerId=${biz.id}`, { auth: p.auth })).body.totalCount).toBe(6);
   });
 
+  it('refuses a UMA address differing only in case from an existing customer or an earlier row, as that row’s error', async () => {
+    const p = await newPlatform();
+    await createCustomer(p, individualBody({ umaAddress: `$Kim@${p.umaDomain}` }));
+    const rows = [person('kim-row', { uma: '$KIM@platform.test' }), person('lee'), person('lee-row', { uma: '$LEE@platform.test' })];
+    const { jobId, messages } = await upload(p, csvOf(rows));
+    await deliver(messages);
+    expect(await job(p, jobId)).toMatchObject({
+      status: 'COMPLETED',
+      progress: { total: 3, processed: 3, successful: 1, failed: 2 },
+      errors: [
+        {
+          code: 'UMA_ADDRESS_EXISTS',
+          message: `UMA address $KIM@${p.umaDomain} is already used by an existing customer`,
+          details: { row: 1 },
+          correlationId: 'kim-row',
+        },
+        {
+          code: 'UMA_ADDRESS_EXISTS',
+          message: `UMA address $LEE@${p.umaDomain} is already used by row 2`,
+          details: { row: 3 },
+          correlationId: 'lee-row',
+        },
+      ],
+    });
+    expect(await customerCount(p)).toBe(2);
+  });
+
   it('goes PENDING -> PROCESSING -> COMPLETED chunk by chunk; completedAt only at the end', async () => {
     const p = await newPlatform();
     const rows = Array.from({ length: 1200 }, (_, i) => person(`r${i}`));

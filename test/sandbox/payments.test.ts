@@ -90,8 +90,11 @@ describe('POST /sandbox/uma/receive', () => {
     res = await receive(p.auth, body);
     expect(failingFields(res)).toEqual(['receiverUmaAddress']);
     expect((await receive(p.auth, { ...body, customerId: customer.id })).status).toBe(200);
-    expect((await api('DELETE', `/customers/${customer.id}`, { auth: p.auth })).status).toBe(200);
-    expectError(await receive(p.auth, { ...body, receiverUmaAddress: `$dave@${p.umaDomain}` }), 404, 'UMA_NOT_FOUND');
+    // A deleted customer receives nothing (one with a payment under way cannot be deleted: a fresh one).
+    const { customer: gone } = await customerWithAccounts(p, individualBody({ umaAddress: `$erin@${p.umaDomain}` }));
+    expect((await api('DELETE', `/customers/${gone.id}`, { auth: p.auth })).status).toBe(200);
+    expectError(await receive(p.auth, { ...body, receiverUmaAddress: `$erin@${p.umaDomain}` }), 404, 'UMA_NOT_FOUND');
+    expectError(await receive(p.auth, { ...body, customerId: gone.id }), 404, 'UMA_NOT_FOUND');
   });
 });
 
