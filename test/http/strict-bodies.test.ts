@@ -254,6 +254,23 @@ describe('unknown fields in JSON bodies', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 
+  it('PATCH /config: a currency read back from GET with its read-only fields is refused by name, an unknown field too, and nothing changes', async () => {
+    const p = await newPlatform();
+    const before = (await api('GET', '/config', { auth: p.auth })).body;
+    const [usd, ...rest] = before.supportedCurrencies;
+    const res = await api('PATCH', '/config', { auth: p.auth, body: { supportedCurrencies: [{ ...usd, [UNKNOWN]: 1 }, ...rest] } });
+    expectError(res, 400, 'INVALID_INPUT');
+    expect(res.body.details.fields).toEqual(
+      expect.arrayContaining([
+        { field: 'supportedCurrencies.0.providerRequiredCustomerFields', message: 'providerRequiredCustomerFields is read-only' },
+        { field: `supportedCurrencies.0.${UNKNOWN}`, message: 'Unknown field' },
+      ]),
+    );
+    expect((await api('GET', '/config', { auth: p.auth })).body).toEqual(before);
+    const { providerRequiredCustomerFields: _a, providerRequiredCounterpartyCustomerFields: _b, ...settable } = usd;
+    expect((await api('PATCH', '/config', { auth: p.auth, body: { supportedCurrencies: [settable] } })).status).toBe(200);
+  });
+
   it('an unknown field no variant of a union declares is named even when no variant matches', async () => {
     // uma providers' currencies are a code or a {code, name, symbol, decimals} object.
     const res = await api('POST', '/operator/uma-providers', {
