@@ -90,9 +90,10 @@ export async function readJson(request: Request, limit = JSON_BODY_LIMIT): Promi
 /**
  * `schema` with every `z.object` at any depth made strict (an unknown field is 400 "Unknown field" with its
  * dotted path, never dropped): through optionals, nullables, defaults, arrays, tuples, records, unions, pipes
- * and lazy schemas (an intersection of objects is refused: use `.extend()`), keeping refinements and metadata (ids, descriptions). An object
- * that declares its extra keys (`z.looseObject`, `.catchall(...)`) and a record keep what they declare.
- * Routes apply it to every JSON body once, at definition; response schemas are left as they are.
+ * and lazy schemas, keeping refinements and metadata (ids, descriptions). An intersection of objects is
+ * refused (each strict side would refuse the other's fields: `.extend()` says it). An object that declares
+ * its extra keys (`z.looseObject`, `.catchall(...)`) and a record keep what they declare. Routes apply it to
+ * every JSON body once, at definition; the schemas themselves, used for responses too, are left as they are.
  */
 export function strictBody<T extends z.ZodType>(schema: T): T {
   return strictCopy(schema, new Map()) as T;
@@ -126,7 +127,6 @@ function strictCopy(schema: z.ZodType, done: Map<z.ZodType, z.ZodType>): z.ZodTy
       changes.options = (def.options as z.ZodType[]).map(sub);
       break;
     case 'intersection':
-      // Each strict side would refuse the other's fields: a body says `.extend()` instead.
       if (sub(def.left) !== def.left || sub(def.right) !== def.right)
         throw new Error('A request body cannot intersect objects; use .extend()');
       return schema;
