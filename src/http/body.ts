@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ApiError, badRequest } from './errors';
 
 export const JSON_BODY_LIMIT = 1024 * 1024; // 1 MiB
@@ -84,4 +85,90 @@ export async function readJson(request: Request, limit = JSON_BODY_LIMIT): Promi
   } catch {
     throw badRequest('Request body is not valid JSON', { fields: [{ field: '(body)', message: 'Malformed JSON' }] });
   }
+}
+
+/**
+ * `schema` with every `z.object` at any depth made strict (an unknown field is 400 "Unknown field" with its
+ * dotted path, never dropped): through optionals, nullables, defaults, arrays, tuples, records, unions, pipes
+ * and lazy schemas, keeping refinements and metadata (ids, descriptions). An intersection of objects is
+ * refused (each strict side would refuse the other's fields: `.extend()` says it). An object that declares
+ * its extra keys (`z.looseObject`, `.catchall(...)`) and a record keep what they declare. Routes apply it to
+ * every JSON body once, at definition; the schemas themselves, used for responses too, are left as they are.
+ */
+export function strictBody<T extends z.ZodType>(schema: T): T {
+  return strictCopy(schema, new Map()) as T;
+}
+
+type Def = z.core.$ZodTypeDef & Record<string, unknown>;
+
+function strictCopy(schema: z.ZodType, done: Map<z.ZodType, z.ZodType>): z.ZodType {
+  const known = done.get(schema);
+  if (known) return known;
+  const def = schema._zod.def as Def;
+  const sub = (s: unknown) => strictCopy(s as z.ZodType, done);
+  const changes: Record<string, unknown> = {};
+  switch (def.type) {
+    case 'object': {
+      // Copied before its fields, which convert on first read: a recursive shape (getters) ends here.
+      const shape = def.shape as Record<string, z.ZodType>;
+      let fields: Record<string, z.ZodType> | undefined;
+      return copy(schema, def, done, {
+        get shape() {
+          return (fields ??= Object.fromEntries(Object.keys(shape).map((k) => [k, sub(shape[k])])));
+        },
+        catchall: def.catchall ? sub(def.catchall) : z.never(),
+      });
+    }
+    case 'lazy': {
+      const getter = def.getter as () => z.ZodType;
+      return copy(schema, def, done, { getter: () => sub(getter()) });
+    }
+    case 'union':
+      changes.options = (def.options as z.ZodType[]).map(sub);
+      break;
+    case 'intersection':
+      if (sub(def.left) !== def.left || sub(def.right) !== def.right)
+        throw new Error('A request body cannot intersect objects; use .extend()');
+      return schema;
+    case 'array':
+      changes.element = sub(def.element);
+      break;
+    case 'tuple':
+      changes.items = (def.items as z.ZodType[]).map(sub);
+      changes.rest = def.rest ? sub(def.rest) : def.rest;
+      break;
+    case 'record':
+      changes.valueType = sub(def.valueType);
+      break;
+    case 'pipe':
+      changes.in = sub(def.in);
+      changes.out = sub(def.out);
+      break;
+    case 'optional':
+    case 'nullable':
+    case 'nonoptional':
+    case 'default':
+    case 'prefault':
+    case 'catch':
+    case 'readonly':
+    case 'success':
+      changes.innerType = sub(def.innerType);
+      break;
+    default:
+      return schema; // no object inside (strings, numbers, enums, literals, transforms, unknown...)
+  }
+  const same = Object.entries(changes).every(([k, v]) =>
+    Array.isArray(v) ? v.every((x, i) => x === (def[k] as unknown[])[i]) : v === def[k],
+  );
+  return same ? schema : copy(schema, def, done, changes);
+}
+
+/** A schema of the same kind with `changes` over its definition (getters such as a default's value kept) and the same metadata. */
+function copy(schema: z.ZodType, def: Def, done: Map<z.ZodType, z.ZodType>, changes: object): z.ZodType {
+  const next = Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(def), ...Object.getOwnPropertyDescriptors(changes) });
+  const out = schema.clone(next as typeof schema._zod.def);
+  done.set(schema, out);
+  const meta = z.globalRegistry.get(schema);
+  if (meta) z.globalRegistry.add(out, meta);
+  return out;
 }

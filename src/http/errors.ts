@@ -110,9 +110,32 @@ export function zodIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
       }
     } else {
       issues.push({ field: base || '(body)', message: issue.message });
+      // No variant of a union matched: a field that every variant of its kind refuses is named too.
+      if (issue.code === 'invalid_union') {
+        for (const field of unknownInEvery(issue.errors))
+          issues.push({ field: base ? `${base}.${field}` : field, message: 'Unknown field' });
+      }
     }
   }
   return issues;
+}
+
+/** Dotted paths, relative to a union, of the unknown fields every variant refuses (variants of another type aside). */
+function unknownInEvery(variants: z.core.$ZodIssue[][]): string[] {
+  const sets = variants
+    .filter((issues) => !issues.some((i) => i.code === 'invalid_type' && i.path.length === 0))
+    .map((issues) => new Set(unknownFields(issues)));
+  if (sets.length === 0) return [];
+  return [...sets[0]!].filter((field) => sets.every((s) => s.has(field)));
+}
+
+function unknownFields(issues: z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((issue) => {
+    const at = (field: string) => [...issue.path.map(String), field].join('.');
+    if (issue.code === 'unrecognized_keys') return issue.keys.map(at);
+    if (issue.code === 'invalid_union') return unknownInEvery(issue.errors).map(at);
+    return [];
+  });
 }
 
 export const ErrorBody = z

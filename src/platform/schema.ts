@@ -29,6 +29,9 @@ export const CurrencyConfigInput = z
     maxAmount: z.int().min(0).meta({ description: 'Largest amount, in the smallest unit' }),
     enabledTransactionTypes: z.array(TransactionType).max(2),
     requiredCounterpartyFields: z.array(CounterpartyFieldDefinition).max(32),
+    // Returned by GET /config (the reference marks them readOnly): named when sent back, like the top level's.
+    providerRequiredCustomerFields: readOnly('providerRequiredCustomerFields'),
+    providerRequiredCounterpartyCustomerFields: readOnly('providerRequiredCounterpartyCustomerFields'),
   })
   .refine((c) => c.minAmount <= c.maxAmount, { message: 'minAmount must not exceed maxAmount', path: ['minAmount'] });
 export type CurrencyConfig = z.infer<typeof CurrencyConfigInput>;
