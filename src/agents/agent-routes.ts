@@ -1,5 +1,6 @@
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
+import { ErrorBody } from '../http/errors';
 import {
   AgentCreate,
   AgentCreateResponse,
@@ -30,6 +31,8 @@ import {
 } from './service';
 
 const tag = 'Agent Management';
+const MISSING_PERMISSIONS =
+  'The token lacks MANAGE, or a power the agent would get (details.missingPermissions): money permissions, AUTO and looser limits need TRANSACT, VIEW_TRANSACTIONS needs VIEW';
 
 /** Platform-side agent management (HTTP Basic). */
 export const agentRoutes = [
@@ -42,8 +45,12 @@ export const agentRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: AgentCreate,
-    responses: { 201: { description: 'Created', schema: AgentCreateResponse }, ...errorResponses(400, 401, 403, 404, 413) },
-    handler: async (c) => json(await createAgent(c.db, c.auth.platform, c.body, c.now), 201),
+    responses: {
+      201: { description: 'Created', schema: AgentCreateResponse },
+      ...errorResponses(400, 401, 404, 413),
+      403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
+    },
+    handler: async (c) => json(await createAgent(c.db, c.auth.platform, c.auth.permissions, c.body, c.now), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -81,7 +88,14 @@ export const agentRoutes = [
     auth: 'none',
     params: CodeParams,
     secretParams: ['code'],
-    responses: { 200: { description: 'The access token', schema: DeviceCodeRedeem }, ...errorResponses(400, 404) },
+    responses: {
+      200: { description: 'The access token', schema: DeviceCodeRedeem },
+      ...errorResponses(400, 404),
+      403: {
+        description: "The code's issuer lacks a permission the agent's policy now needs (details.missingPermissions)",
+        schema: ErrorBody,
+      },
+    },
     handler: async (c) => json(await redeemDeviceCode(c.db, c.params.code, Date.now())),
   }),
   defineRoute({
@@ -135,8 +149,12 @@ export const agentRoutes = [
     permission: 'MANAGE',
     params: AgentIdParams,
     body: AgentPolicyUpdate,
-    responses: { 200: { description: 'The agent', schema: Agent }, ...errorResponses(400, 401, 403, 404) },
-    handler: async (c) => json(await updatePolicy(c.db, c.auth.platform.id, c.params.agentId, c.body, c.now)),
+    responses: {
+      200: { description: 'The agent', schema: Agent },
+      ...errorResponses(400, 401, 404, 409),
+      403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
+    },
+    handler: async (c) => json(await updatePolicy(c.db, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.body, c.now)),
   }),
   defineRoute({
     method: 'POST',
@@ -147,7 +165,11 @@ export const agentRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     params: AgentIdParams,
-    responses: { 201: { description: 'The code', schema: AgentDeviceCode }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => json(await issueDeviceCode(c.db, c.auth.platform.id, c.params.agentId, c.now), 201),
+    responses: {
+      201: { description: 'The code', schema: AgentDeviceCode },
+      ...errorResponses(401, 404),
+      403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
+    },
+    handler: async (c) => json(await issueDeviceCode(c.db, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.now), 201),
   }),
 ];

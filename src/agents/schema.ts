@@ -4,11 +4,25 @@ import { CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { BooleanParam } from '../common/fields';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
+import type { Permission } from '../db/schema';
 
 export const AgentPermission = z
   .enum(['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'])
   .meta({ id: 'AgentPermission' });
 export type AgentPermission = z.infer<typeof AgentPermission>;
+
+/**
+ * The API-token permission whose power each agent permission hands on: giving an agent a permission needs it
+ * (an agent never gets a power its creator lacks). The TRANSACT ones are the agent's money permissions.
+ */
+export const AGENT_PERMISSION_NEEDS: Record<AgentPermission, Permission> = {
+  VIEW_TRANSACTIONS: 'VIEW',
+  CREATE_TRANSFERS: 'TRANSACT',
+  CREATE_QUOTES: 'TRANSACT',
+  EXECUTE_QUOTES: 'TRANSACT',
+  MANAGE_EXTERNAL_ACCOUNTS: 'MANAGE',
+};
+export const MONEY_PERMISSIONS = AgentPermission.options.filter((p) => AGENT_PERMISSION_NEEDS[p] === 'TRANSACT');
 
 export const AgentExecutionMode = z.enum(['AUTO', 'APPROVAL_REQUIRED']).meta({ id: 'AgentExecutionMode' });
 

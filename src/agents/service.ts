@@ -10,18 +10,23 @@ import {
   internalAccounts,
   platforms,
   type AgentRow,
+  type Permission,
   type PlatformRow,
 } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
-import { ApiError, badRequest, invalidFields, notFound, type FieldIssue } from '../http/errors';
+import { ApiError, badRequest, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetIds, keysetLoads, mapPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { platformClock } from '../platform/service';
+import { requireHeld } from '../platform/tokens-service';
 import { loadActiveCustomer } from '../customers/service';
 import { loadExternalAccount } from '../external-accounts/service';
 import { loadInternalAccount } from '../accounts/internal-service';
 import type { AgentPolicy, AgentPolicyUpdate } from './schema';
+import { changeNeeds, policyNeeds } from './grants';
+
+const CANNOT_GIVE = 'Giving the agent these powers needs permissions this API token lacks';
 
 export const agentNotFound = () => notFound('NOT_FOUND', 'Agent not found');
 const DEVICE_CODE_TTL_MS = 10 * 60_000;
@@ -129,18 +134,30 @@ function deviceCode() {
   return `${chars.slice(0, 5)}-${chars.slice(5)}`;
 }
 
-function newDeviceCode(agentId: string, platformId: string, now: number) {
+/** A code carries its issuer's permissions: redeeming checks them against the agent's policy of that moment. */
+function newDeviceCode(agentId: string, platformId: string, issuerPermissions: Permission[], now: number) {
   const code = deviceCode();
-  const row = { codeHash: hashSecret(code), agentId, platformId, expiresAt: now + DEVICE_CODE_TTL_MS, redeemedAt: null, createdAt: now };
+  const row = {
+    codeHash: hashSecret(code),
+    agentId,
+    platformId,
+    expiresAt: now + DEVICE_CODE_TTL_MS,
+    redeemedAt: null,
+    issuerPermissions,
+    createdAt: now,
+  };
   return { row, view: { code, agentId, expiresAt: iso(row.expiresAt), redeemed: false } };
 }
 
+/** A new agent with its first device code; `callerPermissions` (the API token's) must cover the policy's powers. */
 export async function createAgent(
   db: Db,
   platform: PlatformRow,
+  callerPermissions: Permission[],
   input: { name: string; customerId: string; policy: AgentPolicy },
   now: number,
 ) {
+  requireHeld(callerPermissions, policyNeeds(input.policy), CANNOT_GIVE);
   await loadActiveCustomer(db, platform.id, input.customerId);
   await checkPolicyAccounts(db, platform.id, input.customerId, input.policy);
   const row: AgentRow = {
@@ -155,7 +172,7 @@ export async function createAgent(
     createdAt: now,
     updatedAt: now,
   };
-  const code = newDeviceCode(row.id, platform.id, now);
+  const code = newDeviceCode(row.id, platform.id, callerPermissions, now);
   await db.batch([db.insert(agents).values(row), db.insert(agentDeviceCodes).values(code.row)]);
   return { agent: agentView(row, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }, now), deviceCode: code.view };
 }
@@ -248,16 +265,32 @@ export function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): Age
   };
 }
 
-export async function updatePolicy(db: Db, platformId: string, agentId: string, patch: AgentPolicyUpdate, now: number) {
+/**
+ * Any widening (a new permission, AUTO, a looser limit, threshold or account list) needs the powers it gives;
+ * narrowing needs none. The write applies only over the policy the check read, so a concurrent change is
+ * never overwritten by one checked against an older policy.
+ */
+export async function updatePolicy(
+  db: Db,
+  platformId: string,
+  agentId: string,
+  callerPermissions: Permission[],
+  patch: AgentPolicyUpdate,
+  now: number,
+) {
   const row = await loadAgent(db, platformId, agentId);
   const policy = mergePolicy(row.policy, patch);
+  requireHeld(callerPermissions, changeNeeds(row.policy, policy), CANNOT_GIVE);
   await checkPolicyAccounts(db, platformId, row.customerId, policy);
   const [updated] = await db
     .update(agents)
     .set({ policy, updatedAt: now })
-    .where(and(eq(agents.id, agentId), isNull(agents.deletedAt)))
+    .where(and(eq(agents.id, agentId), isNull(agents.deletedAt), sql`${agents.policy} = ${JSON.stringify(row.policy)}`))
     .returning();
-  if (!updated) throw agentNotFound();
+  if (!updated) {
+    await loadAgent(db, platformId, agentId);
+    throw retryableConflict('The agent was changed concurrently; read it and try again');
+  }
   return agentView(updated, (await usageOf(db, [row.id], now)).get(row.id)!, now);
 }
 
@@ -281,10 +314,11 @@ export async function deleteAgent(db: Db, platformId: string, agentId: string, n
   if (deleted.length === 0) throw agentNotFound();
 }
 
-/** A fresh code; earlier unredeemed codes of the agent stop working. */
-export async function issueDeviceCode(db: Db, platformId: string, agentId: string, now: number) {
-  await loadAgent(db, platformId, agentId);
-  const code = newDeviceCode(agentId, platformId, now);
+/** A fresh code; earlier unredeemed codes of the agent stop working. Connecting an agent needs its policy's powers. */
+export async function issueDeviceCode(db: Db, platformId: string, agentId: string, callerPermissions: Permission[], now: number) {
+  const agent = await loadAgent(db, platformId, agentId);
+  requireHeld(callerPermissions, policyNeeds(agent.policy), 'Connecting this agent needs permissions this API token lacks');
+  const code = newDeviceCode(agentId, platformId, callerPermissions, now);
   await db.batch([
     db
       .update(agentDeviceCodes)
@@ -322,11 +356,19 @@ export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
   const codeHash = hashSecret(code.toUpperCase());
   // No credentials name the platform here: its sandbox clock comes with the code.
   const [found] = await db
-    .select({ offset: platforms.clockOffsetMs })
+    .select({ offset: platforms.clockOffsetMs, issuerPermissions: agentDeviceCodes.issuerPermissions, policy: agents.policy })
     .from(agentDeviceCodes)
     .innerJoin(platforms, eq(platforms.id, agentDeviceCodes.platformId))
+    .innerJoin(agents, eq(agents.id, agentDeviceCodes.agentId))
     .where(eq(agentDeviceCodes.codeHash, codeHash));
   if (!found) throw codeNotFound();
+  // The policy may have widened since the code was issued: its issuer must hold what the agent now exercises.
+  // Refused before the code is spent, so it works again if the policy narrows.
+  requireHeld(
+    found.issuerPermissions,
+    policyNeeds(found.policy),
+    "The device code's issuer lacks permissions the agent's policy now needs",
+  );
   const now = realNow + found.offset;
   const [won] = await db
     .update(agentDeviceCodes)

@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { AgentPolicy } from '../agents/schema';
-import type { AgentActionStatus, AgentActionType } from './enums';
+import type { AgentActionStatus, AgentActionType, Permission } from './enums';
 
 /** A software agent acting for one customer under a policy (spec 2.6; experimental). Deletion is soft. */
 export const agents = sqliteTable(
@@ -29,6 +29,11 @@ export const agentDeviceCodes = sqliteTable(
     platformId: text('platform_id').notNull(),
     expiresAt: integer('expires_at').notNull(),
     redeemedAt: integer('redeemed_at'),
+    /**
+     * The permissions of the API token that issued the code: redeeming refuses an agent whose policy needs
+     * more (codes older than the column carry none, so they redeem only for an agent without permissions).
+     */
+    issuerPermissions: text('issuer_permissions', { mode: 'json' }).$type<Permission[]>().notNull().default([]),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('agent_device_codes_agent_idx').on(t.agentId)],

@@ -87,6 +87,15 @@ export function newToken(platformId: string, name: string, permissions: Permissi
 }
 
 /**
+ * 403 `FORBIDDEN` naming the permissions of `wanted` that `held` lacks (`details.missingPermissions`), before
+ * anything is written: what a token (or an agent it sets up) is given never exceeds what the token holds.
+ */
+export function requireHeld(held: readonly Permission[], wanted: Iterable<Permission>, reason: string): void {
+  const missing = [...new Set(wanted)].filter((p) => !held.includes(p));
+  if (missing.length) throw forbidden(`${reason}: ${missing.join(', ')}`, { missingPermissions: missing });
+}
+
+/**
  * Creates a token for the caller's platform. A token grants only permissions it holds itself, so no token can
  * mint a stronger one; the operator endpoint alone makes a platform's first all-permission token.
  */
@@ -97,10 +106,7 @@ export async function createToken(
   input: { name: string; permissions: Permission[] },
   now: number,
 ) {
-  const missing = [...new Set(input.permissions)].filter((p) => !callerPermissions.includes(p));
-  if (missing.length) {
-    throw forbidden(`This API token cannot grant permissions it lacks: ${missing.join(', ')}`, { missingPermissions: missing });
-  }
+  requireHeld(callerPermissions, input.permissions, 'This API token cannot grant permissions it lacks');
   const { row, view } = newToken(platformId, input.name, input.permissions, now);
   await db.insert(apiTokens).values(row);
   return view;
