@@ -97,6 +97,7 @@ export const agentActionRoutes = [
     summary: "Create a quote from the customer's accounts (CREATE_QUOTES)",
     tag,
     auth: 'agent',
+    agentPermission: 'CREATE_QUOTES',
     body: QuoteRequest,
     responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404), ...ratesUnavailableResponse },
     handler: async (c) => {
@@ -136,11 +137,10 @@ export const agentActionRoutes = [
     summary: 'Get a quote of the customer',
     tag,
     auth: 'agent',
+    agentPermission: ['CREATE_QUOTES', 'EXECUTE_QUOTES', 'VIEW_TRANSACTIONS'],
     params: z.object({ quoteId: z.string().max(128) }),
     responses: { 200: { description: 'The quote', schema: Quote }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
-      const p = c.auth.agent.policy.permissions;
-      if (!p.includes('EXECUTE_QUOTES') && !p.includes('VIEW_TRANSACTIONS')) requireAgentPermission(c.auth.agent, 'CREATE_QUOTES');
       const { quote } = await loadQuote(c.db, c.auth.agent.platformId, c.params.quoteId);
       if (quote.customerId !== c.auth.agent.customerId) throw quoteNotFound();
       return json(await getQuote(c.db, c.auth.agent.platformId, c.params.quoteId, c.now));
@@ -153,6 +153,7 @@ export const agentActionRoutes = [
     summary: 'Execute a quote under the policy (EXECUTE_QUOTES): executed, pending approval, or refused',
     tag,
     auth: 'agent',
+    agentPermission: 'EXECUTE_QUOTES',
     params: z.object({ quoteId: z.string().max(128) }),
     headers: idempotencyHeaderDoc,
     responses: executeResponses,
@@ -165,6 +166,7 @@ export const agentActionRoutes = [
     summary: 'Transfer out under the policy (CREATE_TRANSFERS)',
     tag,
     auth: 'agent',
+    agentPermission: 'CREATE_TRANSFERS',
     body: TransferOutRequest,
     headers: idempotencyHeaderDoc,
     responses: actionResponses,
@@ -183,6 +185,7 @@ export const agentActionRoutes = [
     summary: 'Transfer in under the policy (CREATE_TRANSFERS)',
     tag,
     auth: 'agent',
+    agentPermission: 'CREATE_TRANSFERS',
     body: TransferInRequest,
     headers: idempotencyHeaderDoc,
     responses: actionResponses,
@@ -223,10 +226,10 @@ export const agentActionRoutes = [
     summary: "The customer's transactions (VIEW_TRANSACTIONS)",
     tag,
     auth: 'agent',
+    agentPermission: 'VIEW_TRANSACTIONS',
     query: TransactionListQuery.omit({ customerId: true, platformCustomerId: true }),
     responses: { 200: { description: 'A page of transactions', schema: TransactionList }, ...errorResponses(400, 401, 403) },
     handler: async (c) => {
-      requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
       return json(await listTransactions(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId }));
     },
   }),
@@ -237,10 +240,10 @@ export const agentActionRoutes = [
     summary: "One of the customer's transactions (VIEW_TRANSACTIONS)",
     tag,
     auth: 'agent',
+    agentPermission: 'VIEW_TRANSACTIONS',
     params: z.object({ transactionId: z.string().max(128) }),
     responses: { 200: { description: 'The transaction', schema: Transaction }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
-      requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
       const tx = await loadTransaction(c.db, c.auth.agent.platformId, c.params.transactionId);
       if (tx.customerId !== c.auth.agent.customerId) throw transactionNotFound();
       return json(transactionView(tx));

@@ -21,6 +21,7 @@ import { Agent } from './schema';
 import { agentExternalAccount, agentView, requireAgentPermission, usageOf } from './service';
 
 const tag = 'Agent Operations';
+const EXTERNAL_READ = ['MANAGE_EXTERNAL_ACCOUNTS', 'VIEW_TRANSACTIONS'] as const;
 // The reference's own body: customerId may be sent, and then must be the agent's customer.
 const AgentExternalAccountCreate = ExternalAccountCreate.extend({
   customerId: z.string().max(128).optional().meta({ description: "The agent's customer (implied when omitted)" }),
@@ -47,19 +48,18 @@ export const agentMeRoutes = [
     summary: "The customer's internal accounts and balances (VIEW_TRANSACTIONS)",
     tag,
     auth: 'agent',
+    agentPermission: 'VIEW_TRANSACTIONS',
     query: AgentInternalAccountQuery,
     responses: { 200: { description: 'A page of accounts', schema: InternalAccountList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => {
-      requireAgentPermission(c.auth.agent, 'VIEW_TRANSACTIONS');
-      return json(
+    handler: async (c) =>
+      json(
         await listCustomerInternalAccounts(
           c.db,
           c.auth.agent.platformId,
           { ...c.query, customerId: c.auth.agent.customerId },
           c.settings.mode,
         ),
-      );
-    },
+      ),
   }),
   defineRoute({
     method: 'GET',
@@ -68,12 +68,11 @@ export const agentMeRoutes = [
     summary: "The customer's external accounts (MANAGE_EXTERNAL_ACCOUNTS or VIEW_TRANSACTIONS)",
     tag,
     auth: 'agent',
+    agentPermission: EXTERNAL_READ,
     query: AgentExternalAccountQuery,
     responses: { 200: { description: 'A page of external accounts', schema: ExternalAccountList }, ...errorResponses(400, 401, 403) },
-    handler: async (c) => {
-      requireExternalRead(c.auth.agent);
-      return json(await listCustomerExternalAccounts(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId }));
-    },
+    handler: async (c) =>
+      json(await listCustomerExternalAccounts(c.db, c.auth.agent.platformId, { ...c.query, customerId: c.auth.agent.customerId })),
   }),
   defineRoute({
     method: 'POST',
@@ -82,6 +81,7 @@ export const agentMeRoutes = [
     summary: 'Add an external account for the customer (MANAGE_EXTERNAL_ACCOUNTS)',
     tag,
     auth: 'agent',
+    agentPermission: 'MANAGE_EXTERNAL_ACCOUNTS',
     body: AgentExternalAccountCreate,
     responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 404, 409) },
     handler: async (c) => {
@@ -100,12 +100,10 @@ export const agentMeRoutes = [
     summary: 'Get one of the customer’s external accounts',
     tag,
     auth: 'agent',
+    agentPermission: EXTERNAL_READ,
     params: ExternalAccountIdParams,
     responses: { 200: { description: 'The external account', schema: ExternalAccount }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => {
-      requireExternalRead(c.auth.agent);
-      return json(externalAccountView(await agentExternalAccount(c.db, c.auth.agent, c.params.externalAccountId)));
-    },
+    handler: async (c) => json(externalAccountView(await agentExternalAccount(c.db, c.auth.agent, c.params.externalAccountId))),
   }),
   defineRoute({
     method: 'DELETE',
@@ -114,6 +112,7 @@ export const agentMeRoutes = [
     summary: 'Delete one of the customer’s external accounts (MANAGE_EXTERNAL_ACCOUNTS)',
     tag,
     auth: 'agent',
+    agentPermission: 'MANAGE_EXTERNAL_ACCOUNTS',
     params: ExternalAccountIdParams,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
@@ -124,8 +123,3 @@ export const agentMeRoutes = [
     },
   }),
 ];
-
-function requireExternalRead(agent: Parameters<typeof requireAgentPermission>[0]) {
-  const p = agent.policy.permissions;
-  if (!p.includes('MANAGE_EXTERNAL_ACCOUNTS')) requireAgentPermission(agent, 'VIEW_TRANSACTIONS');
-}

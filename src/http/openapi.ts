@@ -70,6 +70,8 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
       security: SECURITY[r.auth],
       // The API-token permission the operation needs (spec 5 leaves it unshown; clients and tests read it here).
       ...(r.permission ? { 'x-required-permission': r.permission } : {}),
+      // Agent-bearer operations: the agent-policy permissions of which the agent needs one.
+      ...(r.agentPermission ? { 'x-agent-permission': [r.agentPermission].flat() } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: Object.fromEntries(
         // Every operation with a body can answer 415 (`readInput` in route.ts), so the document says it once for all.

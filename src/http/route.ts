@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SQL } from 'drizzle-orm';
 import type { Env, Settings } from '../env';
 import { database, type Db, type Loaded, type Loads } from '../db/client';
-import type { Permission } from '../db/schema';
+import type { AgentRow, Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
@@ -16,6 +16,7 @@ import { forbidden, invalidFields, zodIssues } from './errors';
 import type { Logger } from './log';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type AgentPermissionName = AgentRow['policy']['permissions'][number];
 export type AuthKind = keyof Principals;
 
 /** What a handler receives: parsed input, the authenticated principal, and its dependencies. */
@@ -69,6 +70,8 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   auth: A;
   /** Required API-token permission (Basic auth only). */
   permission?: Permission;
+  /** Agent-bearer routes: the agent-policy permission needed (a list: any one of them); none means any agent. */
+  agentPermission?: AgentPermissionName | readonly AgentPermissionName[];
   params?: z.ZodType<P>;
   /** Path parameters that are secrets (a redeemable code): log lines show their `:name`, never the value. */
   secretParams?: readonly (keyof P & string)[];
@@ -143,6 +146,10 @@ export function defineRoute<
     });
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
+    }
+    const anyOf = spec.agentPermission && [spec.agentPermission].flat();
+    if (anyOf && auth && 'agent' in auth && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {
+      throw forbidden(`The agent's policy does not grant ${anyOf.join(' or ')}`);
     }
     if (early && 'error' in early) throw early.error;
     if (refused) throw refused.error;
