@@ -22,7 +22,7 @@ export function changeNeeds(before: AgentPolicy, after: AgentPolicy): Permission
 const cap = (limit: number | null | undefined) => limit ?? Infinity;
 
 /** The money controls of `after` that let through something `before` refused or sent for approval. */
-export function loosened(before: AgentPolicy, after: AgentPolicy): string[] {
+function loosened(before: AgentPolicy, after: AgentPolicy): string[] {
   const out: string[] = [];
   const [b, a] = [before.spendingLimits, after.spendingLimits];
   // Amounts mean nothing across currencies: a new currency is a new limit.

@@ -231,3 +231,25 @@ describe('the rule in detail', () => {
     expect((await api('POST', `/agents/device-codes/${code}/redeem`)).status).toBe(200);
   });
 });
+
+describe('a policy update applies over the policy it checked', () => {
+  it('a MANAGE narrowing racing a revocation never writes back the revoked money permission', async () => {
+    const s = await setting();
+    const money = policy({ permissions: ['CREATE_TRANSFERS'], defaultExecutionMode: 'APPROVAL_REQUIRED' });
+    const agent = (await createAgent(s.p.auth, s.customerId, money)).body.agent;
+    for (let round = 0; round < 6; round++) {
+      expect((await api('PATCH', `/agents/${agent.id}/policy`, { auth: s.p.auth, body: money })).status).toBe(200);
+      // The full token revokes the money permission while a MANAGE token lowers a limit (checked against the old policy).
+      const [revoke, narrow] = await Promise.all([
+        api('PATCH', `/agents/${agent.id}/policy`, { auth: s.p.auth, body: { permissions: [] } }),
+        api('PATCH', `/agents/${agent.id}/policy`, { auth: s.manage, body: { spendingLimits: { perTransactionLimit: 40_000 - round } } }),
+      ]);
+      for (const res of [revoke, narrow]) {
+        expect([200, 409], JSON.stringify(res.body)).toContain(res.status);
+        if (res.status === 409) expect(res.headers.get('x-should-retry')).toBeNull();
+      }
+      const stored = (await api('GET', `/agents/${agent.id}`, { auth: s.p.auth })).body.policy;
+      if (revoke.status === 200) expect(stored.permissions, `round ${round}`).toEqual([]);
+    }
+  });
+});
