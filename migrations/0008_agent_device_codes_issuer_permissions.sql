@@ -1,0 +1,1 @@
+ALTER TABLE `agent_device_codes` ADD `issuer_permissions` text DEFAULT '[]' NOT NULL;
