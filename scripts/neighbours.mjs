@@ -3,10 +3,10 @@
 // throwaway state (loopback only), makes platform A (the flooder, seeded with customers so a search scans
 // something) and platform B, then measures B's `GET /config` one request at a time:
 //   1. alone (B calls ten times a second at most, one call at a time);
-//   2. while A uploads bulk imports in parallel and runs parallel searches for a while, and until A's accepted
-//      imports have finished (or NEIGHBOURS_SETTLE_S passes).
+//   2. while A uploads bulk imports in parallel and runs parallel searches for a while, and until all of A's
+//      imports have been accepted and have finished (or NEIGHBOURS_SETTLE_S after the searches stop).
 // A backs off like a client generated from the OpenAPI: after a 429 it waits the Retry-After before its next
-// call on that connection. Prints a table. Knobs (env): NEIGHBOURS_ALONE_S (10), NEIGHBOURS_FLOOD_S (20),
+// call on that connection, and sends a refused upload again. Prints a table. Knobs (env): NEIGHBOURS_ALONE_S (10), NEIGHBOURS_FLOOD_S (20),
 // NEIGHBOURS_SETTLE_S (60), NEIGHBOURS_IMPORTS (10), NEIGHBOURS_ROWS (20000 per import), NEIGHBOURS_SEARCHES
 // (16 parallel), NEIGHBOURS_SEED_ROWS (20000), NEIGHBOURS_RATE_LIMITS (`off` runs without the request budgets).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -151,10 +151,15 @@ async function main() {
   const tally = { uploads: {}, searches: {} };
   const count = (kind, status) => (tally[kind][status] = (tally[kind][status] ?? 0) + 1);
   const accepted = [];
+  const settleBy = floodEnd + SETTLE_S * 1000;
+  // A wants every import in: a refused upload is sent again after its Retry-After (until the settle time).
   const uploads = files.map(async (text) => {
-    const res = await callA('POST', '/customers/bulk/csv', { form: csvForm(text) });
-    count('uploads', res.status);
-    if (res.status === 202) accepted.push(JSON.parse(res.text).jobId);
+    while (Date.now() < settleBy) {
+      const res = await callA('POST', '/customers/bulk/csv', { form: csvForm(text) });
+      count('uploads', res.status);
+      if (res.status === 202) return void accepted.push(JSON.parse(res.text).jobId);
+      await sleep(res.retryAfter * 1000 || 1000);
+    }
   });
   const searches = Array.from({ length: SEARCHES }, async (_, i) => {
     while (Date.now() < floodEnd) {
@@ -166,14 +171,15 @@ async function main() {
   let importsDone = false;
   const settled = (async () => {
     await Promise.all([...uploads, ...searches]);
-    const settleBy = Date.now() + SETTLE_S * 1000;
     for (const id of accepted) await waitForJob(callA, id, Math.max(1, (settleBy - Date.now()) / 1000));
     importsDone = true;
   })();
   const flood = await probe(callB, () => importsDone);
   await settled;
   const floodSeconds = (Date.now() - floodEnd) / 1000 + FLOOD_S;
-  log(`flood over after ${floodSeconds.toFixed(0)} s (searches and the accepted imports' processing)`);
+  log(
+    `flood over after ${floodSeconds.toFixed(0)} s (searches, uploads and the imports' processing); ${accepted.length} of ${IMPORTS} imports in`,
+  );
 
   const row = (name, r, extra) =>
     `| ${name} | ${r.ms.length} | ${pct(r.ms, 50).toFixed(0)} | ${pct(r.ms, 95).toFixed(0)} | ${Object.entries(r.statuses)
