@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import { BULK_CHUNK_ROWS } from '../../src/customers/bulk-service';
+import { BULK_CHUNK_ROWS, BULK_CHUNKS_PER_SECOND } from '../../src/customers/bulk-service';
 import { api, newPlatform, workerApi, type TestPlatform } from '../support/api';
 import { multipart } from '../support/customers';
 
@@ -16,12 +16,20 @@ const csv = (p: TestPlatform, prefix: string, n: number) =>
 /** A JOBS producer that keeps what is sent. */
 function capture() {
   const sent: any[] = [];
+  const delays: (number | undefined)[] = [];
   const queue = {
     send: async (body: unknown) => void sent.push(body),
-    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)),
+    sendBatch: async (messages: { body: any; delaySeconds?: number }[]) => {
+      sent.push(...messages.map((m) => m.body));
+      delays.push(...messages.filter((m) => m.body?.type === 'bulk.import').map((m) => m.delaySeconds));
+    },
   };
   // The bulk-import messages sent since the last take (webhook deliveries are not this test's business).
-  return { queue: queue as unknown as Queue<unknown>, take: () => sent.splice(0).filter((m) => m?.type === 'bulk.import') };
+  return {
+    queue: queue as unknown as Queue<unknown>,
+    take: () => sent.splice(0).filter((m) => m?.type === 'bulk.import'),
+    takeDelays: () => delays.splice(0),
+  };
 }
 
 async function upload(p: TestPlatform, jobs: Queue<unknown>, text: string) {
@@ -52,7 +60,7 @@ const job = async (p: TestPlatform, id: string) => (await api('GET', `/customers
 const ofJob = (messages: any[], id: string) => messages.filter((m) => m.jobId === id);
 
 describe('bulk imports share one processing slot per platform', () => {
-  it('a second import waits as PENDING while the first processes, then starts when it ends; both import every row', async () => {
+  it('a second import waits as PENDING while the first processes, then starts when it ends; every import gets every row', async () => {
     const p = await newPlatform();
     const other = await newPlatform();
     const jobs = capture();
@@ -66,6 +74,9 @@ describe('bulk imports share one processing slot per platform', () => {
 
     await deliver(jobs.queue, ofJob(sent, a).slice(0, 1));
     expect(await job(p, a)).toMatchObject({ status: 'PROCESSING', progress: { processed: BULK_CHUNK_ROWS } });
+    // Uploaded while a holds the slot: nothing is queued for d yet.
+    const d = await upload(p, jobs.queue, csv(p, 'd', 5));
+    expect(jobs.take()).toEqual([]);
     // b's messages arrive while a holds the slot: b waits, untouched.
     await deliver(jobs.queue, ofJob(sent, b));
     expect(await job(p, b)).toMatchObject({ status: 'PENDING', progress: { processed: 0 } });
@@ -82,7 +93,22 @@ describe('bulk imports share one processing slot per platform', () => {
     expect(await job(p, b)).toMatchObject({ status: 'PENDING' });
     await deliver(jobs.queue, restarted);
     expect(await job(p, b)).toMatchObject({ status: 'COMPLETED', progress: { total: rows, processed: rows, successful: rows, failed: 0 } });
-    expect((await api('GET', '/customers?limit=1', { auth: p.auth })).body.totalCount).toBe(2 * rows);
+    // b ends and starts d.
+    const last = jobs.take();
+    expect(last).toEqual([{ type: 'bulk.import', jobId: d, offset: 0 }]);
+    await deliver(jobs.queue, last);
+    expect(await job(p, d)).toMatchObject({ status: 'COMPLETED', progress: { successful: 5 } });
+    expect((await api('GET', '/customers?limit=1', { auth: p.auth })).body.totalCount).toBe(2 * rows + 5);
+  });
+
+  it('queues a job at BULK_CHUNKS_PER_SECOND: each chunk due later than the one before', async () => {
+    const p = await newPlatform();
+    const jobs = capture();
+    await upload(p, jobs.queue, csv(p, 'paced', 2 * BULK_CHUNK_ROWS + 1));
+    expect(jobs.takeDelays()).toEqual([0, 1, 2].map((i) => Math.floor(i / BULK_CHUNKS_PER_SECOND)));
+    const fast = await upload(p, jobs.queue, csv(p, 'many', 5 * BULK_CHUNK_ROWS));
+    expect(jobs.take().filter((m) => m.jobId === fast)).toHaveLength(5);
+    expect(jobs.takeDelays().slice(-5)).toEqual([0, 1, 2, 3, 4].map((i) => Math.floor(i / BULK_CHUNKS_PER_SECOND)));
   });
 
   it('two imports racing for the slot: exactly one processes, and both complete', async () => {
