@@ -176,6 +176,11 @@ async function main() {
   })();
   const flood = await probe(callB, () => importsDone);
   await settled;
+  let imported = 0;
+  for (const id of accepted) {
+    const res = await callA('GET', `/customers/bulk/jobs/${id}`);
+    if (res.status === 200) imported += JSON.parse(res.text).progress.processed;
+  }
   const floodSeconds = (Date.now() - floodEnd) / 1000 + FLOOD_S;
   log(
     `flood over after ${floodSeconds.toFixed(0)} s (searches, uploads and the imports' processing); ${accepted.length} of ${IMPORTS} imports in`,
@@ -193,7 +198,7 @@ async function main() {
 | B's GET /config | requests | p50 ms | p95 ms | B's statuses | A's calls |
 |---|---|---|---|---|---|
 ${row('alone', alone, '–')}
-${row(`A flooding (${floodSeconds.toFixed(0)} s)`, flood, `uploads ${fmt(tally.uploads)}; searches ${fmt(tally.searches)}`)}
+${row(`A flooding (${floodSeconds.toFixed(0)} s)`, flood, `uploads ${fmt(tally.uploads)}; searches ${fmt(tally.searches)}; ${imported} of ${IMPORTS * ROWS} rows imported`)}
 `);
   await stopChild(service.child);
 }
