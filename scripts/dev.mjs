@@ -91,7 +91,7 @@ async function main() {
   applyMigrations({ persistTo });
   // Settings given in the shell override wrangler.toml's [vars] for this run.
   const overrides = Object.fromEntries(
-    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED']
+    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS']
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]]),
   );

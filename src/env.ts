@@ -6,6 +6,11 @@ export interface Env {
   ACCOUNT: DurableObjectNamespace<AccountDO>;
   JOBS: Queue<unknown>;
   DOCUMENTS: R2Bucket;
+  /** Per-platform request budget, and the lower one of expensive calls (wrangler.toml `ratelimits`). */
+  RATE_LIMIT?: RateLimit;
+  EXPENSIVE_RATE_LIMIT?: RateLimit;
+  /** `off` disables the request budgets (local load tests); anything else keeps them. */
+  RATE_LIMITS?: string;
   SERVICE_ENV?: string;
   API_PREFIX?: string;
   LOG_LEVEL?: string;
@@ -54,6 +59,8 @@ export interface Settings {
   ratesUrl: string | undefined;
   /** Whether `GET /` serves the console: always in sandbox, in production only with CONSOLE_ENABLED=true. */
   console: boolean;
+  /** Whether requests spend the per-platform budgets (RATE_LIMITS, on unless `off`). */
+  rateLimits: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -78,6 +85,7 @@ export function settings(env: Env): Settings {
     sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
     ratesUrl: env.RATES_URL?.trim() || undefined,
     console: mode === 'sandbox' || env.CONSOLE_ENABLED?.trim().toLowerCase() === 'true',
+    rateLimits: env.RATE_LIMITS?.trim().toLowerCase() !== 'off',
   };
 }
 

@@ -6,6 +6,8 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
       UPGRADE_DB: D1Database;
+      TIGHT_RATE_LIMIT: RateLimit;
+      TIGHT_EXPENSIVE_RATE_LIMIT: RateLimit;
     }
   }
 }

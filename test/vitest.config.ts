@@ -12,6 +12,14 @@ export default defineConfig({
       miniflare: {
         // An empty database on which test/platform/migrations.test.ts plays an upgrade from an earlier release.
         d1Databases: ['UPGRADE_DB'],
+        // The suite sends thousands of requests per platform a minute: its budgets are out of reach. The tight
+        // pair is what test/platform/rate-limit.test.ts swaps in to see the real limiter refuse.
+        ratelimits: {
+          RATE_LIMIT: { simple: { limit: 1_000_000_000, period: 10 } },
+          EXPENSIVE_RATE_LIMIT: { simple: { limit: 1_000_000_000, period: 10 } },
+          TIGHT_RATE_LIMIT: { simple: { limit: 8, period: 60 } },
+          TIGHT_EXPENSIVE_RATE_LIMIT: { simple: { limit: 2, period: 60 } },
+        },
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(here('../migrations')),
           OPERATOR_TOKEN: 'test-operator-token',

@@ -42,6 +42,7 @@ export const bulkImportRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: 'multipart',
+    expensive: true,
     responses: {
       202: { description: 'Accepted; follow the job', schema: BulkCustomerImportJobAccepted },
       ...errorResponses(400, 401, 403, 413),

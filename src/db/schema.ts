@@ -321,24 +321,31 @@ export const documents = sqliteTable(
 export type { BulkJobStatus };
 
 /** A bulk CSV customer import; rows are processed in chunks through the JOBS queue. */
-export const bulkImportJobs = sqliteTable('bulk_import_jobs', {
-  id: text('id').primaryKey(),
-  platformId: text('platform_id')
-    .notNull()
-    .references(() => platforms.id),
-  status: text('status').$type<BulkJobStatus>().notNull(),
-  total: integer('total').notNull(),
-  processed: integer('processed').notNull().default(0),
-  successful: integer('successful').notNull().default(0),
-  failed: integer('failed').notNull().default(0),
-  /** Column names of the header row. */
-  columns: text('columns', { mode: 'json' }).$type<string[]>().notNull(),
-  /** Why the file itself cannot be imported; the first queue message turns the job FAILED. */
-  fileError: text('file_error'),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-  completedAt: integer('completed_at'),
-});
+export const bulkImportJobs = sqliteTable(
+  'bulk_import_jobs',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id),
+    status: text('status').$type<BulkJobStatus>().notNull(),
+    total: integer('total').notNull(),
+    processed: integer('processed').notNull().default(0),
+    successful: integer('successful').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    /** Column names of the header row. */
+    columns: text('columns', { mode: 'json' }).$type<string[]>().notNull(),
+    /** Why the file itself cannot be imported; the first queue message turns the job FAILED. */
+    fileError: text('file_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    /** When the job took one of its platform's processing slots (PENDING -> PROCESSING). */
+    startedAt: integer('started_at'),
+    completedAt: integer('completed_at'),
+  },
+  // The platform's processing and waiting jobs: the slot claim and the next job to start.
+  (t) => [index('bulk_import_jobs_platform_status_idx').on(t.platformId, t.status, t.id)],
+);
 
 /** The parsed rows of one chunk of a job, stored at upload so each queue message reads only its chunk. */
 export const bulkImportChunks = sqliteTable(

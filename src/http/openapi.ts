@@ -74,8 +74,13 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
       ...(r.agentPermission ? { 'x-agent-permission': [r.agentPermission].flat() } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: Object.fromEntries(
-        // Every operation with a body can answer 415 (`readInput` in route.ts), so the document says it once for all.
-        Object.entries({ ...r.responses, ...(r.body ? errorResponses(415) : {}) }).map(([status, spec]) => [
+        // Every operation with a body can answer 415 (`readInput` in route.ts), and every one but the operator's
+        // 429 (`admit` in rate-limit.ts), so the document says it once for all.
+        Object.entries({
+          ...(r.auth === 'operator' ? {} : errorResponses(429)),
+          ...r.responses,
+          ...(r.body ? errorResponses(415) : {}),
+        }).map(([status, spec]) => [
           status,
           {
             description: spec.description,

@@ -20,10 +20,15 @@ export const conflictHeaders = {
     '`false` when no retry can change the answer (a duplicate, a state already decided); absent when the same request may get past it later (a concurrent change; an Idempotency-Key still in flight, which also carries Retry-After)',
 };
 
+const HEADERS: Record<number, Record<string, string>> = {
+  409: conflictHeaders,
+  429: { 'Retry-After': 'Seconds to wait before retrying' },
+};
+
 /** Error responses in the spec's shape, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
   for (const s of statuses)
-    out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(s === 409 ? { headers: conflictHeaders } : {}) };
+    out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(HEADERS[s] ? { headers: HEADERS[s] } : {}) };
   return out;
 }

@@ -4,6 +4,7 @@ import type { Env, Settings } from '../env';
 import { database, type Db, type Loaded, type Loads } from '../db/client';
 import type { AgentRow, Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
+import { admit, forgetCredentials, rememberPlatform } from './rate-limit';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
 export interface RunDeps {
@@ -79,6 +80,8 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   query?: z.ZodType<Q>;
   /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
   body?: z.ZodType<B> | 'multipart';
+  /** A call that also spends the platform's lower budget of expensive calls (a search, a bulk import). */
+  expensive?: boolean | ((url: URL) => boolean);
   /** Extra request headers worth documenting (e.g. `Idempotency-Key`). */
   headers?: Record<string, { description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
@@ -109,6 +112,8 @@ export function defineRoute<
   const input = { params: spec.params, query: strictQuery(spec), body };
   const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials }) => {
     refuseCrossSiteWrite(request);
+    // Before any D1 work: a request over its platform's budget costs nothing more (see rate-limit.ts).
+    const limited = await admit(env, settings, request, spec);
     const db = database(env.DB);
     const wall = Date.now();
     // With loads the input is read first, so an invalid request adds nothing to the authentication round
@@ -143,7 +148,11 @@ export function defineRoute<
       credentials,
       permission: spec.permission,
       load,
+    }).catch((error: unknown) => {
+      forgetCredentials(limited);
+      throw error;
     });
+    rememberPlatform(limited, auth && 'platform' in auth ? auth.platform.id : undefined);
     if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
       throw forbidden(`This API token lacks the ${spec.permission} permission`);
     }
