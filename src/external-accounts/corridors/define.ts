@@ -128,7 +128,8 @@ export function corridor<const T extends string, S extends z.ZodRawShape>(spec: 
     derived(info: Record<string, unknown>): Record<string, unknown> {
       if (wallet) return {};
       const own = ownCountry(info);
-      const shown = countries && ((info.countries as string[] | undefined) ?? (own ? [own] : countries));
+      // An account stored before its country was checked (an EUR IBAN outside SEPA) shows the type's.
+      const shown = countries && ((info.countries as string[] | undefined) ?? (own && countries.includes(own) ? [own] : countries));
       return { paymentRails: [...railsOf(info)], ...(shown ? { countries: [...shown] } : {}) };
     },
   };
