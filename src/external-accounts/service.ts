@@ -11,11 +11,10 @@ import { keysetList } from '../http/pagination';
 import { errorText } from '../db/errors';
 import { loadActiveCustomer } from '../customers/service';
 import { verifyBeneficiary } from './beneficiary';
-import { corridorOf, holdsCurrency, identifierOf, railsOf } from './corridors';
+import { corridorOf, holdsCurrency, identifierOf, shownInfo } from './corridors';
 import type { ExternalAccountCreate, ExternalAccountListQuery, ExternalAccountView } from './schema';
 
 export function externalAccountView(row: ExternalAccountRow): ExternalAccountView {
-  const rails = railsOf(row.accountType);
   return {
     id: row.id,
     ...(row.customerId ? { customerId: row.customerId } : {}),
@@ -25,10 +24,7 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
     defaultUmaDepositAccount: row.defaultUmaDepositAccount,
     ...(row.beneficiaryVerificationStatus ? { beneficiaryVerificationStatus: row.beneficiaryVerificationStatus } : {}),
     ...(row.beneficiaryVerifiedData ? { beneficiaryVerifiedData: row.beneficiaryVerifiedData } : {}),
-    accountInfo: {
-      ...(row.accountInfo as ExternalAccountView['accountInfo']),
-      ...(rails.length ? { paymentRails: [...rails] } : {}),
-    } as ExternalAccountView['accountInfo'],
+    accountInfo: shownInfo(row) as ExternalAccountView['accountInfo'],
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };

@@ -191,7 +191,7 @@ export async function createQuote(
 
   let rail: string | undefined;
   if (destination.kind === 'external') {
-    const rails = railsOf(destination.account.accountType);
+    const rails = railsOf(destination.account);
     const wanted = input.destination.destinationType === 'ACCOUNT' ? input.destination.paymentRail : undefined;
     if (wanted && !rails.includes(wanted)) {
       throw invalidFields('request body', [

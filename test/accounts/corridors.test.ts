@@ -230,7 +230,9 @@ describe('external-account corridors', () => {
     } else {
       const res = await create(example);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.body.accountInfo).toEqual(c.paymentRails ? { ...example, paymentRails: c.paymentRails } : example);
+      // Bank accounts also show their countries (derived: the example gives none); SWIFT's is its `country` field.
+      const countries = c.accountType === 'SWIFT_ACCOUNT' ? {} : { countries: [expect.stringMatching(/^[A-Z]{2}$/)] };
+      expect(res.body.accountInfo).toEqual(c.paymentRails ? { ...example, paymentRails: c.paymentRails, ...countries } : example);
       expect(res.body.currency).toBe(code);
     }
 

@@ -41,7 +41,7 @@ describe('POST /customers/external-accounts', () => {
       defaultUmaDepositAccount: false,
       beneficiaryVerificationStatus: 'MATCHED',
       beneficiaryVerifiedData: { fullName: 'John Doe' },
-      accountInfo: { ...usBank('12345678901'), paymentRails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'] },
+      accountInfo: { ...usBank('12345678901'), paymentRails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'], countries: ['US'] },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -50,11 +50,11 @@ describe('POST /customers/external-accounts', () => {
 
   it('accepts IBAN, CLABE, GBP, Spark, Lightning and on-chain wallet variants', async () => {
     const { p, c } = await customerWith();
-    const variants: [string, Record<string, unknown>, string[] | undefined][] = [
+    const variants: [string, Record<string, unknown>, Record<string, string[]> | undefined][] = [
       [
         'EUR',
         { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', swiftCode: 'DEUTDEFF', beneficiary: person },
-        ['SEPA', 'SEPA_INSTANT'],
+        { paymentRails: ['SEPA', 'SEPA_INSTANT'], countries: ['DE'] },
       ],
       [
         'MXN',
@@ -63,7 +63,7 @@ describe('POST /customers/external-accounts', () => {
           clabeNumber: '032180000118359719',
           beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme SA de CV', taxId: 'ACM010101AAA' },
         },
-        ['SPEI'],
+        { paymentRails: ['SPEI'], countries: ['MX'] },
       ],
       [
         'GBP',
@@ -73,7 +73,7 @@ describe('POST /customers/external-accounts', () => {
           accountNumber: '12345678',
           beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ann Lee' },
         },
-        ['FASTER_PAYMENTS'],
+        { paymentRails: ['FASTER_PAYMENTS'], countries: ['GB'] },
       ],
       ['BTC', { accountType: 'SPARK_WALLET', address: SPARK }, undefined],
       ['BTC', { accountType: 'LIGHTNING', lightningAddress: 'john.doe@lightningwallet.com' }, undefined],
@@ -84,10 +84,10 @@ describe('POST /customers/external-accounts', () => {
       ['USDC', { accountType: 'POLYGON_WALLET', address: '0x742d35cc6634c0532925a3b844bc454e4438f440' }, undefined],
       ['USDC', { accountType: 'TRON_WALLET', address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }, undefined],
     ];
-    for (const [currency, accountInfo, rails] of variants) {
+    for (const [currency, accountInfo, derived] of variants) {
       const res = await create(p, { customerId: c.id, currency, accountInfo });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.body.accountInfo).toEqual(rails ? { ...accountInfo, paymentRails: rails } : accountInfo);
+      expect(res.body.accountInfo).toEqual({ ...accountInfo, ...derived });
       expect(res.body.currency).toBe(currency);
     }
     expect((await api('GET', `/customers/external-accounts?customerId=${c.id}&limit=100`, { auth: p.auth })).body.totalCount).toBe(

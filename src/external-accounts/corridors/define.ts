@@ -40,6 +40,8 @@ export interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
   currency: string | null;
   /** Rails a payout to it can use, the first being the default (reference `{Name}AccountInfo.paymentRails`). */
   rails: readonly PaymentRail[];
+  /** The countries whose accounts it holds (ISO 3166-1 alpha-2); absent: SWIFT (its `country` field) and wallets. */
+  countries?: readonly string[];
   /** Fields that can hold the primary identifier, by preference; at least one is required. */
   identifier: readonly (keyof S & string)[];
   fields: S;
@@ -50,28 +52,68 @@ export interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
   example: Record<string, unknown>;
 }
 
+/** A non-empty list of distinct values out of `values`. */
+const choiceList = <V extends string>(values: readonly V[], what: string) =>
+  z
+    .array(z.enum(values as [V, ...V[]], { error: `Must be one of ${values.join(', ')}` }))
+    .min(1, `Must list at least one ${what}`)
+    .refine((list) => new Set(list).size === list.length, `Must not list a ${what} twice`);
+
+/** The country an account's own fields place it in: its IBAN's country, else its region. */
+function ownCountry(info: Record<string, unknown>): string | undefined {
+  if (typeof info.iban === 'string') return info.iban.slice(0, 2);
+  return typeof info.region === 'string' ? info.region : undefined;
+}
+
 /** A corridor: one external-account type with its schemas, primary identifier, rails and currency. */
 export function corridor<const T extends string, S extends z.ZodRawShape>(spec: CorridorSpec<T, S>) {
   const wallet = spec.rails.length === 0;
-  const base = z.object({ accountType: z.literal(spec.accountType), ...spec.fields });
+  const countries = spec.countries;
+  // Clients generated from the service's newer OpenAPI send `paymentRails` and `countries` on creation:
+  // honoured (the account is paid on those rails; it is in those countries), never required.
+  const choices = {
+    ...(wallet
+      ? {}
+      : {
+          paymentRails: choiceList(spec.rails, 'rail')
+            .optional()
+            .meta({ description: 'The rails to pay this account on, the default first; omitted: every rail of its type' }),
+        }),
+    ...(countries
+      ? { countries: choiceList(countries, 'country').optional().meta({ description: 'The countries of this account; omitted: derived' }) }
+      : {}),
+  };
+  const base = z.object({ accountType: z.literal(spec.accountType), ...spec.fields, ...choices });
   const ids = spec.identifier;
   const create = base
     .superRefine((info, ctx) => {
-      const present = ids.filter((f) => (info as Record<string, unknown>)[f] !== undefined);
+      const fields = info as Record<string, unknown>;
+      const present = ids.filter((f) => fields[f] !== undefined);
       if (present.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `One of ${ids.join(', ')} is required` });
-      spec.check?.(info as Record<string, unknown>, ctx);
+      const own = ownCountry(fields);
+      if (own && countries && !countries.includes(own)) {
+        ctx.addIssue({ code: 'custom', path: [fields.iban ? 'iban' : 'region'], message: `Must be in ${countries.join(', ')}` });
+      } else if (own && Array.isArray(fields.countries) && !fields.countries.includes(own)) {
+        ctx.addIssue({ code: 'custom', path: ['countries'], message: `Must include ${own}, the account's own country` });
+      }
+      spec.check?.(fields, ctx);
     })
     .meta({
       id: `${spec.name}${wallet ? 'ExternalAccountInfo' : 'ExternalAccountCreateInfo'}`,
       example: wallet ? spec.example : { ...spec.example, beneficiary: EXAMPLE_BENEFICIARY },
     });
+  /** The rails an account with this info is paid on, the default first: the chosen ones, else the type's. */
+  const railsOf = (info: Record<string, unknown>): readonly PaymentRail[] => (info.paymentRails as PaymentRail[] | undefined) ?? spec.rails;
   const view = wallet
     ? create
     : base
         .extend({
           paymentRails: z
             .array(z.enum(spec.rails as [PaymentRail, ...PaymentRail[]]))
-            .meta({ description: 'The rails this account can be paid on' }),
+            .meta({ description: 'The rails this account is paid on, the default first' }),
+          ...(countries
+            ? { countries: z.array(z.enum(countries as [string, ...string[]])).meta({ description: 'The countries of this account' }) }
+            : {}),
         })
         .meta({ id: `${spec.name}ExternalAccountInfo` });
   return {
@@ -81,6 +123,15 @@ export function corridor<const T extends string, S extends z.ZodRawShape>(spec: 
     /** The field holding the primary identifier of this account info. */
     identifierField: (info: Record<string, unknown>) => ids.find((f) => info[f] !== undefined) ?? ids[0]!,
     suffixOf: spec.suffix ?? textSuffix,
+    railsOf,
+    /** What the view adds to stored info: its rails and countries (the chosen ones, else derived). */
+    derived(info: Record<string, unknown>): Record<string, unknown> {
+      if (wallet) return {};
+      const own = ownCountry(info);
+      // An account stored before its country was checked (an EUR IBAN outside SEPA) shows the type's.
+      const shown = countries && ((info.countries as string[] | undefined) ?? (own && countries.includes(own) ? [own] : countries));
+      return { paymentRails: [...railsOf(info)], ...(shown ? { countries: [...shown] } : {}) };
+    },
   };
 }
 export type Corridor = ReturnType<typeof corridor<string, z.ZodRawShape>>;

@@ -20,6 +20,20 @@ export const bankAccountType = z.enum(['CHECKING', 'SAVINGS']);
 
 export const swiftCode = z.string().min(8).max(11).regex(BIC, 'Must be an 8 or 11 character SWIFT/BIC code').meta({ example: 'DEUTDEFF' });
 
+/**
+ * The bank's BIC under both names: `swiftCode` (the reference) and `swiftBic` (clients generated from the
+ * service's newer OpenAPI). Either or both; when both are given they must agree (`sameBic`).
+ */
+export const bic = {
+  swiftCode: swiftCode.optional(),
+  swiftBic: swiftCode.optional().meta({ description: 'The same BIC as swiftCode, under the name newer clients send' }),
+};
+export function sameBic(info: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (info.swiftCode !== undefined && info.swiftBic !== undefined && info.swiftCode !== info.swiftBic) {
+    ctx.addIssue({ code: 'custom', path: ['swiftBic'], message: 'Must equal swiftCode when both are given' });
+  }
+}
+
 /** An IBAN: the country's shape, its registered length and the mod-97 check digits. */
 export const iban = (shape = /^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, length: [number, number] = [15, 34]) =>
   z
@@ -83,6 +97,7 @@ export function beneficiary(name: string, required: ContactField[] = [], extra: 
       fullName: text(),
       birthDate: DateOnly.optional(),
       nationality: CountryCode.optional(),
+      registrationNumber: text(64).optional().meta({ description: 'A national registration or identity number' }),
       ...fields,
       ...extra,
     })

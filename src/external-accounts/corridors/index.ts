@@ -23,7 +23,7 @@ export const ExternalAccountCreateInfo = z
   .meta({ id: 'ExternalAccountCreateInfoOneOf' });
 export type ExternalAccountCreateInfo = z.infer<typeof ExternalAccountCreateInfo>;
 
-/** The account info of an external account as returned, with `paymentRails` for bank accounts (reference `ExternalAccountInfoOneOf`). */
+/** The account info of an external account as returned, with `paymentRails` and `countries` for bank accounts (reference `ExternalAccountInfoOneOf`). */
 export const ExternalAccountInfo = z
   .discriminatedUnion('accountType', CORRIDORS.map((c) => c.view) as unknown as SchemasOf<Corridors, 'view'>)
   .meta({ id: 'ExternalAccountInfoOneOf' });
@@ -42,8 +42,17 @@ export function sandboxSuffix(accountType: string, identifier: string): string |
   return (corridorOf(accountType)?.suffixOf ?? textSuffix)(identifier);
 }
 
-/** The rails an account type is paid on, the default first; none for wallets. */
-export const railsOf = (accountType: string): readonly PaymentRail[] => corridorOf(accountType)?.rails ?? [];
+type StoredAccount = { accountType: string; accountInfo: Record<string, unknown> };
+
+/** The rails an account is paid on, the default first: those chosen at creation, else its type's; none for wallets. */
+export const railsOf = (account: StoredAccount): readonly PaymentRail[] =>
+  corridorOf(account.accountType)?.railsOf(account.accountInfo) ?? [];
+
+/** The account info as shown: as stored, with its rails and countries (chosen, else derived) for bank accounts. */
+export const shownInfo = (account: StoredAccount): Record<string, unknown> => ({
+  ...account.accountInfo,
+  ...corridorOf(account.accountType)?.derived(account.accountInfo),
+});
 
 /** Whether an account of this type can hold `currency`; SWIFT accounts hold any fiat currency. */
 export function holdsCurrency(accountType: string, currency: string, isFiat: (code: string) => boolean): boolean {
