@@ -1,6 +1,7 @@
 // What giving an agent its powers needs from the API token doing it: an agent never gets a power its
 // creator lacks, neither at creation nor by a later policy change, nor through a device code.
 import type { Permission } from '../db/schema';
+import { ruleFor } from './policy';
 import { AGENT_PERMISSION_NEEDS, MONEY_PERMISSIONS, type AgentPolicy } from './schema';
 
 /** The token permissions an agent with `policy` exercises (e.g. TRANSACT for any money permission). */
@@ -44,23 +45,18 @@ function loosened(before: AgentPolicy, after: AgentPolicy): string[] {
 }
 
 /**
- * Execution mode and per-transaction limit depend on the first account rule naming one of the request's
- * accounts (`decide` in policy.ts): compared for every request of one or two accounts the rules can tell
- * apart (each ruled account, and one no rule names).
+ * Execution mode and per-transaction limit depend on the request's account rule (`ruleFor`, as `decide`
+ * applies it): compared for every request of one or two accounts the rules can tell apart (each ruled
+ * account, and one no rule names).
  */
 function anyRequestLooser(before: AgentPolicy, after: AgentPolicy): boolean {
   const rules = (p: AgentPolicy) => p.accountRestrictions?.accountRules ?? [];
   const accounts = [...new Set(['', ...rules(before).map((r) => r.accountId), ...rules(after).map((r) => r.accountId)])];
-  const terms = (p: AgentPolicy) => {
-    const first = new Map<string, number>();
-    rules(p).forEach((r, i) => first.has(r.accountId) || first.set(r.accountId, i));
-    return (ids: string[]) => {
-      const at = Math.min(...ids.map((id) => first.get(id) ?? Infinity));
-      const rule = at === Infinity ? undefined : rules(p)[at];
-      return {
-        auto: (rule?.executionMode ?? p.defaultExecutionMode) === 'AUTO',
-        perTransaction: rule?.perTransactionLimit ?? p.spendingLimits.perTransactionLimit,
-      };
+  const terms = (p: AgentPolicy) => (ids: string[]) => {
+    const rule = ruleFor(p, ids);
+    return {
+      auto: (rule?.executionMode ?? p.defaultExecutionMode) === 'AUTO',
+      perTransaction: rule?.perTransactionLimit ?? p.spendingLimits.perTransactionLimit,
     };
   };
   const [tb, ta] = [terms(before), terms(after)];

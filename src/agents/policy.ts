@@ -9,6 +9,10 @@ export type Decision = { mode: 'AUTO' | 'APPROVAL_REQUIRED'; policyAmount: numbe
 
 const refuse = (message: string) => new ApiError('FORBIDDEN', message);
 
+/** The account rule that governs a request on `accountIds`: the first naming any of them. */
+export const ruleFor = (policy: AgentPolicy, accountIds: readonly string[]) =>
+  policy.accountRestrictions?.accountRules?.find((r) => accountIds.includes(r.accountId));
+
 /**
  * The policy's verdict on a money-moving request (spec 2.6): refused (403, nothing happens) when the
  * account is not allowed or a limit would be passed; otherwise AUTO (execute now) or APPROVAL_REQUIRED.
@@ -30,7 +34,7 @@ export async function decide(
     const outside = req.accountIds.filter((id) => id.startsWith('InternalAccount:') && !allowed.includes(id));
     if (outside.length) throw refuse(`The agent's policy does not allow account ${outside[0]}`);
   }
-  const rule = policy.accountRestrictions?.accountRules?.find((r) => req.accountIds.includes(r.accountId));
+  const rule = ruleFor(policy, req.accountIds);
   const inCurrency = async (to: string) =>
     to === req.currency ? req.amount : convertAtMidMarketUp(req.amount, req.currency, to, await rates(now));
   // Every action counts, at least one unit: tiny amounts never pass a limit as zeros.
