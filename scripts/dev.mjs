@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: local secrets, local D1 migrations, `wrangler dev`, and a ready sandbox platform.
+// First: an unsupported Node.js stops here with a clear message, before anything else loads.
+import './check-node.mjs';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
