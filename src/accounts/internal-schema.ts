@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InternalAccountStatus, InternalAccountType } from '../db/enums';
 import { Currency } from '../common/currencies';
 import { DateTime } from '../common/time';

@@ -1,6 +1,6 @@
 // The agent's own money and read routes (/agents/me/*) and the platform's approvals of its actions. Just over
 // 300 lines: one route list for one API tag.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, json, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ApiError, badRequest, notFound } from '../http/errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../http/errors';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';

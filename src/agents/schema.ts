@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AgentActionStatus, AgentActionType } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';

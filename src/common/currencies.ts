@@ -1,5 +1,5 @@
 // The currency catalogue and its schemas: one row of data per currency, hence its length.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const CustomerInfoFieldName = z
   .enum([

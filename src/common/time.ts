@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** ISO 8601 UTC with `Z`, as every timestamp in the API. */
 export function iso(ms: number): string {

@@ -1,6 +1,6 @@
 // A business customer's beneficial owners: their shape is part of the customer (its view lists them), so it
 // lives here; kyc/ manages owners and verifications on top of it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { KycStatus } from '../db/enums';
 import type { BeneficialOwnerRow } from '../db/schema';
 import { Address, CountryCode, DateOnly, Email, text } from '../common/fields';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CustomerType } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
 import { Address, BooleanParam, CountryCode, DateOnly, Email, text } from '../common/fields';

@@ -1,6 +1,6 @@
 // The value sets of enum columns, written once as zod enums (with their OpenAPI ids): the tables type their
 // columns with them, and the API schemas of the areas use the same enums.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const TransactionStatus = z
   .enum(['CREATED', 'PENDING', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'])

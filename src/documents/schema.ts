@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountryCode, text } from '../common/fields';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';

@@ -1,5 +1,5 @@
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db, Loaded } from '../db/client';
 import { documents, type DocumentRow } from '../db/schema';
 import { iso } from '../common/time';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BeneficiaryVerificationStatus, ExternalAccountStatus } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
 import { text } from '../common/fields';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, badRequest } from './errors';
 
 export const JSON_BODY_LIMIT = 1024 * 1024; // 1 MiB

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every error code the API answers with, and its HTTP status: the spec's codes and this project's own.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, type RouteDef } from './route';
 import { errorResponses } from './responses';
 

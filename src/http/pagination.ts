@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SQL } from 'drizzle-orm';
 import type { Env, Settings } from '../env';
 import { database, type Db, type Loaded, type Loads } from '../db/client';

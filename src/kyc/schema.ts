@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { VerificationStatus } from '../db/enums';
 import { BeneficialOwner } from '../customers/beneficial-owners';
 import { DateTime } from '../common/time';

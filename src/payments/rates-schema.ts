@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { PaymentRail } from '../common/payment-rails';
 import { DateTime } from '../common/time';

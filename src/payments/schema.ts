@@ -1,6 +1,6 @@
 // The request and response schemas of quotes, transfers and transactions, in the reference's shapes. Long
 // because the reference's payment objects are; they stay together as /openapi.json shows them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { LockedSide, TransactionStatus, TransactionType } from '../db/enums';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';

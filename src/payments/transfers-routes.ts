@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { defineRoute, json, type Ctx, type LoadInput } from '../http/route';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Permission, TransactionType } from '../db/enums';
 import { CurrencyCode, CustomerInfoFieldName } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';

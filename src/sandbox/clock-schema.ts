@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DateTime } from '../common/time';
 
 export const MAX_ADVANCE_SECONDS = 30 * 24 * 60 * 60;

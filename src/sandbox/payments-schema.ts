@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CurrencyCode } from '../common/currencies';
 import { UmaAddressField } from '../payments/schema';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Currency, currency, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { BooleanParam, CountryCode, text } from '../common/fields';
 import { cursorParam, limitParam } from '../http/pagination';

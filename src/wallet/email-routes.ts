@@ -1,5 +1,5 @@
 import { and, eq, type SQL } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sandboxEmails } from '../db/schema';
 import { iso, DateTime } from '../common/time';
 import { defineRoute, json } from '../http/route';

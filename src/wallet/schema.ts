@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuthMethodType } from '../db/enums';
 import { DateTime } from '../common/time';
 import { parseClientPublicKey } from '../crypto/p256';

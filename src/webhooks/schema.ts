@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WebhookDeliveryStatus } from '../db/enums';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';

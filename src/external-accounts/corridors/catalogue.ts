@@ -1,5 +1,5 @@
 // One declarative entry per external account type: data, hence its length.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountryCode } from '../../common/fields';
 import {
   base58Bytes,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Address, CountryCode, DateOnly, Email, text } from '../../common/fields';
 import { abaRoutingValid, BIC, clabeValid, E164, ibanValid } from '../../common/identifiers';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 import { CORRIDORS } from './catalogue';
 import { textSuffix, type Corridor } from './define';
