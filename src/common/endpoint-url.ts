@@ -21,8 +21,11 @@ const INTERNAL_V4: [string, number][] = [
   ['169.254.0.0', 16], // link-local, with the 169.254.169.254 metadata service
   ['172.16.0.0', 12],
   ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation (TEST-NET-1, RFC 5737)
   ['192.168.0.0', 16],
   ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24], // documentation (TEST-NET-3)
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, with the broadcast address 255.255.255.255
 ];
@@ -90,6 +93,9 @@ function ipv6Kind(text: string): HostKind {
   if ((g0 & 0xffc0) === 0xfe80 || (g0 & 0xffc0) === 0xfec0) return 'internal'; // link-local, site-local
   if ((g0 & 0xff00) === 0xff00) return 'internal'; // multicast
   if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return 'internal'; // discard-only
+  if (g0 === 0x2001 && g1 === 0xdb8) return 'internal'; // documentation (RFC 3849)
+  // Teredo tunnels to an IPv4 address carried (obfuscated) inside the address: no telling where it leads.
+  if (g0 === 0x2001 && g1 === 0) return 'internal';
   return 'public';
 }
 

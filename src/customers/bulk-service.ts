@@ -70,7 +70,7 @@ function prepare(bytes: Uint8Array): { columns: string[]; chunks: Chunk[]; total
       return fail(`The file has more than ${BULK_MAX_ROWS} rows; at most ${BULK_MAX_ROWS} per import`);
     throw oversized(parsed.oversize);
   }
-  if (!parsed.ok) return fail(`The file is not valid CSV: ${parsed.error}`);
+  if (!parsed.ok) return fail(`The file is not valid CSV: ${place(parsed.malformed)}: ${parsed.malformed.reason}`);
   const [header, ...rows] = parsed.records;
   if (!header) return fail('The file is empty');
   const columns = header.map((c) => c.trim());
@@ -93,15 +93,21 @@ function prepare(bytes: Uint8Array): { columns: string[]; chunks: Chunk[]; total
   return { columns, chunks, total: rows.length, fileError: null };
 }
 
-/** 400 naming where the file breaks a field or row size limit (the header is record 0, data rows count from 1). */
-function oversized({ record, field, limit, header }: CsvOversize) {
-  const where = record === 0 ? 'the header' : `row ${record}`;
+/** A place in the file as its uploader counts: the header, then data rows from 1; a column by its header name. */
+function place(at: { record: number; field?: number; header?: string[] }): string {
+  const where = at.record === 0 ? 'the header' : `row ${at.record}`;
+  if (at.field === undefined) return where;
   // Data rows name the column by the header; the header itself (or a field past its end) by position.
-  const column = (record > 0 && header?.[field ?? -1]?.trim()) || String((field ?? 0) + 1);
+  const column = (at.record > 0 && at.header?.[at.field]?.trim()) || String(at.field + 1);
+  return `${where}, column ${column}`;
+}
+
+/** 400 naming where the file breaks a field or row size limit. */
+function oversized(oversize: CsvOversize) {
   const message =
-    limit === 'field'
-      ? `${where}, column ${column}: a field is longer than ${BULK_MAX_FIELD_CHARS} characters`
-      : `${where} is longer than ${BULK_MAX_ROW_CHARS} characters`;
+    oversize.limit === 'field'
+      ? `${place(oversize)}: a field is longer than ${BULK_MAX_FIELD_CHARS} characters`
+      : `${place({ ...oversize, field: undefined })} is longer than ${BULK_MAX_ROW_CHARS} characters`;
   return badRequest(`The file is over a size limit: ${message}`, { fields: [{ field: 'file', message }] });
 }
 

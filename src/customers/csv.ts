@@ -14,13 +14,22 @@ export interface CsvOversize {
   header?: string[];
 }
 
-/** Result of parsing CSV text: its records, why the text is not CSV, or where it breaks a size limit. */
-export type CsvResult = { ok: true; records: string[][] } | { ok: false; error: string } | { ok: false; oversize: CsvOversize };
+/** Where a CSV text is not CSV, counted as in `CsvOversize`, and why. */
+export interface CsvMalformed {
+  record: number;
+  field: number;
+  reason: string;
+  header?: string[];
+}
+
+/** Result of parsing CSV text: its records, where and why the text is not CSV, or where it breaks a size limit. */
+export type CsvResult = { ok: true; records: string[][] } | { ok: false; malformed: CsvMalformed } | { ok: false; oversize: CsvOversize };
 
 /**
  * RFC 4180 CSV: comma-separated, fields optionally double-quoted (`""` escapes a quote, quoted fields may span
- * lines), CRLF or LF line ends, a leading BOM ignored. Blank lines are skipped. Parsing stops at the first
- * field, record or record count over `limits`.
+ * lines), CRLF, LF or CR line ends, a leading BOM ignored. Blank lines are skipped. As RFC 4180 readers do, a
+ * quote inside an unquoted field or anything but a comma or line end after a closing quote (`"a"b`) is refused,
+ * never guessed at. Parsing stops at the first field, record or record count over `limits`.
  */
 export function parseCsv(text: string, limits: CsvLimits): CsvResult {
   const records: string[][] = [];
@@ -28,6 +37,10 @@ export function parseCsv(text: string, limits: CsvLimits): CsvResult {
   let field = '';
   let quoted = false;
   let fieldStarted = false;
+  /** Just past a quoted field's closing quote: only a comma, a line end or the end of the text may follow. */
+  let closed = false;
+  /** Where the open quoted field began, for an unterminated one. */
+  let opened = { record: 0, field: 0 };
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let recordStart = i;
   const endRecord = () => {
@@ -36,8 +49,13 @@ export function parseCsv(text: string, limits: CsvLimits): CsvResult {
     record = [];
     field = '';
     fieldStarted = false;
+    closed = false;
     recordStart = i + 1;
   };
+  const malformed = (at: { record: number; field: number }, reason: string): CsvResult => ({
+    ok: false,
+    malformed: { ...at, reason, header: records[0] },
+  });
   const oversize = (limit: CsvOversize['limit']): CsvResult => ({
     ok: false,
     oversize: { record: records.length, limit, header: records[0], ...(limit === 'field' ? { field: record.length } : {}) },
@@ -52,18 +70,30 @@ export function parseCsv(text: string, limits: CsvLimits): CsvResult {
         if (text[i + 1] === '"') {
           field += '"';
           i++;
-        } else quoted = false;
+        } else {
+          quoted = false;
+          closed = true;
+        }
       } else field += ch;
       continue;
     }
+    const here = { record: records.length, field: record.length };
+    if (closed && ch !== ',' && ch !== '\n' && ch !== '\r') {
+      return malformed(
+        here,
+        `${JSON.stringify(String.fromCodePoint(text.codePointAt(i)!))} after a quoted field's closing quote, where only a comma or line end may follow`,
+      );
+    }
     if (ch === '"') {
-      if (field !== '') return { ok: false, error: `Unexpected quote inside an unquoted field (record ${records.length + 1})` };
+      if (field !== '') return malformed(here, 'a quote inside an unquoted field (quote the whole field and double its quotes)');
       quoted = true;
+      opened = here;
       fieldStarted = true;
     } else if (ch === ',') {
       record.push(field);
       field = '';
       fieldStarted = true;
+      closed = false;
     } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
       endRecord();
@@ -73,7 +103,7 @@ export function parseCsv(text: string, limits: CsvLimits): CsvResult {
   }
   if (field.length > limits.maxFieldChars) return oversize('field');
   if (text.length - recordStart > limits.maxRecordChars) return oversize('record');
-  if (quoted) return { ok: false, error: 'Unterminated quoted field at the end of the file' };
+  if (quoted) return malformed(opened, 'a quoted field is never closed');
   if (field !== '' || record.length > 0 || fieldStarted) endRecord();
   if (records.length > limits.maxRecords) return oversize('records');
   return { ok: true, records };

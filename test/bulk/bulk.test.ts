@@ -269,6 +269,30 @@ describe('bulk CSV import', () => {
     expect(await customerCount(p)).toBe(0);
   });
 
+  it('fails the job naming the row and column of a quote RFC 4180 refuses, importing nothing', async () => {
+    const p = await newPlatform();
+    const cases: [string, string][] = [
+      // `"Jane"Doe` once read as `JaneDoe`: a character after a closing quote.
+      [csvOf([person('q1'), person('q2', { name: '"Jane"Doe' })]), `row 2, column fullName: "D" after a quoted field's closing quote`],
+      [csvOf([person('q3', { line2: '"Apt 4" ' })]), `row 1, column addressLine2: " " after a quoted field's closing quote`],
+      [csvOf([person('q4', { name: 'Jane "JD" Doe' })]), 'row 1, column fullName: a quote inside an unquoted field'],
+      [`"umaAddress"x,${HEADER.slice('umaAddress,'.length)}\n${person('q5')}\n`, `the header, column 1: "x" after`],
+      [csvOf([person('q6'), `"$q7@platform.test,q7`]), 'row 2, column umaAddress: a quoted field is never closed'],
+    ];
+    for (const [file, message] of cases) {
+      const { jobId, messages } = await upload(p, file);
+      await deliver(messages);
+      expect(await job(p, jobId)).toEqual({
+        id: jobId,
+        status: 'FAILED',
+        progress: { total: 0, processed: 0, successful: 0, failed: 0 },
+        errors: [{ code: 'INVALID_FILE', message: expect.stringContaining(`The file is not valid CSV: ${message}`), correlationId: '0' }],
+        completedAt: expect.any(String),
+      });
+    }
+    expect(await customerCount(p)).toBe(0);
+  });
+
   it('completes a 10,000-row file through the real queue, then ignores redeliveries', { timeout: 120_000 }, async () => {
     const p = await newPlatform();
     const rows = Array.from({ length: 10_000 }, (_, i) => person(`big-${i}`));

@@ -20,6 +20,58 @@ async function storeEndpoint(platformId: string, url: string) {
 /** The requests to `host` the Worker sent after the `mark`-th request. */
 const sentTo = (host: string, mark: number) => outgoing.slice(mark).filter((r) => new URL(r.url).hostname === host);
 
+/**
+ * Documentation, benchmarking and reserved ranges: no receiver of a platform's lives there. Each range at its
+ * first and last address, and the IPv4 ones also as IPv4-mapped, NAT64 and 6to4 IPv6 and as one number.
+ */
+const RESERVED = [
+  'https://192.0.2.0/', // 192.0.2.0/24, TEST-NET-1
+  'https://192.0.2.255/',
+  'https://[::ffff:192.0.2.1]/',
+  'https://[::ffff:c000:2ff]/', // 192.0.2.255
+  'https://[64:ff9b::c000:201]/',
+  'https://[2002:c000:201::]/',
+  'https://3221225985/', // 192.0.2.1
+  'https://198.51.100.0/', // 198.51.100.0/24, TEST-NET-2
+  'https://198.51.100.255/',
+  'https://[::ffff:198.51.100.7]/',
+  'https://[::ffff:c633:64ff]/', // 198.51.100.255
+  'https://203.0.113.0/', // 203.0.113.0/24, TEST-NET-3
+  'https://203.0.113.255/',
+  'https://[::ffff:203.0.113.9]/',
+  'https://0xcb.0.0x71.9/', // 203.0.113.9
+  'https://198.18.0.0/', // 198.18.0.0/15, benchmarking
+  'https://198.19.255.255/',
+  'https://[::ffff:198.19.255.255]/',
+  'https://240.0.0.0/', // 240.0.0.0/4, reserved
+  'https://254.255.255.255/',
+  'https://[::ffff:240.0.0.1]/',
+  'https://239.255.255.255/', // just below 240.0.0.0/4: multicast, refused too
+  'https://[2001:db8::]/', // 2001:db8::/32, documentation
+  'https://[2001:db8::1]/',
+  'https://[2001:db8:ffff:ffff:ffff:ffff:ffff:ffff]/',
+  'https://[2001::]/', // 2001::/32, Teredo
+  'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+  'https://[2001:0:ffff:ffff:ffff:ffff:ffff:ffff]/',
+];
+
+/** Public addresses just outside each range of RESERVED (240.0.0.0/4 ends the IPv4 space). */
+const JUST_OUTSIDE_RESERVED = [
+  'https://192.0.1.255/hook',
+  'https://192.0.3.0/hook',
+  'https://198.51.99.255/hook',
+  'https://198.51.101.0/hook',
+  'https://[::ffff:c633:6500]/hook', // 198.51.101.0
+  'https://203.0.112.255/hook',
+  'https://203.0.114.0/hook',
+  'https://198.17.255.255/hook',
+  'https://198.20.0.0/hook',
+  'https://[2001:db7:ffff:ffff:ffff:ffff:ffff:ffff]/hook',
+  'https://[2001:db9::]/hook',
+  'https://[2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff]/hook',
+  'https://[2001:1::1]/hook',
+];
+
 /** Internal in every mode: private, link-local, metadata, unspecified, multicast and broadcast, in every notation. */
 const INTERNAL = [
   'https://10.1.2.3/hook',
@@ -47,6 +99,7 @@ const INTERNAL = [
   'https://255.255.255.255/',
   'https://[ff02::1]/',
   'https://[::ffff:10.0.0.1]/',
+  ...RESERVED,
 ];
 
 /** Loopback: where a developer's receiver runs, so allowed in sandbox only. */
@@ -106,6 +159,7 @@ describe('webhookEndpoint rules in production mode', () => {
     'https://172.32.0.1/hook', // just past 172.16/12
     'https://100.128.0.1/hook', // just past 100.64/10
     'https://[2606:4700:4700::1111]/hook',
+    ...JUST_OUTSIDE_RESERVED,
   ])('PATCH /config accepts the public https URL %s', async (url) => {
     const p = await newPlatform();
     const res = await production('PATCH', '/config', p.auth, { webhookEndpoint: url });
