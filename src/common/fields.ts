@@ -1,9 +1,19 @@
 import * as z from 'zod';
+import { COUNTRY_CODES } from './countries';
+import { E164 } from './identifiers';
 
+const COUNTRY_MESSAGE = 'Must be an ISO 3166-1 alpha-2 country code such as US';
 export const CountryCode = z
   .string()
-  .regex(/^[A-Z]{2}$/, 'Must be an ISO 3166-1 alpha-2 country code such as US')
+  .regex(/^[A-Z]{2}$/, COUNTRY_MESSAGE)
+  .refine((c) => COUNTRY_CODES.has(c), COUNTRY_MESSAGE)
   .meta({ example: 'US' });
+
+/** A phone number in E.164: `+`, a country code not starting with 0, 6 to 15 digits in all. */
+export const Phone = z
+  .string()
+  .regex(E164, 'Must be a phone number in E.164 format such as +14155550192')
+  .meta({ example: '+14155550192' });
 
 /** A calendar date, YYYY-MM-DD. */
 export const DateOnly = z.iso.date({ error: 'Must be a date in YYYY-MM-DD format' }).meta({ example: '1990-01-15' });

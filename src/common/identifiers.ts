@@ -140,16 +140,20 @@ export function cpfValid(cpf: string): boolean {
   return mod11(d.slice(0, 9), [10, 9, 8, 7, 6, 5, 4, 3, 2]) === d[9] && mod11(d.slice(0, 10), [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]) === d[10];
 }
 
-/** Brazilian CNPJ (company tax number): 14 digits, two mod-11 check digits; repeated digits are invalid. */
+/**
+ * Brazilian CNPJ (company tax number): 12 characters (digits, or since July 2026 also capital letters) and two
+ * mod-11 check digits over their values (ASCII code minus 48, so a digit is worth itself and `A` 17); one
+ * digit repeated 14 times is invalid.
+ */
 export function cnpjValid(cnpj: string): boolean {
-  if (!/^[0-9]{14}$/.test(cnpj) || /^(\d)\1{13}$/.test(cnpj)) return false;
-  const d = [...cnpj].map(Number);
+  if (!/^[0-9A-Z]{12}[0-9]{2}$/.test(cnpj) || /^(.)\1{13}$/.test(cnpj)) return false;
+  const d = [...cnpj].map((c) => c.charCodeAt(0) - 48);
   const w1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
   return mod11(d.slice(0, 12), w1) === d[12] && mod11(d.slice(0, 13), [6, ...w1]) === d[13];
 }
 
-/** E.164: `+`, a country code that does not start with 0, at most 15 digits in all. */
-export const E164 = /^\+[1-9][0-9]{5,13}$/;
+/** E.164: `+`, a country code that does not start with 0, 6 to 15 digits in all (the shortest national numbers have 4). */
+export const E164 = /^\+[1-9][0-9]{5,14}$/;
 
 /** UPI virtual payment address: a handle and a provider, `name@bank`. */
 export const UPI_VPA = /^[a-zA-Z0-9.\-_]{2,256}@[a-zA-Z0-9]{2,64}$/;

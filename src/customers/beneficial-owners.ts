@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { KycStatus } from '../db/enums';
 import type { BeneficialOwnerRow } from '../db/schema';
-import { Address, CountryCode, DateOnly, Email, text } from '../common/fields';
+import { Address, CountryCode, DateOnly, Email, Phone, text } from '../common/fields';
 import { DateTime, iso } from '../common/time';
 
 export const BeneficialOwnerRole = z
@@ -18,10 +18,7 @@ const PersonalInfoFields = z.strictObject({
   birthDate: DateOnly,
   nationality: CountryCode,
   email: Email.optional(),
-  phoneNumber: z
-    .string()
-    .regex(/^\+[1-9]\d{1,14}$/, 'Must be an E.164 phone number such as +14155550192')
-    .optional(),
+  phoneNumber: Phone.optional(),
   address: Address,
   idType: IdentificationType,
   identifier: text(64),

@@ -78,9 +78,12 @@ const swiftBank = <const T extends string, S extends z.ZodRawShape>(
     example: { accountType, bankName: 'Example Bank', accountNumber: '1234567890', ...example },
   });
 
+const CNPJ_SHAPE = '12 digits or capital letters, then 2 check digits';
+const CNPJ_MESSAGE = `Must be a valid CNPJ (${CNPJ_SHAPE})`;
+
 const PIX_KEY_RULES: Record<string, [(key: string) => boolean, string]> = {
   CPF: [cpfValid, 'Must be a valid CPF (11 digits with check digits)'],
-  CNPJ: [cnpjValid, 'Must be a valid CNPJ (14 digits with check digits)'],
+  CNPJ: [cnpjValid, CNPJ_MESSAGE],
   EMAIL: [(k) => EMAIL.test(k), 'Must be an e-mail address'],
   PHONE: [(k) => /^\+55[1-9][0-9]{9,10}$/.test(k), 'Must be a Brazilian phone number in E.164 (+55 and 10 or 11 digits)'],
   RANDOM: [(k) => UUID.test(k), 'Must be a random key (EVP): a UUID'],
@@ -160,11 +163,8 @@ export const CORRIDORS = [
     fields: {
       pixKey: str(1, 77).meta({ description: 'The PIX key, in the shape of its pixKeyType' }),
       pixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM']),
-      taxId: digits(11, 14)
-        .refine(
-          (t) => (t.length === 11 ? cpfValid(t) : t.length === 14 && cnpjValid(t)),
-          'Must be a valid CPF (11 digits) or CNPJ (14 digits)',
-        )
+      taxId: str(11, 14)
+        .refine((t) => (t.length === 11 ? cpfValid(t) : cnpjValid(t)), `Must be a valid CPF (11 digits) or CNPJ (${CNPJ_SHAPE})`)
         .meta({ description: "The beneficiary's CPF or CNPJ" }),
       beneficiary: beneficiary('Brl'),
     },

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { Address, CountryCode, DateOnly, Email, text } from '../../common/fields';
-import { abaRoutingValid, BIC, clabeValid, E164, ibanValid } from '../../common/identifiers';
+import { Address, CountryCode, DateOnly, Email, Phone, text } from '../../common/fields';
+import { abaRoutingValid, BIC, clabeValid, ibanValid } from '../../common/identifiers';
 
 /** The fields of external account info, with the reference's lengths and patterns and the public check rules. */
 
@@ -43,11 +43,8 @@ export const iban = (shape = /^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, length: [nu
     .regex(shape, `Must be an IBAN matching ${shape.source}`)
     .refine(ibanValid, 'Invalid IBAN: wrong check digits or length for its country');
 
-/** A phone number in E.164 (`+`, country code, number); `shape` narrows it to a country. */
-export const phone = (shape?: RegExp) => {
-  const e164 = z.string().min(7).max(15).regex(E164, 'Must be a phone number in E.164 format such as +254712345678');
-  return shape ? e164.regex(shape, `Must match ${shape.source}`) : e164;
-};
+/** A phone number in E.164 (`Phone`); `shape` narrows it to a country. */
+export const phone = (shape?: RegExp) => (shape ? Phone.regex(shape, `Must match ${shape.source}`) : Phone);
 
 export const routingNumber = z
   .string()
