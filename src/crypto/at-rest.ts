@@ -1,4 +1,4 @@
-import { base64, base64urlnopad } from '@scure/base';
+import { fromBase64, fromBase64url, toBase64url } from './base64';
 
 /** Version tag of the at-rest format; a new key or algorithm gets a new tag so old rows stay readable. */
 const VERSION = 'v1';
@@ -18,9 +18,9 @@ export type DecryptResult =
 export async function atRestKey(secret: string | undefined): Promise<AtRestKeyResult> {
   let raw: Uint8Array;
   try {
-    raw = base64.decode((secret ?? '').trim());
+    raw = fromBase64((secret ?? '').trim());
   } catch {
-    return { ok: false, code: 'WALLET_ENCRYPTION_KEY_INVALID', reason: 'WALLET_ENCRYPTION_KEY must be standard base64' };
+    return { ok: false, code: 'WALLET_ENCRYPTION_KEY_INVALID', reason: 'WALLET_ENCRYPTION_KEY must be base64' };
   }
   if (raw.length !== 32) {
     return { ok: false, code: 'WALLET_ENCRYPTION_KEY_INVALID', reason: 'WALLET_ENCRYPTION_KEY must encode exactly 32 bytes' };
@@ -43,7 +43,7 @@ export async function atRestKey(secret: string | undefined): Promise<AtRestKeyRe
 export async function encryptAtRest(key: CryptoKey, plaintext: Uint8Array, context: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(context) }, key, plaintext);
-  return `${VERSION}.${base64urlnopad.encode(iv)}.${base64urlnopad.encode(new Uint8Array(ct))}`;
+  return `${VERSION}.${toBase64url(iv)}.${toBase64url(new Uint8Array(ct))}`;
 }
 
 /** Opens a value from `encryptAtRest` with the same key and `context`; tampering is `AT_REST_UNAUTHENTIC`. */
@@ -53,8 +53,8 @@ export async function decryptAtRest(key: CryptoKey, sealed: string, context: str
   let iv: Uint8Array;
   let ct: Uint8Array;
   try {
-    iv = base64urlnopad.decode(m[1]!);
-    ct = base64urlnopad.decode(m[2]!);
+    iv = fromBase64url(m[1]!);
+    ct = fromBase64url(m[2]!);
   } catch {
     return { ok: false, code: 'AT_REST_MALFORMED', reason: 'at-rest value is not base64url' };
   }

@@ -1,4 +1,5 @@
 import { p256 } from '@noble/curves/nist.js';
+import { fromBase64url } from './base64';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 
 /** Spec 4.2: a `clientPublicKey` is an uncompressed SEC1 P-256 point in hex. */
@@ -55,12 +56,12 @@ export interface SessionKeyPair {
 export async function generateSessionKeyPair(): Promise<SessionKeyPair> {
   const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])) as CryptoKeyPair;
   const jwk = (await crypto.subtle.exportKey('jwk', pair.privateKey)) as JsonWebKey;
-  const x = base64urlBytes(jwk.x!);
-  const y = base64urlBytes(jwk.y!);
+  const x = fromBase64url(jwk.x!);
+  const y = fromBase64url(jwk.y!);
   const publicKey = new Uint8Array(33);
   publicKey[0] = 0x02 | (y[31]! & 1);
   publicKey.set(x, 1);
-  return { privateKey: base64urlBytes(jwk.d!), publicKey: bytesToHex(publicKey) };
+  return { privateKey: fromBase64url(jwk.d!), publicKey: bytesToHex(publicKey) };
 }
 
 /**
@@ -73,12 +74,6 @@ export function compressValidPoint(point: Uint8Array): Uint8Array {
   out[0] = 0x02 | (point[64]! & 1);
   out.set(point.subarray(1, 33), 1);
   return out;
-}
-
-function base64urlBytes(text: string): Uint8Array {
-  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
-  const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
-  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
 }
 
 function isOnCurve(bytes: Uint8Array): boolean {

@@ -1,3 +1,4 @@
+import { toBase64url } from './base64';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
@@ -5,19 +6,13 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 export function randomToken(n = 32): string {
   const bytes = new Uint8Array(n);
   crypto.getRandomValues(bytes);
-  return base64url(bytes);
+  return toBase64url(bytes);
 }
 
 export function randomHex(n: number): string {
   const bytes = new Uint8Array(n);
   crypto.getRandomValues(bytes);
   return bytesToHex(bytes);
-}
-
-export function base64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** SHA-256 hex. Secrets here are high-entropy random strings, so a fast hash is the right storage form. */

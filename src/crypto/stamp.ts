@@ -1,4 +1,5 @@
 import { p256 } from '@noble/curves/nist.js';
+import { textFromBase64url } from './base64';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { parseCompressedPublicKey } from './p256';
 
@@ -41,9 +42,8 @@ export function parseStamp(header: string): ParseStampResult {
   if (!BASE64URL.test(header)) return malformed('stamp is not base64url');
   let json: string;
   try {
-    const b64 = header.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
-    const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
-    json = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+    // Trailing '=' are ignored, whatever their number, as stampers differ on padding.
+    json = textFromBase64url(header.replace(/=+$/, ''));
   } catch {
     return malformed('stamp is not base64url of UTF-8 text');
   }

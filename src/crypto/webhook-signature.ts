@@ -1,4 +1,5 @@
 import { p256 } from '@noble/curves/nist.js';
+import { fromBase64, fromBase64url, toBase64 } from './base64';
 
 /**
  * Each platform signs with its own P-256 key, derived from the service secret (WEBHOOK_SIGNING_KEY) and
@@ -26,28 +27,10 @@ const PKCS8_P256_PREFIX = Uint8Array.from([
 /** Per secret value (one in practice): its HKDF key and the platforms' keys derived from it so far. */
 const keyrings = new Map<string, { root: Promise<CryptoKey>; platforms: Map<string, Promise<WebhookKeys>> }>();
 
-function fromBase64(text: string): Uint8Array {
-  const bin = atob(
-    text
-      .replace(/[\s=]+/g, '')
-      .replace(/-/g, '+')
-      .replace(/_/g, '/'),
-  );
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
 /** The secret's private scalar as non-extractable HKDF key material. */
 async function importRoot(secret: string): Promise<CryptoKey> {
-  const serviceKey = await crypto.subtle.importKey('pkcs8', fromBase64(secret), ALGORITHM, true, ['sign']);
-  const scalar = fromBase64(((await crypto.subtle.exportKey('jwk', serviceKey)) as JsonWebKey).d!);
+  const serviceKey = await crypto.subtle.importKey('pkcs8', fromBase64(secret.replace(/\s+/g, '')), ALGORITHM, true, ['sign']);
+  const scalar = fromBase64url(((await crypto.subtle.exportKey('jwk', serviceKey)) as JsonWebKey).d!);
   try {
     return await crypto.subtle.importKey('raw', scalar, 'HKDF', false, ['deriveBits']);
   } finally {

@@ -2,6 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Settings } from '../env';
 import type { Db, Loads } from '../db/client';
 import type { AgentRow, Permission, PlatformRow, ApiTokenRow } from '../db/schema';
+import { fromBase64 } from '../crypto/base64';
 import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
 import { ApiError, notFound, unauthorized } from './errors';
@@ -117,7 +118,7 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
   if (!match) return null;
   let decoded: string;
   try {
-    decoded = atob(match[1]!.replace(/-/g, '+').replace(/_/g, '/'));
+    decoded = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(fromBase64(match[1]!));
   } catch {
     return null;
   }

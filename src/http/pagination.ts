@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
-import { base64url } from '../crypto/secrets';
+import { textFromBase64url, toBase64url } from '../crypto/base64';
 import { badRequest } from './errors';
 
 export const limitParam = z.coerce
@@ -40,13 +40,13 @@ interface Position {
 }
 
 export function encodeCursor(pos: Position): string {
-  return base64url(new TextEncoder().encode(JSON.stringify(pos)));
+  return toBase64url(new TextEncoder().encode(JSON.stringify(pos)));
 }
 
 export function decodeCursor(cursor: string): Position {
   try {
-    const text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    const pos = JSON.parse(text) as Position;
+    // UTF-8, as encoded: a sort key such as "Zürich Pay" comes back as it went out.
+    const pos = JSON.parse(textFromBase64url(cursor)) as Position;
     if (typeof pos?.id === 'string' && (pos.k === undefined || ['string', 'number'].includes(typeof pos.k))) return pos;
   } catch {
     // fall through

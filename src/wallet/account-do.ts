@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Env } from '../env';
 import { newId } from '../crypto/ids';
-import { base64url } from '../crypto/secrets';
+import { toBase64url } from '../crypto/base64';
 import { atRestKey, decryptAtRest, encryptAtRest } from '../crypto/at-rest';
 import { sealToClient } from '../crypto/hpke';
 import { generateOtp, hashOtp, newOtpSalt } from '../crypto/otp';
@@ -297,7 +297,7 @@ export class AccountDO extends DurableObject<Env> {
     await this.ensure(meta);
     const credential = this.store.credential(input.credentialId);
     if (!credential || credential.type !== 'PASSKEY') return fail('NOT_FOUND', 'Credential not found');
-    const challenge = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    const challenge = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
     const requestId = newId('Request', meta.now);
     const expiresAt = meta.now + CHALLENGE_TTL_MS;
     this.store.insertPasskeyChallenge(requestId, input.credentialId, challenge, input.clientPublicKey, expiresAt);

@@ -1,6 +1,7 @@
 import type { Settings } from '../env';
 import type { Db } from '../db/client';
 import { sandboxEmails } from '../db/schema';
+import { toBase64 } from '../crypto/base64';
 import { newId } from '../crypto/ids';
 import { ApiError } from '../http/errors';
 
@@ -96,6 +97,6 @@ export function mailbox(name: string, address: string): string {
     chunk += ch;
   }
   words.push(chunk);
-  const encoded = words.map((w) => `=?UTF-8?B?${btoa(String.fromCharCode(...utf8.encode(w)))}?=`);
+  const encoded = words.map((w) => `=?UTF-8?B?${toBase64(utf8.encode(w))}?=`);
   return `${encoded.join(' ')} <${address}>`;
 }

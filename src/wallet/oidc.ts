@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { base64urlnopad } from '@scure/base';
+import { textFromBase64url } from '../crypto/base64';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { ServiceMode } from '../env';
 
@@ -133,7 +133,7 @@ function decodeJwtPayload(token: string): Record<string, unknown> | undefined {
 function decodeSegment(segment: string): Record<string, unknown> | undefined {
   if (!segment || !SEGMENT.test(segment)) return undefined;
   try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(base64urlnopad.decode(segment)));
+    const value: unknown = JSON.parse(textFromBase64url(segment));
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
