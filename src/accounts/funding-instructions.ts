@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ServiceMode } from '../env';
+import { withCbuCheckDigits } from '../common/identifiers';
 import type { InternalAccountRow } from '../db/schema';
 import type { PaymentInstructions } from './internal-schema';
 
@@ -103,6 +104,9 @@ export function infoFor(currency: string, seed: Uint8Array, reference: string): 
         paymentRails: ['MOBILE_MONEY'],
         reference,
       };
+    case 'ARS':
+      // The reference's PaymentArsAccountInfo has only the CVU: a provider's CVU starts with 000.
+      return { accountType: 'ARS_ACCOUNT', accountNumber: withCbuCheckDigits(`0000${digits(seed, 3)}`, digits(seed, 13, 3)) };
     case 'BTC':
       return { accountType: 'SPARK_WALLET', address: `spark1${pick(seed, BECH32, 58)}`, assetType: 'BTC' };
     case 'USDC':

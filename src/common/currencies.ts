@@ -41,8 +41,9 @@ interface CurrencyInfo extends Currency {
 const KYC: CustomerInfoFieldName[] = ['FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'POSTAL_ADDRESS'];
 
 /**
- * Currencies the service can hold and move: every fiat currency of the external-account corridors, JPY,
- * and the crypto assets. Fiat codes and names are ISO 4217; decimals are the minor-unit exponent (0 for
+ * Currencies the service can hold and move: every fiat currency of the external-account corridors, JPY, ARS
+ * (real-time funding from Argentina; paid out only through SWIFT: the reference has no ARS account type), and
+ * the crypto assets. Fiat codes and names are ISO 4217; decimals are the minor-unit exponent (0 for
  * JPY, RWF, UGX, VND, XAF, XOF: amounts are whole units).
  */
 const CATALOGUE: CurrencyInfo[] = [
@@ -129,6 +130,15 @@ const CATALOGUE: CurrencyInfo[] = [
     kind: 'FIAT',
     customerFields: KYC,
     counterpartyFields: ['FULL_NAME', 'POSTAL_ADDRESS'],
+  },
+  {
+    code: 'ARS',
+    name: 'Argentine Peso',
+    symbol: '$',
+    decimals: 2,
+    kind: 'FIAT',
+    customerFields: [...KYC, 'TAX_ID'],
+    counterpartyFields: ['FULL_NAME', 'TAX_ID'],
   },
   { code: 'BDT', name: 'Taka', symbol: '৳', decimals: 2, kind: 'FIAT', customerFields: KYC, counterpartyFields: ['FULL_NAME'] },
   {

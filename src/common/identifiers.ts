@@ -120,6 +120,24 @@ export function clabeValid(clabe: string): boolean {
   return (10 - (sum % 10)) % 10 === Number(clabe[17]);
 }
 
+/** Check digit of one block of an Argentine CBU/CVU: weights 7, 1, 3, 9 repeating from the block's last digit. */
+function cbuBlockDigit(block: string): number {
+  const weights = [3, 1, 7, 9];
+  let sum = 0;
+  for (let i = 0; i < block.length; i++) sum += Number(block[block.length - 1 - i]) * weights[i % 4]!;
+  return (10 - (sum % 10)) % 10;
+}
+
+/** `bank7` (7 digits) and `account13` (13 digits) with their check digits: a 22-digit Argentine CBU or CVU. */
+export function withCbuCheckDigits(bank7: string, account13: string): string {
+  return `${bank7}${cbuBlockDigit(bank7)}${account13}${cbuBlockDigit(account13)}`;
+}
+
+/** Argentine CBU (bank) or CVU (payment provider, starts with 000): 22 digits, blocks of 8 and 14 each ending in a check digit. */
+export function cbuValid(cbu: string): boolean {
+  return /^[0-9]{22}$/.test(cbu) && withCbuCheckDigits(cbu.slice(0, 7), cbu.slice(8, 21)) === cbu;
+}
+
 /** US ABA routing transit number: 9 digits, 3-7-1 weighted sum divisible by 10. */
 export function abaRoutingValid(routing: string): boolean {
   if (!/^[0-9]{9}$/.test(routing)) return false;

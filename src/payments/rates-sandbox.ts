@@ -25,6 +25,7 @@ const USD_VALUE: Record<string, number> = {
   KES: 0.0077,
   JPY: 0.0067,
   AED: 0.2723,
+  ARS: 0.00072,
   BDT: 0.0082,
   BWP: 0.074,
   COP: 0.00025,

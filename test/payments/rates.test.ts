@@ -177,7 +177,7 @@ describe('GET /exchange-rates', () => {
     const all = await api('GET', '/exchange-rates', { auth: p.auth });
     const sources = SANDBOX_CURRENCIES.map((c) => c.currencyCode);
     const fiat = SUPPORTED_CURRENCY_CODES.filter((code) => currencyInfo(code).kind === 'FIAT');
-    expect(fiat).toHaveLength(36);
+    expect(fiat).toHaveLength(37);
     expect(all.body.data).toHaveLength(sources.length * (fiat.length - 1));
     for (const r of all.body.data) {
       expect(sources).toContain(r.sourceCurrency.code);
