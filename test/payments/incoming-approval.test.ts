@@ -132,6 +132,20 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
       'INCOMING_PAYMENT.FAILED',
     ]);
 
+    // After a 202, POST /transactions/{id}/approve without NATIONALITY is 400 naming it, and changes nothing.
+    const later = await incoming(() => 202, 'USD', 2_500, sender);
+    await deliver(later.eventId);
+    const refused = await api('POST', `/transactions/${later.txId}/approve`, {
+      auth: later.p.auth,
+      body: { receiverCustomerInfo: { POSTAL_ADDRESS: { country: 'MX' } } },
+    });
+    expectError(refused, 400, 'INVALID_INPUT');
+    expect(JSON.stringify(refused.body.details)).toContain('receiverCustomerInfo.NATIONALITY');
+    expect(await tx(later.p, later.txId)).toMatchObject({ status: 'PENDING', pendingPlatformApproval: true });
+    const approved = await api('POST', `/transactions/${later.txId}/approve`, { auth: later.p.auth, body: { receiverCustomerInfo: info } });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(await balanceOf(later.p, later.account)).toBe(2_500);
+
     // On top of the currency's own: MXN asks TAX_ID as well.
     const both = await incoming(() => 200, 'MXN', 2_500, sender);
     await deliver(both.eventId);
