@@ -1,9 +1,12 @@
-"""Extracts the in-scope operations of the reference OpenAPI into test/http/reference-operations.json.
+"""Extracts the in-scope operations and webhooks of the reference OpenAPI into test/http/reference-operations.json
+and test/http/reference-webhooks.json.
 
-Usage: python3 scripts/reference-operations.py <reference openapi.yaml>  (needs PyYAML)
-One entry per operation: method, path (the reference's parameter names) and operationId. Left out, as
-the reference README puts them out of scope: cards, invitations, discoveries, receiver look-ups, crypto
-fee estimates and KYC links.
+Usage: python3 scripts/reference-operations.py <reference openapi.yaml>  (needs PyYAML), then
+`npx prettier --write test/http/reference-*.json`.
+One entry per operation: method, path (the reference's parameter names) and operationId. One entry per
+webhook: its name, operationId, event types and the fields its payload's `data` may carry (every property
+reachable through $ref, allOf, oneOf and anyOf). Left out, as the reference README puts them out of scope:
+cards, invitations, discoveries, receiver look-ups, crypto fee estimates and KYC links.
 """
 import json
 import re
@@ -21,7 +24,11 @@ OUT_OF_SCOPE = [
 ]
 METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
-paths = yaml.safe_load(open(sys.argv[1]))['paths']
+OUT_OF_SCOPE_WEBHOOKS = [r'^card-', r'^invitation-']
+
+doc = yaml.safe_load(open(sys.argv[1]))
+paths = doc['paths']
+schemas = doc['components']['schemas']
 out = [
     {'method': method.upper(), 'path': path, 'operationId': op['operationId']}
     for path, ops in paths.items()
@@ -31,3 +38,37 @@ out = [
 ]
 json.dump(out, open('test/http/reference-operations.json', 'w'), indent=1)
 print(len(out), 'operations')
+
+
+def resolve(schema):
+    while '$ref' in schema:
+        schema = schemas[schema['$ref'].split('/')[-1]]
+    return schema
+
+
+def properties(schema):
+    """Every property name `schema` may carry, merged over its allOf, oneOf and anyOf branches."""
+    schema = resolve(schema)
+    out = dict(schema.get('properties', {}))
+    for key in ('allOf', 'oneOf', 'anyOf'):
+        for branch in schema.get(key, []):
+            for name, prop in properties(branch).items():
+                out[name] = prop  # a later branch narrows (the webhook's own `type` enum over BaseWebhook's)
+    return out
+
+
+webhooks = []
+for name, item in doc['webhooks'].items():
+    if any(re.search(p, name) for p in OUT_OF_SCOPE_WEBHOOKS):
+        continue
+    op = item['post']
+    payload = properties(op['requestBody']['content']['application/json']['schema'])
+    data = properties(payload['data']) if 'data' in payload else {}
+    webhooks.append({
+        'name': name,
+        'operationId': op['operationId'],
+        'types': resolve(payload['type']).get('enum', []),
+        'dataFields': sorted(data),
+    })
+json.dump(webhooks, open('test/http/reference-webhooks.json', 'w'), indent=1)
+print(len(webhooks), 'webhooks')

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineRoute, type RouteDef } from './route';
 import { errorResponses } from './responses';
+import { DateTime } from '../common/time';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -36,8 +37,32 @@ const SECURITY: Record<string, Record<string, string[]>[]> = {
   none: [],
 };
 
+/** A webhook the service sends, under the reference's name and operationId; `data` is its payload's `data`. */
+export interface WebhookDef {
+  name: string;
+  operationId: string;
+  summary: string;
+  types: [string, ...string[]];
+  data: z.ZodType;
+}
+
+/** The OpenAPI 3.1 `webhooks` entry of `w`: the signed POST to the platform's webhookEndpoint. */
+function webhookItem(w: WebhookDef, components: Record<string, JsonSchema>) {
+  const body = z.object({ id: z.string(), type: z.enum(w.types), timestamp: DateTime, data: w.data });
+  return {
+    post: {
+      operationId: w.operationId,
+      summary: w.summary,
+      tags: ['Webhooks'],
+      parameters: [{ name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: toSchema(body, 'output', components) } } },
+      responses: { 200: { description: 'Received' } },
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document of every route, generated from the zod schemas the handlers validate with. */
-export function buildOpenApi(routes: RouteDef[], base: string) {
+export function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] = []) {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -117,6 +142,7 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
     servers: [{ url: base }],
     security: [{ BasicAuth: [] }],
     paths,
+    webhooks: Object.fromEntries(webhooks.map((w) => [w.name, webhookItem(w, components)])),
     components: {
       schemas: components,
       securitySchemes: {
@@ -134,7 +160,7 @@ export function buildOpenApi(routes: RouteDef[], base: string) {
 }
 
 /** `GET /openapi.json`, built once per isolate (routes are constant). */
-export function openApiRoute(routes: () => RouteDef[], base: string): RouteDef {
+export function openApiRoute(routes: () => RouteDef[], base: string, webhooks: WebhookDef[] = []): RouteDef {
   let doc: string | undefined;
   return defineRoute({
     method: 'GET',
@@ -145,7 +171,7 @@ export function openApiRoute(routes: () => RouteDef[], base: string): RouteDef {
     auth: 'none',
     responses: { 200: { description: 'OpenAPI 3.1 document' } },
     handler: () => {
-      doc ??= JSON.stringify(buildOpenApi(routes(), base));
+      doc ??= JSON.stringify(buildOpenApi(routes(), base, webhooks));
       return new Response(doc, { headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
     },
   });

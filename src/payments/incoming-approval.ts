@@ -41,9 +41,19 @@ export function requestedReceiverFields(currencyCode: string): Fields {
   return info.counterpartyFields.filter((f) => !info.customerFields.includes(f)).map((name) => ({ name, mandatory: true }));
 }
 
-/** The approval an incoming payment starts with, and the deadline that fails it if nobody decides. */
-export function incomingApproval(db: Db, row: TransactionRow, now: number): { approval: Approval; deadline: ScheduledTransition } {
-  const requested = requestedReceiverFields(row.receivedCurrency);
+/**
+ * The approval an incoming payment starts with, and the deadline that fails it if nobody decides. `asked`:
+ * receiver fields the sender's side asks for on top of the currency's (a field named in both keeps the
+ * currency's mandatory flag).
+ */
+export function incomingApproval(
+  db: Db,
+  row: TransactionRow,
+  now: number,
+  asked: Fields = [],
+): { approval: Approval; deadline: ScheduledTransition } {
+  const byCurrency = requestedReceiverFields(row.receivedCurrency);
+  const requested = [...byCurrency, ...asked.filter((f) => !byCurrency.some((c) => c.name === f.name))];
   const approval: Approval = {
     action: { type: 'INCOMING_PAYMENT' },
     state: 'PENDING_APPROVAL',

@@ -7,6 +7,7 @@ import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
 import { CurrencyAmount, PaymentInstructions } from '../accounts/internal-schema';
 import { PaymentRail, RateDetails } from './rates-schema';
+import { CounterpartyFieldDefinition } from '../platform/schema';
 
 const Id = (example: string) => z.string().max(128).meta({ example });
 const Amount = z
@@ -121,6 +122,14 @@ export const OutgoingTransaction = z
     rateDetails: RateDetails.optional(),
   })
   .meta({ id: 'OutgoingTransaction' });
+
+/** The `data` of INCOMING_PAYMENT.* webhooks: the transaction, and on an approval request what the sender asks. */
+export const IncomingPaymentWebhookData = IncomingTransaction.extend({
+  requestedReceiverCustomerInfoFields: z.array(CounterpartyFieldDefinition).optional().meta({
+    description:
+      'INCOMING_PAYMENT.PENDING approval request only: information about the recipient the sender asks for, beyond what customer registration gave; answer 200 with `receiverCustomerInfo` holding them (a mandatory one missing fails the payment, MISSING_MANDATORY_PAYEE_DATA)',
+  }),
+}).meta({ id: 'IncomingPaymentWebhookData' });
 
 export const Transaction = z.discriminatedUnion('type', [IncomingTransaction, OutgoingTransaction]).meta({ id: 'TransactionOneOf' });
 export type TransactionView = z.infer<typeof IncomingTransaction> | z.infer<typeof OutgoingTransaction>;

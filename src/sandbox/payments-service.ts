@@ -1,6 +1,6 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
-import { customers, internalAccounts, umaAddressIs, type PlatformRow, type TransactionRow } from '../db/schema';
+import { customers, internalAccounts, umaAddressIs, type Approval, type PlatformRow, type TransactionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields, notFound } from '../http/errors';
 import { computeExchange } from '../payments/rates';
@@ -173,9 +173,21 @@ export async function sandboxReceiveUma(
   return change.row;
 }
 
+/**
+ * The sandbox sender (local part, any domain) whose side asks for information about the recipient: its
+ * approval request carries these in `requestedReceiverCustomerInfoFields`.
+ */
+export const INFO_REQUESTING_SENDER = 'requires.info';
+const INFO_REQUESTED: NonNullable<Approval['requestedFields']> = [
+  { name: 'NATIONALITY', mandatory: true },
+  { name: 'POSTAL_ADDRESS', mandatory: false },
+];
+
 /** The payment recorded PENDING and awaiting the platform's decision: nothing moves, only its deadline is scheduled. */
 function awaitingDecision(db: PaymentDeps['db'], row: TransactionRow, now: number) {
-  const { approval, deadline } = incomingApproval(db, row, now);
+  const local = (row.senderUmaAddress ?? '').replace(/^\$/, '').split('@')[0]!.toLowerCase();
+  const asked = local === INFO_REQUESTING_SENDER ? INFO_REQUESTED : [];
+  const { approval, deadline } = incomingApproval(db, row, now, asked);
   return { hops: [{ status: 'PENDING' as const, set: { approval } }], transitions: [deadline] };
 }
 

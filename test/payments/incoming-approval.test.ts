@@ -15,7 +15,7 @@ const answerJson = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 /** A platform whose webhookEndpoint answers `answer`, a receiving customer, and an incoming UMA payment to it. */
-async function incoming(answer: Answer, currency = 'USD', amount = 2_500) {
+async function incoming(answer: Answer, currency = 'USD', amount = 2_500, sender = '$sam.sender@sender.example') {
   const url = hookUrl();
   const hook = fakeEndpoint(url, answer);
   const p = await newPlatform({ webhookEndpoint: url });
@@ -23,7 +23,7 @@ async function incoming(answer: Answer, currency = 'USD', amount = 2_500) {
   const res = await api('POST', '/sandbox/uma/receive', {
     auth: p.auth,
     body: {
-      senderUmaAddress: '$sam.sender@sender.example',
+      senderUmaAddress: sender,
       receiverUmaAddress: `$rita@${p.umaDomain}`,
       receivingCurrencyCode: currency,
       receivingCurrencyAmount: amount,
@@ -98,6 +98,62 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     await deliver(missing.eventId);
     expect(await tx(missing.p, missing.txId)).toMatchObject({ status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' });
     await expectNotCredited(missing.p, missing.txId, missing.account);
+  });
+
+  it('the sandbox sender $requires.info asks for NATIONALITY (mandatory) and POSTAL_ADDRESS (optional)', async () => {
+    const sender = '$requires.info@sender.example';
+    const info = { NATIONALITY: 'MX' };
+    const given = await incoming(() => answerJson(200, { receiverCustomerInfo: info }), 'USD', 2_500, sender);
+    await deliver(given.eventId);
+    expect(JSON.parse(given.hook.calls[0]!.body).data).toMatchObject({
+      senderUmaAddress: sender,
+      requestedReceiverCustomerInfoFields: [
+        { name: 'NATIONALITY', mandatory: true },
+        { name: 'POSTAL_ADDRESS', mandatory: false },
+      ],
+    });
+    // The optional field may be left out.
+    expect(await tx(given.p, given.txId)).toMatchObject({ status: 'COMPLETED' });
+    expect(await balanceOf(given.p, given.account)).toBe(2_500);
+    expect(await approvalOf(given.txId)).toMatchObject({ state: 'APPROVED', receiverCustomerInfo: info });
+
+    // Only the optional field: the payment fails, nothing is credited.
+    const missing = await incoming(
+      () => answerJson(200, { receiverCustomerInfo: { POSTAL_ADDRESS: { country: 'MX' } } }),
+      'USD',
+      2_500,
+      sender,
+    );
+    await deliver(missing.eventId);
+    expect(await tx(missing.p, missing.txId)).toMatchObject({ status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' });
+    await expectNotCredited(missing.p, missing.txId, missing.account);
+    expect((await eventsAbout(missing.p.id, missing.txId)).map((e) => e.type)).toEqual([
+      'INCOMING_PAYMENT.PENDING',
+      'INCOMING_PAYMENT.FAILED',
+    ]);
+
+    // After a 202, POST /transactions/{id}/approve without NATIONALITY is 400 naming it, and changes nothing.
+    const later = await incoming(() => 202, 'USD', 2_500, sender);
+    await deliver(later.eventId);
+    const refused = await api('POST', `/transactions/${later.txId}/approve`, {
+      auth: later.p.auth,
+      body: { receiverCustomerInfo: { POSTAL_ADDRESS: { country: 'MX' } } },
+    });
+    expectError(refused, 400, 'INVALID_INPUT');
+    expect(JSON.stringify(refused.body.details)).toContain('receiverCustomerInfo.NATIONALITY');
+    expect(await tx(later.p, later.txId)).toMatchObject({ status: 'PENDING', pendingPlatformApproval: true });
+    const approved = await api('POST', `/transactions/${later.txId}/approve`, { auth: later.p.auth, body: { receiverCustomerInfo: info } });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(await balanceOf(later.p, later.account)).toBe(2_500);
+
+    // On top of the currency's own: MXN asks TAX_ID as well.
+    const both = await incoming(() => 200, 'MXN', 2_500, sender);
+    await deliver(both.eventId);
+    expect(JSON.parse(both.hook.calls[0]!.body).data.requestedReceiverCustomerInfoFields).toEqual([
+      { name: 'TAX_ID', mandatory: true },
+      { name: 'NATIONALITY', mandatory: true },
+      { name: 'POSTAL_ADDRESS', mandatory: false },
+    ]);
   });
 
   it('202 then POST /transactions/{id}/approve: credited', async () => {
