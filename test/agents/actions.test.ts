@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError, newPlatform, tokenWith, type TestPlatform } from '../support/api';
 import { advance, balanceOf, events, expectLedgerInvariant, externalAccount, fund, tx } from '../support/payments';
-import { newAgent, policy, type TestAgent } from '../support/agents';
+import { agentQuote, newAgent, policy, type TestAgent } from '../support/agents';
 
 const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
 
@@ -172,15 +172,7 @@ describe('agent actions under the policy (spec 2.6, 3.2)', () => {
 
   it('an approved quote that expired meanwhile ends FAILED', async () => {
     const a = await fundedAgent({ defaultExecutionMode: 'APPROVAL_REQUIRED' });
-    const quote = await api('POST', '/agents/me/quotes', {
-      auth: a.bearer,
-      body: {
-        source: { sourceType: 'ACCOUNT', accountId: a.usd },
-        destination: { destinationType: 'ACCOUNT', accountId: a.bank },
-        lockedCurrencySide: 'SENDING',
-        lockedCurrencyAmount: 1_000,
-      },
-    });
+    const quote = await agentQuote(a, 1_000);
     expect(quote.status, JSON.stringify(quote.body)).toBe(201);
     const pending = await api('POST', `/agents/me/quotes/${quote.body.id}/execute`, { auth: a.bearer });
     expect(pending.status, JSON.stringify(pending.body)).toBe(200); // reference: 200, not 201

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError } from '../support/api';
 import { balanceOf, events, expectLedgerInvariant, externalAccount, fund, tx } from '../support/payments';
-import { ALL_PERMISSIONS, newAgent, policy, type TestAgent } from '../support/agents';
+import { agentQuote, ALL_PERMISSIONS, newAgent, policy, type TestAgent } from '../support/agents';
 
 // Approving an agent's pending action checks the agent's policy as it is at that moment: a paused agent, a
 // permission taken away, an account no longer allowed or a deleted agent refuse the approval with 403 (the
@@ -33,15 +33,7 @@ async function pendingTransfer(a: Agent, amount: number) {
 }
 
 async function pendingQuote(a: Agent, amount: number) {
-  const quote = await api('POST', '/agents/me/quotes', {
-    auth: a.bearer,
-    body: {
-      source: { sourceType: 'ACCOUNT', accountId: a.usd },
-      destination: { destinationType: 'ACCOUNT', accountId: a.bank },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: amount,
-    },
-  });
+  const quote = await agentQuote(a, amount);
   expect(quote.status, JSON.stringify(quote.body)).toBe(201);
   const res = await api('POST', `/agents/me/quotes/${quote.body.id}/execute`, { auth: a.bearer });
   expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -44,3 +44,15 @@ export async function newAgent(opts: { p?: TestPlatform; policy?: Record<string,
     accounts: await accountsOf(p, customer.id),
   };
 }
+
+/** The agent's quote from its USD account to its external account, locked on the sending side. */
+export const agentQuote = (a: { bearer: string; usd: string; bank: string }, amount: number) =>
+  api('POST', '/agents/me/quotes', {
+    auth: a.bearer,
+    body: {
+      source: { sourceType: 'ACCOUNT', accountId: a.usd },
+      destination: { destinationType: 'ACCOUNT', accountId: a.bank },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: amount,
+    },
+  });
