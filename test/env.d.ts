@@ -16,6 +16,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     FC_SEED: string;
     FC_RUNS: string;
+    RATE_LIMIT_PERIODS: number[];
   }
 }
 export {};

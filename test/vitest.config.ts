@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
@@ -45,7 +46,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: [here('./setup.ts')],
     // The hostile-input suite's seed and size: `FC_SEED=123 FC_RUNS=5000 npm test` replays or widens a run.
-    provide: { FC_SEED: process.env.FC_SEED ?? '', FC_RUNS: process.env.FC_RUNS ?? '' },
+    provide: {
+      FC_SEED: process.env.FC_SEED ?? '',
+      FC_RUNS: process.env.FC_RUNS ?? '',
+      // The deployed budgets' periods, which the 429's Retry-After (RATE_LIMIT_PERIOD_SECONDS) must state.
+      RATE_LIMIT_PERIODS: [...readFileSync(here('../wrangler.toml'), 'utf8').matchAll(/period\s*=\s*(\d+)/g)].map((m) => Number(m[1])),
+    },
     testTimeout: 30_000,
     // The JSON report lets .ci/run print the plain "N passed, N failed" line.
     reporters: ['default', 'json'],

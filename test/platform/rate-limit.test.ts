@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { basic, expectError, newPlatform, workerApi, type ApiResult, type CallOptions } from '../support/api';
 import { multipart } from '../support/customers';
 import { newAgent } from '../support/agents';
@@ -126,6 +126,12 @@ describe('per-platform request budgets', () => {
         if (limited) expect(op.responses['429'].headers?.['Retry-After'], `${method} ${path}`).toBeDefined();
       }
     }
+  });
+
+  it("states wrangler.toml's period as Retry-After: every budget's period is RATE_LIMIT_PERIOD_SECONDS", () => {
+    const periods = inject('RATE_LIMIT_PERIODS');
+    expect(periods.length).toBeGreaterThanOrEqual(2);
+    for (const period of periods) expect(period).toBe(RATE_LIMIT_PERIOD_SECONDS);
   });
 
   it('RATE_LIMITS=off lifts the budgets (local load tests)', async () => {
