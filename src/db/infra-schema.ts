@@ -116,3 +116,18 @@ export type WebhookEventRow = typeof webhookEvents.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type DueTransitionRow = typeof dueTransitions.$inferSelect;
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
+
+/**
+ * Maintained row counts for list totals, so no page counts its table: one row per platform and counted set
+ * (`list`, e.g. `customers` or `transactions:status=COMPLETED`). SQLite triggers on the counted tables keep
+ * them (migrations), so every write path, bulk or not, keeps them right in the same statement as its rows.
+ */
+export const listCounts = sqliteTable(
+  'list_counts',
+  {
+    platformId: text('platform_id').notNull(),
+    list: text('list').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platformId, t.list] })],
+);

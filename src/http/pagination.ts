@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
+import { listCounts } from '../db/schema';
 import { textFromBase64url, toBase64url } from '../crypto/base64';
 import { badRequest } from './errors';
 
@@ -71,7 +72,10 @@ export interface KeysetQuery<Row> {
   where: SQL | undefined;
   limit: number;
   cursor?: string;
+  /** The total by counting the matching rows: only for a scope whose size is bounded (never a tenant's table). */
   withTotal?: boolean;
+  /** The total from a maintained counter (`list_counts`), for the set `where` selects: see `listCounts`. */
+  counted?: { platformId: SQL; list: string };
 }
 
 /**
@@ -93,7 +97,16 @@ export function keysetLoads<Row>(db: Db, q: KeysetQuery<Row>) {
     .orderBy(...orderBy)
     .limit(limit);
   // Typed by the caller's Row in `pageFrom`; here only as statements.
+  if (q.counted) return { rows, total: countedTotal(db, q.counted.platformId, q.counted.list) } as KeysetLoads;
   return (q.withTotal ? { rows, total: countFrom.where(q.where) } : { rows }) as KeysetLoads;
+}
+
+/** A maintained count (`list_counts`), read as `{ n }` rows like a counted total; no row is 0. */
+export function countedTotal(db: Db, platformId: SQL | string, list: string) {
+  return db
+    .select({ n: listCounts.n })
+    .from(listCounts)
+    .where(and(eq(listCounts.platformId, platformId), eq(listCounts.list, list)));
 }
 
 /** SQL for the ids of the rows `keysetLoads` reads (no join), to load what belongs to them in the same batch. */

@@ -9,32 +9,38 @@ export interface Cost {
   statements: number[];
   account: string[];
   queue: number;
+  /** Every statement run, with its bound values (for EXPLAIN QUERY PLAN). */
+  sql: { query: string; params: unknown[] }[];
 }
 
 /** A D1 binding that counts round trips and passes everything to the real one. */
 function countingD1(real: D1Database, cost: Cost): D1Database {
   const real_ = new WeakMap<object, D1PreparedStatement>();
-  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
+  const sqlOf = new WeakMap<object, { query: string; params: unknown[] }>();
+  const wrap = (stmt: D1PreparedStatement, query: string, params: unknown[] = []): D1PreparedStatement => {
     const once = <T>(run: () => Promise<T>) => {
       cost.d1++;
       cost.statements.push(1);
+      cost.sql.push({ query, params });
       return run();
     };
     const w = {
-      bind: (...values: unknown[]) => wrap(stmt.bind(...values)),
+      bind: (...values: unknown[]) => wrap(stmt.bind(...values), query, values),
       first: (column?: string) => once(() => (column === undefined ? stmt.first() : stmt.first(column))),
       all: () => once(() => stmt.all()),
       run: () => once(() => stmt.run()),
       raw: (options?: { columnNames?: boolean }) => once(() => stmt.raw(options as { columnNames: true })),
     };
     real_.set(w, stmt);
+    sqlOf.set(w, { query, params });
     return w as unknown as D1PreparedStatement;
   };
   return {
-    prepare: (query: string) => wrap(real.prepare(query)),
+    prepare: (query: string) => wrap(real.prepare(query), query),
     batch: (statements: D1PreparedStatement[]) => {
       cost.d1++;
       cost.statements.push(statements.length);
+      for (const s of statements) cost.sql.push(sqlOf.get(s) ?? { query: '?', params: [] });
       return real.batch(statements.map((s) => real_.get(s) ?? s));
     },
     exec: (query: string) => {
@@ -87,7 +93,7 @@ function countingQueue(real: Queue<unknown>, cost: Cost): Queue<unknown> {
 
 /** One call through the Worker's fetch handler with counting bindings; the response and what it cost. */
 export async function measured(method: string, path: string, opts: CallOptions = {}): Promise<ApiResult & { cost: Cost }> {
-  const cost: Cost = { d1: 0, statements: [], account: [], queue: 0 };
+  const cost: Cost = { d1: 0, statements: [], account: [], queue: 0, sql: [] };
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.auth) headers.Authorization = opts.auth;
   let body = opts.raw;
