@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { metering } from './meter';
 import * as schema from './schema';
 
 export type Db = ReturnType<typeof build>;
@@ -8,7 +9,8 @@ export type Db = ReturnType<typeof build>;
 /** One statement of a D1 batch. */
 export type Statement = BatchItem<'sqlite'>;
 
-const build = (d1: D1Database) => drizzle(d1, { schema });
+// Over the metering binding: each statement's rows read and written go to the meter of the work running it.
+const build = (d1: D1Database) => drizzle(metering(d1), { schema });
 
 // Building the client walks the whole schema (relational config): once per binding, not per request.
 const clients = new WeakMap<D1Database, Db>();
