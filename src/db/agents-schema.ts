@@ -89,6 +89,8 @@ export const agentActions = sqliteTable(
     index('agent_actions_agent_idx').on(t.agentId, t.id),
     index('agent_actions_usage_idx').on(t.agentId, t.counted, t.day),
     index('agent_actions_platform_status_idx').on(t.platformId, t.status, t.id),
+    // A transaction's action (approving or rejecting a pending payment finds the agent's action by it).
+    index('agent_actions_transaction_idx').on(t.transactionId),
   ],
 );
 

@@ -244,6 +244,8 @@ export const externalAccounts = sqliteTable(
   },
   (t) => [
     index('external_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
+    // The foreign key's child index: deleting a customer (sandbox reset) looks its accounts up by customer_id alone.
+    index('external_accounts_customer_fk_idx').on(t.customerId),
     // The same destination once per holder.
     uniqueIndex('external_accounts_identifier_uq')
       .on(t.holderId, t.accountType, t.identifier, t.currency)
@@ -269,7 +271,11 @@ export const beneficialOwners = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('beneficial_owners_customer_idx').on(t.platformId, t.customerId, t.id)],
+  (t) => [
+    index('beneficial_owners_customer_idx').on(t.platformId, t.customerId, t.id),
+    // The foreign key's child index: deleting a customer (sandbox reset) looks its owners up by customer_id alone.
+    index('beneficial_owners_customer_fk_idx').on(t.customerId),
+  ],
 );
 
 export type { VerificationStatus };
@@ -290,7 +296,11 @@ export const verifications = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('verifications_platform_idx').on(t.platformId, t.customerId, t.id)],
+  (t) => [
+    index('verifications_platform_idx').on(t.platformId, t.customerId, t.id),
+    // The foreign key's child index: deleting a customer (sandbox reset) looks its verifications up by customer_id alone.
+    index('verifications_customer_fk_idx').on(t.customerId),
+  ],
 );
 
 /** Metadata of an uploaded verification document; the bytes live in R2 under `objectKey`. */
