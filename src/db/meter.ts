@@ -14,9 +14,15 @@ export interface Meter {
   unmetered: number;
   /** When present, each round trip's statement count is appended (tests). */
   statements?: number[];
-  /** When present, each statement run is appended with its bound values (tests: EXPLAIN QUERY PLAN). */
-  sql?: { query: string; params: unknown[] }[];
+  /** When present, each statement run is appended with its bound values and rows read (tests: EXPLAIN QUERY PLAN). */
+  sql?: StatementRun[];
   parent?: Meter;
+}
+
+export interface StatementRun {
+  query: string;
+  params: unknown[];
+  rowsRead?: number;
 }
 
 export function newMeter(parent?: Meter): Meter {
@@ -45,19 +51,24 @@ interface Meta {
   rows_written?: number;
 }
 
-function roundTrip(sql: { query: string; params: unknown[] }[]): void {
+/** Counts a round trip of `sql`; the runs it recorded (when a meter records them) get their rows read. */
+function roundTrip(sql: StatementRun[]): StatementRun[] | undefined {
+  let runs: StatementRun[] | undefined;
   for (let m = current.getStore(); m; m = m.parent) {
     m.roundTrips++;
     m.statements?.push(sql.length);
-    m.sql?.push(...sql);
+    if (m.sql) m.sql.push(...(runs ??= sql.map((s) => ({ ...s }))));
   }
+  return runs;
 }
 
-function add(meta: Meta | undefined): void {
+function add(meta: Meta | undefined, run?: StatementRun): void {
+  const read = meta?.rows_read;
+  if (run && typeof read === 'number') run.rowsRead = read;
   for (let m = current.getStore(); m; m = m.parent) {
-    if (meta && typeof meta.rows_read === 'number') {
-      m.rowsRead += meta.rows_read;
-      m.rowsWritten += meta.rows_written ?? 0;
+    if (typeof read === 'number') {
+      m.rowsRead += read;
+      m.rowsWritten += meta?.rows_written ?? 0;
     } else m.unmetered++;
   }
 }
@@ -83,7 +94,11 @@ const NO_SPAN = { setAttribute() {} };
  * name, which would merge those columns. So this sends the very request `raw()` sends, through the binding's
  * own method, and keeps both; on a binding without it, it calls `raw()` and counts an unmetered statement.
  */
-async function rawWithMeta(stmt: D1PreparedStatement, options?: { columnNames?: boolean }): Promise<unknown[][]> {
+async function rawWithMeta(
+  stmt: D1PreparedStatement,
+  options: { columnNames?: boolean } | undefined,
+  run?: StatementRun,
+): Promise<unknown[][]> {
   const s = stmt as unknown as BindingStatement;
   const send = s.dbSession?._sendOrThrow;
   if (typeof send !== 'function' || typeof s.statement !== 'string' || !Array.isArray(s.params)) {
@@ -92,7 +107,7 @@ async function rawWithMeta(stmt: D1PreparedStatement, options?: { columnNames?: 
   }
   const answer = await send.call(s.dbSession, '/query', s.statement, s.params, 'ROWS_AND_COLUMNS', NO_SPAN);
   const result = (Array.isArray(answer) ? answer[0] : answer) as QueryResult;
-  add(result.meta);
+  add(result.meta, run);
   const results = result.results;
   if (!results) return [];
   if (Array.isArray(results)) {
@@ -104,7 +119,7 @@ async function rawWithMeta(stmt: D1PreparedStatement, options?: { columnNames?: 
 }
 
 /** A metered statement's binding statement and SQL, for a batch of them. */
-const inner = new WeakMap<object, { stmt: D1PreparedStatement; sql: { query: string; params: unknown[] } }>();
+const inner = new WeakMap<object, { stmt: D1PreparedStatement; sql: StatementRun }>();
 
 function meteredStatement(stmt: D1PreparedStatement, query: string, params: unknown[] = []): D1PreparedStatement {
   const sql = [{ query, params }];
@@ -112,9 +127,9 @@ function meteredStatement(stmt: D1PreparedStatement, query: string, params: unkn
     bind: (...values: unknown[]) => meteredStatement(stmt.bind(...values), query, values),
     async first(column?: string) {
       // first() has no meta either: all() is the same request (the binding's first() reads all()'s rows).
-      roundTrip(sql);
+      const run = roundTrip(sql);
       const result = await stmt.all();
-      add(result.meta as Meta);
+      add(result.meta as Meta, run?.[0]);
       const row = result.results[0] as Record<string, unknown> | undefined;
       if (!row) return null;
       if (column === undefined) return row;
@@ -122,20 +137,19 @@ function meteredStatement(stmt: D1PreparedStatement, query: string, params: unkn
       return row[column];
     },
     async all() {
-      roundTrip(sql);
+      const run = roundTrip(sql);
       const result = await stmt.all();
-      add(result.meta as Meta);
+      add(result.meta as Meta, run?.[0]);
       return result;
     },
     async run() {
-      roundTrip(sql);
+      const run = roundTrip(sql);
       const result = await stmt.run();
-      add(result.meta as Meta);
+      add(result.meta as Meta, run?.[0]);
       return result;
     },
     raw(options?: { columnNames?: boolean }) {
-      roundTrip(sql);
-      return rawWithMeta(stmt, options);
+      return rawWithMeta(stmt, options, roundTrip(sql)?.[0]);
     },
   };
   inner.set(wrapped, { stmt, sql: sql[0]! });
@@ -157,9 +171,9 @@ export function metering<B extends Binding>(d1: B): B {
     const w: Binding = {
       prepare: (query: string) => meteredStatement(d1.prepare(query), query),
       async batch<T>(statements: D1PreparedStatement[]) {
-        roundTrip(statements.map((s) => inner.get(s)?.sql ?? { query: '?', params: [] }));
+        const runs = roundTrip(statements.map((s) => inner.get(s)?.sql ?? { query: '?', params: [] }));
         const results = await d1.batch<T>(statements.map((s) => inner.get(s)?.stmt ?? s));
-        for (const r of results) add(r.meta as Meta);
+        results.forEach((r, i) => add(r.meta as Meta, runs?.[i]));
         return results;
       },
     };

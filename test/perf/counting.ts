@@ -1,6 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import worker from '../../src/index';
-import { newMeter, withMeter, type Meter } from '../../src/db/meter';
+import { newMeter, withMeter, type Meter, type StatementRun } from '../../src/db/meter';
 import { expect } from 'vitest';
 import { BASE, type ApiResult, type CallOptions } from '../support/api';
 
@@ -18,7 +18,7 @@ export interface Cost {
   account: string[];
   queue: number;
   /** Every statement run, with its bound values (for EXPLAIN QUERY PLAN). */
-  sql: { query: string; params: unknown[] }[];
+  sql: StatementRun[];
 }
 
 /** The account namespace, with every method called on a stub recorded by name. */

@@ -1,7 +1,9 @@
+import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentActions } from '../../src/db/schema';
-import { api, newPlatform, OPERATOR, type CallOptions } from '../support/api';
+import { seedPlatform } from '../../scripts/lib/seed.mjs';
+import { api, newPlatform, OPERATOR, type CallOptions, type TestPlatform } from '../support/api';
 import { newAgent, policy } from '../support/agents';
 import { businessBody, individualBody, multipart, uniqueId, type FormPart } from '../support/customers';
 import { bankInfo, createQuote, customerWithAccounts, db, externalAccount, fund, idemKey } from '../support/payments';
@@ -131,6 +133,55 @@ Object.assign(BUDGETS, {
   agentGetTransaction: budget(2),
 });
 
+/**
+ * Rows read (D1's own count, `meta.rows_read`: src/db/meter.ts) of each operation on a platform whose every
+ * list holds SEEDED rows, beside another platform as large. No budget grows with the data: a point read
+ * reads a few index entries and rows (READ), a write what it checks and changes (WRITE), a list its page
+ * (`page(limit)`: the page's rows, the rows their views load, authentication and a maintained total).
+ */
+const READ = 20;
+const WRITE = 100;
+const page = (limit: number) => 3 * limit + 40;
+/** Budgets other than the rule of the operation's kind (`rowsBudget`). */
+const ROWS: Record<string, number> = {
+  // Closes each of the customer's accounts (six) with its event, each checked to hold no money.
+  deleteCustomerById: 250,
+};
+/**
+ * Operations whose work is the platform's data itself (sandbox reset deletes all of it): rows read at most this
+ * many per row written, so each row is found through an index (a deleted parent's children by theirs).
+ */
+const PER_ROW_WRITTEN: Record<string, number> = { sandboxReset: 2 };
+
+/**
+ * Operations whose rows read today grow with the data, fixed on another branch of issue 24 (named): their
+ * rows are measured and shown, not asserted, until that branch is merged. The lead empties this at merge.
+ */
+const FIXED_ELSEWHERE: Record<string, string> = {
+  listCustomers: 'i24-customers',
+  listTransactions: 'i24-transactions',
+  listQuotes: 'i24-transactions',
+  agentListTransactions: 'i24-transactions',
+  listWebhookDeliveries: 'i24-background',
+  listAgents: 'i24-lists',
+  listAgentApprovals: 'i24-lists',
+  agentListActions: 'i24-lists',
+  listTokens: 'i24-lists',
+  listPlatformExternalAccounts: 'i24-lists',
+  listSandboxEmails: 'i24-lists',
+  getAvailableUmaProviders: 'i24-lists',
+};
+
+/** The rows-read budget of `op` as measured: lists by their page (`limit`, default 20), else READ or WRITE. */
+function rowsBudget(op: string, { method, path, cost }: Measured): number {
+  if (ROWS[op] !== undefined) return ROWS[op];
+  if (PER_ROW_WRITTEN[op] !== undefined) return PER_ROW_WRITTEN[op] * cost.rowsWritten;
+  if (/^(list|agentList)|^getAvailableUmaProviders$/.test(op)) {
+    return page(Number(new URL(path, 'http://x').searchParams.get('limit') ?? 20));
+  }
+  return method === 'GET' ? READ : WRITE;
+}
+
 interface Measured {
   method: string;
   path: string;
@@ -157,6 +208,24 @@ async function signedM(op: string, w: TestWallet, method: string, path: string, 
   });
 }
 
+/** Rows in each list of the measured platform, and of another platform: what a request reads must grow with neither. */
+const SEEDED = 20_000;
+
+async function seedLists(p: TestPlatform) {
+  const started = Date.now();
+  const statements = [
+    ...seedPlatform({ platformId: p.id, umaDomain: p.umaDomain, n: SEEDED }).statements,
+    ...seedPlatform({
+      platformId: `Platform:${crypto.randomUUID()}`,
+      umaDomain: `${crypto.randomUUID()}.seed.test`,
+      n: SEEDED,
+      createPlatform: true,
+    }).statements,
+  ];
+  await env.DB.batch(statements.map((s) => env.DB.prepare(s)));
+  console.log(`seeded ${SEEDED} rows per list on two platforms in ${Date.now() - started} ms`);
+}
+
 const form = (parts: FormPart[]) => {
   const f = multipart(parts);
   return { raw: f.body, headers: { 'Content-Type': f.contentType } };
@@ -168,7 +237,7 @@ const CSV_HEADER =
 const enc = encodeURIComponent;
 
 describe('round trips of every operation (the production latency model)', () => {
-  it('every operation of /openapi.json succeeds within its budget', async () => {
+  it('every operation of /openapi.json succeeds within its budget', { timeout: 180_000 }, async () => {
     // --- operator ---
     const domain = `rt-${uniqueId('p')}.example`;
     await m('createPlatform', 'POST', '/operator/platforms', { auth: OPERATOR, body: { name: 'Round Trips', umaDomain: domain } });
@@ -181,6 +250,7 @@ describe('round trips of every operation (the production latency model)', () => 
 
     // --- platform configuration and tokens ---
     const p = await newPlatform();
+    await seedLists(p);
     const auth = p.auth;
     await m('getPlatformConfig', 'GET', '/config', { auth });
     const hook = hookUrl();
@@ -442,22 +512,48 @@ describe('round trips of every operation (the production latency model)', () => 
     expect(
       over.map(([op, r]) => `${op}: ${r.cost.d1} D1, ${r.cost.account.length} account (budget ${JSON.stringify(BUDGETS[op])})`),
     ).toEqual([]);
+    expect(Object.keys(FIXED_ELSEWHERE).filter((op) => !seen.has(op))).toEqual([]);
+    const overRows = [...seen].filter(([op, r]) => !FIXED_ELSEWHERE[op] && r.cost.rowsRead > rowsBudget(op, r));
+    const explained = await Promise.all(
+      overRows.map(async ([op, r]) => `${op}: ${r.cost.rowsRead} rows read (budget ${rowsBudget(op, r)})${await scans(r.cost)}`),
+    );
+    expect(explained).toEqual([]);
   });
 });
+
+/** Where a request's rows went: its statements by rows read, with the plan lines that read a whole table or index. */
+async function scans(cost: Cost): Promise<string> {
+  const lines: string[] = [];
+  for (const { query, params, rowsRead } of [...cost.sql].sort((a, b) => (b.rowsRead ?? 0) - (a.rowsRead ?? 0)).slice(0, 3)) {
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query}`)
+      .bind(...params)
+      .all<{ detail: string }>()
+      .catch(() => ({ results: [] as { detail: string }[] }));
+    const bad = plan.results
+      .map((p) => p.detail)
+      .filter((d) => /^SCAN (?!CONSTANT ROW)(?!json_each)(?!\(subquery)(?!\d+-ROW VALUES)/.test(d));
+    lines.push(`\n    ${rowsRead} rows: ${query.slice(0, 200)}${bad.length ? `  [${bad.join('; ')}]` : ''}`);
+  }
+  return lines.join('');
+}
 
 // The table `npm run round-trips` reads (lines starting with "| ").
 afterAll(() => {
   const rows = [...seen].sort(([a], [b]) => a.localeCompare(b));
   const lines = [
-    '| Operation | Request | D1 round trips | Account calls | Budget (D1, account) |',
-    '| --- | --- | ---: | ---: | --- |',
+    '| Operation | Request | D1 round trips | Account calls | Rows read | Rows written | Budget (D1, account, rows read) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
     ...rows.map(([op, r]) => {
       const path = r.path
         .split('?')[0]!
         .replace(/[A-Za-z]+:[0-9a-f-]{36}/g, '{id}')
         .replace(/\/device-codes\/[A-Z0-9-]+\//, '/device-codes/{code}/');
       const b = BUDGETS[op]!;
-      return `| ${op} | \`${r.method} ${path}\` | ${r.cost.d1} | ${r.cost.account.length} | ${b.d1}, ${b.account} |`;
+      const rows =
+        PER_ROW_WRITTEN[op] !== undefined
+          ? `${PER_ROW_WRITTEN[op]} per row written`
+          : `${rowsBudget(op, r)}${FIXED_ELSEWHERE[op] ? ` (${FIXED_ELSEWHERE[op]})` : ''}`;
+      return `| ${op} | \`${r.method} ${path}\` | ${r.cost.d1} | ${r.cost.account.length} | ${r.cost.rowsRead} | ${r.cost.rowsWritten} | ${b.d1}, ${b.account}, ${rows} |`;
     }),
   ];
   console.log(`ROUND-TRIPS-TABLE-START\n${lines.join('\n')}\nROUND-TRIPS-TABLE-END`);
