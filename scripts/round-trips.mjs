@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run round-trips`: the D1 round trips and account (Durable Object) calls of every operation of
-// /openapi.json on its success path, measured by test/perf/route-budgets.test.ts with the counting harness.
-// Prints the table; `--write` also puts it into README.md between its round-trips markers.
+// `npm run round-trips`: the D1 round trips, account (Durable Object) calls and D1 rows read and written of
+// every operation of /openapi.json on its success path, on a platform seeded with 20,000 rows per list,
+// measured by test/perf/route-budgets.test.ts (the service's own D1 meter, src/db/meter.ts), with each
+// operation's budgets. Prints the table; `--write` also puts it into README.md between its round-trips markers.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -214,11 +214,13 @@ const SEEDED = 20_000;
 async function seedLists(p: TestPlatform) {
   const started = Date.now();
   const statements = [
-    ...seedPlatform({ platformId: p.id, umaDomain: p.umaDomain, n: SEEDED }).statements,
+    // Fixed tags: the same rows (names, e-mails) every run, so the table's numbers repeat.
+    ...seedPlatform({ platformId: p.id, umaDomain: p.umaDomain, n: SEEDED, tag: 1 }).statements,
     ...seedPlatform({
       platformId: `Platform:${crypto.randomUUID()}`,
       umaDomain: `${crypto.randomUUID()}.seed.test`,
       n: SEEDED,
+      tag: 2,
       createPlatform: true,
     }).statements,
   ];
