@@ -240,6 +240,10 @@ const enc = encodeURIComponent;
 
 describe('round trips of every operation (the production latency model)', () => {
   it('every operation of /openapi.json succeeds within its budget', { timeout: 180_000 }, async () => {
+    // Every operation below runs with every list of `p` (and of another platform) holding SEEDED rows.
+    const p = await newPlatform();
+    await seedLists(p);
+
     // --- operator ---
     const domain = `rt-${uniqueId('p')}.example`;
     await m('createPlatform', 'POST', '/operator/platforms', { auth: OPERATOR, body: { name: 'Round Trips', umaDomain: domain } });
@@ -251,8 +255,6 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('getOpenApi', 'GET', '/openapi.json');
 
     // --- platform configuration and tokens ---
-    const p = await newPlatform();
-    await seedLists(p);
     const auth = p.auth;
     await m('getPlatformConfig', 'GET', '/config', { auth });
     const hook = hookUrl();
