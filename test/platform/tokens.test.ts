@@ -108,13 +108,13 @@ describe('API tokens', () => {
 
     const odd = await api('GET', '/tokens?name=odd', { auth: p.auth });
     expect(odd.body.data.map((t: any) => t.name)).toEqual(['odd', 'odd']);
-    expect(odd.body.totalCount).toBe(2);
+    expect(odd.body).not.toHaveProperty('totalCount'); // filtered views have no maintained count
 
     const after = created[3].createdAt;
     const recent = await api('GET', `/tokens?createdAfter=${encodeURIComponent(after)}`, { auth: p.auth });
     expect(recent.body.data.every((t: any) => t.createdAt >= after)).toBe(true);
     const none = await api('GET', `/tokens?createdBefore=2000-01-01T00:00:00Z`, { auth: p.auth });
-    expect(none.body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+    expect(none.body).toEqual({ data: [], hasMore: false });
   });
 
   it('gets a token by id; unknown and other platforms answer 404 TOKEN_NOT_FOUND', async () => {
