@@ -57,7 +57,6 @@ const CASES: Case[] = [
   { path: '/agents/me/internal-accounts', as: 'agent', uses: [['internal_accounts', 'customer_id']] },
   { path: '/agents/me/internal-accounts?currency=USD', as: 'agent', uses: [['internal_accounts', 'customer_id']] },
   { path: '/agents/me/internal-accounts?type=INTERNAL_FIAT', as: 'agent', uses: [['internal_accounts', 'customer_id']] },
-  { path: '/agents/me/transactions', as: 'agent', uses: [['transactions', 'customer_id']] },
   { path: '/agents/me/external-accounts', as: 'agent', uses: [['external_accounts', 'customer_id']] },
   { path: '/agents/me/external-accounts?currency=USD', as: 'agent', uses: [['external_accounts', 'currency']] },
   // External and internal accounts.
