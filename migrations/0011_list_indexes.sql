@@ -4,9 +4,9 @@ CREATE INDEX `api_tokens_platform_updated_idx` ON `api_tokens` (`platform_id`,`u
 CREATE INDEX `external_accounts_platform_live_idx` ON `external_accounts` (`platform_id`,`id`) WHERE deleted_at IS NULL;--> statement-breakpoint
 CREATE INDEX `external_accounts_platform_currency_idx` ON `external_accounts` (`platform_id`,`currency`,`id`) WHERE deleted_at IS NULL;--> statement-breakpoint
 CREATE INDEX `external_accounts_platform_customer_currency_idx` ON `external_accounts` (`platform_id`,`customer_id`,`currency`,`id`) WHERE deleted_at IS NULL;--> statement-breakpoint
-CREATE INDEX `internal_accounts_platform_id_idx` ON `internal_accounts` (`platform_id`,`id`);--> statement-breakpoint
-CREATE INDEX `internal_accounts_platform_currency_idx` ON `internal_accounts` (`platform_id`,`currency`,`id`);--> statement-breakpoint
-CREATE INDEX `internal_accounts_platform_type_idx` ON `internal_accounts` (`platform_id`,`type`,`id`);--> statement-breakpoint
+CREATE INDEX `internal_accounts_platform_id_idx` ON `internal_accounts` (`platform_id`,`id`) WHERE customer_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `internal_accounts_platform_currency_idx` ON `internal_accounts` (`platform_id`,`currency`,`id`) WHERE customer_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `internal_accounts_platform_type_idx` ON `internal_accounts` (`platform_id`,`type`,`id`) WHERE customer_id IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `sandbox_emails_platform_to_idx` ON `sandbox_emails` (`platform_id`,`to_address`,`id`);--> statement-breakpoint
 CREATE INDEX `verifications_platform_id_idx` ON `verifications` (`platform_id`,`id`);--> statement-breakpoint
 CREATE INDEX `verifications_platform_status_idx` ON `verifications` (`platform_id`,`verification_status`,`id`);--> statement-breakpoint

@@ -146,11 +146,16 @@ export const internalAccounts = sqliteTable(
     check('internal_accounts_balance_non_negative', sql`${t.balance} >= 0`),
     index('internal_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
     index('internal_accounts_customer_idx').on(t.customerId),
-    // GET /customers/internal-accounts unfiltered and by currency or type, in id order (the platform's own few
-    // accounts are the only rows these walk past).
-    index('internal_accounts_platform_id_idx').on(t.platformId, t.id),
-    index('internal_accounts_platform_currency_idx').on(t.platformId, t.currency, t.id),
-    index('internal_accounts_platform_type_idx').on(t.platformId, t.type, t.id),
+    // GET /customers/internal-accounts unfiltered and by currency or type, in id order: the customers' accounts only.
+    index('internal_accounts_platform_id_idx')
+      .on(t.platformId, t.id)
+      .where(sql`customer_id IS NOT NULL`),
+    index('internal_accounts_platform_currency_idx')
+      .on(t.platformId, t.currency, t.id)
+      .where(sql`customer_id IS NOT NULL`),
+    index('internal_accounts_platform_type_idx')
+      .on(t.platformId, t.type, t.id)
+      .where(sql`customer_id IS NOT NULL`),
   ],
 );
 
