@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { internalAccounts, type InternalAccountRow, type PlatformRow } from '../db/schema';
 import { insertJsonRows } from '../db/json-rows';
 import { currency, currencyInfo } from '../common/currencies';
@@ -77,20 +78,32 @@ export async function loadInternalAccount(db: Db, platformId: string, accountId:
 
 export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
 
-/** GET /customers/internal-accounts: the customers' accounts by id, with the filters (rows; `internalAccountView` shows them). */
+/**
+ * A condition checked on the few accounts of one holder (a customer, the platform), never an index search:
+ * unary `+` keeps SQLite on the holder's index rather than walking every account of the platform in a currency.
+ */
+const among = (column: SQLiteColumn, value: string) => sql`+${column} = ${value}`;
+
+/**
+ * GET /customers/internal-accounts: the customers' accounts by id, with the filters (rows; `internalAccountView`
+ * shows them). The total: unfiltered from the platform's maintained count; of one customer by counting its
+ * accounts (at most one per currency and type); none under a currency or type filter alone.
+ */
 export const customerInternalAccountList = keysetList(
   (platformId: SQL, q: InternalAccountListQuery) => {
     const where = [eq(internalAccounts.platformId, platformId), isNotNull(internalAccounts.customerId)];
     if (q.customerId) where.push(eq(internalAccounts.customerId, q.customerId));
-    if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
-    if (q.type) where.push(eq(internalAccounts.type, q.type));
+    const is = q.customerId ? among : eq;
+    if (q.currency) where.push(is(internalAccounts.currency, q.currency));
+    if (q.type) where.push(is(internalAccounts.type, q.type));
     return {
       table: internalAccounts,
       idColumn: internalAccounts.id,
       where: and(...where),
       limit: q.limit,
       cursor: q.cursor,
-      withTotal: true,
+      withTotal: q.customerId !== undefined,
+      counted: where.length === 2 ? { platformId, list: 'customer_internal_accounts' } : undefined,
     };
   },
   (row: InternalAccountRow) => row,
@@ -124,8 +137,8 @@ export async function listPlatformInternalAccounts(
   mode: ServiceMode,
 ) {
   const where = [eq(internalAccounts.platformId, platform.id), isNull(internalAccounts.customerId)];
-  if (q.currency) where.push(eq(internalAccounts.currency, q.currency));
-  if (q.type) where.push(eq(internalAccounts.type, q.type));
+  if (q.currency) where.push(among(internalAccounts.currency, q.currency));
+  if (q.type) where.push(among(internalAccounts.type, q.type));
   const list = db
     .select()
     .from(internalAccounts)

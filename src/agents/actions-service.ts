@@ -20,7 +20,7 @@ import {
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { ApiError, conflict, forbidden, notFound, retryableConflict } from '../http/errors';
-import { keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery } from '../http/pagination';
+import { dateRangeOrder, keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { eventStatements } from '../webhooks/outbox';
 import {
   accountsOf,
@@ -490,7 +490,8 @@ export async function listAgentActions(db: Db, agent: AgentRow, q: { status?: Ag
     where: and(...where),
     limit: q.limit,
     cursor: q.cursor,
-    withTotal: true,
+    // The total only unfiltered, from the agent's maintained count.
+    counted: q.status ? undefined : { platformId: sql`${agent.platformId}`, list: `agent_actions:${agent.id}` },
     order: 'desc',
   });
   return { ...page, data: await actionViews(db, page.data) };
@@ -511,6 +512,12 @@ type ApprovalListQuery = {
  * for it, with their total and what their views show.
  */
 export function approvalListLoads(db: Db, platformId: SQL, q: ApprovalListQuery) {
+  const page = approvalPage(platformId, q);
+  return { ...keysetLoads(db, page), ...viewLoads(db, keysetIds(db, page)) };
+}
+
+/** The platform's actions waiting for it by id (by creation time under a date range), with the filters. */
+function approvalPage(platformId: SQL, q: ApprovalListQuery): KeysetQuery<AgentActionRow> {
   const where: SQL[] = [
     eq(agentActions.platformId, platformId),
     eq(agentActions.status, 'PENDING_APPROVAL'),
@@ -520,19 +527,21 @@ export function approvalListLoads(db: Db, platformId: SQL, q: ApprovalListQuery)
   if (q.customerId) where.push(eq(agentActions.customerId, q.customerId));
   if (q.startDate !== undefined) where.push(gte(agentActions.createdAt, q.startDate));
   if (q.endDate !== undefined) where.push(lte(agentActions.createdAt, q.endDate));
-  const page: KeysetQuery<AgentActionRow> = {
+  const unfiltered = where.length === 3;
+  return {
     table: agentActions,
     idColumn: agentActions.id,
+    ...dateRangeOrder<AgentActionRow>([[agentActions.createdAt, (a) => a.createdAt, q.startDate !== undefined || q.endDate !== undefined]]),
     where: and(...where),
     limit: q.limit,
     cursor: q.cursor,
-    withTotal: true,
+    // The total only unfiltered, from the platform's maintained count of actions waiting for it.
+    counted: unfiltered ? { platformId, list: 'agent_approvals' } : undefined,
     order: q.sortOrder,
   };
-  return { ...keysetLoads(db, page), ...viewLoads(db, keysetIds(db, page)) };
 }
 
 export function approvalListFrom(q: ApprovalListQuery, loaded: Loaded<ReturnType<typeof approvalListLoads>>) {
-  const page = pageFrom<AgentActionRow>(q, loaded);
+  const page = pageFrom<AgentActionRow>(approvalPage(sql`NULL`, q), loaded);
   return { ...page, data: viewsFrom(page.data, loaded) };
 }

@@ -17,7 +17,7 @@ import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
 import { ApiError, badRequest, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
-import { keysetIds, keysetLoads, mapPage, pageFrom, type KeysetQuery } from '../http/pagination';
+import { dateRangeOrder, keysetIds, keysetLoads, mapPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { platformClock } from '../platform/service';
 import { requireHeld } from '../platform/tokens-service';
 import { loadActiveCustomer } from '../customers/service';
@@ -214,6 +214,12 @@ export interface AgentFilters {
 
 /** GET /agents as loads: the page with its total, and the usage of the page's agents. */
 export function agentListLoads(db: Db, platformId: SQL, f: AgentFilters, wall: number) {
+  const page = agentPage(platformId, f);
+  return { ...keysetLoads(db, page), usage: usageLoad(db, keysetIds(db, page), platformClock(platformId, wall)) };
+}
+
+/** The platform's live agents by id (by that date under a date range), with the filters. */
+function agentPage(platformId: SQL, f: AgentFilters): KeysetQuery<AgentRow> {
   const where: (SQL | undefined)[] = [eq(agents.platformId, platformId), isNull(agents.deletedAt)];
   if (f.customerId !== undefined) where.push(eq(agents.customerId, f.customerId));
   if (f.isPaused !== undefined) where.push(eq(agents.isPaused, f.isPaused));
@@ -222,19 +228,23 @@ export function agentListLoads(db: Db, platformId: SQL, f: AgentFilters, wall: n
   if (f.createdBefore !== undefined) where.push(lte(agents.createdAt, f.createdBefore));
   if (f.updatedAfter !== undefined) where.push(gte(agents.updatedAt, f.updatedAfter));
   if (f.updatedBefore !== undefined) where.push(lte(agents.updatedAt, f.updatedBefore));
-  const page: KeysetQuery<AgentRow> = {
+  return {
     table: agents,
     idColumn: agents.id,
+    ...dateRangeOrder<AgentRow>([
+      [agents.createdAt, (a) => a.createdAt, f.createdAfter !== undefined || f.createdBefore !== undefined],
+      [agents.updatedAt, (a) => a.updatedAt, f.updatedAfter !== undefined || f.updatedBefore !== undefined],
+    ]),
     where: and(...where),
     limit: f.limit,
     cursor: f.cursor,
-    withTotal: true,
+    // The total only unfiltered, from the platform's maintained count of live agents.
+    counted: where.length === 2 ? { platformId, list: 'agents' } : undefined,
   };
-  return { ...keysetLoads(db, page), usage: usageLoad(db, keysetIds(db, page), platformClock(platformId, wall)) };
 }
 
 export function agentListFrom(f: AgentFilters, loaded: Loaded<ReturnType<typeof agentListLoads>>, now: number) {
-  return mapPage(pageFrom<AgentRow>(f, loaded), (a) => agentView(a, usageFrom(loaded.usage, a.id), now));
+  return mapPage(pageFrom<AgentRow>(agentPage(sql`NULL`, f), loaded), (a) => agentView(a, usageFrom(loaded.usage, a.id), now));
 }
 
 export async function updateAgent(db: Db, platformId: string, agentId: string, patch: { name?: string; isPaused?: boolean }, now: number) {

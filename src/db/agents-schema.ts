@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { AgentPolicy } from '../agents/schema';
 import type { AgentActionStatus, AgentActionType, Permission } from './enums';
@@ -17,7 +18,28 @@ export const agents = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('agents_platform_idx').on(t.platformId, t.id)],
+  (t) => [
+    index('agents_platform_idx').on(t.platformId, t.id),
+    index('agents_platform_live_idx')
+      .on(t.platformId, t.id)
+      .where(sql`deleted_at IS NULL`),
+    // GET /agents filters, over live agents (a date range orders its page by that date, see `agentListLoads`).
+    index('agents_platform_customer_idx')
+      .on(t.platformId, t.customerId, t.id)
+      .where(sql`deleted_at IS NULL`),
+    index('agents_platform_paused_idx')
+      .on(t.platformId, t.isPaused, t.id)
+      .where(sql`deleted_at IS NULL`),
+    index('agents_platform_connected_idx')
+      .on(t.platformId, t.isConnected, t.id)
+      .where(sql`deleted_at IS NULL`),
+    index('agents_platform_created_idx')
+      .on(t.platformId, t.createdAt, t.id)
+      .where(sql`deleted_at IS NULL`),
+    index('agents_platform_updated_idx')
+      .on(t.platformId, t.updatedAt, t.id)
+      .where(sql`deleted_at IS NULL`),
+  ],
 );
 
 /** Device codes: short-lived, single use; stored only as a hash. */
@@ -91,6 +113,11 @@ export const agentActions = sqliteTable(
     index('agent_actions_platform_status_idx').on(t.platformId, t.status, t.id),
     // A transaction's action (approving or rejecting a pending payment finds the agent's action by it).
     index('agent_actions_transaction_idx').on(t.transactionId),
+    // An agent's actions by status; the approvals list (one status) by agent, customer or creation time.
+    index('agent_actions_agent_status_idx').on(t.agentId, t.status, t.id),
+    index('agent_actions_platform_status_agent_idx').on(t.platformId, t.status, t.agentId, t.id),
+    index('agent_actions_platform_status_customer_idx').on(t.platformId, t.status, t.customerId, t.id),
+    index('agent_actions_platform_status_created_idx').on(t.platformId, t.status, t.createdAt, t.id),
   ],
 );
 

@@ -59,7 +59,13 @@ export const apiTokens = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('api_tokens_platform_idx').on(t.platformId, t.id)],
+  (t) => [
+    index('api_tokens_platform_idx').on(t.platformId, t.id),
+    // GET /tokens filters: each an index search (a date range orders its page by that date, see `tokenList`).
+    index('api_tokens_platform_name_idx').on(t.platformId, t.name, t.id),
+    index('api_tokens_platform_created_idx').on(t.platformId, t.createdAt, t.id),
+    index('api_tokens_platform_updated_idx').on(t.platformId, t.updatedAt, t.id),
+  ],
 );
 
 /**
@@ -140,6 +146,16 @@ export const internalAccounts = sqliteTable(
     check('internal_accounts_balance_non_negative', sql`${t.balance} >= 0`),
     index('internal_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
     index('internal_accounts_customer_idx').on(t.customerId),
+    // GET /customers/internal-accounts unfiltered and by currency or type, in id order: the customers' accounts only.
+    index('internal_accounts_platform_id_idx')
+      .on(t.platformId, t.id)
+      .where(sql`customer_id IS NOT NULL`),
+    index('internal_accounts_platform_currency_idx')
+      .on(t.platformId, t.currency, t.id)
+      .where(sql`customer_id IS NOT NULL`),
+    index('internal_accounts_platform_type_idx')
+      .on(t.platformId, t.type, t.id)
+      .where(sql`customer_id IS NOT NULL`),
   ],
 );
 
@@ -181,7 +197,10 @@ export const sandboxEmails = sqliteTable(
     text: text('text').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('sandbox_emails_platform_idx').on(t.platformId, t.id)],
+  (t) => [
+    index('sandbox_emails_platform_idx').on(t.platformId, t.id),
+    index('sandbox_emails_platform_to_idx').on(t.platformId, t.to, t.id),
+  ],
 );
 
 /**
@@ -246,6 +265,16 @@ export const externalAccounts = sqliteTable(
     index('external_accounts_platform_idx').on(t.platformId, t.customerId, t.id),
     // The foreign key's child index: deleting a customer (sandbox reset) looks its accounts up by customer_id alone.
     index('external_accounts_customer_fk_idx').on(t.customerId),
+    // The lists read live accounts only: the customers' (unfiltered, by currency) and the platform's by currency.
+    index('external_accounts_platform_live_idx')
+      .on(t.platformId, t.id)
+      .where(sql`deleted_at IS NULL`),
+    index('external_accounts_platform_currency_idx')
+      .on(t.platformId, t.currency, t.id)
+      .where(sql`deleted_at IS NULL`),
+    index('external_accounts_platform_customer_currency_idx')
+      .on(t.platformId, t.customerId, t.currency, t.id)
+      .where(sql`deleted_at IS NULL`),
     // The same destination once per holder.
     uniqueIndex('external_accounts_identifier_uq')
       .on(t.holderId, t.accountType, t.identifier, t.currency)
@@ -300,6 +329,8 @@ export const verifications = sqliteTable(
     index('verifications_platform_idx').on(t.platformId, t.customerId, t.id),
     // The foreign key's child index: deleting a customer (sandbox reset) looks its verifications up by customer_id alone.
     index('verifications_customer_fk_idx').on(t.customerId),
+    index('verifications_platform_id_idx').on(t.platformId, t.id),
+    index('verifications_platform_status_idx').on(t.platformId, t.verificationStatus, t.id),
   ],
 );
 

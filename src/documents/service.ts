@@ -185,11 +185,12 @@ export function documentFrom(loaded: Loaded<ReturnType<typeof documentLoads>>): 
   return documentView(row);
 }
 
-/** GET /documents: by id, optionally of one holder. */
+/** GET /documents: by id, optionally of one holder; the total only unfiltered, from the platform's maintained count. */
 export const documentList = keysetList((platformId: SQL, q: { documentHolder?: string; limit: number; cursor?: string }) => {
   const where: SQL[] = [eq(documents.platformId, platformId)];
   if (q.documentHolder) where.push(eq(documents.documentHolder, q.documentHolder));
-  return { table: documents, idColumn: documents.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true };
+  const counted = q.documentHolder ? undefined : { platformId, list: 'documents' };
+  return { table: documents, idColumn: documents.id, where: and(...where), limit: q.limit, cursor: q.cursor, counted };
 }, documentView);
 
 /** Deletes the record, then its bytes. */

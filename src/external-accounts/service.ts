@@ -106,7 +106,10 @@ export function liveExternalAccount(db: Db, platformId: SQL, id: string, scope: 
     .where(and(...where));
 }
 
-/** A list of external accounts (the customers' or the platform's own), by id, with the filters. */
+/**
+ * A list of external accounts (the customers' or the platform's own), by id, with the filters. The total from
+ * a maintained count: unfiltered, or of one customer; none under a currency filter.
+ */
 const externalAccountList = (scope: 'customers' | 'platform') =>
   keysetList((platformId: SQL, q: Partial<ExternalAccountListQuery> & { limit: number }) => {
     const where: SQL[] = [eq(externalAccounts.platformId, platformId), isNull(externalAccounts.deletedAt)];
@@ -119,9 +122,14 @@ const externalAccountList = (scope: 'customers' | 'platform') =>
       where: and(...where),
       limit: q.limit,
       cursor: q.cursor,
-      withTotal: true,
+      counted: q.currency
+        ? undefined
+        : { platformId, list: scope === 'platform' ? 'platform_external_accounts' : customerList(q.customerId) },
     };
   }, externalAccountView);
+
+/** The maintained count of the customers' live external accounts, or of one customer's. */
+const customerList = (customerId?: string) => (customerId ? `customer_external_accounts:${customerId}` : 'customer_external_accounts');
 
 export const customerExternalAccountList = externalAccountList('customers');
 export const platformExternalAccountList = externalAccountList('platform');

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { and, asc, count, desc, gt, lt, or, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, gt, lt, or, eq, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { listCounts } from '../db/schema';
@@ -172,8 +172,24 @@ export function keysetList<Q extends { limit: number }, Row, View>(
 ) {
   return {
     loads: (db: Db, platformId: SQL, q: Q) => keysetLoads(db, query(platformId, q)),
-    from: (q: Q, loaded: Loaded<KeysetLoads>): Page<View> => mapPage(pageFrom<Row>({ limit: q.limit }, loaded), view),
+    from: (q: Q, loaded: Loaded<KeysetLoads>): Page<View> => {
+      // The cursor's sort key (a date-range order) depends on the filters, not on the platform.
+      const { sortKey, rowId } = query(sql`NULL`, q);
+      return mapPage(pageFrom<Row>({ limit: q.limit, sortKey, rowId }, loaded), view);
+    },
   };
+}
+
+/**
+ * The order of a list filtered by a date range: by that date, then id, so one index (platform, date, id)
+ * serves both the range and the page's order (ids and creation times sort alike; an update-time range pages
+ * in update order). The first range given wins; none keeps the id order.
+ */
+export function dateRangeOrder<Row>(
+  ranges: [SQLiteColumn, (row: Row) => number, boolean][],
+): Pick<KeysetQuery<Row>, 'sortColumn' | 'sortKey'> {
+  const range = ranges.find(([, , given]) => given);
+  return range ? { sortColumn: range[0], sortKey: range[1] } : {};
 }
 
 export function mapPage<A, B>(page: Page<A>, f: (a: A) => B): Page<B> {

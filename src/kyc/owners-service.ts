@@ -75,7 +75,7 @@ export function ownerListLoads(db: Db, platformId: SQL, q: OwnerListQuery) {
       where: and(eq(beneficialOwners.platformId, platformId), eq(beneficialOwners.customerId, q.customerId)),
       limit: q.limit,
       cursor: q.cursor,
-      withTotal: true,
+      counted: { platformId, list: `beneficial_owners:${q.customerId}` },
     }),
   };
 }

@@ -126,13 +126,14 @@ export function verificationFrom(loaded: Loaded<ReturnType<typeof verificationLo
   return verificationView(row);
 }
 
-/** GET /verifications: by id, with the filters. */
+/** GET /verifications: by id, with the filters; the total only unfiltered, from the platform's maintained count. */
 export const verificationList = keysetList(
   (platformId: SQL, q: { customerId?: string; verificationStatus?: VerificationStatus; limit: number; cursor?: string }) => {
     const where: SQL[] = [eq(verifications.platformId, platformId)];
     if (q.customerId) where.push(eq(verifications.customerId, q.customerId));
     if (q.verificationStatus) where.push(eq(verifications.verificationStatus, q.verificationStatus));
-    return { table: verifications, idColumn: verifications.id, where: and(...where), limit: q.limit, cursor: q.cursor, withTotal: true };
+    const counted = where.length === 1 ? { platformId, list: 'verifications' } : undefined;
+    return { table: verifications, idColumn: verifications.id, where: and(...where), limit: q.limit, cursor: q.cursor, counted };
   },
   verificationView,
 );

@@ -151,7 +151,8 @@ export async function listPlatforms(db: Db, q: { limit: number; cursor?: string 
     where: undefined,
     limit: q.limit,
     cursor: q.cursor,
-    withTotal: true,
+    // The service-wide maintained count (platform_id '*').
+    counted: { platformId: sql`'*'`, list: 'platforms' },
   });
   return { ...page, data: await Promise.all(page.data.map(async (p) => platformView(p, await configExtras(s, p.id)))) };
 }

@@ -5,7 +5,7 @@ import { newId } from '../crypto/ids';
 import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
 import { forbidden, notFound } from '../http/errors';
-import { keysetList } from '../http/pagination';
+import { dateRangeOrder, keysetList, type KeysetQuery } from '../http/pagination';
 import type { ApiToken } from './schema';
 
 // A drizzle prepared statement: `sql.placeholder('clientId')` is its bind parameter, filled per call.
@@ -122,15 +122,29 @@ export interface TokenFilters {
   cursor?: string;
 }
 
-/** GET /tokens: the platform's tokens by id, with the filters. */
-export const tokenList = keysetList((platformId: SQL, f: TokenFilters) => {
+/**
+ * GET /tokens: the platform's tokens by id (by that date under a date range), with the filters. The total only
+ * unfiltered, from the platform's maintained count.
+ */
+export const tokenList = keysetList((platformId: SQL, f: TokenFilters): KeysetQuery<ApiTokenRow> => {
   const where: (SQL | undefined)[] = [eq(apiTokens.platformId, platformId)];
   if (f.name !== undefined) where.push(eq(apiTokens.name, f.name));
   if (f.createdAfter !== undefined) where.push(gte(apiTokens.createdAt, f.createdAfter));
   if (f.createdBefore !== undefined) where.push(lte(apiTokens.createdAt, f.createdBefore));
   if (f.updatedAfter !== undefined) where.push(gte(apiTokens.updatedAt, f.updatedAfter));
   if (f.updatedBefore !== undefined) where.push(lte(apiTokens.updatedAt, f.updatedBefore));
-  return { table: apiTokens, idColumn: apiTokens.id, where: and(...where), limit: f.limit, cursor: f.cursor, withTotal: true };
+  return {
+    table: apiTokens,
+    idColumn: apiTokens.id,
+    ...dateRangeOrder<ApiTokenRow>([
+      [apiTokens.createdAt, (t) => t.createdAt, f.createdAfter !== undefined || f.createdBefore !== undefined],
+      [apiTokens.updatedAt, (t) => t.updatedAt, f.updatedAfter !== undefined || f.updatedBefore !== undefined],
+    ]),
+    where: and(...where),
+    limit: f.limit,
+    cursor: f.cursor,
+    counted: where.length === 1 ? { platformId, list: 'api_tokens' } : undefined,
+  };
 }, tokenView);
 
 const tokenNotFound = () => notFound('TOKEN_NOT_FOUND', 'API token not found');

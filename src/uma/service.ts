@@ -49,7 +49,17 @@ function providerPage(platformId: SQL, q: UmaProviderListQuery): KeysetQuery<Uma
     where: and(...where),
     limit: q.limit,
     cursor: q.cursor,
-    withTotal: true,
+    // The spec requires the total. The directory's maintained counts (all, allow-listed) serve those views; a
+    // region or currency filter counts the directory, which is service-wide and small (operator-loaded
+    // providers, not a tenant's data).
+    ...(q.countryCode || q.currencyCode
+      ? { withTotal: true }
+      : {
+          counted: {
+            platformId: sql`CASE WHEN ${platformId} IS NOT NULL THEN '*' END`,
+            list: q.hasBlockedProviders === false ? 'uma_providers_allowed' : 'uma_providers',
+          },
+        }),
   };
 }
 

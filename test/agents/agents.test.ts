@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, basic, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
 import { advance } from '../support/wallets';
-import { createCustomer, individualBody } from '../support/customers';
+import { createCustomer, individualBody, walk } from '../support/customers';
 import { newAgent, policy } from '../support/agents';
 
 describe('agents (platform side)', () => {
@@ -88,10 +88,11 @@ describe('agents (platform side)', () => {
     const list = await api('GET', '/agents', { auth: a.p.auth });
     expect(list.body).toMatchObject({ hasMore: false, totalCount: 1 });
     expect(list.body.data[0]).toMatchObject({ id: a.agentId, isConnected: true });
-    expect(
-      (await api('GET', `/agents?customerId=${a.customerId}&isConnected=true&isPaused=false`, { auth: a.p.auth })).body.totalCount,
-    ).toBe(1);
-    expect((await api('GET', '/agents?isPaused=true', { auth: a.p.auth })).body.totalCount).toBe(0);
+    // Filtered views carry no totalCount (only the unfiltered list has a maintained count).
+    const filtered = await api('GET', `/agents?customerId=${a.customerId}&isConnected=true&isPaused=false`, { auth: a.p.auth });
+    expect(filtered.body.data.map((x: any) => x.id)).toEqual([a.agentId]);
+    expect(filtered.body).not.toHaveProperty('totalCount');
+    expect((await api('GET', '/agents?isPaused=true', { auth: a.p.auth })).body).toEqual({ data: [], hasMore: false });
 
     const renamed = await api('PATCH', `/agents/${a.agentId}`, { auth: a.p.auth, body: { name: 'Renamed', isPaused: true } });
     expect(renamed.body).toMatchObject({ name: 'Renamed', isPaused: true });
@@ -117,6 +118,20 @@ describe('agents (platform side)', () => {
       400,
     );
     expect((await api('GET', `/agents/${a.agentId}`, { auth: a.p.auth })).body.policy).toEqual(patched.body.policy);
+  });
+
+  it('an update-time range pages in update order, each agent once; a creation range in creation order', async () => {
+    const p = await newPlatform();
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push((await newAgent({ p })).agentId);
+    const since = (await api('GET', `/agents/${made[0]}`, { auth: p.auth })).body.createdAt;
+    for (const id of [...made].reverse()) {
+      await advance(p, 1); // distinct update times
+      expect((await api('PATCH', `/agents/${id}`, { auth: p.auth, body: { name: `n-${id.slice(-4)}` } })).status).toBe(200);
+    }
+    const ids = async (path: string) => (await walk(path, p.auth)).map((a: any) => a.id);
+    expect(await ids(`/agents?updatedAfter=${encodeURIComponent(since)}&limit=1`)).toEqual([...made].reverse());
+    expect(await ids(`/agents?createdAfter=${encodeURIComponent(since)}&limit=1`)).toEqual(made);
   });
 
   it('another platform’s agent is 404 on every endpoint; permissions apply', async () => {

@@ -146,6 +146,8 @@ const page = (limit: number) => 3 * limit + 40;
 const ROWS: Record<string, number> = {
   // Closes each of the customer's accounts (six) with its event, each checked to hold no money.
   deleteCustomerById: 250,
+  // Each pending action's view loads its transaction, quote and customer: about 15 rows per action of the page.
+  listAgentApprovals: 15 * 20 + 40,
 };
 /**
  * Operations whose work is the platform's data itself (sandbox reset deletes all of it): rows read at most this
@@ -163,13 +165,6 @@ const FIXED_ELSEWHERE: Record<string, string> = {
   listQuotes: 'i24-transactions',
   agentListTransactions: 'i24-transactions',
   listWebhookDeliveries: 'i24-background',
-  listAgents: 'i24-lists',
-  listAgentApprovals: 'i24-lists',
-  agentListActions: 'i24-lists',
-  listTokens: 'i24-lists',
-  listPlatformExternalAccounts: 'i24-lists',
-  listSandboxEmails: 'i24-lists',
-  getAvailableUmaProviders: 'i24-lists',
 };
 
 /** The rows-read budget of `op` as measured: lists by their page (`limit`, default 20), else READ or WRITE. */
