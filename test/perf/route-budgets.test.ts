@@ -193,7 +193,7 @@ describe('round trips of every operation (the production latency model)', () => 
 
     // --- customers, KYC, documents ---
     const person = await m('createCustomer', 'POST', '/customers', { auth, body: individualBody() });
-    await m('listCustomers', 'GET', '/customers?limit=5&search=a', { auth });
+    await m('listCustomers', 'GET', '/customers?limit=5&search=smith', { auth });
     await m('getCustomerById', 'GET', `/customers/${person.body.id}`, { auth });
     await m('updateCustomerById', 'PATCH', `/customers/${person.body.id}`, {
       auth,
