@@ -1,0 +1,2 @@
+CREATE INDEX `transactions_open_customer_idx` ON `transactions` (`platform_id`,`customer_id`,`status`) WHERE status IN ('CREATED', 'PENDING', 'PROCESSING');--> statement-breakpoint
+CREATE INDEX `transactions_open_destination_idx` ON `transactions` (`platform_id`,`destination_account_id`,`status`) WHERE status IN ('CREATED', 'PENDING', 'PROCESSING');
