@@ -215,11 +215,24 @@ export async function loadActiveCustomer(db: Db, platformId: string, customerId:
   return row;
 }
 
+/** The beneficial owners of business customers (of one platform), by customer, through the platform's owners index. */
 export async function ownersOf(db: Db, rows: CustomerRow[]): Promise<Map<string, BeneficialOwnerRow[]>> {
-  const ids = rows.filter((r) => r.customerType === 'BUSINESS').map((r) => r.id);
+  const businesses = rows.filter((r) => r.customerType === 'BUSINESS');
   const byCustomer = new Map<string, BeneficialOwnerRow[]>();
-  if (ids.length === 0) return byCustomer;
-  const owners = await db.select().from(beneficialOwners).where(inJson(beneficialOwners.customerId, ids)).orderBy(beneficialOwners.id);
+  if (businesses.length === 0) return byCustomer;
+  const owners = await db
+    .select()
+    .from(beneficialOwners)
+    .where(
+      and(
+        eq(beneficialOwners.platformId, businesses[0]!.platformId),
+        inJson(
+          beneficialOwners.customerId,
+          businesses.map((r) => r.id),
+        ),
+      ),
+    )
+    .orderBy(beneficialOwners.customerId, beneficialOwners.id);
   for (const o of owners) byCustomer.set(o.customerId, [...(byCustomer.get(o.customerId) ?? []), o]);
   return byCustomer;
 }

@@ -193,4 +193,24 @@ describe('GET /customers reads about its page, not the platform', () => {
     }
     expect(over).toEqual([]);
   });
+
+  it("a business customer's update and deletion read its beneficial owners through their index, not every owner", async () => {
+    const p = await newPlatform();
+    const biz = await createCustomer(p, businessBody());
+    const lines: string[] = [];
+    for (const [method, body] of [
+      ['PATCH', { customerType: 'BUSINESS', address: { line1: '1 New St', city: 'Austin', postalCode: '78701', country: 'US' } }],
+      ['DELETE', undefined],
+    ] as const) {
+      const res = await measured(method, `/customers/${biz.id}`, { auth: p.auth, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      for (const s of res.cost.sql.filter((x) => /^\s*select/i.test(x.query) && /"beneficial_owners"/.test(x.query))) {
+        const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.query}`)
+          .bind(...s.params)
+          .all<{ detail: string }>();
+        lines.push(...results.map((r) => `${method}: ${r.detail}`).filter((d) => /SCAN beneficial_owners|TEMP B-TREE/.test(d)));
+      }
+    }
+    expect(lines).toEqual([]);
+  });
 });
