@@ -295,8 +295,26 @@ function matching(term: string): SQL | undefined {
 const customerSearch = sql.raw('customer_search');
 const searchRowid = sql<number>`${customerSearch}.rowid`;
 
-/** An FTS5 phrase: the term as one quoted string, so its characters are text, never query syntax. */
-const phrase = (term: string) => `"${term.replaceAll('"', '""')}"`;
+/**
+ * The FTS5 query of a term: rows holding its trigrams (every third one and the last, which cover every
+ * character), each a quoted string so its characters are text, never query syntax. The index keeps no
+ * positions, so this finds a superset of the rows containing the term; `matching` decides.
+ */
+function trigramsOf(term: string): string {
+  const chars = [...term];
+  const starts = new Set<number>();
+  for (let i = 0; i + 3 <= chars.length; i += 3) starts.add(i);
+  starts.add(chars.length - 3);
+  return [...starts]
+    .map(
+      (i) =>
+        `"${chars
+          .slice(i, i + 3)
+          .join('')
+          .replaceAll('"', '""')}"`,
+    )
+    .join(' AND ');
+}
 
 /** The filters of GET /customers but `currency` and `search` (which choose the table read first). */
 function customerFilters(platformId: SQL, q: CustomerListQuery): SQL {
@@ -378,7 +396,7 @@ function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<Custom
  * about the term's matches, never the platform's customers.
  */
 function searchLoads(db: Db, platformId: SQL, q: CustomerListQuery & { search: string }) {
-  let where = and(sql`${customerSearch} MATCH ${phrase(q.search)}`, customerFilters(platformId, q), matching(q.search));
+  let where = and(sql`${customerSearch} MATCH ${trigramsOf(q.search)}`, customerFilters(platformId, q), matching(q.search));
   if (q.cursor) {
     const pos = decodeCursor(q.cursor);
     if (typeof pos.k !== 'number')

@@ -121,6 +121,12 @@ describe('GET /customers: filters and search follow every change', () => {
     expect(idsOf(await list(p, 'search=oldname'))).toEqual([]);
     expect(idsOf(await list(p, 'search=NEWNAME'))).toEqual([c.id]);
     expect(idsOf(await list(p, 'search=new.test'))).toEqual([c.id]);
+    // The index finds rows holding the term's pieces; only those containing the term are answered.
+    const pieces = await createCustomer(p, individualBody({ fullName: 'Smi Xith Quentins' }));
+    expect(idsOf(await list(p, 'search=smith'))).toEqual([]);
+    expect(idsOf(await list(p, 'search=quentin'))).toEqual([c.id, pieces.id]);
+    // Quotes and the index's own syntax are text.
+    expect(idsOf(await list(p, `search=${encodeURIComponent('"x" OR smi*')}`))).toEqual([]);
     // Only ASCII letters ignore case, as before the index: É is not é.
     const e = await createCustomer(p, individualBody({ fullName: 'Émile Zola' }));
     expect(idsOf(await list(p, `search=${encodeURIComponent('Émile')}`))).toEqual([e.id]);

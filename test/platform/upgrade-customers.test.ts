@@ -39,11 +39,13 @@ async function counts() {
   return Object.fromEntries(results.map((r) => [`${r.p === P1 ? 'P1' : 'P2'} ${r.list}`, r.n]));
 }
 
+/** Customers the search index finds for a term: rows holding every trigram of it (the index keeps no positions). */
 async function found(term: string) {
+  const trigrams = Array.from({ length: term.length - 2 }, (_, i) => `"${term.slice(i, i + 3)}"`);
   const { results } = await env.UPGRADE_DB.prepare(
     `SELECT customer_id AS id FROM customer_search WHERE customer_search MATCH ? ORDER BY rowid`,
   )
-    .bind(`"${term}"`)
+    .bind(trigrams.join(' AND '))
     .all<{ id: string }>();
   return results.map((r) => r.id);
 }
