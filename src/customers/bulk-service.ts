@@ -388,9 +388,20 @@ async function planChunk(
 
 /**
  * Active customers of the platform holding one of the candidates' platformCustomerIds or UMA addresses (any
- * case), in one round trip. Each wanted value probes its unique index (CROSS JOIN keeps the list outside).
+ * case), in one round trip: `takenByStatements`.
  */
 async function takenBy(db: Db, platformId: string, wanted: { platformCustomerId: string; umaAddress: string }[]) {
+  const [byId, byUma] = await db.batch(takenByStatements(db, platformId, wanted));
+  return [...byId, ...byUma];
+}
+
+/**
+ * The duplicate check of a chunk as two statements, each wanted value one probe of the unique index that
+ * decides it (`customers_platform_customer_id_uq`, `CUSTOMERS_UMA_ADDRESS_UQ` on the lower-cased address): the
+ * CROSS JOIN keeps the list outside, and the index's own condition is a literal. Reads about the chunk's
+ * rows however many customers the platform has.
+ */
+export function takenByStatements(db: Db, platformId: string, wanted: { platformCustomerId: string; umaAddress: string }[]) {
   const columns = { platformCustomerId: customers.platformCustomerId, umaAddress: customers.umaAddress };
   const probe = (values: string[], match: SQL) =>
     db
@@ -398,7 +409,7 @@ async function takenBy(db: Db, platformId: string, wanted: { platformCustomerId:
       .from(sql`json_each(${JSON.stringify(values)}) AS wanted`)
       .crossJoin(customers)
       .where(and(eq(customers.platformId, platformId), match, sql`${customers.isDeleted} = 0`));
-  const [byId, byUma] = await db.batch([
+  return [
     probe(
       wanted.map((w) => w.platformCustomerId),
       sql`${customers.platformCustomerId} = wanted.value`,
@@ -407,8 +418,7 @@ async function takenBy(db: Db, platformId: string, wanted: { platformCustomerId:
       wanted.map((w) => w.umaAddress),
       sql`lower(${customers.umaAddress}) = lower(wanted.value)`,
     ),
-  ]);
-  return [...byId, ...byUma];
+  ] as const;
 }
 
 /** GET /customers/bulk/jobs/{jobId}: progress, error entries by row, completedAt only once finished. */

@@ -34,7 +34,7 @@ export const customerRoutes = [
     auth: 'basic',
     permission: 'VIEW',
     query: CustomerListQuery,
-    // A substring search reads far more than its page.
+    // A search reads about its matches (its full-text index), which may be far more than its page.
     expensive: (url) => url.searchParams.has('search'),
     responses: { 200: { description: 'A page of customers', schema: CustomerList }, ...errorResponses(400, 401, 403) },
     load: ({ db, platformId, query }) => customerListLoads(db, platformId, query),

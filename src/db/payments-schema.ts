@@ -116,6 +116,14 @@ export const transactions = sqliteTable(
     index('transactions_source_account_idx').on(t.sourceAccountId, t.id),
     index('transactions_destination_account_idx').on(t.destinationAccountId, t.id),
     index('transactions_quote_idx').on(t.quoteId),
+    // Transactions still open (a few per customer at most): a customer's deletion checks none of its money is
+    // in flight by reading these, not its history (src/customers/delete.ts writes the same literal list).
+    index('transactions_open_customer_idx')
+      .on(t.platformId, t.customerId, t.status)
+      .where(sql`status IN ('CREATED', 'PENDING', 'PROCESSING')`),
+    index('transactions_open_destination_idx')
+      .on(t.platformId, t.destinationAccountId, t.status)
+      .where(sql`status IN ('CREATED', 'PENDING', 'PROCESSING')`),
     uniqueIndex('transactions_request_key_uq').on(t.platformId, t.requestKey),
   ],
 );

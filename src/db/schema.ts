@@ -105,10 +105,33 @@ export const customers = sqliteTable(
     uniqueIndex(CUSTOMERS_UMA_ADDRESS_UQ)
       .on(t.platformId, sql`lower(${t.umaAddress})`)
       .where(sql`is_deleted = 0`),
+    // GET /customers: an index per filter, platform first, then the filter, then the page's order, so a page
+    // reads about its rows (deleted customers are skipped on the row). Counts come from `list_counts`, and
+    // the search from the FTS5 table `customer_search`: both kept by triggers in migrations/0015_customers_search_counts.sql
+    // (outside this schema, so drizzle-kit neither creates nor drops them).
     index('customers_platform_idx').on(t.platformId, t.id),
-    // GET /customers without deleted ones: the page in id order and its exact totalCount from the index alone.
     index('customers_platform_live_idx').on(t.platformId, t.isDeleted, t.id),
+    index('customers_platform_customer_id_idx').on(t.platformId, t.platformCustomerId, t.id),
+    index('customers_type_idx').on(t.platformId, t.customerType, t.id),
+    index('customers_region_idx').on(t.platformId, t.region, t.id),
+    index('customers_uma_address_idx').on(t.platformId, sql`lower(${t.umaAddress})`, t.id),
+    index('customers_created_idx').on(t.platformId, t.createdAt, t.id),
+    index('customers_updated_idx').on(t.platformId, t.updatedAt, t.id),
   ],
+);
+
+/**
+ * The currencies each customer enables (`customers.currencies`), one row each, for `GET /customers?currency=`:
+ * kept by triggers on `customers` (migrations/0015_customers_search_counts.sql), never written by the service.
+ */
+export const customerCurrencies = sqliteTable(
+  'customer_currencies',
+  {
+    platformId: text('platform_id').notNull(),
+    currency: text('currency').notNull(),
+    customerId: text('customer_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platformId, t.currency, t.customerId] })],
 );
 
 /**

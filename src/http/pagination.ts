@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { and, asc, count, desc, gt, lt, or, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, gt, gte, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { listCounts } from '../db/schema';
@@ -109,12 +109,11 @@ export function countedTotal(db: Db, platformId: SQL | string, list: string) {
     .where(and(eq(listCounts.platformId, platformId), eq(listCounts.list, list)));
 }
 
-/** SQL for the ids of the rows `keysetLoads` reads (no join), to load what belongs to them in the same batch. */
+/** SQL for the ids of the rows `keysetLoads` reads, to load what belongs to them in the same batch. */
 export function keysetIds<Row>(db: Db, q: KeysetQuery<Row>) {
   const { where, orderBy, limit } = keysetParts(q);
-  return db
-    .select({ id: q.idColumn })
-    .from(q.table)
+  const from = db.select({ id: q.idColumn }).from(q.table).$dynamic();
+  return (q.join ? from.innerJoin(q.join.table, q.join.on) : from)
     .where(where)
     .orderBy(...orderBy)
     .limit(limit);
@@ -130,7 +129,9 @@ function keysetParts<Row>(q: KeysetQuery<Row>) {
     const pos = decodeCursor(q.cursor);
     if (q.sortColumn) {
       if (pos.k === undefined) throw badRequest('Invalid cursor', { fields: [{ field: 'cursor', message: 'Not a cursor of this list' }] });
-      position = or(after(q.sortColumn, pos.k), and(eq(q.sortColumn, pos.k), after(q.idColumn, pos.id)));
+      // The bound on the sort column alone lets its index start at the position (an OR of the two would not).
+      const from = order === 'asc' ? gte : lte;
+      position = and(from(q.sortColumn, pos.k), or(after(q.sortColumn, pos.k), after(q.idColumn, pos.id)));
     } else {
       position = after(q.idColumn, pos.id);
     }

@@ -410,7 +410,7 @@ describe('GET /customers', () => {
     for (const id of before) expect(ids.filter((x) => x === id)).toHaveLength(1);
   });
 
-  it('searches platformCustomerId, full name, legal name and e-mail, ignoring case, with an exact totalCount', async () => {
+  it('searches platformCustomerId, full name, legal name and e-mail, ignoring case, terms of 3 characters or more, without totalCount', async () => {
     const p = await newPlatform();
     const tag = uniqueId('srch');
     const jane = await createCustomer(
@@ -436,23 +436,26 @@ describe('GET /customers', () => {
     expect(await ids('Example.COM')).toEqual([jane.id]); // the e-mail
     expect(await ids(tag)).toEqual([jane.id, acme.id, bob.id, pct.id, under.id]);
     // % and _ are characters, not patterns.
-    expect(await ids('%')).toEqual([pct.id]);
+    expect(await ids('50%')).toEqual([pct.id]);
     expect(await ids('0% o')).toEqual([pct.id]);
-    expect(await ids('_')).toEqual([under.id]);
-    expect(await ids('r_s')).toEqual([under.id]);
+    expect(await ids('r_S')).toEqual([under.id]);
     expect(await ids('r%s')).toEqual([]);
     expect(await ids('nobody')).toEqual([]);
-    // totalCount counts the matches, across pages; other filters still apply.
+    // Pages follow a cursor; other filters still apply. Matches are not counted (issue 24: a count would read
+    // every match on every page): totalCount is absent.
     const first = await search('smith', '&limit=1');
-    expect(first).toMatchObject({ hasMore: true, totalCount: 2, nextCursor: expect.any(String) });
+    expect(first).toMatchObject({ data: [{ id: jane.id }], hasMore: true, nextCursor: expect.any(String) });
+    expect(first).not.toHaveProperty('totalCount');
     const second = await search('smith', `&limit=1&cursor=${first.nextCursor}`);
-    expect(second).toMatchObject({ data: [{ id: bob.id }], hasMore: false, totalCount: 2 });
-    expect((await search('smith', `&platformCustomerId=${encodeURIComponent(bob.platformCustomerId)}`)).totalCount).toBe(1);
+    expect(second).toEqual({ data: [expect.objectContaining({ id: bob.id })], hasMore: false });
+    expect((await search('smith', `&platformCustomerId=${encodeURIComponent(bob.platformCustomerId)}`)).data).toHaveLength(1);
     expect((await search(tag, '&customerType=BUSINESS')).data.map((x: any) => x.id)).toEqual([acme.id]);
-    expect((await search('nobody')).totalCount).toBe(0);
-    // Up to 128 characters.
-    expect((await search('x'.repeat(128))).totalCount).toBe(0);
-    expect(failingFields(await api('GET', `/customers?search=${'x'.repeat(129)}`, { auth: p.auth }))).toEqual(['search']);
+    // From 3 to 128 characters (a trigram index finds the matches); an empty term is no search.
+    expect(await search('x'.repeat(128))).toEqual({ data: [], hasMore: false });
+    for (const bad of ['x'.repeat(129), 'ab', 'j', '%_']) {
+      expect(failingFields(await api('GET', `/customers?search=${encodeURIComponent(bad)}`, { auth: p.auth })), bad).toEqual(['search']);
+    }
+    expect((await search('')).totalCount).toBe(5);
   });
 
   it('needs VIEW', async () => {

@@ -23,6 +23,8 @@ interface Case {
    * small directory, not a tenant's data).
    */
   scans?: string[];
+  /** A full-text table the plan must query by MATCH (`SCAN table VIRTUAL TABLE INDEX n:M…`), not walk. */
+  match?: string;
 }
 
 const D = '2020-01-01T00:00:00Z';
@@ -30,6 +32,21 @@ const D = '2020-01-01T00:00:00Z';
 /** Filled per list; `{customer}`, `{account}` and `{agent}` are replaced by a real customer's, account's and agent's ids. */
 const CASES: Case[] = [
   { path: '/customers' },
+  { path: '/customers?isIncludingDeleted=true' },
+  { path: '/customers?platformCustomerId=p-1', uses: [['customers', 'platform_customer_id']] },
+  { path: '/customers?platformCustomerId=p-1&isIncludingDeleted=true', uses: [['customers', 'platform_customer_id']] },
+  { path: '/customers?customerType=BUSINESS', uses: [['customers', 'customer_type']] },
+  { path: '/customers?customerType=INDIVIDUAL&isIncludingDeleted=true', uses: [['customers', 'customer_type']] },
+  { path: '/customers?region=US', uses: [['customers', 'region']] },
+  { path: '/customers?umaAddress=%24p-1%40x.test', uses: [['customers', '<expr>']] },
+  { path: '/customers?umaAddress=%24p-1%40x.test&isIncludingDeleted=true', uses: [['customers', '<expr>']] },
+  { path: '/customers?currency=EUR', uses: [['customer_currencies', 'currency']] },
+  { path: '/customers?createdAfter=2020-01-01T00:00:00Z', uses: [['customers', 'created_at']] },
+  { path: '/customers?createdBefore=2099-01-01T00:00:00Z', uses: [['customers', 'created_at']] },
+  { path: '/customers?updatedAfter=2020-01-01T00:00:00Z', uses: [['customers', 'updated_at']] },
+  { path: '/customers?updatedBefore=2099-01-01T00:00:00Z&isIncludingDeleted=true', uses: [['customers', 'updated_at']] },
+  { path: '/customers?search=smith', match: 'customer_search' },
+  { path: '/customers?search=smith&customerType=INDIVIDUAL&isIncludingDeleted=true', match: 'customer_search' },
   { path: '/transactions?status=FAILED', uses: [['transactions', 'status']] },
   // Tokens, agents and approvals: a date range pages in that date's order, from an index on it.
   { path: '/tokens' },
@@ -93,7 +110,10 @@ const CASES: Case[] = [
 function badLines(plan: { detail: string }[], scans: string[] = []): string[] {
   return plan
     .map((row) => row.detail)
-    .filter((d) => /^SCAN (?!CONSTANT ROW)(?!json_each)(?!\(subquery)/.test(d) || /USE TEMP B-TREE/.test(d))
+    .filter(
+      (d) =>
+        (/^SCAN (?!CONSTANT ROW)(?!json_each)(?!\(subquery)/.test(d) && !/ VIRTUAL TABLE INDEX \d+:M/.test(d)) || /USE TEMP B-TREE/.test(d),
+    )
     .filter((d) => !scans.some((table) => new RegExp(`^SCAN ${table}\\b`).test(d)));
 }
 
@@ -127,12 +147,21 @@ describe('list queries are served by indexes', () => {
         const plan = await planOf(s.query, s.params);
         for (const bad of badLines(plan, c.scans)) lines.push(`${bad}  <-  ${s.query}`);
         for (const [table, column] of c.uses ?? []) {
-          // A statement that constrains the column (other statements of the request, authentication's, do not).
-          if (!s.query.includes(`"${table}"."${column}"`)) continue;
+          // A statement that constrains the column (other statements of the request, authentication's, do not);
+          // `<expr>`: an expression index's key, such as lower(uma_address).
+          const constrains = column === '<expr>' ? new RegExp(`\\b${table}\\b`).test(s.query) : s.query.includes(`"${table}"."${column}"`);
+          if (!constrains) continue;
           unseen.delete(`${table}.${column}`);
-          const searched = plan.some((r) => new RegExp(`^SEARCH ${table}\\b.*\\b${column}[=<>]`).test(r.detail));
+          const searched = plan.some((r) => new RegExp(`^SEARCH ${table}\\b.*(?<!\\w)${column}[=<>]`).test(r.detail));
           if (!searched) lines.push(`no index search on ${table}.${column}  <-  ${s.query}`);
         }
+        if (c.match && new RegExp(`\\b${c.match}\\b`).test(s.query)) {
+          if (!plan.some((r) => new RegExp(`^SCAN ${c.match} VIRTUAL TABLE INDEX \\d+:M`).test(r.detail)))
+            lines.push(`no full-text match on ${c.match}  <-  ${s.query}`);
+        }
+      }
+      if (c.match && !res.cost.sql.some((s) => new RegExp(`\\b${c.match}\\b`).test(s.query))) {
+        lines.push(`no statement reads ${c.match}`);
       }
       for (const filter of unseen) lines.push(`no statement constrains ${filter}`);
       expect(lines).toEqual([]);

@@ -144,8 +144,9 @@ const WRITE = 100;
 const page = (limit: number) => 3 * limit + 40;
 /** Budgets other than the rule of the operation's kind (`rowsBudget`). */
 const ROWS: Record<string, number> = {
-  // Closes each of the customer's accounts (six) with its event, each checked to hold no money.
-  deleteCustomerById: 250,
+  // Closes each of the customer's accounts (six) with its event, each checked to hold no money; the customer's
+  // counters and search row follow by trigger.
+  deleteCustomerById: 400,
   // Each pending action's view loads its transaction, quote and customer: about 15 rows per action of the page.
   listAgentApprovals: 15 * 20 + 40,
 };
@@ -160,7 +161,6 @@ const PER_ROW_WRITTEN: Record<string, number> = { sandboxReset: 2 };
  * rows are measured and shown, not asserted, until that branch is merged. The lead empties this at merge.
  */
 const FIXED_ELSEWHERE: Record<string, string> = {
-  listCustomers: 'i24-customers',
   listTransactions: 'i24-transactions',
   listQuotes: 'i24-transactions',
   agentListTransactions: 'i24-transactions',
@@ -262,7 +262,7 @@ describe('round trips of every operation (the production latency model)', () => 
 
     // --- customers, KYC, documents ---
     const person = await m('createCustomer', 'POST', '/customers', { auth, body: individualBody() });
-    await m('listCustomers', 'GET', '/customers?limit=5&search=a', { auth });
+    await m('listCustomers', 'GET', '/customers?limit=5&search=smith', { auth });
     await m('getCustomerById', 'GET', `/customers/${person.body.id}`, { auth });
     await m('updateCustomerById', 'PATCH', `/customers/${person.body.id}`, {
       auth,

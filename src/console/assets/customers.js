@@ -27,12 +27,20 @@ export async function customerList(main) {
   let asked = 0;
   const load = async (append) => {
     const ask = ++asked;
-    const page = await api('/customers', { query: { search: search.value.trim(), limit: PAGE, cursor: append ? cursor : undefined } });
+    // The API searches terms of 3 characters or more (its index holds 3-character pieces); shorter ones list all.
+    const term = search.value.trim();
+    const searching = [...term].length >= 3;
+    const page = await api('/customers', {
+      query: { search: searching ? term : undefined, limit: PAGE, cursor: append ? cursor : undefined },
+    });
     if (ask !== asked) return; // a newer search is under way
     rows = append ? rows.concat(page.data) : page.data;
     cursor = page.nextCursor;
     more.hidden = !page.hasMore;
-    fill(count, `${page.totalCount ?? rows.length} customer${(page.totalCount ?? rows.length) === 1 ? '' : 's'}`);
+    // Matches are not counted: a search shows how many are loaded, and whether more follow.
+    const n = page.totalCount ?? rows.length;
+    const shown = `${n}${page.totalCount === undefined && page.hasMore ? '+' : ''} customer${n === 1 && !page.hasMore ? '' : 's'}`;
+    fill(count, term && !searching ? `${shown} (type at least 3 characters to search)` : shown);
     fill(
       results,
       table(
@@ -45,7 +53,7 @@ export async function customerList(main) {
           { label: 'Created', cell: (c) => when(c.createdAt) },
         ],
         rows,
-        search.value.trim() ? 'No customer matches this search.' : 'No customers yet. Create one with POST /customers.',
+        searching ? 'No customer matches this search.' : 'No customers yet. Create one with POST /customers.',
       ),
     );
   };
