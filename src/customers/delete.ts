@@ -35,9 +35,10 @@ function deletionBlockers(db: Db, platformId: string, customerId: string) {
       .from(transactions)
       .where(
         and(
+          // Each term platform first, as the transactions' indexes (customer, destination account) are.
           or(
             and(eq(transactions.platformId, platformId), eq(transactions.customerId, customerId)),
-            inArray(transactions.destinationAccountId, accountsOf),
+            and(eq(transactions.platformId, platformId), inArray(transactions.destinationAccountId, accountsOf)),
           ),
           or(inArray(transactions.status, [...OPEN_TRANSACTION_STATUSES]), stepDue),
         ),
