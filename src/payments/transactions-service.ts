@@ -104,6 +104,9 @@ export function transactionListLoads(db: Db, platformId: SQL, q: TransactionList
   return keysetLoads<TransactionRow>(db, transactionListQuery(platformId, q));
 }
 
+/** The list's sort key (with the id): its cursor carries it. */
+const createdAt = (row: TransactionRow) => row.createdAt;
+
 function transactionListQuery(platformId: SQL, q: TransactionListQuery): KeysetQuery<TransactionRow> {
   const where: (SQL | undefined)[] = [eq(transactions.platformId, platformId)];
   // One equality (`IS`, so NULL matches the platform's own), which the customer index serves.
@@ -127,7 +130,7 @@ function transactionListQuery(platformId: SQL, q: TransactionListQuery): KeysetQ
     table: transactions,
     idColumn: transactions.id,
     sortColumn: transactions.createdAt,
-    sortKey: (row) => row.createdAt,
+    sortKey: createdAt,
     order: q.sortOrder,
     where: and(...where),
     branches: driving && branchesOf(driving),
@@ -139,10 +142,10 @@ function transactionListQuery(platformId: SQL, q: TransactionListQuery): KeysetQ
 
 /** The page `transactionListLoads` read. */
 export function transactionListFrom(q: TransactionListQuery, loaded: Loaded<KeysetLoads>): Page<TransactionView> {
-  return mapPage(pageFrom<TransactionRow>({ limit: q.limit, sortKey: (row) => row.createdAt }, loaded), transactionView);
+  return mapPage(pageFrom<TransactionRow>({ limit: q.limit, sortKey: createdAt }, loaded), transactionView);
 }
 
-/** `transactionList` of a platform known by id (an agent's customer's transactions). */
+/** GET /transactions of a platform known by id (an agent's customer's transactions). */
 export async function listTransactions(db: Db, platformId: string, q: TransactionListQuery) {
   return transactionListFrom(q, await loadTogether(db, transactionListLoads(db, sql`${platformId}`, q)));
 }
