@@ -25,7 +25,7 @@ CREATE TRIGGER `quotes_transaction_status` AFTER UPDATE OF status ON `transactio
     WHEN 'COMPLETED' THEN 'COMPLETED' WHEN 'EXPIRED' THEN 'EXPIRED' ELSE 'FAILED' END
   WHERE id = NEW.quote_id;
 END;--> statement-breakpoint
--- A quote written after its transaction (the service writes it before) takes the same values from it.
+-- Counts the quote; a quote written after its transaction (the service writes it before) takes its values from it.
 CREATE TRIGGER `quotes_count_insert` AFTER INSERT ON `quotes` BEGIN
   INSERT INTO list_counts (platform_id, list, n) VALUES (NEW.platform_id, 'quotes', 1)
     ON CONFLICT (platform_id, list) DO UPDATE SET n = n + 1;

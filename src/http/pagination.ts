@@ -91,12 +91,13 @@ export interface KeysetQuery<Row> {
  */
 export function keysetLoads<Row>(db: Db, q: KeysetQuery<Row>) {
   const { where, orderBy, limit } = keysetParts(q);
-  // Rows take the shape of the join's fields (the caller's Row says which); the count does not.
+  const plain = () => db.select().from(q.table).$dynamic();
+  // Rows take the shape of the join's fields (the caller's Row says which); the count does not. A new builder
+  // per select: a dynamic one is changed by `where`.
   const rowsFrom = () =>
     q.join
       ? (db.select(q.join.fields).from(q.table).innerJoin(q.join.table, q.join.on).$dynamic() as unknown as ReturnType<typeof plain>)
       : plain();
-  const plain = () => db.select().from(q.table).$dynamic();
   let countFrom = db.select({ n: count() }).from(q.table).$dynamic();
   if (q.join) countFrom = countFrom.innerJoin(q.join.table, q.join.on);
   const rows = q.branches?.length
