@@ -111,10 +111,18 @@ export const transactions = sqliteTable(
     // Spec 2.7 and 8: fees are never negative; amounts are positive.
     check('transactions_fees_non_negative', sql`${t.fees} >= 0`),
     check('transactions_amounts_positive', sql`${t.receivedAmount} > 0 AND (${t.sentAmount} IS NULL OR ${t.sentAmount} > 0)`),
-    index('transactions_platform_idx').on(t.platformId, t.id),
-    index('transactions_customer_idx').on(t.platformId, t.customerId, t.id),
-    index('transactions_source_account_idx').on(t.sourceAccountId, t.id),
-    index('transactions_destination_account_idx').on(t.destinationAccountId, t.id),
+    // GET /transactions: one index per filter, platform first, then the filter, then the list's order
+    // (createdAt, id), so a page reads about its rows. UMA addresses are searched through lower-cased
+    // generated columns and their indexes (the custom migration `transactions_counts`: drizzle's updates would
+    // write a generated column); the list's counts are kept by triggers there too.
+    index('transactions_platform_idx').on(t.platformId, t.createdAt, t.id),
+    index('transactions_customer_idx').on(t.platformId, t.customerId, t.createdAt, t.id),
+    index('transactions_platform_customer_idx').on(t.platformId, t.platformCustomerId, t.createdAt, t.id),
+    index('transactions_status_idx').on(t.platformId, t.status, t.createdAt, t.id),
+    index('transactions_type_idx').on(t.platformId, t.type, t.createdAt, t.id),
+    index('transactions_reference_idx').on(t.platformId, t.reference, t.createdAt, t.id),
+    index('transactions_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt, t.id),
+    index('transactions_destination_account_idx').on(t.platformId, t.destinationAccountId, t.createdAt, t.id),
     index('transactions_quote_idx').on(t.quoteId),
     // Transactions still open (a few per customer at most): a customer's deletion checks none of its money is
     // in flight by reading these, not its history (src/customers/delete.ts writes the same literal list).
@@ -168,7 +176,14 @@ export const quotes = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('quotes_platform_idx').on(t.platformId, t.id)],
+  (t) => [
+    // GET /quotes, as GET /transactions: per filter, platform first, then (createdAt, id). Filters on what the
+    // quote's transaction holds (receiving account, UMA addresses, status) use generated and trigger-kept
+    // columns with their indexes (the custom migration `quotes_counts`).
+    index('quotes_platform_idx').on(t.platformId, t.createdAt, t.id),
+    index('quotes_customer_idx').on(t.platformId, t.customerId, t.createdAt, t.id),
+    index('quotes_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt, t.id),
+  ],
 );
 
 export type TransactionRow = typeof transactions.$inferSelect;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { and, asc, count, desc, gt, gte, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, getTableName, gt, gte, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { listCounts } from '../db/schema';
@@ -70,6 +70,12 @@ export interface KeysetQuery<Row> {
   sortKey?: (row: Row) => string | number;
   order?: 'asc' | 'desc';
   where: SQL | undefined;
+  /**
+   * Disjoint conditions of which a row meets one (each with `where`), where one index cannot serve their OR
+   * (two columns): read as a UNION ALL of one select per branch, each in the page's order from its own index,
+   * which SQLite merges (no sort) and stops at the page. Counted only by `counted`.
+   */
+  branches?: SQL[];
   limit: number;
   cursor?: string;
   /** The total by counting the matching rows: only for a scope whose size is bounded (never a tenant's table). */
@@ -85,20 +91,38 @@ export interface KeysetQuery<Row> {
  */
 export function keysetLoads<Row>(db: Db, q: KeysetQuery<Row>) {
   const { where, orderBy, limit } = keysetParts(q);
-  let rowsFrom = db.select().from(q.table).$dynamic();
+  const plain = () => db.select().from(q.table).$dynamic();
+  // Rows take the shape of the join's fields (the caller's Row says which); the count does not. A new builder
+  // per select: a dynamic one is changed by `where`.
+  const rowsFrom = () =>
+    q.join
+      ? (db.select(q.join.fields).from(q.table).innerJoin(q.join.table, q.join.on).$dynamic() as unknown as ReturnType<typeof plain>)
+      : plain();
   let countFrom = db.select({ n: count() }).from(q.table).$dynamic();
-  if (q.join) {
-    // Rows take the shape of the join's fields (the caller's Row says which); the count does not.
-    rowsFrom = db.select(q.join.fields).from(q.table).innerJoin(q.join.table, q.join.on).$dynamic() as unknown as typeof rowsFrom;
-    countFrom = countFrom.innerJoin(q.join.table, q.join.on);
-  }
-  const rows = rowsFrom
-    .where(where)
-    .orderBy(...orderBy)
-    .limit(limit);
+  if (q.join) countFrom = countFrom.innerJoin(q.join.table, q.join.on);
+  const rows = q.branches?.length
+    ? q.branches
+        .map((branch) => rowsFrom().where(and(where, branch)))
+        .reduce((union, select) => union.unionAll(select) as unknown as typeof union)
+        .orderBy(...(q.join ? compoundOrder(q) : orderBy))
+        .limit(limit)
+    : rowsFrom()
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit);
   // Typed by the caller's Row in `pageFrom`; here only as statements.
   if (q.counted) return { rows, total: countedTotal(db, q.counted.platformId, q.counted.list) } as KeysetLoads;
   return (q.withTotal ? { rows, total: countFrom.where(q.where) } : { rows }) as KeysetLoads;
+}
+
+/**
+ * A compound select's order names result columns: a join's are table-qualified (`"quotes"."id"`), which the
+ * order must repeat (drizzle would write them bare).
+ */
+function compoundOrder<Row>(q: KeysetQuery<Row>): SQL[] {
+  const dir = sql.raw(q.order === 'desc' ? 'desc' : 'asc');
+  const named = (column: SQLiteColumn) => sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)} ${dir}`;
+  return q.sortColumn ? [named(q.sortColumn), named(q.idColumn)] : [named(q.idColumn)];
 }
 
 /** A maintained count (`list_counts`), read as `{ n }` rows like a counted total; no row is 0. */

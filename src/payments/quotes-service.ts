@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, gt, gte, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
@@ -7,7 +7,7 @@ import { platformClock } from '../platform/service';
 import { insufficientFunds } from './parties';
 import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
 import { addTo, buildChange, commitChange, initiation, type Additions, type PaymentDeps } from './transaction-change';
-import { awaitingApproval, QUOTE_STATUS_OF, quoteStatus, quoteTransactionStatus, quoteView } from './views';
+import { awaitingApproval, quoteStatus, quoteTransactionStatus, quoteView } from './views';
 
 /** Quotes lock their price this long (spec 2.3's 5 minutes; the reference: 1 to 5 minutes on instant rails). */
 export const QUOTE_TTL_MS = 5 * 60_000;
@@ -43,40 +43,47 @@ export function quoteViewFrom(loaded: Loaded<ReturnType<typeof quoteViewLoads>>,
   return quoteView(quote, quoteTransactionStatus(quote, tx.status, now));
 }
 
-const TRANSACTION_STATUSES = Object.keys(QUOTE_STATUS_OF) as TransactionStatus[];
-const transactionStatusesOf = (status: QuoteStatus) =>
-  inArray(
-    transactions.status,
-    TRANSACTION_STATUSES.filter((s) => QUOTE_STATUS_OF[s] === status),
-  );
+// Columns of the quote that GET /quotes filters on (migrations: quotes_counts): generated from its destination,
+// or copied from its transaction by triggers; each with an index (platform, column, createdAt, id).
+const receivingAccountId = sql`${quotes}.receiving_account_id`;
+const receivingUma = sql`${quotes}.receiving_uma_lc`;
+const sendingUma = sql`${quotes}.sending_uma_lc`;
+/** The status the quote's transaction gives it (QUOTE_STATUS_OF), before its expiry by time. */
+const statusOfTransaction = sql`${quotes}.status`;
 
-/** SQL for quotes showing `status` at `now`, exactly as quoteTransactionStatus derives it. */
-function quoteStatusIs(status: QuoteStatus, now: SQL): SQL | undefined {
-  const lapsed = and(transactionStatusesOf('PENDING'), lte(quotes.expiresAt, now));
-  if (status === 'PENDING') return and(transactionStatusesOf('PENDING'), gt(quotes.expiresAt, now));
-  if (status === 'EXPIRED') return or(transactionStatusesOf('EXPIRED'), lapsed);
-  return transactionStatusesOf(status);
+/**
+ * SQL for quotes showing `status` at `now`, exactly as quoteTransactionStatus derives it: a list of disjoint
+ * branches, since EXPIRED is two (read as one merged list, each by the status index).
+ */
+function quoteStatusIs(status: QuoteStatus, now: SQL): SQL[] {
+  const pending = sql`${statusOfTransaction} = 'PENDING'`;
+  if (status === 'PENDING') return [and(pending, gt(quotes.expiresAt, now))!];
+  if (status === 'EXPIRED') return [sql`${statusOfTransaction} = 'EXPIRED'`, and(pending, lte(quotes.expiresAt, now))!];
+  return [sql`${statusOfTransaction} = ${status}`];
 }
 
 type QuoteListRow = { quote: QuoteRow; status: TransactionStatus };
 
 /**
- * GET /quotes as loads: newest first, keyset on the (time-ordered) id; filters read the quote and its
- * transaction. `platformId` is SQL (see `RouteSpec.load`); `wall` the wall clock, to which the status filter
- * adds the platform's sandbox clock offset in SQL, as the view adds it to the same wall clock.
+ * GET /quotes as loads: newest first by creation (`createdAt`, then id); each filter is served by an index of
+ * the quotes (platform, filter, createdAt, id), so a page reads about its rows. The total is the platform's
+ * maintained count for the unfiltered list, and left out when filtered. `platformId` is SQL (see
+ * `RouteSpec.load`); `wall` the wall clock, to which the status filter adds the platform's sandbox clock offset
+ * in SQL, as the view adds it to the same wall clock.
  */
 export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall: number) {
   const now = platformClock(platformId, wall);
   const where: (SQL | undefined)[] = [eq(quotes.platformId, platformId)];
-  if (q.customerId)
-    where.push(or(and(eq(sql`${q.customerId}`, platformId), isNull(quotes.customerId)), eq(quotes.customerId, q.customerId)));
+  // One equality (`IS`, so NULL matches the platform's own), which the customer index serves.
+  if (q.customerId) where.push(sql`${quotes.customerId} IS (CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`);
   if (q.sendingAccountId) where.push(eq(quotes.sourceAccountId, q.sendingAccountId));
-  if (q.receivingAccountId) where.push(eq(transactions.destinationAccountId, q.receivingAccountId));
-  if (q.sendingUmaAddress) where.push(sql`lower(${transactions.senderUmaAddress}) = lower(${q.sendingUmaAddress})`);
-  if (q.receivingUmaAddress) where.push(sql`lower(${transactions.receiverUmaAddress}) = lower(${q.receivingUmaAddress})`);
-  if (q.status) where.push(quoteStatusIs(q.status, now));
+  if (q.receivingAccountId) where.push(sql`${receivingAccountId} = ${q.receivingAccountId}`);
+  if (q.sendingUmaAddress) where.push(sql`${sendingUma} = lower(${q.sendingUmaAddress})`);
+  if (q.receivingUmaAddress) where.push(sql`${receivingUma} = lower(${q.receivingUmaAddress})`);
   if (q.createdAfter !== undefined) where.push(gte(quotes.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) where.push(lte(quotes.createdAt, q.createdBefore));
+  const { limit: _limit, cursor: _cursor, ...filters } = q;
+  const unfiltered = Object.values(filters).every((value) => value === undefined);
   return keysetLoads<QuoteListRow>(db, {
     table: quotes,
     join: {
@@ -85,17 +92,19 @@ export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall:
       fields: { quote: getTableColumns(quotes), status: transactions.status },
     },
     idColumn: quotes.id,
+    sortColumn: quotes.createdAt,
     order: 'desc',
     where: and(...where),
+    branches: q.status && quoteStatusIs(q.status, now),
     limit: q.limit,
     cursor: q.cursor,
-    withTotal: true,
+    counted: unfiltered ? { platformId, list: 'quotes' } : undefined,
   });
 }
 
 /** The page `quoteListLoads` read, each quote as GET /quotes/{id} shows it at `now`. */
 export function quoteListFrom(q: QuoteListQuery, loaded: Loaded<KeysetLoads>, now: number): Page<QuoteView> {
-  const page = pageFrom<QuoteListRow>({ limit: q.limit, rowId: (row) => row.quote.id }, loaded);
+  const page = pageFrom<QuoteListRow>({ limit: q.limit, rowId: (row) => row.quote.id, sortKey: (row) => row.quote.createdAt }, loaded);
   return mapPage(page, (row) => quoteView(row.quote, quoteTransactionStatus(row.quote, row.status, now)));
 }
 

@@ -5,7 +5,8 @@ import {
   transactionFrom,
   transactionHistoryFrom,
   transactionHistoryLoads,
-  transactionList,
+  transactionListFrom,
+  transactionListLoads,
   transactionLoads,
 } from './transactions-service';
 
@@ -22,8 +23,8 @@ export const transactionRoutes = [
     permission: 'VIEW',
     query: TransactionListQuery,
     responses: { 200: { description: 'A page of transactions', schema: TransactionList }, ...errorResponses(400, 401, 403) },
-    load: ({ db, platformId, query }) => transactionList.loads(db, platformId, query),
-    handler: (c) => json(transactionList.from(c.query, c.loaded)),
+    load: ({ db, platformId, query }) => transactionListLoads(db, platformId, query),
+    handler: (c) => json(transactionListFrom(c.query, c.loaded)),
   }),
   defineRoute({
     method: 'GET',

@@ -1,9 +1,10 @@
-import { and, asc, eq, gte, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import { transactionHistory, transactions, type TransactionRow } from '../db/schema';
 import { notFound } from '../http/errors';
-import { keysetList } from '../http/pagination';
-import type { TransactionListQuery } from './schema';
+import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type KeysetQuery, type Page } from '../http/pagination';
+import type { TransactionListQuery, TransactionView } from './schema';
 import { statusChangeView, transactionView } from './views';
 
 export const transactionNotFound = () => notFound('TRANSACTION_NOT_FOUND', 'Transaction not found');
@@ -57,41 +58,94 @@ export function transactionHistoryFrom(loaded: Loaded<ReturnType<typeof transact
 }
 
 // An end's account identifier is what its `source`/`destination` names: an account id or a UMA address
-// (the reference's ACCOUNT and UMA_ADDRESS kinds); UMA addresses compare without case, lower-cased by SQLite on
-// both sides as the customers' unique index keys them.
-const isSender = (identifier: string) =>
-  or(eq(transactions.sourceAccountId, identifier), sql`lower(${transactions.senderUmaAddress}) = lower(${identifier})`);
-const isReceiver = (identifier: string) =>
-  or(eq(transactions.destinationAccountId, identifier), sql`lower(${transactions.receiverUmaAddress}) = lower(${identifier})`);
+// (the reference's ACCOUNT and UMA_ADDRESS kinds). UMA addresses compare without case, lower-cased by SQLite on
+// both sides as the customers' unique index keys them: the lower-cased columns are generated, with an index
+// each (migrations: transactions_counts).
+const senderUma = sql`${transactions}.sender_uma_lc`;
+const receiverUma = sql`${transactions}.receiver_uma_lc`;
+type Match = [column: SQL | SQLiteColumn, value: SQL];
+const senderMatches = (identifier: string): Match[] => [
+  [transactions.sourceAccountId, sql`${identifier}`],
+  [senderUma, sql`lower(${identifier})`],
+];
+const receiverMatches = (identifier: string): Match[] => [
+  [transactions.destinationAccountId, sql`${identifier}`],
+  [receiverUma, sql`lower(${identifier})`],
+];
+const anyOf = (matches: Match[]) => or(...matches.map(([column, value]) => sql`${column} = ${value}`));
+/**
+ * An OR across columns as disjoint branches, each served by its column's index (the keyset list reads them
+ * as a merged UNION ALL): a row is in the first branch it matches.
+ */
+const branchesOf = (matches: Match[]) =>
+  matches.map(([column, value], i) =>
+    and(sql`${column} = ${value}`, ...matches.slice(0, i).map(([earlier, v]) => sql`${earlier} IS NOT ${v}`))!,
+  );
 
-/** GET /transactions: newest first by default, keyset on the (time-ordered) id. */
-/** GET /transactions: by id in `sortOrder`, with the filters; `customerId` naming the platform means its own. */
-export const transactionList = keysetList((platformId: SQL, q: TransactionListQuery) => {
+/** Filters with a maintained count of the rows they select (`list_counts`), by the one filter given. */
+function countedList(q: TransactionListQuery): string | undefined {
+  const { sortOrder: _order, limit: _limit, cursor: _cursor, ...filters } = q;
+  const given = Object.entries(filters).filter(([, value]) => value !== undefined);
+  if (given.length === 0) return 'transactions';
+  if (given.length > 1) return undefined;
+  const [name, value] = given[0]!;
+  if (name === 'status' || name === 'type') return `transactions:${name}=${value}`;
+  if (name === 'customerId') return `transactions:customer=${value}`;
+  return undefined;
+}
+
+/**
+ * GET /transactions: by creation (`createdAt`, then id) in `sortOrder`, with the filters; `customerId` naming
+ * the platform means its own. Each filter has an index (platform, filter, createdAt, id), so a page reads about
+ * its rows; the total comes from a maintained count when one exists for the filters (`countedList`), else it
+ * is left out (never a count over the platform's transactions).
+ */
+export function transactionListLoads(db: Db, platformId: SQL, q: TransactionListQuery) {
+  return keysetLoads<TransactionRow>(db, transactionListQuery(platformId, q));
+}
+
+/** The list's sort key (with the id): its cursor carries it. */
+const createdAt = (row: TransactionRow) => row.createdAt;
+
+function transactionListQuery(platformId: SQL, q: TransactionListQuery): KeysetQuery<TransactionRow> {
   const where: (SQL | undefined)[] = [eq(transactions.platformId, platformId)];
-  if (q.customerId) {
-    where.push(or(and(eq(sql`${q.customerId}`, platformId), isNull(transactions.customerId)), eq(transactions.customerId, q.customerId)));
-  }
+  // One equality (`IS`, so NULL matches the platform's own), which the customer index serves.
+  if (q.customerId)
+    where.push(sql`${transactions.customerId} IS (CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`);
   if (q.platformCustomerId) where.push(eq(transactions.platformCustomerId, q.platformCustomerId));
-  if (q.accountIdentifier) where.push(or(isSender(q.accountIdentifier), isReceiver(q.accountIdentifier)));
-  if (q.senderAccountIdentifier) where.push(isSender(q.senderAccountIdentifier));
-  if (q.receiverAccountIdentifier) where.push(isReceiver(q.receiverAccountIdentifier));
+  const sides: Match[][] = [];
+  if (q.accountIdentifier) sides.push([...senderMatches(q.accountIdentifier), ...receiverMatches(q.accountIdentifier)]);
+  if (q.senderAccountIdentifier) sides.push(senderMatches(q.senderAccountIdentifier));
+  if (q.receiverAccountIdentifier) sides.push(receiverMatches(q.receiverAccountIdentifier));
+  // The first account filter drives the read by branches; any other only filters the rows they find.
+  const [driving, ...others] = sides;
+  for (const side of others) where.push(anyOf(side));
   if (q.status) where.push(eq(transactions.status, q.status));
   if (q.type) where.push(eq(transactions.type, q.type));
   if (q.reference) where.push(eq(transactions.reference, q.reference));
   if (q.startDate !== undefined) where.push(gte(transactions.createdAt, q.startDate));
   if (q.endDate !== undefined) where.push(lte(transactions.createdAt, q.endDate));
+  const list = countedList(q);
   return {
     table: transactions,
     idColumn: transactions.id,
+    sortColumn: transactions.createdAt,
+    sortKey: createdAt,
     order: q.sortOrder,
     where: and(...where),
+    branches: driving && branchesOf(driving),
     limit: q.limit,
     cursor: q.cursor,
-    withTotal: true,
+    counted: list === undefined ? undefined : { platformId, list },
   };
-}, transactionView);
+}
 
-/** `transactionList` of a platform known by id (an agent's customer's transactions). */
+/** The page `transactionListLoads` read. */
+export function transactionListFrom(q: TransactionListQuery, loaded: Loaded<KeysetLoads>): Page<TransactionView> {
+  return mapPage(pageFrom<TransactionRow>({ limit: q.limit, sortKey: createdAt }, loaded), transactionView);
+}
+
+/** GET /transactions of a platform known by id (an agent's customer's transactions). */
 export async function listTransactions(db: Db, platformId: string, q: TransactionListQuery) {
-  return transactionList.from(q, await loadTogether(db, transactionList.loads(db, sql`${platformId}`, q)));
+  return transactionListFrom(q, await loadTogether(db, transactionListLoads(db, sql`${platformId}`, q)));
 }

@@ -85,16 +85,24 @@ describe('GET /quotes', () => {
     expect(await ids(`sendingAccountId=${a.accounts.USD}&receivingAccountId=${extA}&createdAfter=${second(1)}`)).toEqual([q4]);
     expect(await ids(`customerId=${b.customer.id}&status=PENDING`)).toEqual([]);
 
-    // Pages keep the filter and count it.
+    // Pages keep the filter; a filtered list has no maintained count, so no total (README: totalCount).
     const page = await api('GET', `/quotes?customerId=${a.customer.id}&limit=2`, { auth: p.auth });
-    expect(page.body).toMatchObject({ hasMore: true, totalCount: 3, nextCursor: expect.any(String) });
+    expect(page.body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+    expect(page.body).not.toHaveProperty('totalCount');
     expect(page.body.data.map((x: { id: string }) => x.id)).toEqual([q4, q2]);
     const next = await api('GET', `/quotes?customerId=${a.customer.id}&limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`, {
       auth: p.auth,
     });
-    expect(next.body).toMatchObject({ hasMore: false, totalCount: 3 });
+    expect(next.body).toMatchObject({ hasMore: false });
+    expect(next.body).not.toHaveProperty('totalCount');
+    // The unfiltered list's total is the platform's maintained count, on every page.
+    const firstOfAll = await api('GET', '/quotes?limit=1', { auth: p.auth });
+    const secondOfAll = await api('GET', `/quotes?limit=1&cursor=${encodeURIComponent(firstOfAll.body.nextCursor)}`, { auth: p.auth });
+    expect([firstOfAll.body.totalCount, secondOfAll.body.totalCount]).toEqual([4, 4]);
     expect(next.body.data.map((x: { id: string }) => x.id)).toEqual([q1]);
     expect((await walk(`/quotes?receivingAccountId=${extA}&limit=1`, p.auth)).map((x) => x.id)).toEqual([q4, q1]);
+    expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
+    expect((await api('GET', '/quotes', { auth: p.auth })).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
   });
 
   it('a pending quote past its expiresAt is EXPIRED in GET and in the status filter, before and after its expiry runs', async () => {

@@ -7,6 +7,8 @@ import { requestPlatformApproval, type ApprovalRequest } from '../../src/payment
 import { sandboxRates } from '../../src/payments/rates-sandbox';
 import { transactionView } from '../../src/payments/views';
 import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../support/api';
+import { measured } from '../perf/counting';
+import { newAgent } from '../support/agents';
 import { walk } from '../support/customers';
 import {
   advance,
@@ -84,7 +86,10 @@ describe('GET /transactions', () => {
     expect(all.body.data[0]).toEqual(await tx(p, quote.transactionId));
 
     expect((await list(`?customerId=${second.customer.id}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
-    expect((await list(`?platformCustomerId=${customer.platformCustomerId}`)).body.totalCount).toBe(7);
+    // No maintained count for this filter: the total is left out (README: totalCount), the rows are all there.
+    const ofCustomer = await list(`?platformCustomerId=${customer.platformCustomerId}`);
+    expect(ofCustomer.body.data).toHaveLength(7);
+    expect(ofCustomer.body).not.toHaveProperty('totalCount');
     expect((await list(`?accountIdentifier=${secondExt}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
     expect((await list(`?accountIdentifier=${eur}`)).body.data.map((t: any) => t.id)).toEqual([quote.transactionId]);
     expect((await list('?status=FAILED')).body.data.map((t: any) => t.id)).toEqual([failed]);
@@ -179,8 +184,84 @@ describe('GET /transactions', () => {
     expect(ids(await list(`accountIdentifier=${ext}&endDate=${to}`))).toEqual([outs[1], outs[0]]);
     // Pages of a filtered list keep the filter.
     const first = await list(`receiverAccountIdentifier=${ext}&limit=2`);
-    expect(first.body).toMatchObject({ hasMore: true, totalCount: 3 });
+    expect(first.body).toMatchObject({ hasMore: true });
+    expect(first.body).not.toHaveProperty('totalCount');
     expect((await walk(`/transactions?receiverAccountIdentifier=${ext}&limit=1&sortOrder=asc`, p.auth)).map((t) => t.id)).toEqual(outs);
+  });
+
+  it('totalCount: exact from maintained counts for the whole list, one status, one type or one customer, and the agent’s list; left out otherwise; kept through status moves and sandbox reset', async () => {
+    const { p, customer, usd, ext } = await setup();
+    const late = await externalAccount(p, customer.id, 'USD', '005'); // pending 30 s, then FAILED
+    const agent = await newAgent({ p });
+    await transfer(p, 'out', usd, ext, 100);
+    await transfer(p, 'out', usd, ext, 200);
+    await transfer(p, 'out', usd, late, 300);
+    await transfer(p, 'in', ext, usd, 400);
+    await createQuote(p, quoteBody(usd, ext));
+    const agentUsd = agent.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
+    await transfer(p, 'in', await externalAccount(p, agent.customerId, 'USD', '321'), agentUsd, 500);
+    const counted = [
+      '',
+      'status=COMPLETED',
+      'status=PENDING',
+      'status=FAILED',
+      'type=INCOMING',
+      'type=OUTGOING',
+      `customerId=${customer.id}`,
+      `customerId=${agent.customerId}`,
+      `customerId=${p.id}`,
+    ];
+    /** Each counted view's totalCount, checked against its rows (all on one page). */
+    const totals = async (withAgent = true) => {
+      const out: Record<string, number> = {};
+      for (const q of counted) {
+        const res = await api('GET', `/transactions?limit=100&${q}`, { auth: p.auth });
+        expect(res.status).toBe(200);
+        expect(res.body.totalCount, q).toBe(res.body.data.length);
+        out[q] = res.body.totalCount;
+      }
+      if (withAgent) {
+        const mine = await api('GET', '/agents/me/transactions?limit=100', { auth: agent.bearer });
+        expect(mine.body.totalCount).toBe(out[`customerId=${agent.customerId}`]);
+      }
+      return out;
+    };
+    const before = await totals();
+    expect(before).toMatchObject({
+      '': 6,
+      'status=FAILED': 0,
+      'type=INCOMING': 2,
+      [`customerId=${customer.id}`]: 5,
+      [`customerId=${agent.customerId}`]: 1,
+    });
+    // A filter without a count, or two filters, leave it out; a page further on keeps it.
+    for (const q of [
+      `platformCustomerId=${customer.platformCustomerId}`,
+      'status=COMPLETED&type=OUTGOING',
+      `accountIdentifier=${ext}`,
+      'reference=x',
+    ]) {
+      const res = await api('GET', `/transactions?${q}`, { auth: p.auth });
+      expect(res.body, q).not.toHaveProperty('totalCount');
+    }
+    // Read from the counter, never by counting the platform's rows (lists of every size cost the same).
+    for (const path of ['/transactions', '/transactions?status=COMPLETED', `/transactions?customerId=${customer.id}`, '/quotes']) {
+      const { cost } = await measured('GET', path, { auth: p.auth });
+      expect(
+        cost.sql.filter((s) => /\bcount\(/i.test(s.query)).map((s) => s.query),
+        path,
+      ).toEqual([]);
+    }
+    const mine = await measured('GET', '/agents/me/transactions', { auth: agent.bearer });
+    expect(mine.cost.sql.filter((s) => /\bcount\(/i.test(s.query))).toEqual([]);
+    const paged = await api('GET', '/transactions?limit=2', { auth: p.auth });
+    const next = await api('GET', `/transactions?limit=2&cursor=${paged.body.nextCursor}`, { auth: p.auth });
+    expect(next.body.totalCount).toBe(6);
+    // A status move moves the count between statuses (the 005 transfer fails 30 s later).
+    await advance(p, 60);
+    expect(await totals()).toMatchObject({ '': 6, 'status=FAILED': 1 });
+    expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
+    expect(Object.values(await totals(false)).every((n) => n === 0)).toBe(true);
   });
 
   it('lists only the calling platform’s transactions; another platform’s id is 404', async () => {
