@@ -17,7 +17,16 @@ interface Case {
 }
 
 /** Filled per list; `{customer}` and `{account}` are replaced by a real customer's ids. */
-const CASES: Case[] = [{ path: '/customers' }, { path: '/transactions?status=FAILED', uses: [['transactions', 'status']] }];
+const CASES: Case[] = [
+  { path: '/customers' },
+  { path: '/transactions?status=FAILED', uses: [['transactions', 'status']] },
+  { path: '/webhooks/deliveries' },
+  { path: '/webhooks/deliveries?status=PENDING', uses: [['webhook_deliveries', 'status']] },
+  { path: '/webhooks/deliveries?status=DELIVERED', uses: [['webhook_deliveries', 'status']] },
+  { path: '/webhooks/deliveries?eventType=TEST', uses: [['webhook_deliveries', 'event_type']] },
+  { path: '/webhooks/deliveries?eventId=Webhook%3Anone', uses: [['webhook_deliveries', 'event_id']] },
+  { path: '/webhooks/deliveries?status=FAILED&eventType=TEST', uses: [['webhook_deliveries', 'event_type']] },
+];
 
 /** Plan lines that read a whole table (or a whole index) or sort outside an index. */
 function badLines(plan: { detail: string }[]): string[] {
