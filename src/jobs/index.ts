@@ -3,6 +3,7 @@ import type { Logger } from '../http/log';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
 import { deliverEvents, sweepDueWebhooks } from '../webhooks/delivery';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
+import { purgeSettledDeliveries } from '../webhooks/retention';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { applyDueTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
@@ -65,6 +66,7 @@ export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
   const steps: [string, () => Promise<unknown>][] = [
     ['transitions', () => sweepDueTransitions(deps, now)],
     ['webhooks', () => sweepDueWebhooks(deps, now)],
+    ['webhook retention', () => purgeSettledDeliveries(deps.db, now, s.webhookRetentionMs)],
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
   ];
