@@ -92,16 +92,19 @@ export const dueTransitions = sqliteTable(
     /**
      * Wall-clock ms at which the sweep next looks at the row, so its index bounds the sweep without each
      * platform's sandbox offset: `dueAt` minus that offset (shifted when the platform's clock advances), or
-     * later once the sweep has queued it. Meaningless once applied.
+     * later once the sweep has queued it; once applied, when it was applied (the purge counts from there).
      */
     sweepAt: integer('sweep_at'),
   },
   (t) => [
     check('due_transitions_applied_once', sql`${t.applications} <= 1`),
-    // Only rows still to apply: applied ones (nearly all) stay out of it.
+    // Rows still to apply (the sweep), and applied rows (their purge): each row is in one of the two.
     index('due_transitions_sweep_idx')
       .on(t.sweepAt)
       .where(sql`${t.appliedAt} IS NULL`),
+    index('due_transitions_applied_idx')
+      .on(t.sweepAt)
+      .where(sql`${t.appliedAt} IS NOT NULL`),
     index('due_transitions_platform_idx').on(t.platformId, t.appliedAt, t.dueAt),
     index('due_transitions_subject_idx').on(t.subjectId),
   ],

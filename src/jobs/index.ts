@@ -6,7 +6,7 @@ import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { purgeSettledDeliveries } from '../webhooks/retention';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
-import { applyDueTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
+import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
 export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;
@@ -67,6 +67,7 @@ export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
     ['transitions', () => sweepDueTransitions(deps, now)],
     ['webhooks', () => sweepDueWebhooks(deps, now)],
     ['webhook retention', () => purgeSettledDeliveries(deps.db, now, s.webhookRetentionMs)],
+    ['applied transitions', () => purgeAppliedTransitions(deps.db, now)],
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
   ];

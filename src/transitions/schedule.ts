@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
@@ -153,7 +153,7 @@ export async function applyDueTransitions(
         failedRows.add(row.id);
         continue;
       }
-      const outcome = await applyOne(deps, row, realNow + offset);
+      const outcome = await applyOne(deps, row, realNow + offset, realNow);
       if (outcome === 'failed') {
         failedSubjects.add(row.subjectId);
         failedRows.add(row.id);
@@ -184,6 +184,24 @@ async function dueRows(db: Db, realNow: number, scope: ApplyScope) {
     .limit(BATCH);
 }
 
+/** Applied transitions are kept this long (wall clock) for inspection, then the sweep deletes them. */
+export const APPLIED_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+/**
+ * Cron: deletes transitions applied more than APPLIED_RETENTION_MS ago, at most `batch`, through their
+ * index (it reads what it deletes). Nothing reads an applied row: a late duplicate message finds nothing to apply.
+ */
+export async function purgeAppliedTransitions(db: Db, realNow: number, batch = 1_000): Promise<number> {
+  const expired = db
+    .select({ id: dueTransitions.id })
+    .from(dueTransitions)
+    .where(and(isNotNull(dueTransitions.appliedAt), lte(dueTransitions.sweepAt, realNow - APPLIED_RETENTION_MS)))
+    .orderBy(asc(dueTransitions.sweepAt))
+    .limit(batch);
+  const deleted = await db.delete(dueTransitions).where(inArray(dueTransitions.id, expired)).returning({ id: dueTransitions.id });
+  return deleted.length;
+}
+
 /**
  * Cron: applies up to SWEEP_INLINE_ROUNDS batches of what is due itself, then queues up to SWEEP_QUEUED more
  * (one `transition.due` message each, applied by the consumer with the usual exactly-once claim), leasing
@@ -210,7 +228,12 @@ export async function sweepDueTransitions(deps: TransitionDeps, realNow: number)
   return { ...applied, queued: leased.length };
 }
 
-async function applyOne(deps: TransitionDeps, row: DueTransitionRow, now: number): Promise<'applied' | 'skipped' | 'failed'> {
+async function applyOne(
+  deps: TransitionDeps,
+  row: DueTransitionRow,
+  now: number,
+  realNow: number,
+): Promise<'applied' | 'skipped' | 'failed'> {
   const handler = Object.hasOwn(deps.transitions, row.kind) ? deps.transitions[row.kind] : undefined;
   if (!handler) {
     deps.log.error('no handler for transition kind', { kind: row.kind, id: row.id });
@@ -221,7 +244,8 @@ async function applyOne(deps: TransitionDeps, row: DueTransitionRow, now: number
     const follow = effect.transitions ?? [];
     const mark = deps.db
       .update(dueTransitions)
-      .set({ appliedAt: now, applications: sql`${dueTransitions.applications} + 1` })
+      // Applied: `sweepAt` now says when (wall clock), for the purge of applied rows.
+      .set({ appliedAt: now, applications: sql`${dueTransitions.applications} + 1`, sweepAt: realNow })
       .where(eq(dueTransitions.id, row.id));
     await deps.db.batch([mark, ...effect.statements, ...follow.map((t) => t.statement)]);
     await dispatchEvents(deps.queue, effect.eventIds ?? [], deps.log);
