@@ -105,6 +105,14 @@ async function delivered(platformId: string) {
   return row!.n;
 }
 
+async function pending(platformId: string) {
+  const [row] = await db()
+    .select({ n: count() })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.platformId, platformId), eq(webhookDeliveries.status, 'PENDING')));
+  return row!.n;
+}
+
 async function until(check: () => Promise<boolean>, ms = 60_000) {
   const end = Date.now() + ms;
   while (!(await check()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
@@ -131,9 +139,12 @@ describe('cron sweep cost', () => {
     // Advancing `ahead` by two hours brings its rows due: the sweep finds them (its advance applied most already).
     await api('POST', '/sandbox/clock/advance', { auth: ahead.auth, body: { seconds: 2 * 3600 } });
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '* * * * *' }), env);
-    await until(async () => (await applied(ahead.id)) === 1_000);
+    await until(async () => (await applied(ahead.id)) === 1_000 && (await pending(ahead.id)) === 0);
     expect(await applied(ahead.id)).toBe(1_000);
+    // Its deliveries came due too (no endpoint: each settled as SKIPPED); the other platform's still wait.
+    expect(await pending(ahead.id)).toBe(0);
     expect(await applied(plain.id)).toBe(0);
+    expect(await pending(plain.id)).toBe(1_000);
   });
 
   it('drains a transition backlog larger than one tick through the queue: at least 1,000 a tick', { timeout: 120_000 }, async () => {
