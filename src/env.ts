@@ -37,6 +37,8 @@ export interface Env {
   RATES_URL?: string;
   /** `true` serves the console at `/` in production too (it is always on in sandbox). */
   CONSOLE_ENABLED?: string;
+  /** Days a settled webhook delivery (and its event) is kept before the sweep purges it (default 30). */
+  WEBHOOK_RETENTION_DAYS?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -61,6 +63,8 @@ export interface Settings {
   console: boolean;
   /** Whether requests spend the per-platform budgets (RATE_LIMITS, on unless `off`). */
   rateLimits: boolean;
+  /** How long settled webhook deliveries and their events are kept, in ms (WEBHOOK_RETENTION_DAYS, default 30). */
+  webhookRetentionMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -86,6 +90,7 @@ export function settings(env: Env): Settings {
     ratesUrl: env.RATES_URL?.trim() || undefined,
     console: mode === 'sandbox' || env.CONSOLE_ENABLED?.trim().toLowerCase() === 'true',
     rateLimits: env.RATE_LIMITS?.trim().toLowerCase() !== 'off',
+    webhookRetentionMs: (positiveInt(env.WEBHOOK_RETENTION_DAYS) ?? 30) * 86_400_000,
   };
 }
 

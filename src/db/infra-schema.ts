@@ -49,11 +49,22 @@ export const webhookDeliveries = sqliteTable(
     signature: text('signature'),
     /** The endpoint's answer to the last attempt, its first ECHOED_BODY_BYTES characters; NULL without an answer. */
     lastResponseBody: text('last_response_body'),
+    /**
+     * Wall-clock ms at which the sweep next looks at the row, so its index bounds the sweep without each
+     * platform's sandbox offset: while PENDING, `nextAttemptAt` minus that offset (shifted when the platform's
+     * clock advances) or later once the sweep has queued it; once settled, when it settled (retention counts
+     * from there). NULL only on rows an upgrade left settled.
+     */
+    sweepAt: integer('sweep_at'),
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_uq').on(t.eventId),
     index('webhook_deliveries_platform_idx').on(t.platformId, t.id),
-    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    // The list's filters, each with the page order (id) after it.
+    index('webhook_deliveries_platform_status_idx').on(t.platformId, t.status, t.id),
+    index('webhook_deliveries_platform_type_idx').on(t.platformId, t.eventType, t.id),
+    // The sweep: PENDING rows due by now, settled rows past retention.
+    index('webhook_deliveries_sweep_idx').on(t.status, t.sweepAt),
   ],
 );
 
@@ -78,10 +89,22 @@ export const dueTransitions = sqliteTable(
     appliedAt: integer('applied_at'),
     applications: integer('applications').notNull().default(0),
     createdAt: integer('created_at').notNull(),
+    /**
+     * Wall-clock ms at which the sweep next looks at the row, so its index bounds the sweep without each
+     * platform's sandbox offset: `dueAt` minus that offset (shifted when the platform's clock advances), or
+     * later once the sweep has queued it; once applied, when it was applied (the purge counts from there).
+     */
+    sweepAt: integer('sweep_at'),
   },
   (t) => [
     check('due_transitions_applied_once', sql`${t.applications} <= 1`),
-    index('due_transitions_due_idx').on(t.appliedAt, t.dueAt),
+    // Rows still to apply (the sweep), and applied rows (their purge): each row is in one of the two.
+    index('due_transitions_sweep_idx')
+      .on(t.sweepAt)
+      .where(sql`${t.appliedAt} IS NULL`),
+    index('due_transitions_applied_idx')
+      .on(t.sweepAt)
+      .where(sql`${t.appliedAt} IS NOT NULL`),
     index('due_transitions_platform_idx').on(t.platformId, t.appliedAt, t.dueAt),
     index('due_transitions_subject_idx').on(t.subjectId),
   ],

@@ -1,11 +1,12 @@
 import { settings, type Env } from '../env';
 import type { Logger } from '../http/log';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
-import { deliverDueWebhooks, deliverEvents } from '../webhooks/delivery';
+import { deliverEvents, sweepDueWebhooks } from '../webhooks/delivery';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
+import { purgeSettledDeliveries } from '../webhooks/retention';
 import { jobDeps } from './deps';
 import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
-import { applyDueTransitions, type TransitionDueJob } from '../transitions/schedule';
+import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
 export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;
@@ -54,12 +55,19 @@ export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Lo
   }
 }
 
-/** Cron backstop (every minute): whatever is overdue, on each platform's own clock. */
+/**
+ * Cron backstop (every minute): whatever is overdue, on each platform's own clock, and retention. Each step
+ * reads only what is due (wall-clock `sweepAt` indexes); a backlog beyond what one tick handles itself is
+ * fanned out through the queue (README "Background work").
+ */
 export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
-  const deps = jobDeps(env, settings(env), log);
+  const s = settings(env);
+  const deps = jobDeps(env, s, log);
   const steps: [string, () => Promise<unknown>][] = [
-    ['transitions', () => applyDueTransitions(deps, now)],
-    ['webhooks', () => deliverDueWebhooks(deps, now)],
+    ['transitions', () => sweepDueTransitions(deps, now)],
+    ['webhooks', () => sweepDueWebhooks(deps, now)],
+    ['webhook retention', () => purgeSettledDeliveries(deps.db, now, s.webhookRetentionMs)],
+    ['applied transitions', () => purgeAppliedTransitions(deps.db, now)],
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
   ];

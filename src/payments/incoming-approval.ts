@@ -5,6 +5,7 @@ import { transactions, webhookDeliveries, webhookEvents, type Approval, type Fai
 import { currencyInfo } from '../common/currencies';
 import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
 import type { AnswerHandler } from '../webhooks/delivery';
+import { platformOffsetSql } from '../webhooks/outbox';
 import { buildChange, commitChange, dueStep, type Hop } from './transaction-change';
 import { awaitingApproval } from './views';
 import type { Deps } from '../http/deps';
@@ -225,7 +226,13 @@ const approvalDeadline: TransitionHandler = async (ctx) => {
     );
   const stop = ctx.db
     .update(webhookDeliveries)
-    .set({ status: 'FAILED', lastError: 'No decision before the approval deadline', nextAttemptAt: ctx.now, updatedAt: ctx.now })
+    .set({
+      status: 'FAILED',
+      lastError: 'No decision before the approval deadline',
+      nextAttemptAt: ctx.now,
+      updatedAt: ctx.now,
+      sweepAt: sql`${ctx.now} - ${platformOffsetSql(webhookDeliveries.platformId)}`,
+    })
     .where(and(eq(webhookDeliveries.status, 'PENDING'), inArray(webhookDeliveries.eventId, requests)));
   return { statements: [...change.statements, stop], eventIds: change.eventIds };
 };

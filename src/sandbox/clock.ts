@@ -1,6 +1,6 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
-import { platforms } from '../db/schema';
+import { dueTransitions, platforms, webhookDeliveries } from '../db/schema';
 import { iso } from '../common/time';
 import type { JobDeps } from '../jobs/deps';
 import { applyDueTransitions } from '../transitions/schedule';
@@ -10,15 +10,26 @@ import type { SandboxTime } from './clock-schema';
 
 /**
  * Moving a platform's sandbox clock forward, as a load of the authentication batch (`platformId` SQL: see
- * `RouteSpec.load`; nothing moves for a refused request); `advanceClock` then applies what is due.
+ * `RouteSpec.load`; nothing moves for a refused request); `advanceClock` then applies what is due. The
+ * platform's pending transitions and deliveries come due that much earlier in wall-clock time: their
+ * `sweepAt` moves with the clock in the same batch (a bounded update: that platform's pending rows).
  */
 export function clockLoads(db: Db, platformId: SQL, seconds: number) {
+  const ms = seconds * 1000;
   return {
     clock: db
       .update(platforms)
-      .set({ clockOffsetMs: sql`${platforms.clockOffsetMs} + ${seconds * 1000}` })
+      .set({ clockOffsetMs: sql`${platforms.clockOffsetMs} + ${ms}` })
       .where(eq(platforms.id, platformId))
       .returning({ offset: platforms.clockOffsetMs }),
+    transitions: db
+      .update(dueTransitions)
+      .set({ sweepAt: sql`${dueTransitions.sweepAt} - ${ms}` })
+      .where(and(eq(dueTransitions.platformId, platformId), isNull(dueTransitions.appliedAt))),
+    deliveries: db
+      .update(webhookDeliveries)
+      .set({ sweepAt: sql`${webhookDeliveries.sweepAt} - ${ms}` })
+      .where(and(eq(webhookDeliveries.platformId, platformId), eq(webhookDeliveries.status, 'PENDING'))),
   };
 }
 

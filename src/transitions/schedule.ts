@@ -1,11 +1,11 @@
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
 import { errorText } from '../db/errors';
 import { type Statement } from '../db/client';
-import { dispatchEvents } from '../webhooks/outbox';
+import { dispatchEvents, platformOffsetSql } from '../webhooks/outbox';
 import { MAX_QUEUE_DELAY_SECONDS } from '../webhooks/delivery';
 import type { Deps } from '../http/deps';
 
@@ -54,13 +54,18 @@ export function scheduleTransition(db: Db, t: TransitionInput): ScheduledTransit
     appliedAt: null,
     applications: 0,
     createdAt: t.now,
+    sweepAt: sql`${t.dueAt} - ${platformOffsetSql(t.platformId)}`,
   });
   const delaySeconds = Math.min(Math.max(0, Math.ceil((t.dueAt - t.now) / 1000)), MAX_QUEUE_DELAY_SECONDS);
   return { id, statement, delaySeconds };
 }
 
 /** After the batch commits: one delayed queue message per transition. Never throws (the sweep is the backstop). */
-export async function dispatchTransitions(queue: Queue<unknown>, scheduled: ScheduledTransition[], log?: Logger): Promise<void> {
+export async function dispatchTransitions(
+  queue: Queue<unknown>,
+  scheduled: Pick<ScheduledTransition, 'id' | 'delaySeconds'>[],
+  log?: Logger,
+): Promise<void> {
   for (let i = 0; i < scheduled.length; i += 100) {
     const messages = scheduled.slice(i, i + 100).map((s) => ({
       body: { type: 'transition.due', id: s.id } satisfies TransitionDueJob,
@@ -115,6 +120,12 @@ export interface ApplyResult {
 
 const BATCH = 50;
 const MAX_ROUNDS = 10;
+/** Rounds of BATCH the cron sweep applies itself before it queues the rest. */
+export const SWEEP_INLINE_ROUNDS = 2;
+/** Due transitions the cron sweep queues per tick beyond those it applies (README: at least 1,000 a minute). */
+export const SWEEP_QUEUED = 1_000;
+/** A queued transition is not queued again by the sweep for this long (its message is on its way). */
+export const SWEEP_LEASE_MS = 2 * 60_000;
 
 /**
  * Applies every transition due by its platform's own clock (wall clock `realNow` plus the platform's
@@ -122,12 +133,19 @@ const MAX_ROUNDS = 10;
  * `applications`, whose CHECK (at most 1) rolls back the whole batch of a second application, so a
  * duplicate message, the consumer and the sweep racing change nothing twice. A handler that fails
  * leaves its row due (retried by the next sweep) and holds back later rows of the same subject.
+ * Unscoped (the sweep), rows are found by their wall-clock `sweepAt` (an index range of what is due),
+ * `rounds` batches at most.
  */
-export async function applyDueTransitions(deps: TransitionDeps, realNow: number, scope: ApplyScope = {}): Promise<ApplyResult> {
+export async function applyDueTransitions(
+  deps: TransitionDeps,
+  realNow: number,
+  scope: ApplyScope = {},
+  rounds = MAX_ROUNDS,
+): Promise<ApplyResult> {
   const result: ApplyResult = { applied: 0, skipped: 0, failed: 0 };
   const failedSubjects = new Set<string>();
   const failedRows = new Set<string>();
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const rows = (await dueRows(deps.db, realNow, scope)).filter((r) => !failedRows.has(r.row.id));
     if (rows.length === 0) break;
     for (const { row, offset } of rows) {
@@ -135,7 +153,7 @@ export async function applyDueTransitions(deps: TransitionDeps, realNow: number,
         failedRows.add(row.id);
         continue;
       }
-      const outcome = await applyOne(deps, row, realNow + offset);
+      const outcome = await applyOne(deps, row, realNow + offset, realNow);
       if (outcome === 'failed') {
         failedSubjects.add(row.subjectId);
         failedRows.add(row.id);
@@ -147,6 +165,7 @@ export async function applyDueTransitions(deps: TransitionDeps, realNow: number,
 }
 
 async function dueRows(db: Db, realNow: number, scope: ApplyScope) {
+  const scoped = scope.platformId !== undefined || scope.id !== undefined;
   return db
     .select({ row: dueTransitions, offset: platforms.clockOffsetMs })
     .from(dueTransitions)
@@ -154,16 +173,67 @@ async function dueRows(db: Db, realNow: number, scope: ApplyScope) {
     .where(
       and(
         isNull(dueTransitions.appliedAt),
+        // Due by the platform's clock decides; the sweep finds candidates by wall-clock `sweepAt` (its index).
         lte(dueTransitions.dueAt, sql`${realNow} + ${platforms.clockOffsetMs}`),
+        scoped ? undefined : lte(dueTransitions.sweepAt, realNow),
         scope.platformId ? eq(dueTransitions.platformId, scope.platformId) : undefined,
         scope.id ? eq(dueTransitions.id, scope.id) : undefined,
       ),
     )
-    .orderBy(asc(dueTransitions.dueAt), asc(dueTransitions.id))
+    .orderBy(...(scoped ? [asc(dueTransitions.dueAt), asc(dueTransitions.id)] : [asc(dueTransitions.sweepAt), asc(dueTransitions.id)]))
     .limit(BATCH);
 }
 
-async function applyOne(deps: TransitionDeps, row: DueTransitionRow, now: number): Promise<'applied' | 'skipped' | 'failed'> {
+/** Applied transitions are kept this long (wall clock) for inspection, then the sweep deletes them. */
+export const APPLIED_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+/**
+ * Cron: deletes transitions applied more than APPLIED_RETENTION_MS ago, at most `batch`, through their
+ * index (it reads what it deletes). Nothing reads an applied row: a late duplicate message finds nothing to apply.
+ */
+export async function purgeAppliedTransitions(db: Db, realNow: number, batch = 1_000): Promise<number> {
+  const expired = db
+    .select({ id: dueTransitions.id })
+    .from(dueTransitions)
+    .where(and(isNotNull(dueTransitions.appliedAt), lte(dueTransitions.sweepAt, realNow - APPLIED_RETENTION_MS)))
+    .orderBy(asc(dueTransitions.sweepAt))
+    .limit(batch);
+  const deleted = await db.delete(dueTransitions).where(inArray(dueTransitions.id, expired)).returning({ id: dueTransitions.id });
+  return deleted.length;
+}
+
+/**
+ * Cron: applies up to SWEEP_INLINE_ROUNDS batches of what is due itself, then queues up to SWEEP_QUEUED more
+ * (one `transition.due` message each, applied by the consumer with the usual exactly-once claim), leasing
+ * them so the next tick does not queue them again. Reads only rows that are due.
+ */
+export async function sweepDueTransitions(deps: TransitionDeps, realNow: number): Promise<ApplyResult & { queued: number }> {
+  const applied = await applyDueTransitions(deps, realNow, {}, SWEEP_INLINE_ROUNDS);
+  const due = deps.db
+    .select({ id: dueTransitions.id })
+    .from(dueTransitions)
+    .where(and(isNull(dueTransitions.appliedAt), lte(dueTransitions.sweepAt, realNow)))
+    .orderBy(asc(dueTransitions.sweepAt))
+    .limit(SWEEP_QUEUED);
+  const leased = await deps.db
+    .update(dueTransitions)
+    .set({ sweepAt: realNow + SWEEP_LEASE_MS })
+    .where(inArray(dueTransitions.id, due))
+    .returning({ id: dueTransitions.id });
+  await dispatchTransitions(
+    deps.queue,
+    leased.map(({ id }) => ({ id, delaySeconds: 0 })),
+    deps.log,
+  );
+  return { ...applied, queued: leased.length };
+}
+
+async function applyOne(
+  deps: TransitionDeps,
+  row: DueTransitionRow,
+  now: number,
+  realNow: number,
+): Promise<'applied' | 'skipped' | 'failed'> {
   const handler = Object.hasOwn(deps.transitions, row.kind) ? deps.transitions[row.kind] : undefined;
   if (!handler) {
     deps.log.error('no handler for transition kind', { kind: row.kind, id: row.id });
@@ -174,7 +244,8 @@ async function applyOne(deps: TransitionDeps, row: DueTransitionRow, now: number
     const follow = effect.transitions ?? [];
     const mark = deps.db
       .update(dueTransitions)
-      .set({ appliedAt: now, applications: sql`${dueTransitions.applications} + 1` })
+      // Applied: `sweepAt` now says when (wall clock), for the purge of applied rows.
+      .set({ appliedAt: now, applications: sql`${dueTransitions.applications} + 1`, sweepAt: realNow })
       .where(eq(dueTransitions.id, row.id));
     await deps.db.batch([mark, ...effect.statements, ...follow.map((t) => t.statement)]);
     await dispatchEvents(deps.queue, effect.eventIds ?? [], deps.log);

@@ -8,7 +8,7 @@ import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
 import type { Env, Settings } from '../env';
 import type { Logger } from '../http/log';
-import type { WebhookDeliverJob } from './outbox';
+import { dispatchEvents, type WebhookDeliverJob } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 import type { Deps } from '../http/deps';
 
@@ -24,6 +24,10 @@ export const MAX_QUEUE_DELAY_SECONDS = 43_200;
 const PARALLEL_SENDS = 6;
 /** Events the sweep claims per D1 round trip. */
 const SWEEP_CHUNK = 20;
+/** Due deliveries the cron sweep attempts itself per tick. */
+export const SWEEP_INLINE = 60;
+/** Due deliveries the cron sweep queues per tick beyond those (README: at least 1,000 a minute). */
+export const SWEEP_QUEUED = 1_000;
 
 /** Delay before the retry that follows failed attempt number `attempts` (1-based): 30 s, 1 m, 2 m, 4 m, ... at most 30 m. */
 export function retryDelayMs(attempts: number): number {
@@ -124,13 +128,19 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
       lastAttemptAt: platformNow,
       nextAttemptAt: platformNow,
       updatedAt: platformNow,
+      sweepAt: realNow,
     })
     .where(and(due, noEndpoint))
     .returning({ eventId: webhookDeliveries.eventId });
   const claims: Statement[] = eventIds.flatMap((eventId) => [
     db
       .update(webhookDeliveries)
-      .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: sql`${platformNow} + ${LEASE_MS}`, updatedAt: platformNow })
+      .set({
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        nextAttemptAt: sql`${platformNow} + ${LEASE_MS}`,
+        updatedAt: platformNow,
+        sweepAt: realNow + LEASE_MS,
+      })
       .where(
         and(
           eq(webhookDeliveries.eventId, eventId),
@@ -166,7 +176,9 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
         sends.slice(i, i + PARALLEL_SENDS).map(async (send) => {
           const attempt = await attemptSend(deps, signingKey, send.claimed, send.event, send.endpoint, send.now);
           outcomes[send.index] = attempt.outcome;
-          pending.push({ index: send.index, claimed: send.claimed, changes: attempt.changes, retryInSeconds: attempt.retryInSeconds });
+          // The next attempt (or, settled, the settling) in wall-clock time, for the sweep's index.
+          const changes = { ...attempt.changes, sweepAt: attempt.changes.nextAttemptAt - (send.now - realNow) };
+          pending.push({ index: send.index, claimed: send.claimed, changes, retryInSeconds: attempt.retryInSeconds });
         }),
       );
     }
@@ -366,22 +378,54 @@ async function readCapped(res: Response, limit: number): Promise<string> {
   return new TextDecoder().decode(all.subarray(0, limit));
 }
 
+/**
+ * Where the sweep looks: PENDING deliveries whose wall-clock `sweepAt` has come (due by their platform's clock,
+ * the offset applied when written and shifted when the clock advances), oldest first: an index range of what
+ * is due, whatever the platforms' offsets.
+ */
+function dueForSweep(realNow: number, platformId?: string) {
+  return and(
+    eq(webhookDeliveries.status, 'PENDING'),
+    lte(webhookDeliveries.sweepAt, realNow),
+    platformId ? eq(webhookDeliveries.platformId, platformId) : undefined,
+  );
+}
+
 /** Event ids of deliveries due by each platform's own clock, oldest first. */
 export async function dueDeliveryEventIds(db: Db, realNow: number, opts: { platformId?: string; limit?: number } = {}): Promise<string[]> {
   const rows = await db
     .select({ eventId: webhookDeliveries.eventId })
     .from(webhookDeliveries)
-    .innerJoin(platforms, eq(platforms.id, webhookDeliveries.platformId))
-    .where(
-      and(
-        eq(webhookDeliveries.status, 'PENDING'),
-        lte(webhookDeliveries.nextAttemptAt, sql`${realNow} + ${platforms.clockOffsetMs}`),
-        opts.platformId ? eq(webhookDeliveries.platformId, opts.platformId) : undefined,
-      ),
-    )
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
-    .limit(opts.limit ?? 60);
+    .where(dueForSweep(realNow, opts.platformId))
+    .orderBy(asc(webhookDeliveries.sweepAt))
+    .limit(opts.limit ?? SWEEP_INLINE);
   return rows.map((r) => r.eventId);
+}
+
+/**
+ * Cron: attempts up to SWEEP_INLINE due deliveries itself, then queues up to SWEEP_QUEUED more (the consumer
+ * claims and attempts them as usual), leasing them so the next tick does not queue them again. Reads only
+ * rows that are due.
+ */
+export async function sweepDueWebhooks(deps: WebhookDeps, realNow: number): Promise<{ attempted: number; queued: number }> {
+  const attempted = await deliverDueWebhooks(deps, realNow);
+  const due = deps.db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(dueForSweep(realNow))
+    .orderBy(asc(webhookDeliveries.sweepAt))
+    .limit(SWEEP_QUEUED);
+  const leased = await deps.db
+    .update(webhookDeliveries)
+    .set({ sweepAt: realNow + LEASE_MS })
+    .where(inArray(webhookDeliveries.id, due))
+    .returning({ eventId: webhookDeliveries.eventId });
+  await dispatchEvents(
+    deps.queue,
+    leased.map((r) => r.eventId),
+    deps.log,
+  );
+  return { attempted, queued: leased.length };
 }
 
 /** Cron backstop: attempts every overdue delivery (lost messages, expired leases), a few at a time. */

@@ -1,9 +1,18 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
-import { webhookDeliveries, webhookEvents } from '../db/schema';
+import { platforms, webhookDeliveries, webhookEvents } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
 import type { Statement } from '../db/client';
 import type { WebhookType } from './schema';
+
+/**
+ * A platform's sandbox clock offset (ms), as SQL: its time minus this is wall-clock time, which is what the
+ * sweep's `sweepAt` columns hold (their index then bounds the sweep across platforms).
+ */
+export const platformOffsetSql = (platformId: string | SQL | SQLiteColumn) =>
+  sql<number>`coalesce((SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}), 0)`;
 
 export interface NewEvent {
   platformId: string;
@@ -30,6 +39,7 @@ export function eventStatements(db: Db, e: NewEvent): { statements: Statement[];
       status: 'PENDING',
       attempts: 0,
       nextAttemptAt: e.now,
+      sweepAt: sql`${e.now} - ${platformOffsetSql(e.platformId)}`,
       createdAt: e.now,
       updatedAt: e.now,
     }),

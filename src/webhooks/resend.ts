@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../http/errors';
 import { attemptColumns, envelopeBody, sendAndDecide, type WebhookDeps } from './delivery';
 import type { WebhookDelivery } from './schema';
 import { deliveryLoads, deliveryView } from './service';
+import { platformOffsetSql } from './outbox';
 
 /** POST /webhooks/deliveries/{id}/resend as a load (`platformId` SQL: see `RouteSpec.load`): the delivery and its event. */
 export function resendLoads(db: Db, platformId: SQL, deliveryId: string) {
@@ -52,6 +53,8 @@ export async function resendDelivery(
             status: 'DELIVERED',
             deliveredAt: sql<number>`coalesce(${webhookDeliveries.deliveredAt}, ${now})`,
             nextAttemptAt: now,
+            // Settled now: retention counts from here (wall clock).
+            sweepAt: sql<number>`${now} - ${platformOffsetSql(webhookDeliveries.platformId)}`,
           }
         : attempt,
     )

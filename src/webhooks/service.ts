@@ -39,13 +39,21 @@ export interface DeliveryFilters {
   cursor?: string;
 }
 
-/** The platform's deliveries, newest first. */
-/** GET /webhooks/deliveries: newest first, with the filters. */
+/**
+ * GET /webhooks/deliveries: newest first, with the filters, each served by an index. `totalCount` comes from
+ * the maintained counters (all, per status: migration triggers), or by counting where `eventId` (unique)
+ * bounds the set to one row; it is omitted for `eventType` without `eventId`, which has no counter.
+ */
 export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => {
   const where: (SQL | undefined)[] = [eq(webhookDeliveries.platformId, platformId)];
   if (f.eventType) where.push(eq(webhookDeliveries.eventType, f.eventType));
   if (f.status) where.push(eq(webhookDeliveries.status, f.status));
   if (f.eventId) where.push(eq(webhookDeliveries.eventId, f.eventId));
+  const total = f.eventId
+    ? { withTotal: true }
+    : f.eventType
+      ? {}
+      : { counted: { platformId, list: f.status ? `webhook_deliveries:status=${f.status}` : 'webhook_deliveries' } };
   return {
     table: webhookDeliveries,
     idColumn: webhookDeliveries.id,
@@ -53,7 +61,7 @@ export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => 
     where: and(...where),
     limit: f.limit,
     cursor: f.cursor,
-    withTotal: true,
+    ...total,
   };
 }, deliveryView);
 

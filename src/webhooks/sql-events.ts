@@ -4,6 +4,7 @@ import { webhookDeliveries, webhookEvents } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Statement } from '../db/client';
 import type { WebhookType } from './schema';
+import { platformOffsetSql } from './outbox';
 
 /**
  * Outbox statements whose event is decided inside the batch: the event row is inserted only when
@@ -19,12 +20,13 @@ export function sqlEventStatements(
   const eventId = newId('Webhook', e.now);
   const deliveryId = newId('WebhookDelivery', e.now);
   // Both INSERT ... SELECT list every column in table order (id, platform_id, type, timestamp, data; the
-  // delivery's payload, signature and last_response_body last, as migration 0005 added them).
+  // delivery's payload, signature and last_response_body as migration 0005 added them, then sweep_at).
   const event = db
     .insert(webhookEvents)
     .select(sql`SELECT ${eventId}, ${e.platformId}, ${e.type}, ${e.now}, ${e.data} WHERE ${e.where ?? sql`1`}`);
   const delivery = db.insert(webhookDeliveries).select(
-    sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}, NULL, NULL, NULL
+    sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}, NULL, NULL, NULL,
+          ${e.now} - ${platformOffsetSql(e.platformId)}
           WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
   );
   return { statements: [event, delivery], eventId };

@@ -143,6 +143,12 @@ const CASES: Case[] = [
   { path: '/uma-providers?hasBlockedProviders=false', scans: ['uma_providers'] },
   { path: '/uma-providers?countryCode=US', scans: ['uma_providers'] },
   { path: '/uma-providers?currencyCode=USD', scans: ['uma_providers'] },
+  { path: '/webhooks/deliveries' },
+  { path: '/webhooks/deliveries?status=PENDING', uses: [['webhook_deliveries', 'status']] },
+  { path: '/webhooks/deliveries?status=DELIVERED', uses: [['webhook_deliveries', 'status']] },
+  { path: '/webhooks/deliveries?eventType=TEST', uses: [['webhook_deliveries', 'event_type']] },
+  { path: '/webhooks/deliveries?eventId=Webhook%3Anone', uses: [['webhook_deliveries', 'event_id']] },
+  { path: '/webhooks/deliveries?status=FAILED&eventType=TEST', uses: [['webhook_deliveries', 'event_type']] },
 ];
 
 /** Plan lines that read a whole table (or a whole index) or sort outside an index. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deliverEvent } from '../../src/webhooks/delivery';
 import { api, expectError, failingFields, newPlatform, productionApi, tokenWith } from '../support/api';
 import { deps, deliveryOf, fakeEndpoint, hookUrl, verifySignature, writeEvent } from '../support/webhooks';
+import { measured } from '../perf/counting';
 
 /** The Worker in production mode, called the way the runtime would. */
 const production = (method: string, path: string, auth: string, body?: unknown) => productionApi(method, path, { auth, body });
@@ -210,6 +211,42 @@ describe('GET /webhooks/deliveries', () => {
     const one = await api('GET', `/webhooks/deliveries/${encodeURIComponent(d1.id)}`, { auth: p.auth });
     expect(one.status).toBe(200);
     expect(one.body).toEqual(d1);
+  });
+
+  it('totalCount comes from maintained counters (all, per status), by a bounded count for eventId, and is omitted for eventType', async () => {
+    const url = hookUrl();
+    const p = await newPlatform({ webhookEndpoint: url });
+    const other = await newPlatform();
+    fakeEndpoint(url, () => 200);
+    const t = Date.now();
+    const e1 = await writeEvent(p.id, t, 'OUTGOING_PAYMENT.COMPLETED');
+    await writeEvent(p.id, t + 1, 'INCOMING_PAYMENT.PENDING');
+    await writeEvent(p.id, t + 2, 'OUTGOING_PAYMENT.COMPLETED');
+    await writeEvent(other.id, t, 'OUTGOING_PAYMENT.COMPLETED');
+    await deliverEvent(deps(), e1, t + 10);
+    const total = async (query: string) => (await api('GET', `/webhooks/deliveries${query}`, { auth: p.auth })).body.totalCount;
+
+    expect(await total('')).toBe(3);
+    expect(await total('?status=PENDING')).toBe(2);
+    expect(await total('?status=DELIVERED')).toBe(1);
+    expect(await total('?status=FAILED')).toBe(0);
+    expect(await total(`?eventId=${encodeURIComponent(e1)}`)).toBe(1);
+    expect(await total(`?eventId=${encodeURIComponent(e1)}&status=PENDING`)).toBe(0);
+    // No counter per event type (nor per type and status): the field is left out rather than counted by a scan.
+    expect(await total('?eventType=OUTGOING_PAYMENT.COMPLETED')).toBeUndefined();
+    expect(await total('?eventType=OUTGOING_PAYMENT.COMPLETED&status=PENDING')).toBeUndefined();
+
+    // The page reads the counter, never counts the platform's rows.
+    for (const query of ['', '?status=PENDING']) {
+      const res = await measured('GET', `/webhooks/deliveries${query}`, { auth: p.auth });
+      expect(res.cost.sql.filter((s) => /count\(/i.test(s.query))).toEqual([]);
+    }
+
+    // A sandbox reset deletes the rows, and the counters follow.
+    expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
+    expect(await total('')).toBe(0);
+    expect(await total('?status=PENDING')).toBe(0);
+    expect((await api('GET', '/webhooks/deliveries', { auth: other.auth })).body.totalCount).toBe(1);
   });
 
   it('keeps platforms apart: other platforms see nothing and get 404', async () => {
