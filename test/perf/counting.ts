@@ -35,21 +35,28 @@ function countingD1(real: D1Database, cost: Cost): D1Database {
     sqlOf.set(w, { query, params });
     return w as unknown as D1PreparedStatement;
   };
-  return {
-    prepare: (query: string) => wrap(real.prepare(query), query),
+  // The binding and each of its sessions (the Worker's requests run on one) count alike.
+  const counted = (target: D1Database | D1DatabaseSession) => ({
+    prepare: (query: string) => wrap(target.prepare(query), query),
     batch: (statements: D1PreparedStatement[]) => {
       cost.d1++;
       cost.statements.push(statements.length);
       for (const s of statements) cost.sql.push(sqlOf.get(s) ?? { query: '?', params: [] });
-      return real.batch(statements.map((s) => real_.get(s) ?? s));
+      return target.batch(statements.map((s) => real_.get(s) ?? s));
     },
+  });
+  return {
+    ...counted(real),
     exec: (query: string) => {
       cost.d1++;
       cost.statements.push(1);
       return real.exec(query);
     },
     dump: () => real.dump(),
-    withSession: (...args: Parameters<D1Database['withSession']>) => real.withSession(...args),
+    withSession: (start?: string) => {
+      const session = real.withSession(start);
+      return { ...counted(session), getBookmark: () => session.getBookmark() };
+    },
   } as unknown as D1Database;
 }
 
