@@ -1,4 +1,5 @@
 import { settings, type Env } from './env';
+import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
 import { errorResponse, notFound } from './http/errors';
 import { logger } from './http/log';
 import { apiBase, buildRouter, loggedPath, toErrorResponse } from './router';
@@ -15,6 +16,8 @@ export default {
     const log = logger(s.logLevel);
     const started = Date.now();
     const url = new URL(request.url);
+    // The request's D1 work, awaited or not; an enclosing meter (a test's) gets the same sums.
+    const meter = newMeter(currentMeter());
     let response: Response;
     try {
       if (url.pathname === '/healthz' && request.method === 'GET') {
@@ -25,7 +28,7 @@ export default {
         // Paths outside the version base match no route at all, except the console's (`/`, `/console/*`).
         response =
           consoleResponse(request, s, apiBase(s.apiPrefix)) ??
-          (await router.fetch(request as never, env, exec, { settings: s, log })) ??
+          (await withMeter(meter, () => router.fetch(request as never, env, exec, { settings: s, log }))) ??
           errorResponse(notFound('NOT_FOUND', 'No route matches this path'));
       }
     } catch (error) {
@@ -33,15 +36,44 @@ export default {
     }
     // The line is built only when it is written: this runs on every request.
     if (log.enabled('info'))
-      log.info('request', { method: request.method, path: loggedPath(url.pathname), status: response.status, ms: Date.now() - started });
-    return response;
+      log.info('request', {
+        method: request.method,
+        path: loggedPath(url.pathname),
+        status: response.status,
+        ms: Date.now() - started,
+        ...meterFields(meter),
+      });
+    return s.mode === 'sandbox' ? withRowHeaders(response, meter) : response;
   },
 
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    await handleJobs(batch, env, logger(settings(env).logLevel));
+    const log = logger(settings(env).logLevel);
+    const meter = newMeter(currentMeter());
+    await withMeter(meter, () => handleJobs(batch, env, log));
+    if (log.enabled('info')) log.info('queue batch', { messages: batch.messages.length, ...meterFields(meter) });
   },
 
   async scheduled(controller: ScheduledController, env: Env): Promise<void> {
-    await sweep(env, controller.scheduledTime, logger(settings(env).logLevel));
+    const log = logger(settings(env).logLevel);
+    const meter = newMeter(currentMeter());
+    await withMeter(meter, () => sweep(env, controller.scheduledTime, log));
+    if (log.enabled('info')) log.info('sweep', meterFields(meter));
   },
 } satisfies ExportedHandler<Env>;
+
+/**
+ * Sandbox only: what the request read and wrote in D1 so far (README "Rows read per operation"), for a
+ * developer watching a request's cost. Never in production: it tells a caller about the data of others.
+ */
+function withRowHeaders(response: Response, meter: Meter): Response {
+  let out = response;
+  try {
+    out.headers.set('X-D1-Rows-Read', String(meter.rowsRead));
+  } catch {
+    // Immutable headers (a response passed through as is): a copy carries them.
+    out = new Response(response.body, response);
+    out.headers.set('X-D1-Rows-Read', String(meter.rowsRead));
+  }
+  out.headers.set('X-D1-Rows-Written', String(meter.rowsWritten));
+  return out;
+}

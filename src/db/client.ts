@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { drizzle, DrizzleD1Database, SQLiteD1Session } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
+import { metering } from './meter';
 import * as schema from './schema';
 
 export type Db = ReturnType<typeof build>;
@@ -9,7 +10,8 @@ export type Db = ReturnType<typeof build>;
 /** One statement of a D1 batch. */
 export type Statement = BatchItem<'sqlite'>;
 
-const build = (d1: D1Database) => drizzle(d1, { schema });
+// Over the metering binding: each statement's rows read and written go to the meter of the work running it.
+const build = (d1: D1Database) => drizzle(metering(d1), { schema });
 
 // Building the client walks the whole schema (relational config): once per binding, not per request.
 const clients = new WeakMap<D1Database, Db>();
@@ -41,7 +43,8 @@ export interface SessionDb {
  */
 export function sessionDatabase(d1: D1Database, start: SessionStart): SessionDb {
   const base = database(d1);
-  const session = d1.withSession(start);
+  // Metered like the binding (db/meter.ts): the session's statements count toward the request's rows read.
+  const session = metering(d1).withSession(start);
   const schemaConfig = { fullSchema: base._.fullSchema, schema: base._.schema!, tableNamesMap: base._.tableNamesMap };
   const db = new DrizzleD1Database(
     'async',

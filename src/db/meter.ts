@@ -1,0 +1,187 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * What the D1 statements of one piece of work (a request, a queue batch, a sweep) cost: rows read and
+ * written as D1 reports them in each result's `meta` (what D1 bills, and what makes a query slow as data
+ * grows), and round trips (a statement or a batch). `parent` gets the same sums (an enclosing meter, e.g. a
+ * test's around the request's).
+ */
+export interface Meter {
+  rowsRead: number;
+  rowsWritten: number;
+  roundTrips: number;
+  /** Statements whose result carried no meta (none on today's binding; a binding without the path `raw` needs). */
+  unmetered: number;
+  /** When present, each round trip's statement count is appended (tests). */
+  statements?: number[];
+  /** When present, each statement run is appended with its bound values (tests: EXPLAIN QUERY PLAN). */
+  sql?: { query: string; params: unknown[] }[];
+  parent?: Meter;
+}
+
+export function newMeter(parent?: Meter): Meter {
+  return { rowsRead: 0, rowsWritten: 0, roundTrips: 0, unmetered: 0, parent };
+}
+
+const current = new AsyncLocalStorage<Meter>();
+
+/** Runs `work` with `meter` summing the D1 work it does through bindings `metering` wraps, awaited or not. */
+export function withMeter<T>(meter: Meter, work: () => T): T {
+  return current.run(meter, work);
+}
+
+/** The meter of the work running now, if any. */
+export function currentMeter(): Meter | undefined {
+  return current.getStore();
+}
+
+/** The totals as log fields. */
+export function meterFields(m: Meter): { d1: number; rowsRead: number; rowsWritten: number } {
+  return { d1: m.roundTrips, rowsRead: m.rowsRead, rowsWritten: m.rowsWritten };
+}
+
+interface Meta {
+  rows_read?: number;
+  rows_written?: number;
+}
+
+function roundTrip(sql: { query: string; params: unknown[] }[]): void {
+  for (let m = current.getStore(); m; m = m.parent) {
+    m.roundTrips++;
+    m.statements?.push(sql.length);
+    m.sql?.push(...sql);
+  }
+}
+
+function add(meta: Meta | undefined): void {
+  for (let m = current.getStore(); m; m = m.parent) {
+    if (meta && typeof meta.rows_read === 'number') {
+      m.rowsRead += meta.rows_read;
+      m.rowsWritten += meta.rows_written ?? 0;
+    } else m.unmetered++;
+  }
+}
+
+/**
+ * The binding's own statement behind `raw()`: workerd's D1 binding (src/cloudflare/internal/d1-api.ts)
+ * sends it as `_sendOrThrow('/query', statement, params, 'ROWS_AND_COLUMNS', span)` and drops the meta.
+ */
+interface BindingStatement {
+  statement: string;
+  params: unknown[];
+  dbSession?: { _sendOrThrow?: (endpoint: string, query: string, params: unknown[], format: string, span: unknown) => Promise<unknown> };
+}
+interface QueryResult {
+  meta?: Meta;
+  results?: { columns: string[]; rows: unknown[][] } | Record<string, unknown>[];
+}
+const NO_SPAN = { setAttribute() {} };
+
+/**
+ * `raw()` with its meta. drizzle reads every select with fields through `raw()` (arrays: a join's
+ * same-named columns stay apart), whose public result has no meta; `all()` has meta but keys rows by column
+ * name, which would merge those columns. So this sends the very request `raw()` sends, through the binding's
+ * own method, and keeps both; on a binding without it, it calls `raw()` and counts an unmetered statement.
+ */
+async function rawWithMeta(stmt: D1PreparedStatement, options?: { columnNames?: boolean }): Promise<unknown[][]> {
+  const s = stmt as unknown as BindingStatement;
+  const send = s.dbSession?._sendOrThrow;
+  if (typeof send !== 'function' || typeof s.statement !== 'string' || !Array.isArray(s.params)) {
+    add(undefined);
+    return stmt.raw(options as { columnNames: true });
+  }
+  const answer = await send.call(s.dbSession, '/query', s.statement, s.params, 'ROWS_AND_COLUMNS', NO_SPAN);
+  const result = (Array.isArray(answer) ? answer[0] : answer) as QueryResult;
+  add(result.meta);
+  const results = result.results;
+  if (!results) return [];
+  if (Array.isArray(results)) {
+    // An upstream that answered objects (the binding's raw() reads them the same way).
+    const rows = results.map((row) => Object.values(row));
+    return options?.columnNames && results[0] ? [Object.keys(results[0]), ...rows] : rows;
+  }
+  return options?.columnNames ? [results.columns, ...results.rows] : results.rows;
+}
+
+/** A metered statement's binding statement and SQL, for a batch of them. */
+const inner = new WeakMap<object, { stmt: D1PreparedStatement; sql: { query: string; params: unknown[] } }>();
+
+function meteredStatement(stmt: D1PreparedStatement, query: string, params: unknown[] = []): D1PreparedStatement {
+  const sql = [{ query, params }];
+  const wrapped = {
+    bind: (...values: unknown[]) => meteredStatement(stmt.bind(...values), query, values),
+    async first(column?: string) {
+      // first() has no meta either: all() is the same request (the binding's first() reads all()'s rows).
+      roundTrip(sql);
+      const result = await stmt.all();
+      add(result.meta as Meta);
+      const row = result.results[0] as Record<string, unknown> | undefined;
+      if (!row) return null;
+      if (column === undefined) return row;
+      if (!(column in row)) throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
+      return row[column];
+    },
+    async all() {
+      roundTrip(sql);
+      const result = await stmt.all();
+      add(result.meta as Meta);
+      return result;
+    },
+    async run() {
+      roundTrip(sql);
+      const result = await stmt.run();
+      add(result.meta as Meta);
+      return result;
+    },
+    raw(options?: { columnNames?: boolean }) {
+      roundTrip(sql);
+      return rawWithMeta(stmt, options);
+    },
+  };
+  inner.set(wrapped, { stmt, sql: sql[0]! });
+  return wrapped as unknown as D1PreparedStatement;
+}
+
+type Binding = Pick<D1Database, 'prepare' | 'batch'> & Partial<Pick<D1Database, 'exec' | 'withSession' | 'dump'>>;
+
+const wrappers = new WeakMap<object, D1Database>();
+
+/**
+ * The binding (or a session of it) with every statement's rows read and written added to the current meter
+ * (`withMeter`). Same requests, same results: no round trip is added. Built once per binding, so the drizzle
+ * client over it is too (db/client.ts).
+ */
+export function metering<B extends Binding>(d1: B): B {
+  let wrapped = wrappers.get(d1);
+  if (!wrapped) {
+    const w: Binding = {
+      prepare: (query: string) => meteredStatement(d1.prepare(query), query),
+      async batch<T>(statements: D1PreparedStatement[]) {
+        roundTrip(statements.map((s) => inner.get(s)?.sql ?? { query: '?', params: [] }));
+        const results = await d1.batch<T>(statements.map((s) => inner.get(s)?.stmt ?? s));
+        for (const r of results) add(r.meta as Meta);
+        return results;
+      },
+    };
+    if (d1.exec) {
+      const exec = d1.exec.bind(d1);
+      // exec() reports no rows (migrations and scripts use it, not requests).
+      w.exec = (query: string) => {
+        roundTrip([{ query, params: [] }]);
+        add(undefined);
+        return exec(query);
+      };
+    }
+    if (d1.withSession) {
+      const withSession = d1.withSession.bind(d1);
+      w.withSession = ((constraint?: string) => {
+        const session = withSession(constraint as never);
+        return Object.assign(metering(session), { getBookmark: () => session.getBookmark() });
+      }) as D1Database['withSession'];
+    }
+    if (d1.dump) w.dump = d1.dump.bind(d1);
+    wrapped = w as D1Database;
+    wrappers.set(d1, wrapped);
+  }
+  return wrapped as unknown as B;
+}
