@@ -222,7 +222,7 @@ const header = [
   'request',
   ...SIZES.map((s) => `p50 ms at ${fmtN(s)}`),
   `${fmtN(last)}/${fmtN(first)}`,
-  ...(hasRows ? [`rows read at ${fmtN(last)}`] : []),
+  ...(hasRows ? SIZES.map((s) => `rows read at ${fmtN(s)}`) : []),
 ];
 const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
 for (const [, template] of CASES) {
@@ -230,7 +230,9 @@ for (const [, template] of CASES) {
   const a = bySize[first];
   const b = bySize[last];
   const ratio = a?.status === 200 && b?.status === 200 ? `${(b.p50 / a.p50).toFixed(1)}×` : '';
-  lines.push(`| \`GET ${template}\` | ${[...SIZES.map((s) => cell(bySize[s])), ratio, ...(hasRows ? [rowsCell(b)] : [])].join(' | ')} |`);
+  lines.push(
+    `| \`GET ${template}\` | ${[...SIZES.map((s) => cell(bySize[s])), ratio, ...(hasRows ? SIZES.map((s) => rowsCell(bySize[s])) : [])].join(' | ')} |`,
+  );
 }
 const seedLine = `Seeding (rows per list, this platform and ${NEIGHBOURS} neighbour${NEIGHBOURS === 1 ? '' : 's'}): ${SIZES.map((s) => `to ${fmtN(s)} in ${Math.round(results.seedSeconds[s])} s`).join(', ')}.`;
 const table = `${lines.join('\n')}\n\n${seedLine}\n`;
