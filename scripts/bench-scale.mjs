@@ -7,7 +7,7 @@
 // again and times every list, filter and search one request at a time. Prints the p50 per request and size
 // and the ratio largest/smallest; writes bench/scale-results.json, and the README table with --write.
 //
-//   npm run bench:scale -- [--sizes 1000,100000,1000000] [--samples 11] [--case-seconds 20] [--neighbours 1] [--write]
+//   npm run bench:scale -- [--sizes 1000,100000,1000000] [--samples 11] [--case-seconds 20] [--timeout 120] [--neighbours 1] [--write] [--keep]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +32,7 @@ const { values: opts } = parseArgs({
     sizes: { type: 'string', default: '1000,100000,1000000' },
     samples: { type: 'string', default: '11' },
     'case-seconds': { type: 'string', default: '20' },
+    timeout: { type: 'string', default: '120' },
     neighbours: { type: 'string', default: '1' },
     write: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -44,6 +45,7 @@ const SIZES = opts.sizes
 if (SIZES.some((n) => !Number.isInteger(n) || n < 50)) throw new Error('--sizes: integers of at least 50 rows per list');
 const SAMPLES = Number(opts.samples);
 const CASE_SECONDS = Number(opts['case-seconds']);
+const TIMEOUT = Number(opts.timeout);
 const NEIGHBOURS = Number(opts.neighbours);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
@@ -142,19 +144,28 @@ const CASES = [
   ['platform', '/tokens'],
 ];
 
-/** Times one request `SAMPLES` times (fewer when a case passes `CASE_SECONDS`): p50 ms, status, rows read. */
+/**
+ * Times one request `SAMPLES` times (fewer when a case passes `CASE_SECONDS`): p50 ms, status, rows read.
+ * A request slower than `TIMEOUT` seconds ends the case (its query may still hold the database: the next
+ * case's figures are then suspect, and the table says so).
+ */
 async function timeCase(apiBase, auth, path) {
   const call = async () => {
     const started = performance.now();
-    const res = await fetch(`${apiBase}${path}`, { headers: { Authorization: auth } });
+    const res = await fetch(`${apiBase}${path}`, { headers: { Authorization: auth }, signal: AbortSignal.timeout(TIMEOUT * 1000) });
     await res.arrayBuffer();
     return { ms: performance.now() - started, status: res.status, rowsRead: res.headers.get('X-D1-Rows-Read') };
   };
-  const first = await call(); // warm-up (compiles the isolate's paths, fills SQLite's page cache)
-  if (first.status !== 200) return { status: first.status };
   const runs = [];
-  const began = performance.now();
-  while (runs.length < SAMPLES && (runs.length < 3 || performance.now() - began < CASE_SECONDS * 1000)) runs.push(await call());
+  try {
+    const first = await call(); // warm-up (compiles the isolate's paths, fills SQLite's page cache)
+    if (first.status !== 200) return { status: first.status };
+    const began = performance.now();
+    while (runs.length < SAMPLES && (runs.length < 3 || performance.now() - began < CASE_SECONDS * 1000)) runs.push(await call());
+  } catch (error) {
+    if (error.name !== 'TimeoutError') throw error;
+    return { status: 'timeout' };
+  }
   const rows = runs.map((r) => r.rowsRead).filter((r) => r !== null);
   return {
     status: 200,
@@ -164,6 +175,8 @@ async function timeCase(apiBase, auth, path) {
   };
 }
 
+mkdirSync(join(root, 'bench'), { recursive: true });
+const resultsFile = join(root, 'bench', 'scale-results.json');
 const results = { date: new Date().toISOString(), sizes: SIZES, neighbours: NEIGHBOURS, samples: SAMPLES, seedSeconds: {}, cases: {} };
 
 log(`state in ${dir}; sizes ${SIZES.map(fmtN).join(', ')} rows per list; ${NEIGHBOURS} neighbour platform(s) of the same size`);
@@ -209,13 +222,22 @@ for (const size of SIZES) {
     (results.cases[template] ??= {})[size] = r;
     log(`  ${fmtN(size).padStart(5)} ${r.status === 200 ? `${r.p50.toFixed(1).padStart(8)} ms` : `  status ${r.status}`}  ${template}`);
   }
+  // Kept after each size: a later size that fails (a full disk) leaves the earlier figures.
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   await stop();
   if (!opts.keep) rmSync(persistTo, { recursive: true, force: true });
 }
 
 const first = SIZES[0];
 const last = SIZES.at(-1);
-const cell = (r) => (!r ? '' : r.status !== 200 ? `error ${r.status}` : `${r.p50 < 10 ? r.p50.toFixed(1) : Math.round(r.p50)}`);
+const cell = (r) =>
+  !r
+    ? ''
+    : r.status === 'timeout'
+      ? `> ${TIMEOUT} s`
+      : r.status !== 200
+        ? `error ${r.status}`
+        : `${r.p50 < 10 ? r.p50.toFixed(1) : Math.round(r.p50)}`;
 const rowsCell = (r) => (r?.rowsRead === undefined ? '' : String(r.rowsRead));
 const hasRows = Object.values(results.cases).some((bySize) => bySize[last]?.rowsRead !== undefined);
 const header = [
@@ -238,8 +260,7 @@ const seedLine = `Seeding (rows per list, this platform and ${NEIGHBOURS} neighb
 const table = `${lines.join('\n')}\n\n${seedLine}\n`;
 console.log(`\n${table}`);
 
-mkdirSync(join(root, 'bench'), { recursive: true });
-writeFileSync(join(root, 'bench', 'scale-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 if (opts.write) {
   const readme = join(root, 'README.md');
   const text = readFileSync(readme, 'utf8');
