@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/d1';
+import { drizzle, DrizzleD1Database, SQLiteD1Session } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { metering } from './meter';
 import * as schema from './schema';
 
@@ -23,6 +24,35 @@ export function database(d1: D1Database): Db {
     clients.set(d1, db);
   }
   return db;
+}
+
+/** Where a D1 session starts: a constraint, or a bookmark the client sent back (D1 Sessions API). */
+export type SessionStart = D1SessionConstraint | D1SessionBookmark;
+
+const dialect = new SQLiteAsyncDialect();
+
+/** A request's drizzle client over one D1 session, and the session's latest bookmark (for the response). */
+export interface SessionDb {
+  db: Db;
+  bookmark(): string | null;
+}
+
+/**
+ * A drizzle client over a new D1 session of `d1`. It reuses the binding's client's dialect and relational
+ * config, so a session per request costs a few small objects (one query builder per table), not the schema walk.
+ */
+export function sessionDatabase(d1: D1Database, start: SessionStart): SessionDb {
+  const base = database(d1);
+  // Metered like the binding (db/meter.ts): the session's statements count toward the request's rows read.
+  const session = metering(d1).withSession(start);
+  const schemaConfig = { fullSchema: base._.fullSchema, schema: base._.schema!, tableNamesMap: base._.tableNamesMap };
+  const db = new DrizzleD1Database(
+    'async',
+    dialect,
+    new SQLiteD1Session(session as unknown as D1Database, dialect, schemaConfig),
+    schemaConfig,
+  );
+  return { db: db as Db, bookmark: () => session.getBookmark() };
 }
 
 /** Named statements run together in one round trip. */

@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import type { SQL } from 'drizzle-orm';
 import type { Env, Settings } from '../env';
-import { database, type Db, type Loaded, type Loads } from '../db/client';
+import type { Db, Loaded, Loads } from '../db/client';
 import type { AgentRow, Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
 import { admit, forgetCredentials, rememberPlatform } from './rate-limit';
+import { requestSession, withBookmark } from './session';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
 export interface RunDeps {
@@ -114,7 +115,9 @@ export function defineRoute<
     refuseCrossSiteWrite(request);
     // Before any D1 work: a request over its platform's budget costs nothing more (see rate-limit.ts).
     const limited = await admit(env, settings, request, spec);
-    const db = database(env.DB);
+    // The one place a request's database is chosen: a D1 session (primary or replica, see session.ts).
+    const session = requestSession(env.DB, request, spec.auth);
+    const db = session.db;
     const wall = Date.now();
     // With loads the input is read first, so an invalid request adds nothing to the authentication round
     // trip; its error still comes after authentication's.
@@ -123,7 +126,7 @@ export function defineRoute<
     // A load refusing the input (an invalid cursor) refuses it after authentication, like validation does.
     let refused: { error: unknown } | undefined;
     const load =
-      valid && spec.load
+      valid && spec.load && !session.refused
         ? (platformId: SQL) => {
             try {
               return spec.load!({
@@ -160,10 +163,11 @@ export function defineRoute<
     if (anyOf && auth && 'agent' in auth && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {
       throw forbidden(`The agent's policy does not grant ${anyOf.join(' or ')}`);
     }
+    if (session.refused) throw session.refused;
     if (early && 'error' in early) throw early.error;
     if (refused) throw refused.error;
     const { params, query, body, rawBody } = valid ?? (await readInput(input, request));
-    return spec.handler({
+    const response = await spec.handler({
       request,
       env,
       exec,
@@ -180,6 +184,7 @@ export function defineRoute<
       // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
       loaded: loaded as Loaded<L>,
     });
+    return withBookmark(response, session);
   };
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, run };
 }

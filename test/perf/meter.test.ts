@@ -18,8 +18,10 @@ afterEach(() => vi.restoreAllMocks());
 
 /** The binding's one method every statement, batch and raw() read goes through: one call is one request to D1. */
 function d1Requests() {
-  const session = (env.DB.prepare('SELECT 1') as unknown as { dbSession: object }).dbSession;
-  return vi.spyOn(Object.getPrototypeOf(session) as { _sendOrThrow: (...args: unknown[]) => Promise<unknown> }, '_sendOrThrow');
+  // The class that defines the method: the binding's own session and the D1 sessions requests open (Sessions API) share it.
+  let owner = Object.getPrototypeOf((env.DB.prepare('SELECT 1') as unknown as { dbSession: object }).dbSession) as object;
+  while (!Object.prototype.hasOwnProperty.call(owner, '_sendOrThrow')) owner = Object.getPrototypeOf(owner) as object;
+  return vi.spyOn(owner as { _sendOrThrow: (...args: unknown[]) => Promise<unknown> }, '_sendOrThrow');
 }
 
 describe('the D1 meter', () => {

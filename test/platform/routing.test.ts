@@ -54,6 +54,8 @@ describe('routing and versioning', () => {
       prepare() {
         throw new Error('D1_ERROR: no such table: api_tokens_secret_sql SELECT secret_hash FROM api_tokens');
       },
+      // Requests run on a D1 session (src/http/session.ts): the session's statements fail alike.
+      withSession: () => failingDb,
     };
     const res = await fetchWith({ DB: failingDb }, `${BASE}/config`, { headers: { Authorization: p.auth } });
     expect(res.status).toBe(500);

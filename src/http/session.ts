@@ -1,0 +1,44 @@
+import { sessionDatabase, type SessionDb, type SessionStart } from '../db/client';
+import { badRequest, type ApiError } from './errors';
+
+/**
+ * The D1 bookmark both ways (D1 Sessions API): a response carries the latest database state its request read
+ * or wrote; a request that sends it back reads at least that fresh.
+ */
+export const BOOKMARK_HEADER = 'X-D1-Bookmark';
+
+// D1's bookmark: four hex fields (lexicographically ordered); anything else would fail deep inside D1.
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+export interface RequestSession extends SessionDb {
+  /** A malformed bookmark header: the route refuses it (400) where it refuses invalid input. */
+  refused?: ApiError;
+}
+
+/**
+ * The request's database: one D1 session, which may serve reads from a replica near the user. Everything
+ * that must see the latest write starts at the primary: every request that authenticates a stored credential
+ * (a deleted token fails on the next request; authentication shares the first round trip with the route's
+ * loads) and every write (balances, claims and conditional writes decide there). Only a read that trusts no
+ * stored credential starts anywhere, at least as fresh as the bookmark it sends back.
+ */
+export function requestSession(d1: D1Database, request: Request, auth: 'none' | 'basic' | 'agent' | 'operator'): RequestSession {
+  const sent = request.headers.get(BOOKMARK_HEADER);
+  const valid = sent !== null && BOOKMARK.test(sent) ? sent : undefined;
+  const refused =
+    sent !== null && !valid
+      ? badRequest(`Invalid ${BOOKMARK_HEADER} header: send back a value a response gave, or none`, {
+          fields: [{ field: BOOKMARK_HEADER, message: 'Not a D1 bookmark' }],
+        })
+      : undefined;
+  const primary = auth === 'basic' || auth === 'agent' || request.method !== 'GET';
+  const start: SessionStart = primary ? 'first-primary' : (valid ?? 'first-unconstrained');
+  return { ...sessionDatabase(d1, start), refused };
+}
+
+/** The response with the session's bookmark, when the request reached the database. */
+export function withBookmark(response: Response, session: SessionDb): Response {
+  const bookmark = session.bookmark();
+  if (bookmark) response.headers.set(BOOKMARK_HEADER, bookmark);
+  return response;
+}

@@ -1,0 +1,93 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { api, expectError, failingFields, newPlatform, OPERATOR, workerApi, type CallOptions } from '../support/api';
+import { individualBody } from '../support/customers';
+import { measured } from '../perf/counting';
+
+/**
+ * Reads near the user (D1 Sessions API): every request runs on one D1 session; the response carries its
+ * bookmark in X-D1-Bookmark, a request that sends one back reads at least that fresh. Local D1 has no
+ * replicas, so these tests hold the plumbing and the policy (where each session starts), not replica lag.
+ */
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+/** Where each D1 session of one request starts (a constraint or a bookmark), through the real binding. */
+async function sessionsOf(method: string, path: string, opts: CallOptions = {}) {
+  const starts: string[] = [];
+  const DB = new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === 'withSession')
+        return (start?: string) => {
+          starts.push(start ?? '');
+          return target.withSession(start);
+        };
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const res = await workerApi(method, path, { DB }, opts);
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return starts;
+}
+
+describe('D1 sessions and bookmarks', () => {
+  it('a write returns a bookmark; sent back on a read, the read answers with one at least as fresh and sees the write', async () => {
+    const p = await newPlatform();
+    const created = await api('POST', '/customers', { auth: p.auth, body: individualBody() });
+    expect(created.status).toBe(201);
+    const written = created.headers.get('X-D1-Bookmark');
+    expect(written).toMatch(BOOKMARK);
+
+    const read = await api('GET', `/customers/${created.body.id}`, { auth: p.auth, headers: { 'X-D1-Bookmark': written! } });
+    expect(read.status).toBe(200);
+    const after = read.headers.get('X-D1-Bookmark');
+    expect(after).toMatch(BOOKMARK);
+    // Bookmarks order lexicographically, oldest first.
+    expect(after! >= written!).toBe(true);
+
+    const list = await api('GET', '/operator/platforms?limit=1', { auth: OPERATOR, headers: { 'X-D1-Bookmark': after! } });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('X-D1-Bookmark')! >= after!).toBe(true);
+  });
+
+  it('a malformed bookmark is a 400 naming the header, after authentication, and changes nothing', async () => {
+    const p = await newPlatform();
+    for (const bad of ['garbage', '', '00000000-0000000d-00000000', 'FFFFFFFF-FFFFFFFF-FFFFFFFF-FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF']) {
+      const body = individualBody();
+      const res = await api('POST', '/customers', { auth: p.auth, body, headers: { 'X-D1-Bookmark': bad } });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res)).toEqual(['X-D1-Bookmark']);
+      const found = await api('GET', `/customers?platformCustomerId=${encodeURIComponent(body.platformCustomerId)}`, { auth: p.auth });
+      expect(found.body.data).toEqual([]);
+    }
+    // Authentication's refusal comes first, as for any invalid input.
+    expectError(await api('GET', '/customers', { auth: 'Basic bm86cGU=', headers: { 'X-D1-Bookmark': 'garbage' } }), 401);
+    // A route with loads in the authentication round trip refuses it too.
+    const listed = await api('GET', '/customers', { auth: p.auth, headers: { 'X-D1-Bookmark': 'garbage' } });
+    expectError(listed, 400, 'INVALID_INPUT');
+  });
+
+  it('whatever must see the latest write starts at the primary; only a credential-free read may start at a replica', async () => {
+    const p = await newPlatform();
+    const fresh = (await api('POST', '/customers', { auth: p.auth, body: individualBody() })).headers.get('X-D1-Bookmark')!;
+    // Authentication reads the token on the primary (a deleted token fails on the next request), bookmark or not.
+    expect(await sessionsOf('GET', '/customers', { auth: p.auth })).toEqual(['first-primary']);
+    expect(await sessionsOf('GET', '/customers', { auth: p.auth, headers: { 'X-D1-Bookmark': fresh } })).toEqual(['first-primary']);
+    // Writes (claims, balances, conditional money movements) start at the primary.
+    expect(await sessionsOf('POST', '/customers', { auth: p.auth, body: individualBody() })).toEqual(['first-primary']);
+    // The operator's token is a setting, not a stored credential: its reads may go to any replica, as fresh as the bookmark.
+    expect(await sessionsOf('GET', '/operator/platforms?limit=1', { auth: OPERATOR })).toEqual(['first-unconstrained']);
+    expect(await sessionsOf('GET', '/operator/platforms?limit=1', { auth: OPERATOR, headers: { 'X-D1-Bookmark': fresh } })).toEqual([
+      fresh,
+    ]);
+  });
+
+  it('the round-trip counter (test/perf/counting.ts) sees the statements a request runs on its session', async () => {
+    const p = await newPlatform();
+    const res = await measured('GET', '/customers', { auth: p.auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('X-D1-Bookmark')).toMatch(BOOKMARK);
+    expect(res.cost.d1).toBe(1);
+    expect(res.cost.sql.some((s) => /from "customers"/.test(s.query))).toBe(true);
+  });
+});
