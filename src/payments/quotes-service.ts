@@ -57,7 +57,10 @@ const statusOfTransaction = sql`${quotes}.status`;
  */
 function quoteStatusIs(status: QuoteStatus, now: SQL): SQL[] {
   const pending = sql`${statusOfTransaction} = 'PENDING'`;
-  if (status === 'PENDING') return [and(pending, gt(quotes.expiresAt, now))!];
+  // A quote expires QUOTE_TTL_MS after its creation: the same bound on `createdAt` lets the status index stop at
+  // the live quotes instead of walking every stored PENDING quote whose time has passed.
+  const live = and(gt(quotes.expiresAt, now), gt(quotes.createdAt, sql`${now} - ${QUOTE_TTL_MS}`));
+  if (status === 'PENDING') return [and(pending, live)!];
   if (status === 'EXPIRED') return [sql`${statusOfTransaction} = 'EXPIRED'`, and(pending, lte(quotes.expiresAt, now))!];
   return [sql`${statusOfTransaction} = ${status}`];
 }

@@ -20,7 +20,7 @@ const needle = {
 };
 
 /** `count` transactions of the platform, each with its quote, created one millisecond apart from `from`. */
-function seed(platformId: string, count: number) {
+function seed(platformId: string, count: number, status = 'COMPLETED') {
   const tag = platformId.slice(-12);
   return env.DB.prepare(
     `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
@@ -28,10 +28,10 @@ function seed(platformId: string, count: number) {
        source_account_id, destination_account_id, sent_amount, sent_currency, received_amount, received_currency, fees, reference,
        quote_id, sender_uma_address, receiver_uma_address, created_at, updated_at)
      SELECT printf('Transaction:%s-%08d', ?, i), ?, 'Customer:bulk', 'pc-bulk', CASE i % 2 WHEN 0 THEN 'INCOMING' ELSE 'OUTGOING' END,
-       'QUOTE', 'COMPLETED', 0, '{"destinationType":"ACCOUNT","accountId":"ExternalAccount:bulk"}', 'InternalAccount:bulk',
+       'QUOTE', ?, 0, '{"destinationType":"ACCOUNT","accountId":"ExternalAccount:bulk"}', 'InternalAccount:bulk',
        'ExternalAccount:bulk', 100, 'USD', 100, 'USD', 0, 'BULK-' || i, printf('Quote:%s-%08d', ?, i), '$bulk@near.example', '$other@near.example',
        ? + i, ? + i FROM seq`,
-  ).bind(count, tag, platformId, tag, T, T);
+  ).bind(count, tag, platformId, status, tag, T, T);
 }
 
 function seedQuotes(platformId: string) {
@@ -152,4 +152,20 @@ describe(`transactions and quotes lists read about a page on a platform of ${N} 
       expect(next.rows).toBeLessThanOrEqual(BUDGET);
     });
   }
+
+  it(`/quotes?status=PENDING among ${N} quotes whose time ran out (still PENDING in storage) reads ≤ ${BUDGET} rows`, async () => {
+    const stale = await newPlatform();
+    await env.DB.batch([seed(stale.id, N, 'PENDING')]);
+    await seedQuotes(stale.id).run();
+    // A day old (T is in the future): every one of them expired by time, none by a stored status.
+    const back = T - Date.now() + 86_400_000;
+    await env.DB.prepare('UPDATE quotes SET created_at = created_at - ?, expires_at = expires_at - ? WHERE platform_id = ?')
+      .bind(back, back, stale.id)
+      .run();
+    const { rows, body } = await rowsRead('/quotes?status=PENDING', stale);
+    expect(body.data).toEqual([]);
+    expect(rows).toBeLessThanOrEqual(BUDGET);
+    const expired = await rowsRead('/quotes?status=EXPIRED&limit=5', stale);
+    expect(expired.body.data).toHaveLength(5);
+  });
 });
