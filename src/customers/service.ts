@@ -290,30 +290,17 @@ function matching(term: string): SQL | undefined {
 
 /**
  * The FTS5 trigram index of the searched fields (migrations/0015_customers_search_counts.sql keeps it by
- * triggers; it is not a drizzle table). Its rowids follow the order customers were stored.
+ * triggers, 0021 gave it positions; it is not a drizzle table). Its rowids follow the order customers were stored.
  */
 const customerSearch = sql.raw('customer_search');
 const searchRowid = sql<number>`${customerSearch}.rowid`;
 
 /**
- * The FTS5 query of a term: rows holding its trigrams (every third one and the last, which cover every
- * character), each a quoted string so its characters are text, never query syntax. The index keeps no
- * positions, so this finds a superset of the rows containing the term; `matching` decides.
+ * The FTS5 query of a term: one phrase, which the trigram index (with positions) matches as a substring,
+ * ignoring case; quoted so its characters are text, never query syntax. `matching` keeps the service's exact rule.
  */
-function trigramsOf(term: string): string {
-  const chars = [...term];
-  const starts = new Set<number>();
-  for (let i = 0; i + 3 <= chars.length; i += 3) starts.add(i);
-  starts.add(chars.length - 3);
-  return [...starts]
-    .map(
-      (i) =>
-        `"${chars
-          .slice(i, i + 3)
-          .join('')
-          .replaceAll('"', '""')}"`,
-    )
-    .join(' AND ');
+function phraseOf(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
 }
 
 /** The filters of GET /customers but `currency` and `search` (which choose the table read first). */
@@ -396,7 +383,7 @@ function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<Custom
  * about the term's matches, never the platform's customers.
  */
 function searchLoads(db: Db, platformId: SQL, q: CustomerListQuery & { search: string }) {
-  let where = and(sql`${customerSearch} MATCH ${trigramsOf(q.search)}`, customerFilters(platformId, q), matching(q.search));
+  let where = and(sql`${customerSearch} MATCH ${phraseOf(q.search)}`, customerFilters(platformId, q), matching(q.search));
   if (q.cursor) {
     const pos = decodeCursor(q.cursor);
     if (typeof pos.k !== 'number')

@@ -190,6 +190,8 @@ describe('GET /customers reads about its page, not the platform', () => {
       [`/customers?umaAddress=${encodeURIComponent(rare.umaAddress)}&isIncludingDeleted=true`, 40],
       [`/customers?createdAfter=${encodeURIComponent(rare.createdAt)}`, 40],
       ['/customers?search=zebediah', 60],
+      // Every seeded name holds the term's pieces ("Filler Person": Per, son, Fil, ler), none the term: no walk.
+      ['/customers?search=PersonFiller', 60],
       ['/customers?search=filler&limit=20', 200],
     ];
     const over: string[] = [];
