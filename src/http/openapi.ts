@@ -137,7 +137,8 @@ export function buildOpenApi(routes: RouteDef[], base: string, webhooks: Webhook
       title: 'Payments Platform API',
       version: '2025-10-13',
       description:
-        'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`.',
+        'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`. ' +
+        'A successful answer carries `X-D1-Bookmark` (the database state it read or wrote); a request that sends it back reads at least that fresh (a malformed one is 400).',
     },
     servers: [{ url: base }],
     security: [{ BasicAuth: [] }],

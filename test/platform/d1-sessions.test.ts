@@ -31,6 +31,11 @@ async function sessionsOf(method: string, path: string, opts: CallOptions = {}) 
 }
 
 describe('D1 sessions and bookmarks', () => {
+  it('/openapi.json tells clients about the bookmark header', async () => {
+    const doc = await api('GET', '/openapi.json');
+    expect(doc.body.info.description).toContain('`X-D1-Bookmark`');
+  });
+
   it('a write returns a bookmark; sent back on a read, the read answers with one at least as fresh and sees the write', async () => {
     const p = await newPlatform();
     const created = await api('POST', '/customers', { auth: p.auth, body: individualBody() });
