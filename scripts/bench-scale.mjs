@@ -8,24 +8,13 @@
 // and the ratio largest/smallest; writes bench/scale-results.json, and the README table with --write.
 //
 //   npm run bench:scale -- [--sizes 1000,100000,1000000] [--samples 11] [--case-seconds 20] [--timeout 120] [--neighbours 1] [--write] [--keep]
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPlatform } from './lib/seed.mjs';
-import {
-  createPlatform,
-  envFileText,
-  freePort,
-  killChildNow,
-  root,
-  startService,
-  stopChild,
-  withLocalSecrets,
-  wrangler,
-} from './lib/service.mjs';
+import { createPlatform, freePort, root, startService, stopChild, scratchWorkspace, wrangler } from './lib/service.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -48,17 +37,9 @@ const CASE_SECONDS = Number(opts['case-seconds']);
 const TIMEOUT = Number(opts.timeout);
 const NEIGHBOURS = Number(opts.neighbours);
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
 let persistTo;
-const secrets = withLocalSecrets({});
-const envFile = join(dir, '.env');
-writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
 let service;
-process.on('exit', () => {
-  killChildNow(service?.child);
-  if (!opts.keep) rmSync(dir, { recursive: true, force: true });
-});
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+const { dir, secrets, envFile } = scratchWorkspace('bench-scale', () => service, { keep: opts.keep });
 
 const t0 = Date.now();
 const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s  ${msg}`);

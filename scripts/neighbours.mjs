@@ -9,10 +9,8 @@
 // call on that connection, and sends a refused upload again. Prints a table. Knobs (env): NEIGHBOURS_ALONE_S (10), NEIGHBOURS_FLOOD_S (20),
 // NEIGHBOURS_SETTLE_S (60), NEIGHBOURS_IMPORTS (10), NEIGHBOURS_ROWS (20000 per import), NEIGHBOURS_SEARCHES
 // (16 parallel), NEIGHBOURS_SEED_ROWS (20000), NEIGHBOURS_RATE_LIMITS (`off` runs without the request budgets).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlatform, envFileText, freePort, killChildNow, startService, stopChild, withLocalSecrets } from './lib/service.mjs';
+import { createPlatform, freePort, scratchWorkspace, startService, stopChild } from './lib/service.mjs';
 
 const num = (name, dflt) => Number(process.env[name] ?? dflt);
 const ALONE_S = num('NEIGHBOURS_ALONE_S', 10);
@@ -23,16 +21,8 @@ const ROWS = num('NEIGHBOURS_ROWS', 20_000);
 const SEARCHES = num('NEIGHBOURS_SEARCHES', 16);
 const SEED_ROWS = num('NEIGHBOURS_SEED_ROWS', 20_000);
 
-const dir = mkdtempSync(join(tmpdir(), 'neighbours-'));
-const secrets = withLocalSecrets({});
-const envFile = join(dir, '.env');
-writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
 let service;
-process.on('exit', () => {
-  killChildNow(service?.child);
-  rmSync(dir, { recursive: true, force: true });
-});
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+const { dir, secrets, envFile } = scratchWorkspace('neighbours', () => service);
 
 const t0 = Date.now();
 const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s  ${msg}`);

@@ -6,10 +6,9 @@
 // advance), and reads the local SQLite file's pages per table and index (`dbstat`, sqlite3 CLI) before and
 // after each step. Prints the table; `--write` puts it into README.md between its storage markers.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPlatform, envFileText, freePort, killChildNow, root, startService, stopChild, withLocalSecrets } from './lib/service.mjs';
+import { createPlatform, freePort, root, scratchWorkspace, startService, stopChild } from './lib/service.mjs';
 
 const CUSTOMERS = Number(process.env.STORAGE_CUSTOMERS ?? 200);
 const PAYMENTS = Number(process.env.STORAGE_PAYMENTS ?? 2000);
@@ -18,16 +17,8 @@ const PARALLEL = 4;
 const PURGED = new Set(['webhook_deliveries', 'webhook_events', 'idempotency_keys', 'due_transitions']);
 const GB10 = 10 * 1024 ** 3;
 
-const dir = mkdtempSync(join(tmpdir(), 'storage-'));
-const secrets = withLocalSecrets({});
-const envFile = join(dir, '.env');
-writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
 let service;
-process.on('exit', () => {
-  killChildNow(service?.child);
-  rmSync(dir, { recursive: true, force: true });
-});
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+const { dir, secrets, envFile } = scratchWorkspace('storage', () => service);
 
 function sqliteFile(base) {
   for (const name of readdirSync(base, { recursive: true })) {

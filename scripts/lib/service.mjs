@@ -1,8 +1,9 @@
 // Starting the service (and other Workers) under `wrangler dev`, shared by `npm start` and `npm run bench`.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, generateKeyPairSync } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -156,6 +157,23 @@ export function killChildNow(child) {
   } catch {
     // already gone
   }
+}
+
+/**
+ * A throwaway folder for a benchmark's service: its state and a `.env` of fresh local secrets (mode 600). On
+ * exit (or Ctrl-C) the service `current()` returns is killed and the folder removed, unless `keep`.
+ */
+export function scratchWorkspace(prefix, current, { keep = false } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const secrets = withLocalSecrets({});
+  const envFile = join(dir, '.env');
+  writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
+  process.on('exit', () => {
+    killChildNow(current()?.child);
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+  return { dir, secrets, envFile };
 }
 
 /**
