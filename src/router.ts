@@ -8,7 +8,7 @@ import { openApiRoute, type WebhookDef } from './http/openapi';
 import { inMatchingOrder } from './http/route-order';
 import type { CredentialLookups } from './http/auth';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
-import { findAgentByToken } from './agents/tokens';
+import { findAgentByToken, findAgentByTokenAnd } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
 import { accountRoutes } from './accounts/routes';
 import { walletRoutes } from './wallet/routes';
@@ -21,6 +21,7 @@ import { webhookRoutes } from './webhooks/routes';
 import { answers } from './jobs/deps';
 import { paymentRoutes } from './payments/routes';
 import { agentsRoutes } from './agents/routes';
+import { agentActionDecider } from './agents/actions-service';
 import { sandboxRoutes } from './sandbox/routes';
 import { WebhookType } from './webhooks/schema';
 import { IncomingPaymentWebhookData, OutgoingTransaction } from './payments/schema';
@@ -44,7 +45,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...kycRoutes,
   ...documentRoutes,
   ...umaRoutes,
-  ...paymentRoutes,
+  ...paymentRoutes(agentActionDecider),
   ...sandboxRoutes,
 ]);
 
@@ -117,6 +118,7 @@ const credentials: CredentialLookups = {
   tokenWithPlatform: findTokenWithPlatform,
   tokenWithPlatformAnd: findTokenWithPlatformAnd,
   agentByToken: findAgentByToken,
+  agentByTokenAnd: findAgentByTokenAnd,
 };
 
 /** The path every API route is under: `/<API_PREFIX>/2025-10-13`. */

@@ -142,7 +142,7 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
   statements.push(`${seq(n)}
     INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, kind, status, version, source, destination, source_account_id, destination_account_id,
       sent_amount, sent_currency, received_amount, received_currency, exchange_rate, fees, rate_details, quote_id, payment_instructions, counterparty_information, description,
-      reference, sender_uma_address, receiver_uma_address, failure_reason, refund, settled_at, agent_id, request_key, approval, scenario, created_at, updated_at)
+      reference, sender_uma_address, receiver_uma_address, failure_reason, refund, settled_at, agent_id, approval, scenario, created_at, updated_at)
     SELECT id, ${P}, ${customerIdOrNull('i')}, ${platformCustomerId('i')},
       CASE WHEN i % 3 = 0 THEN 'OUTGOING' ELSE 'INCOMING' END,
       CASE i % 3 WHEN 0 THEN 'TRANSFER_OUT' WHEN 1 THEN 'TRANSFER_IN' ELSE 'UMA_RECEIVE' END,
@@ -159,7 +159,7 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
       CASE WHEN i % 3 = 2 THEN '$sender' || (i % 7) || '@sender.test' END,
       CASE WHEN i % 3 = 2 THEN '$seed-${tagHex}-' || ${c} || '@' || ${q(umaDomain)} END,
       CASE WHEN st = 'FAILED' THEN 'OFFRAMP_FAILED' END, NULL,
-      CASE WHEN st = 'COMPLETED' THEN ${at('i')} + 1000 END, NULL, NULL, NULL,
+      CASE WHEN st = 'COMPLETED' THEN ${at('i')} + 1000 END, NULL, NULL,
       CASE i % 3 WHEN 0 THEN 'TRANSFER_OUT_SUCCESS' WHEN 1 THEN 'TRANSFER_IN_SUCCESS' ELSE 'UMA_RECEIVE' END,
       ${at('i')}, ${at('i')} + 1000
     FROM (SELECT i, ${idSql('transaction', 'i')} AS id, ${status} AS st, ${usdAccount(c)} AS usd, ${bankAccount(c)} AS bank FROM seq)`);
@@ -175,12 +175,12 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
   statements.push(`${seq(n)}
     INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, kind, status, version, source, destination, source_account_id, destination_account_id,
       sent_amount, sent_currency, received_amount, received_currency, exchange_rate, fees, rate_details, quote_id, payment_instructions, counterparty_information, description,
-      reference, sender_uma_address, receiver_uma_address, failure_reason, refund, settled_at, agent_id, request_key, approval, scenario, created_at, updated_at)
+      reference, sender_uma_address, receiver_uma_address, failure_reason, refund, settled_at, agent_id, approval, scenario, created_at, updated_at)
     SELECT ${idSql('quoteTransaction', 'i')}, ${P}, ${customerIdOrNull('i')}, ${platformCustomerId('i')}, 'OUTGOING', 'QUOTE', st, 1,
       '{"sourceType":"ACCOUNT","accountId":"' || ${usdAccount(c)} || '","currency":"USD"}', '{"destinationType":"ACCOUNT","accountId":"' || ${eurAccount(c)} || '","currency":"EUR"}',
       ${usdAccount(c)}, ${eurAccount(c)}, 1000, 'USD', 893, 'EUR', 0.92450131, 34, '${rateDetails}', ${idSql('quote', 'i')}, NULL, '{"FULL_NAME":"Jane Smith"}', NULL,
       'QUOTE-${tagHex}-' || i, NULL, NULL, CASE WHEN st = 'FAILED' THEN 'QUOTE_EXECUTION_FAILED' END, NULL,
-      CASE WHEN st = 'COMPLETED' THEN ${at('i')} + 1000 END, NULL, NULL, NULL, 'INTERNAL_CONVERSION', ${at('i')}, ${at('i')} + 1000
+      CASE WHEN st = 'COMPLETED' THEN ${at('i')} + 1000 END, NULL, NULL, 'INTERNAL_CONVERSION', ${at('i')}, ${at('i')} + 1000
     FROM (SELECT i, ${quoteStatus} AS st FROM seq)`);
   // Webhook events and their deliveries: mostly delivered, some failed or skipped, a few pending far in the future.
   const eventType = `CASE i % 4 WHEN 0 THEN 'OUTGOING_PAYMENT.COMPLETED' WHEN 1 THEN 'INCOMING_PAYMENT.COMPLETED' WHEN 2 THEN 'OUTGOING_PAYMENT.PENDING' ELSE 'INCOMING_PAYMENT.PENDING' END`;

@@ -1,11 +1,14 @@
-// The agent's own money and read routes (/agents/me/*) and the platform's approvals of its actions. Just over
-// 300 lines: one route list for one API tag.
+// The agent's money routes (/agents/me/quotes, transfers) and its actions and transactions, and the platform's
+// approvals of its actions (/agents/approvals, /agents/{agentId}/actions/{actionId}/approve|reject).
 import * as z from 'zod';
-import { defineRoute, json, type Ctx } from '../http/route';
-import { errorResponses } from '../http/responses';
-import { ApiError, badRequest, notFound } from '../http/errors';
-import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, withIdempotency } from '../http/idempotency';
+import { sql } from 'drizzle-orm';
 import { loadTogether } from '../db/client';
+import { defineRoute, json, type Ctx, type LoadInput } from '../http/route';
+import { errorResponses } from '../http/responses';
+import { badRequest, notFound } from '../http/errors';
+import { answering } from '../http/change';
+import { idempotencyHeaderDoc } from '../http/idempotency';
+import { platformClock } from '../platform/service';
 import {
   Quote,
   QuoteRequest,
@@ -18,11 +21,10 @@ import {
 import { getQuote, loadQuote, quoteNotFound } from '../payments/quotes-service';
 import { createQuote, quoteRequestLoads } from '../payments/quote-create';
 import { liveExternalAccount } from '../external-accounts/service';
-import { sql } from 'drizzle-orm';
 import { listTransactions, loadTransaction, transactionNotFound } from '../payments/transactions-service';
 import { paymentDeps } from '../payments/transaction-change';
 import { transactionView } from '../payments/views';
-import type { AgentRow } from '../db/schema';
+import { ratesUnavailableResponse } from '../payments/rates-schema';
 import {
   ActionIdParams,
   ActionParams,
@@ -33,21 +35,21 @@ import {
   RejectRequest,
 } from './schema';
 import {
+  actionChange,
   actionLoads,
-  approveAction,
-  pendingActionLoads,
-  listAgentActions,
+  actionView,
   approvalListFrom,
   approvalListLoads,
+  approveAction,
+  listAgentActions,
   loadAction,
+  pendingActionLoads,
   rejectAction,
   requireActing,
-  submitAction,
   type MoneyRequest,
-  actionView,
 } from './actions-service';
+import { requireAllowed } from './policy';
 import { requireAgentPermission, requireCustomerAccountRow } from './service';
-import { ratesUnavailableResponse } from '../payments/rates-schema';
 
 const tag = 'Agent Operations';
 const actionDescription = 'The action: APPROVED (executed), PENDING_APPROVAL or FAILED';
@@ -56,38 +58,30 @@ const actionErrors = { ...errorResponses(400, 401, 403, 404, 409, 422), ...rates
 const actionResponses = { 201: { description: actionDescription, schema: AgentAction }, ...actionErrors };
 const executeResponses = { 200: { description: actionDescription, schema: AgentAction }, ...actionErrors };
 
-type AgentCtx = Ctx<'agent', any, any, any>;
-
 /**
- * Runs an agent's money request, idempotently when it sent an `Idempotency-Key`: its reads (with the key's
- * claim) in one round trip, then one batch records the action, moves the money and stores the answer.
+ * An agent's money request: its reads, the agent's usage (and an Idempotency-Key's claim) ride on the bearer
+ * lookup; then the action's Change commits in one batch with the recorded answer.
  */
-async function act(c: AgentCtx, req: MoneyRequest, status = 201) {
-  const { agent, platform } = c.auth;
-  requireActing(agent, req.type);
-  const reads = actionLoads(c.db, agent, req, c.now);
-  if (!c.request.headers.has(IDEMPOTENCY_HEADER)) {
-    return json(await submitAction(paymentDeps(c), platform, agent, req, await loadTogether(c.db, reads), c.now), status);
-  }
-  return withIdempotency(
-    c,
-    `agent:${agent.id}`,
-    async (claim) => {
-      let body = '';
-      // Called for the batch that commits (a shortfall builds a second one): its answer is the one recorded.
-      await submitAction(paymentDeps(c), platform, agent, req, claim.reads, c.now, (view) => [
-        claim.record(status, (body = JSON.stringify(view))),
-      ]);
-      return claim.recorded(status, body);
+function act<B, P>(toRequest: (input: { body: B; params: P }) => MoneyRequest, status: 200 | 201) {
+  return {
+    idempotent: { scope: 'agent' } as const,
+    load: (p: LoadInput<B, P>) => actionLoads(p.db, p, toRequest(p), platformClock(p.platformId, p.now)),
+    handler: (c: Ctx<'agent', P, unknown, B, ReturnType<typeof actionLoads>>) => {
+      const req = toRequest(c);
+      requireActing(c.auth.agent, req.type);
+      return actionChange(paymentDeps(c), c.auth.platform, c.auth.agent, req, c.loaded, c.now, status);
     },
-    { reads },
-  );
+  };
 }
 
-function requireAllowed(agent: AgentRow, accountId: string) {
-  const allowed = agent.policy.accountRestrictions?.allowedAccountIds;
-  if (allowed && !allowed.includes(accountId)) throw new ApiError('FORBIDDEN', `The agent's policy does not allow account ${accountId}`);
-}
+const transferRequest =
+  (type: 'TRANSFER_OUT' | 'TRANSFER_IN') =>
+  ({ body }: { body: { source: { accountId: string }; destination: { accountId: string }; amount: number } }): MoneyRequest => ({
+    type,
+    sourceAccountId: body.source.accountId,
+    destinationAccountId: body.destination.accountId,
+    amount: body.amount,
+  });
 
 export const agentActionRoutes = [
   defineRoute({
@@ -120,14 +114,14 @@ export const agentActionRoutes = [
       });
       if (sourceId) {
         requireCustomerAccountRow(agent, sourceId, sourceId.startsWith('InternalAccount:') ? loaded.source[0] : loaded.sourceExternal[0]);
-        requireAllowed(agent, sourceId);
+        requireAllowed(agent.policy, [sourceId]);
       }
       const destination = body.destination;
       if (destination.destinationType === 'ACCOUNT') {
         const internal = destination.accountId.startsWith('InternalAccount:');
         requireCustomerAccountRow(agent, destination.accountId, internal ? loaded.destinationInternal[0] : loaded.destinationExternal[0]);
       }
-      return json(await createQuote(paymentDeps(c), c.auth.platform, input, loaded, c.settings, c.now), 201);
+      return createQuote(paymentDeps(c), c.auth.platform, input, loaded, c.settings, c.now);
     },
   }),
   defineRoute({
@@ -157,7 +151,7 @@ export const agentActionRoutes = [
     params: z.object({ quoteId: z.string().max(128) }),
     headers: idempotencyHeaderDoc,
     responses: executeResponses,
-    handler: (c) => act(c, { type: 'EXECUTE_QUOTE', quoteId: c.params.quoteId }, 200),
+    ...act<undefined, { quoteId: string }>(({ params }) => ({ type: 'EXECUTE_QUOTE', quoteId: params.quoteId }), 200),
   }),
   defineRoute({
     method: 'POST',
@@ -170,13 +164,7 @@ export const agentActionRoutes = [
     body: TransferOutRequest,
     headers: idempotencyHeaderDoc,
     responses: actionResponses,
-    handler: (c) =>
-      act(c, {
-        type: 'TRANSFER_OUT',
-        sourceAccountId: c.body.source.accountId,
-        destinationAccountId: c.body.destination.accountId,
-        amount: c.body.amount,
-      }),
+    ...act(transferRequest('TRANSFER_OUT'), 201),
   }),
   defineRoute({
     method: 'POST',
@@ -189,13 +177,7 @@ export const agentActionRoutes = [
     body: TransferInRequest,
     headers: idempotencyHeaderDoc,
     responses: actionResponses,
-    handler: (c) =>
-      act(c, {
-        type: 'TRANSFER_IN',
-        sourceAccountId: c.body.source.accountId,
-        destinationAccountId: c.body.destination.accountId,
-        amount: c.body.amount,
-      }),
+    ...act(transferRequest('TRANSFER_IN'), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -282,7 +264,7 @@ export const agentApprovalRoutes = [
     },
     // The action, its agent and transaction ride on authentication; then its accounts, then one batch.
     load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
-    handler: async (c) => json((await approveAction(paymentDeps(c), c.auth.platform, c.loaded, c.now)).view),
+    handler: async (c) => answering(await approveAction(paymentDeps(c), c.auth.platform, c.loaded, c.now), 200, (d) => d.view),
   }),
   defineRoute({
     method: 'POST',
@@ -296,6 +278,6 @@ export const agentApprovalRoutes = [
     body: RejectRequest,
     responses: { 200: { description: 'The action, REJECTED', schema: AgentAction }, ...errorResponses(400, 401, 403, 404, 409) },
     load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
-    handler: async (c) => json((await rejectAction(paymentDeps(c), c.loaded, c.body?.reason, c.now)).view),
+    handler: async (c) => answering(await rejectAction(paymentDeps(c), c.loaded, c.body?.reason, c.now), 200, (d) => d.view),
   }),
 ];

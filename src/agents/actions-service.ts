@@ -1,10 +1,8 @@
-// Agent actions: the policy and limit checks around the payments' approval pipeline (payments/approvals-service.ts):
-// a request is read in one round trip and recorded, with its action and (AUTO) its execution, in one batch.
-// Over 300 lines because submit, approve, reject and the views share the action's rules.
-import { and, eq, exists, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+// Agent actions: a money request of an agent as a Change: the payment awaiting approval (or, AUTO, carried
+// out) from payments/approvals-service.ts, plus the policy check and the action's row; approve and reject.
+import { and, eq, exists, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { guard, loadTogether, type Db, type Loaded, type Statement } from '../db/client';
-import { errorText, isGuardFailure } from '../db/errors';
+import { loadTogether, namedGuard, type Db, type Loaded } from '../db/client';
 import {
   agentActions,
   agents,
@@ -19,35 +17,37 @@ import {
 } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
-import { ApiError, conflict, forbidden, notFound, retryableConflict } from '../http/errors';
+import { answering, type Change } from '../http/change';
+import { conflict, forbidden, notFound, retryableConflict } from '../http/errors';
 import { dateRangeOrder, keysetIds, keysetLoads, keysetPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { eventStatements } from '../webhooks/outbox';
 import {
   accountsOf,
   awaiting,
-  awaitingChange,
-  carryOut,
+  awaitingDraft,
+  executionDraft,
   outcomeOf,
+  quoteChanged,
   rejectTransaction,
   requestLoads,
+  type ApprovalDecider,
   type ApprovalRequest,
   type Outcome,
   type RequestLoaded,
 } from '../payments/approvals-service';
 import { quoteNotFound } from '../payments/quotes-service';
-import { commitChange, type PaymentDeps } from '../payments/transaction-change';
+import { changeOf, type PaymentDeps } from '../payments/transaction-change';
 import type { TransferLoaded } from '../payments/transfers-service';
 import { awaitingApproval, quoteView, transactionView } from '../payments/views';
-import { checkPeriodLimits, decide } from './policy';
+import { decide, periodLimits } from './policy';
 import type { AgentPolicy } from './schema';
-import { agentNotFound, periodOf, requireAgentPermission, usageFrom, usageLoad, usageOf } from './service';
+import { agentNotFound, periodOf, requireAgentPermission, usageFrom, usageLoad, usageNow } from './service';
 
 /** What an agent asks to do with money (spec 2.6). */
 export type MoneyRequest = ApprovalRequest;
 
 const actionNotFound = () => notFound('NOT_FOUND', 'Agent action not found');
 const notPending = () => conflict('The action is not awaiting approval');
-const limitRefused = (message: string) => new ApiError('FORBIDDEN', message);
 const agentDeleted = () => forbidden('The agent was deleted: its pending actions can only be rejected');
 
 /** The policy permission each kind of money-moving request needs (spec 2.6). */
@@ -75,17 +75,19 @@ const agentAsRead = (db: Db, agent: AgentRow) =>
         ),
       ),
   );
-const sameAgent = (a: AgentRow, b: AgentRow | undefined) =>
-  !!b && b.deletedAt === null && b.isPaused === a.isPaused && JSON.stringify(b.policy) === JSON.stringify(a.policy);
 
 /** What an agent's request reads, with the agent's usage, in one round trip (shared with an Idempotency-Key claim). */
-export function actionLoads(db: Db, agent: AgentRow, req: MoneyRequest, now: number) {
+export function actionLoads(db: Db, who: { platformId: SQL; agentId: SQL }, req: MoneyRequest, now: number | SQL) {
   return {
-    ...requestLoads(db, sql`${agent.platformId}`, req),
-    usage: usageLoad(db, [agent.id], now),
-    customer: customerRef(db, eq(customers.id, agent.customerId)),
+    ...requestLoads(db, who.platformId, req),
+    usage: usageLoad(db, sql`(SELECT ${who.agentId})`, now),
+    customer: customerRef(db, eq(customers.id, db.select({ id: agents.customerId }).from(agents).where(eq(agents.id, who.agentId)))),
   };
 }
+
+/** `actionLoads` of a known agent (an approval, after the agent was read). */
+const agentActionLoads = (db: Db, agent: AgentRow, req: MoneyRequest, now: number) =>
+  actionLoads(db, { platformId: sql`${agent.platformId}`, agentId: sql`${agent.id}` }, req, now);
 export type ActionLoaded = Loaded<ReturnType<typeof actionLoads>>;
 
 /** The platform's id for a customer, as the action shows it. */
@@ -126,35 +128,17 @@ function describe(agent: AgentRow, req: MoneyRequest, loaded: RequestLoaded) {
 }
 
 /**
- * SQL that holds while spend already counted today / this month plus `amount` stays within the policy's
- * limits. Evaluated inside the one statement that counts the action, so concurrent requests cannot
- * together pass a limit (D1 runs statements one at a time).
+ * Guards that hold while spend already counted plus `amount` stays within the policy's period limits, each
+ * named for its refusal. In the batch that counts the action, so concurrent requests cannot together pass a
+ * limit (D1 runs a batch's statements one at a time).
  */
-function withinLimits(agentId: string, amount: number, limits: AgentPolicy['spendingLimits'], now: number): SQL {
-  const { day, month } = periodOf(now);
-  const counted = sql`${agentActions.agentId} = ${agentId} AND ${agentActions.counted} = 1`;
-  const parts: SQL[] = [sql`1 = 1`];
-  if (limits.dailyLimit != null) {
-    parts.push(
-      sql`(SELECT COALESCE(SUM(policy_amount), 0) FROM agent_actions WHERE ${counted} AND day = ${day}) + ${amount} <= ${limits.dailyLimit}`,
-    );
-  }
-  if (limits.monthlyLimit != null) {
-    parts.push(
-      sql`(SELECT COALESCE(SUM(policy_amount), 0) FROM agent_actions WHERE ${counted} AND month = ${month}) + ${amount} <= ${limits.monthlyLimit}`,
-    );
-  }
-  if (limits.dailyTransactionLimit !== undefined) {
-    parts.push(sql`(SELECT COUNT(*) FROM agent_actions WHERE ${counted} AND day = ${day}) + 1 <= ${limits.dailyTransactionLimit}`);
-  }
-  return sql.join(parts, sql` AND `);
-}
-
-/** Explains a refused count with the current usage (the refusal itself came from the atomic statement). */
-async function refusedByLimits(db: Db, agent: AgentRow, amount: number, now: number): Promise<never> {
-  const usage = (await usageOf(db, [agent.id], now)).get(agent.id)!;
-  checkPeriodLimits(agent.policy.spendingLimits, usage, amount);
-  throw limitRefused("This would pass one of the agent's spending limits");
+function limitGuards(db: Db, agent: AgentRow, amount: number, now: number) {
+  const usage = usageNow(agent.id, now);
+  const limits = periodLimits(agent.policy.spendingLimits, amount);
+  return {
+    statements: limits.map((l) => namedGuard(db, l.name, sql`${usage[l.usage]} + ${l.adds} <= ${l.limit}`)),
+    refusals: Object.fromEntries(limits.map((l) => [l.name, l.refusal()])),
+  };
 }
 
 const failedOutcome = (tx: TransactionRow) => tx.status === 'FAILED' || tx.status === 'EXPIRED' || tx.status === 'REJECTED';
@@ -172,43 +156,22 @@ function settled(action: AgentActionRow, tx: TransactionRow, now: number): Agent
   };
 }
 
-/** Inserts `row`, counted: only while the agent's limits hold, and the guard after it fails the batch otherwise. */
-function countedInsert(db: Db, row: AgentActionRow, limits: AgentPolicy['spendingLimits'], now: number): Statement[] {
-  // Values in the table's column order (drizzle's insert-select names every column), as stored: JSON as
-  // text, booleans as 0/1.
-  const values = Object.keys(getTableColumns(agentActions)).map((key) => {
-    const v = row[key as keyof AgentActionRow];
-    return v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v;
-  });
-  return [
-    db.insert(agentActions).select(
-      sql`SELECT ${sql.join(
-        values.map((v) => sql`${v}`),
-        sql`, `,
-      )} WHERE ${withinLimits(row.agentId, row.policyAmount, limits, now)}`,
-    ),
-    guard(db, sql`changes() > 0`),
-  ];
-}
-
-/** What the caller records with the action, given its view (an Idempotency-Key's answer). */
-export type Answer = (view: ActionView) => Statement[];
-
 /**
- * An agent's money-moving request (spec 2.6, 3.2) over what `actionLoads` read: refused (403, nothing
- * recorded) by the policy; AUTO and within limits: counted and executed at once, APPROVED (or FAILED if the
- * execution fails); otherwise PENDING_APPROVAL with its transaction awaiting the platform, and an
- * AGENT_ACTION.PENDING_APPROVAL webhook. The transaction carries `agentId`. One batch records it all.
+ * An agent's money-moving request (spec 2.6, 3.2) over what `actionLoads` read, as a Change answering the
+ * action with `status`: refused (403, nothing recorded) by the policy; AUTO and within limits: counted and
+ * executed at once, APPROVED (or FAILED if the execution fails, e.g. a shortfall); otherwise PENDING_APPROVAL
+ * with its transaction awaiting the platform, and an AGENT_ACTION.PENDING_APPROVAL webhook. The transaction
+ * carries `agentId`.
  */
-export async function submitAction(
+export async function actionChange(
   deps: PaymentDeps,
   platform: PlatformRow,
   agent: AgentRow,
   req: MoneyRequest,
   loaded: ActionLoaded,
   now: number,
-  answer: Answer = () => [],
-): Promise<ActionView> {
+  status: number,
+): Promise<Change<ActionView>> {
   const { db } = deps;
   const d = describe(agent, req, loaded);
   const decision = await decide(agent, d, usageFrom(loaded.usage, agent.id), now, deps.rates);
@@ -234,41 +197,30 @@ export async function submitAction(
     createdAt: now,
     updatedAt: now,
   };
-  let view: ActionView | undefined;
-  const commit = async (outcome?: Outcome) => {
-    const change = await awaitingChange(db, a, now, deps.mode, {
-      outcome,
-      add: (tx) => {
-        if (!outcome) {
-          view = actionViewOf(action, tx, d.quote, loaded.customer[0]?.platformCustomerId);
-          const event = eventStatements(db, { platformId: platform.id, type: 'AGENT_ACTION.PENDING_APPROVAL', data: view, now });
-          return {
-            before: [db.insert(agentActions).values(action)],
-            after: [...event.statements, ...answer(view)],
-            eventIds: [event.eventId],
-          };
-        }
-        const row = settled(action, tx, now);
-        view = actionViewOf(row, tx, d.quote, loaded.customer[0]?.platformCustomerId);
-        // Counted in the statement that records it: the limit check and the spend are one step.
-        const before = row.counted ? countedInsert(db, row, agent.policy.spendingLimits, now) : [db.insert(agentActions).values(row)];
-        return { before, after: answer(view) };
-      },
-    });
-    return commitChange(deps, change);
-  };
-  let result: Awaited<ReturnType<typeof commitChange>>;
-  try {
-    result = await commit(decision.mode === 'AUTO' ? 'run' : undefined);
-  } catch (error) {
-    if (isGuardFailure(errorText(error))) await refusedByLimits(db, agent, decision.policyAmount, now);
-    throw error;
+  const platformCustomerId = loaded.customer[0]?.platformCustomerId;
+  if (decision.mode !== 'AUTO') {
+    const draft = await awaitingDraft(db, a, now, deps.mode);
+    const view = actionViewOf(action, draft.row, d.quote, platformCustomerId);
+    const event = eventStatements(db, { platformId: platform.id, type: 'AGENT_ACTION.PENDING_APPROVAL', data: view, now });
+    return changeOf(
+      draft,
+      { status, body: view },
+      { before: [db.insert(agentActions).values(action)], after: event.statements, eventIds: [event.eventId], conflict: quoteChanged() },
+    );
   }
+  const executed = async (outcome: Outcome): Promise<Change<ActionView>> => {
+    const draft = await awaitingDraft(db, a, now, deps.mode, outcome);
+    const row = settled(action, draft.row, now);
+    // Counted in the batch that records it, behind the limits' guards: the check and the spend are one step.
+    const limits = row.counted ? limitGuards(db, agent, row.policyAmount, now) : { statements: [], refusals: {} };
+    return changeOf(
+      draft,
+      { status, body: actionViewOf(row, draft.row, d.quote, platformCustomerId) },
+      { before: [...limits.statements, db.insert(agentActions).values(row)], refusals: limits.refusals, conflict: quoteChanged() },
+    );
+  };
   // Not enough money: the approved execution fails and nothing moves.
-  if (result === 'insufficient_funds') result = await commit('failed');
-  if (result === 'conflict') throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
-  if (result !== 'applied') throw new Error(`agent action not recorded: ${result}`);
-  return view!;
+  return { ...(await executed('run')), shortfall: await executed('failed') };
 }
 
 /**
@@ -326,28 +278,34 @@ export type PendingActionLoaded = Loaded<ReturnType<typeof pendingActionLoads>>;
  * FAILED. The batch that executes holds only while the agent is still as checked (a concurrent pause or
  * policy change makes it a retryable 409) and the limits still hold. One read, one batch.
  */
-export async function approveAction(deps: PaymentDeps, platform: PlatformRow, found: PendingActionLoaded, now: number) {
+export async function approveAction(
+  deps: PaymentDeps,
+  platform: PlatformRow,
+  found: PendingActionLoaded,
+  now: number,
+): Promise<Change<Decided>> {
   const { db } = deps;
   const [action, agent, tx] = [found.action[0], found.agent[0], found.tx[0]];
   if (!action) throw agent ? actionNotFound() : agentNotFound();
   if (action.status !== 'PENDING_APPROVAL' || !tx) throw notPending();
+  const pending = stillPending(db, action.id);
   if (!awaitingApproval(tx)) {
     // The transaction ended on its own meanwhile (its quote expired): the approved action fails.
     if (!failedOutcome(tx)) throw notPending();
     const failed = settled(action, tx, now);
     const { id, ...fields } = failed;
-    const [changed] = await db
-      .update(agentActions)
-      .set(fields)
-      .where(and(eq(agentActions.id, id), eq(agentActions.status, 'PENDING_APPROVAL')))
-      .returning({ id: agentActions.id });
-    if (!changed) throw notPending();
-    return { view: actionViewOf(failed, tx, found.quote[0], found.customer[0]?.platformCustomerId), tx };
+    return {
+      statements: [pending.guard, db.update(agentActions).set(fields).where(eq(agentActions.id, id))],
+      messages: [],
+      status: 200,
+      body: { view: actionViewOf(failed, tx, found.quote[0], found.customer[0]?.platformCustomerId), tx },
+      refusals: pending.refusals,
+    };
   }
   if (!agent) throw agentDeleted();
   requireActing(agent, action.type);
   const request = action.request as MoneyRequest;
-  const loaded = await loadTogether(db, actionLoads(db, agent, request, now));
+  const loaded = await loadTogether(db, agentActionLoads(db, agent, request, now));
   // Accounts deleted meanwhile: the approval goes on and the execution fails, as for any approved payment.
   let d: ReturnType<typeof describe> | null = null;
   try {
@@ -357,54 +315,78 @@ export async function approveAction(deps: PaymentDeps, platform: PlatformRow, fo
   }
   const policyAmount = d ? (await decide(agent, d, usageFrom(loaded.usage, agent.id), now, deps.rates)).policyAmount : action.policyAmount;
   const { day, month } = periodOf(now);
-  let view: ActionView | undefined;
-  let row: TransactionRow | null;
-  try {
-    row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, {
-      accounts: accountsOf(loaded),
-      add: (executed) => {
-        const next = settled({ ...action, policyAmount, day, month }, executed, now);
-        view = actionViewOf(next, executed, found.quote[0], loaded.customer[0]?.platformCustomerId);
-        const { id, ...fields } = next;
-        const pendingNow = and(eq(agentActions.id, id), eq(agentActions.status, 'PENDING_APPROVAL'), agentAsRead(db, agent));
-        const where = next.counted ? and(pendingNow, withinLimits(agent.id, policyAmount, agent.policy.spendingLimits, now)) : pendingNow;
-        return { before: [db.update(agentActions).set(fields).where(where), guard(db, sql`changes() > 0`)] };
-      },
-    });
-  } catch (error) {
-    if (!isGuardFailure(errorText(error))) throw error;
-    const [[current], [agentNow]] = await db.batch([
-      db.select().from(agentActions).where(eq(agentActions.id, action.id)),
-      db.select().from(agents).where(eq(agents.id, agent.id)),
-    ]);
-    if (current?.status !== 'PENDING_APPROVAL') throw notPending();
+  const accounts = accountsOf(loaded);
+  const executed = async (outcome: Outcome): Promise<Change<Decided>> => {
+    const draft = await executionDraft(deps, tx, outcome, now, accounts);
+    const next = settled({ ...action, policyAmount, day, month }, draft.row, now);
+    const { id, ...fields } = next;
     // Paused, deleted or its policy changed since it was checked: a retry checks the policy as it is now.
-    if (!sameAgent(agent, agentNow)) throw retryableConflict('The agent changed while the action was being approved; retry');
-    return refusedByLimits(db, agent, policyAmount, now);
-  }
-  if (!row) throw notPending();
-  return { view: view!, tx: row };
+    const unchanged = namedGuard(db, AGENT_UNCHANGED, agentAsRead(db, agent));
+    const limits = next.counted ? limitGuards(db, agent, policyAmount, now) : { statements: [], refusals: {} };
+    return changeOf(
+      draft,
+      { status: 200, body: { view: actionViewOf(next, draft.row, found.quote[0], loaded.customer[0]?.platformCustomerId), tx: draft.row } },
+      {
+        before: [pending.guard, unchanged, ...limits.statements, db.update(agentActions).set(fields).where(eq(agentActions.id, id))],
+        refusals: {
+          ...pending.refusals,
+          [AGENT_UNCHANGED]: retryableConflict('The agent changed while the action was being approved; retry'),
+          ...limits.refusals,
+        },
+        conflict: notPending(),
+      },
+    );
+  };
+  return { ...(await executed(outcomeOf(platform, tx, loaded, now))), shortfall: await executed('failed') };
+}
+
+/** An action decided by the platform, and its transaction as the decision leaves it. */
+export interface Decided {
+  view: ActionView;
+  tx: TransactionRow;
+}
+
+const AGENT_UNCHANGED = 'AGENT_UNCHANGED';
+const ACTION_PENDING = 'ACTION_PENDING';
+
+/** A guard that holds while the action still awaits approval (a concurrent decision makes this one 409). */
+function stillPending(db: Db, actionId: string) {
+  const pending = db
+    .select({ one: sql`1` })
+    .from(agentActions)
+    .where(and(eq(agentActions.id, actionId), eq(agentActions.status, 'PENDING_APPROVAL')));
+  return { guard: namedGuard(db, ACTION_PENDING, exists(pending)), refusals: { [ACTION_PENDING]: notPending() } };
 }
 
 /** The platform rejects a pending action: REJECTED with the reason, its transaction never executes. One batch. */
-export async function rejectAction(deps: PaymentDeps, found: PendingActionLoaded, reason: string | undefined, now: number) {
+export async function rejectAction(
+  deps: PaymentDeps,
+  found: PendingActionLoaded,
+  reason: string | undefined,
+  now: number,
+): Promise<Change<Decided>> {
   const { db } = deps;
   const [action, tx] = [found.action[0], found.tx[0]];
   if (!action) throw actionNotFound();
   if (action.status !== 'PENDING_APPROVAL' || !tx) throw notPending();
   const rejected: AgentActionRow = { ...action, status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now };
-  const claim = db
-    .update(agentActions)
-    .set({ status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now })
-    .where(and(eq(agentActions.id, action.id), eq(agentActions.status, 'PENDING_APPROVAL')));
-  let row: TransactionRow;
-  try {
-    row = await rejectTransaction(deps, tx, reason, now, { before: [claim, guard(db, sql`changes() > 0`)] });
-  } catch (error) {
-    if (isGuardFailure(errorText(error))) throw notPending();
-    throw error;
-  }
-  return { view: actionViewOf(rejected, row, found.quote[0], found.customer[0]?.platformCustomerId), tx: row };
+  const pending = stillPending(db, action.id);
+  const change = await rejectTransaction(deps, tx, reason, now);
+  return {
+    ...answering(change, 200, (row) => ({
+      view: actionViewOf(rejected, row, found.quote[0], found.customer[0]?.platformCustomerId),
+      tx: row,
+    })),
+    statements: [
+      pending.guard,
+      db
+        .update(agentActions)
+        .set({ status: 'REJECTED', rejectionReason: reason ?? null, updatedAt: now })
+        .where(eq(agentActions.id, action.id)),
+      ...change.statements,
+    ],
+    refusals: { ...change.refusals, ...pending.refusals },
+  };
 }
 
 export async function loadAction(db: Db, platformId: string, id: string, agentId?: string): Promise<AgentActionRow> {
@@ -545,3 +527,16 @@ export function approvalListFrom(q: ApprovalListQuery, loaded: Loaded<ReturnType
   const page = pageFrom<AgentActionRow>(approvalPage(sql`NULL`, q), loaded);
   return { ...page, data: viewsFrom(page.data, loaded) };
 }
+
+/** Decides a transaction that is an agent's pending action through the action (POST /transactions/{id}/approve|reject). */
+export const agentActionDecider: ApprovalDecider = {
+  loads: (db, platformId, transactionId) => pendingActionLoads(db, platformId, { transactionId }),
+  approve: (deps, platform, loaded, now) => {
+    const found = loaded as PendingActionLoaded;
+    return found.action[0] && approveAction(deps, platform, found, now).then((c) => answering(c, 200, (d) => d.tx));
+  },
+  reject: (deps, loaded, reason, now) => {
+    const found = loaded as PendingActionLoaded;
+    return found.action[0] && rejectAction(deps, found, reason, now).then((c) => answering(c, 200, (d) => d.tx));
+  },
+};

@@ -2,6 +2,7 @@ import { ApiError } from '../http/errors';
 import { convertAtMidMarketUp } from '../payments/rates';
 import type { RateSource } from '../payments/rates-source';
 import type { AgentRow } from '../db/schema';
+import { isInternalAccountId } from '../common/identifiers';
 import type { AgentPolicy } from './schema';
 import type { Usage } from './service';
 
@@ -29,11 +30,7 @@ export async function decide(
 ): Promise<Decision> {
   const policy: AgentPolicy = agent.policy;
   const limits = policy.spendingLimits;
-  const allowed = policy.accountRestrictions?.allowedAccountIds;
-  if (allowed) {
-    const outside = req.accountIds.filter((id) => id.startsWith('InternalAccount:') && !allowed.includes(id));
-    if (outside.length) throw refuse(`The agent's policy does not allow account ${outside[0]}`);
-  }
+  requireAllowed(policy, req.accountIds.filter(isInternalAccountId));
   const rule = ruleFor(policy, req.accountIds);
   const inCurrency = async (to: string) =>
     to === req.currency ? req.amount : convertAtMidMarketUp(req.amount, req.currency, to, await rates(now));
@@ -51,17 +48,61 @@ export async function decide(
   return { mode, policyAmount };
 }
 
+/** 403 unless the policy's allowed accounts (when it names any) include every one of `accountIds`. */
+export function requireAllowed(policy: AgentPolicy, accountIds: readonly string[]) {
+  const allowed = policy.accountRestrictions?.allowedAccountIds;
+  const outside = allowed && accountIds.find((id) => !allowed.includes(id));
+  if (outside) throw refuse(`The agent's policy does not allow account ${outside}`);
+}
+
+/** One period limit: the usage it bounds, the limit, what a request adds, and how a refusal reads. */
+export interface PeriodLimit {
+  /** Names the guard that holds it in SQL (see actions-service). */
+  name: string;
+  usage: keyof Usage;
+  limit: number;
+  adds: number;
+  refusal: (spent?: number) => ApiError;
+}
+
+/** The daily and monthly amount and count limits a request of `policyAmount` must stay within (spend so far + it ≤ limit). */
+export function periodLimits(limits: AgentPolicy['spendingLimits'], policyAmount: number): PeriodLimit[] {
+  const out: PeriodLimit[] = [];
+  const spent = (label: string, n?: number) => (n === undefined ? '' : ` (spent ${label}: ${n})`);
+  if (limits.dailyLimit != null) {
+    const limit = limits.dailyLimit;
+    out.push({
+      name: 'AGENT_DAILY_LIMIT',
+      usage: 'dailySpend',
+      limit,
+      adds: policyAmount,
+      refusal: (n) => refuse(`This would pass the daily limit of ${limit} ${limits.currency}${spent('today', n)}`),
+    });
+  }
+  if (limits.monthlyLimit != null) {
+    const limit = limits.monthlyLimit;
+    out.push({
+      name: 'AGENT_MONTHLY_LIMIT',
+      usage: 'monthlySpend',
+      limit,
+      adds: policyAmount,
+      refusal: (n) => refuse(`This would pass the monthly limit of ${limit} ${limits.currency}${spent('this month', n)}`),
+    });
+  }
+  if (limits.dailyTransactionLimit !== undefined) {
+    const limit = limits.dailyTransactionLimit;
+    out.push({
+      name: 'AGENT_DAILY_COUNT',
+      usage: 'dailyTransactionCount',
+      limit,
+      adds: 1,
+      refusal: () => refuse(`This would pass the daily limit of ${limit} transactions`),
+    });
+  }
+  return out;
+}
+
 /** Daily and monthly amount and count limits against spend so far (approved and executed only). */
 export function checkPeriodLimits(limits: AgentPolicy['spendingLimits'], usage: Usage, policyAmount: number) {
-  if (limits.dailyLimit != null && usage.dailySpend + policyAmount > limits.dailyLimit) {
-    throw refuse(`This would pass the daily limit of ${limits.dailyLimit} ${limits.currency} (spent today: ${usage.dailySpend})`);
-  }
-  if (limits.monthlyLimit != null && usage.monthlySpend + policyAmount > limits.monthlyLimit) {
-    throw refuse(
-      `This would pass the monthly limit of ${limits.monthlyLimit} ${limits.currency} (spent this month: ${usage.monthlySpend})`,
-    );
-  }
-  if (limits.dailyTransactionLimit !== undefined && usage.dailyTransactionCount + 1 > limits.dailyTransactionLimit) {
-    throw refuse(`This would pass the daily limit of ${limits.dailyTransactionLimit} transactions`);
-  }
+  for (const l of periodLimits(limits, policyAmount)) if (usage[l.usage] + l.adds > l.limit) throw l.refusal(usage[l.usage]);
 }

@@ -55,16 +55,39 @@ export function usageLoad(db: Db, agentIds: string[] | SQLWrapper, now: number |
     typeof now === 'number'
       ? periodOf(now)
       : { day: sql`strftime('%Y-%m-%d', ${now} / 1000, 'unixepoch')`, month: sql`strftime('%Y-%m', ${now} / 1000, 'unixepoch')` };
+  const usage = usageColumns(period.day);
   return db
     .select({
       agentId: agentActions.agentId,
-      dailyCount: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${period.day} THEN 1 ELSE 0 END), 0)`,
-      dailySpend: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${period.day} THEN ${agentActions.policyAmount} ELSE 0 END), 0)`,
-      monthlySpend: sql<number>`COALESCE(SUM(${agentActions.policyAmount}), 0)`,
+      dailyCount: usage.dailyTransactionCount,
+      dailySpend: usage.dailySpend,
+      monthlySpend: usage.monthlySpend,
     })
     .from(agentActions)
     .where(and(inArray(agentActions.agentId, agentIds), eq(agentActions.counted, true), eq(agentActions.month, period.month)))
     .groupBy(agentActions.agentId);
+}
+
+/** Usage as aggregates over an agent's counted actions of one month (`day` picks the day's share): the one definition of spend. */
+function usageColumns(day: string | SQL): Record<keyof Usage, SQL<number>> {
+  return {
+    dailyTransactionCount: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN 1 ELSE 0 END), 0)`,
+    dailySpend: sql<number>`COALESCE(SUM(CASE WHEN ${agentActions.day} = ${day} THEN ${agentActions.policyAmount} ELSE 0 END), 0)`,
+    monthlySpend: sql<number>`COALESCE(SUM(${agentActions.policyAmount}), 0)`,
+  };
+}
+
+/** An agent's usage at `now` as SQL scalars, for a guard evaluated inside a batch. */
+export function usageNow(agentId: string, now: number): Record<keyof Usage, SQL<number>> {
+  const { day, month } = periodOf(now);
+  const counted = sql`${agentActions.agentId} = ${agentId} AND ${agentActions.counted} = 1 AND ${agentActions.month} = ${month}`;
+  const columns = usageColumns(day);
+  const scalar = (column: SQL<number>) => sql<number>`(SELECT ${column} FROM ${agentActions} WHERE ${counted})`;
+  return {
+    dailyTransactionCount: scalar(columns.dailyTransactionCount),
+    dailySpend: scalar(columns.dailySpend),
+    monthlySpend: scalar(columns.monthlySpend),
+  };
 }
 
 /** The usage of one agent from `usageLoad`'s rows (none: nothing spent yet). */

@@ -242,3 +242,6 @@ export function bolt12Words(offer: string): number[] | null {
   const m = /^lno1([qpzry9x8gf2tvdw0s3jn54khce6mua7l]+)$/.exec(offer.toLowerCase());
   return m ? [...m[1]!].map((c) => BECH32_CHARSET.indexOf(c)) : null;
 }
+
+/** Whether an account id names an internal account (else an external account, or a party outside the service). */
+export const isInternalAccountId = (id: string): boolean => id.startsWith('InternalAccount:');

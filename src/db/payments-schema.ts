@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { LockedSide, TransactionStatus, TransactionType } from './enums';
 
 /**
@@ -100,7 +100,6 @@ export const transactions = sqliteTable(
      * attempt committed, but unanswered (the worker died in between), returns that transaction instead of
      * moving money again.
      */
-    requestKey: text('request_key'),
     approval: text('approval', { mode: 'json' }).$type<Approval>(),
     /** The sandbox plan (outcome scenario) the transaction follows once initiated. */
     scenario: text('scenario'),
@@ -132,7 +131,6 @@ export const transactions = sqliteTable(
     index('transactions_open_destination_idx')
       .on(t.platformId, t.destinationAccountId, t.status)
       .where(sql`status IN ('CREATED', 'PENDING', 'PROCESSING')`),
-    uniqueIndex('transactions_request_key_uq').on(t.platformId, t.requestKey),
   ],
 );
 

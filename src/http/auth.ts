@@ -38,10 +38,11 @@ export interface Principals {
 const DUMMY_HASH = hashSecret('no-such-token');
 
 /**
- * Named statements a route runs in the Basic authentication round trip (see `RouteSpec.load`). `platformId`
- * is SQL for the authenticated platform's id, NULL unless the credentials and the route's permission hold.
+ * Named statements a route runs in the authentication round trip (see `RouteSpec.load`). `platformId` (and
+ * for an agent `agentId`) is SQL for the authenticated platform's id, NULL unless the credentials and the
+ * route's permission hold.
  */
-export type AuthLoads = (platformId: SQL) => Loads;
+export type AuthLoads = (platformId: SQL, agentId?: SQL) => Loads;
 /** Their results by name (typed by the route that declared them). */
 export type AuthLoaded = Record<string, unknown>;
 
@@ -62,6 +63,12 @@ export interface CredentialLookups {
     loads: AuthLoads,
   ): Promise<{ found: { token: ApiTokenRow; platform: PlatformRow } | undefined; results: AuthLoaded }>;
   agentByToken(db: Db, tokenHash: string): Found<{ agent: AgentRow; platform: PlatformRow }>;
+  /** The same lookup batched with the route's loads (one round trip). */
+  agentByTokenAnd(
+    db: Db,
+    tokenHash: string,
+    loads: AuthLoads,
+  ): Promise<{ found: { agent: AgentRow; platform: PlatformRow } | undefined; results: AuthLoaded }>;
 }
 
 export async function authenticate(
@@ -77,7 +84,7 @@ export async function authenticate(
     case 'basic':
       return authenticateBasic(request, deps.db, deps.credentials, deps.permission, deps.load);
     case 'agent':
-      return { principal: await authenticateAgent(request, deps.db, deps.credentials), loaded: {} };
+      return authenticateAgent(request, deps.db, deps.credentials, deps.load);
   }
 }
 
@@ -130,13 +137,21 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
 const agentUnauthorized = () =>
   new ApiError('UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer realm="service-agent"' });
 
-async function authenticateAgent(request: Request, db: Db, lookups: CredentialLookups): Promise<AgentPrincipal> {
+async function authenticateAgent(
+  request: Request,
+  db: Db,
+  lookups: CredentialLookups,
+  load?: AuthLoads,
+): Promise<{ principal: AgentPrincipal; loaded: AuthLoaded }> {
   const match = request.headers.get('Authorization')?.match(/^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/);
   if (!match) throw agentUnauthorized();
   // The hash is the lookup key: a token that is not stored finds nothing, so no secret is compared.
-  const found = await lookups.agentByToken(db, hashSecret(match[1]!));
+  const tokenHash = hashSecret(match[1]!);
+  const { found, results } = load
+    ? await lookups.agentByTokenAnd(db, tokenHash, load)
+    : { found: await lookups.agentByToken(db, tokenHash), results: {} };
   if (!found) throw agentUnauthorized();
-  return { kind: 'agent', agent: found.agent, platform: found.platform };
+  return { principal: { kind: 'agent', agent: found.agent, platform: found.platform }, loaded: results };
 }
 
 function authenticateOperator(request: Request, settings: Settings): OperatorPrincipal {

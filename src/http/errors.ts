@@ -148,11 +148,16 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error', description: 'Every non-2xx response has this shape; `status` equals the HTTP status.' });
 
-export function errorResponse(error: ApiError): Response {
+/** The spec's error body of `error`. */
+export function errorBody(error: ApiError): z.infer<typeof ErrorBody> {
   const body: z.infer<typeof ErrorBody> = { status: error.status, code: error.code, message: error.message };
   if (error.details) body.details = error.details;
   if (error.reason) body.reason = error.reason;
-  return new Response(JSON.stringify(body), {
+  return body;
+}
+
+export function errorResponse(error: ApiError): Response {
+  return new Response(JSON.stringify(errorBody(error)), {
     status: error.status,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...error.headers },
   });

@@ -1,14 +1,18 @@
-// Idempotency-Key: claim, in-flight lease, replay, fingerprint conflicts and purge. Over 300 lines because
-// it is one protocol over one table, kept in one file.
+// Idempotency-Key: the protocol a route's runner follows (claim, act, record with the change, replay) and the
+// store behind it (claim, record, replay, release on `idempotency_keys`), with fingerprints and the purge.
 import { KEY_TTL_MS } from '../common/idempotency';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { loadTogether, type Db, type Loaded, type Loads, type Statement } from '../db/client';
+import { loadTogether, namedGuard, type Db, type Loaded, type Statement } from '../db/client';
+import { errorText, isNamedGuardFailure } from '../db/errors';
 import { canonicalJson } from '../crypto/canonical';
 import { idempotencyKeys, platforms, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
 import { ApiError, badRequest, errorResponse, FINAL_CONFLICT_HEADERS } from './errors';
+import { commitChange, isChange, type Change } from './change';
+import type { Logger } from './log';
+import { json } from './responses';
 
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -27,7 +31,7 @@ export const idempotencyHeaderDoc = {
 /** One request under an Idempotency-Key. */
 export interface IdempotentRequest {
   platformId: string;
-  /** Key namespace inside the platform: `platform` for API-token callers, the agent id for agents. */
+  /** Key namespace inside the platform: `platform` for API-token callers, `agent:<id>` for an agent. */
   scope: string;
   /** The raw header value; null when absent. */
   key: string | null;
@@ -39,121 +43,73 @@ export interface IdempotentRequest {
   now: number;
 }
 
-export interface IdempotencyOptions<L extends Loads = Loads> {
-  /** Whether a response may be replayed later; default: every status below 500. */
-  store?: (status: number) => boolean;
-  /** Named queries of the action, run in the claim's round trip (harmless when the key turns out taken). */
-  reads?: L;
-  /** Results of `loadClaim` run with authentication (`c.loaded`): the claim round trip already made. */
-  loaded?: Loaded<L & ClaimLoads>;
+/** What a route declares as `idempotent`: whose keys these are, and which answers replay. */
+export interface IdempotentOption {
+  /** `platform`: one key space per platform; `agent`: one per agent of the platform. */
+  scope: 'platform' | 'agent';
+  /** Whether an answer is kept for replays; default: every status below 500 (a 5xx releases the key). */
+  replays?: (status: number) => boolean;
 }
 
-/** What the action of a claimed request gets. */
-export interface Claim<L extends Loads = Loads> {
-  /** Results of `IdempotencyOptions.reads`, by name. */
-  reads: Loaded<L>;
-  /**
-   * The statement recording `body` (JSON) with `status` as the key's response: put it in the batch that does
-   * the work, then answer with `recorded`, and the response costs no further round trip.
-   */
-  record(status: number, body: string): Statement;
-  /** The response whose `record` statement has committed. */
-  recorded(status: number, body: string): Response;
-}
-
-/** The parts of a route context the wrapper needs. */
-export interface IdempotencyCtx {
-  db: Db;
-  request: Request;
-  rawBody: string;
-  now: number;
-  auth: { platform: { id: string } };
+/** The key a request holds, once claimed (`token` fences every write made under it). */
+export interface HeldKey {
+  platformId: string;
+  scope: string;
+  key: string;
+  token: string;
 }
 
 /**
- * Runs `action` at most once per (platform, scope, Idempotency-Key), per the IETF Idempotency-Key draft:
- * the first request claims the key; a repeat of the same request replays the stored 2xx/4xx response
- * (`Idempotent-Replayed: true`) without acting; the same key with a different request is 422; a repeat
- * while the first is in flight is 409. 5xx responses are not stored: the claim is released so the
- * client may retry.
+ * Where keys live: claim a key (statements for the request's first round trip: authentication's, when the
+ * route loads with it), take over an expired or abandoned claim, record the answer (statements for the batch
+ * that does the work, fenced on the claim), replay a held key's answer, release a claim.
  */
-export function withIdempotency<L extends Loads = Loads>(
-  c: IdempotencyCtx,
-  scope: string,
-  action: (claim: Claim<L>) => Promise<Response>,
-  opts?: IdempotencyOptions<L>,
-): Promise<Response> {
-  const url = new URL(c.request.url);
-  return runIdempotent(
-    c.db,
-    {
-      platformId: c.auth.platform.id,
-      scope,
-      key: c.request.headers.get(IDEMPOTENCY_HEADER),
-      method: c.request.method,
-      path: url.pathname + url.search,
-      body: c.rawBody,
-      now: c.now,
-    },
-    action,
-    opts,
-  );
+export interface IdempotencyStore {
+  claim(db: Db, r: ClaimInput): ClaimLoads;
+  takeOver(db: Db, r: ClaimInput & { now: number }, held: IdempotencyKeyRow): Promise<{ token: string } | { held?: IdempotencyKeyRow }>;
+  record(db: Db, key: HeldKey, status: number, body: string): Statement[];
+  replay(held: IdempotencyKeyRow | undefined, fingerprint: string): Response;
+  release(db: Db, key: HeldKey): Promise<void>;
 }
 
-/**
- * Runs `action` once when the request carries no Idempotency-Key (the key is optional: two identical
- * requests without one are two operations), else under its key as `withIdempotency` does.
- */
-export function withOptionalIdempotency<L extends Loads = Loads>(
-  c: IdempotencyCtx,
-  scope: string,
-  action: () => Promise<Response>,
-  opts?: IdempotencyOptions<L>,
-): Promise<Response> {
-  return c.request.headers.has(IDEMPOTENCY_HEADER) ? withIdempotency(c, scope, action, opts) : action();
+interface ClaimInput {
+  platformId: string | SQL;
+  scope: string;
+  key: string;
+  fingerprint: string;
+  /** The platform's time: a number, or SQL in an authentication batch. */
+  at: number | SQL;
 }
 
-/** The claim round trip's own loads: claim the key if free, and read whoever holds it. */
+/** The claim round trip's results: the token when this request claimed the key, and whoever holds it. */
 export type ClaimLoads = ReturnType<typeof claimLoads>;
 
-/**
- * For `RouteSpec.load`: the claim round trip of `withIdempotency` (the claim, its holder and the action's
- * `reads`), run in the authentication batch with `platformId` the authenticated platform's SQL; hand
- * `c.loaded` to `withIdempotency` as `loaded` when it holds the claim (`isClaimLoaded`). `now` is the wall
- * clock the route's `c.now` derives from. Without a key, or with an invalid one (the wrapper answers its 400),
- * only the `reads`.
- */
-export function loadClaim<L extends Loads>(
-  db: Db,
-  input: { request: Request; rawBody: string; now: number },
-  scope: string,
-  platformId: SQL,
-  reads: L,
-): L & Partial<ClaimLoads> {
-  if (!input.request.headers.has(IDEMPOTENCY_HEADER)) return reads;
-  let key: string;
+/** The parsed key and fingerprint of a request that sent the header, or the 400 its key earns. */
+export function keyOf(request: Request, rawBody: string): { key: string; fingerprint: string } | { error: ApiError } | undefined {
+  if (!request.headers.has(IDEMPOTENCY_HEADER)) return undefined;
   try {
-    key = parseKey(input.request.headers.get(IDEMPOTENCY_HEADER));
-  } catch {
-    return reads;
+    const key = parseKey(request.headers.get(IDEMPOTENCY_HEADER));
+    const url = new URL(request.url);
+    return { key, fingerprint: requestFingerprint(request.method, url.pathname + url.search, rawBody) };
+  } catch (error) {
+    return { error: error as ApiError };
   }
-  const url = new URL(input.request.url);
-  const fingerprint = requestFingerprint(input.request.method, url.pathname + url.search, input.rawBody);
+}
+
+/** The claim as loads for an authentication batch: `platformId` is SQL for the authenticated platform (NULL: nothing claimed). */
+export function claimInAuthBatch(db: Db, scope: SQL | string, keyed: { key: string; fingerprint: string }, platformId: SQL, wall: number) {
   // The platform's time, as `c.now` will be: the wall clock plus its sandbox offset.
-  // The claim first: the reads see the key as claimed.
-  return { ...claimLoads(db, { platformId, scope, key, fingerprint, at: sql`(${input.now} + ${platforms.clockOffsetMs})` }), ...reads };
+  return claimLoads(db, {
+    platformId,
+    scope: scope as string,
+    key: keyed.key,
+    fingerprint: keyed.fingerprint,
+    at: sql`(${wall} + ${platforms.clockOffsetMs})`,
+  });
 }
 
-/** Whether `loadClaim`'s results hold a claim (they do not without a valid key). */
-export function isClaimLoaded<L extends Loads>(loaded: Loaded<L & Partial<ClaimLoads>>): loaded is Loaded<L & ClaimLoads> {
-  return 'idempotencyClaim' in loaded;
-}
-
-/**
- * Claim the key if free, and read whoever holds it: for a known platform and time, or (SQL, in an
- * authentication batch) for the platform the credentials authenticate, NULL otherwise so nothing is claimed.
- */
-function claimLoads(db: Db, r: { platformId: string | SQL; scope: string; key: string; fingerprint: string; at: number | SQL }) {
+/** Claim the key if free, and read whoever holds it. */
+function claimLoads(db: Db, r: ClaimInput) {
   const claimToken = randomToken(16);
   const claim =
     typeof r.platformId === 'string' && typeof r.at === 'number'
@@ -187,83 +143,123 @@ function claimLoads(db: Db, r: { platformId: string | SQL; scope: string; key: s
   };
 }
 
-/** `withIdempotency` on explicit inputs. */
-export async function runIdempotent<L extends Loads = Loads>(
-  db: Db,
-  req: IdempotentRequest,
-  action: (claim: Claim<L>) => Promise<Response>,
-  opts: IdempotencyOptions<L> = {},
-): Promise<Response> {
-  const key = parseKey(req.key);
-  const fingerprint = requestFingerprint(req.method, req.path, req.body);
-  const pk = and(eq(idempotencyKeys.platformId, req.platformId), eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, key));
+const keyWhere = (k: { platformId: string; scope: string; key: string }) =>
+  and(eq(idempotencyKeys.platformId, k.platformId), eq(idempotencyKeys.scope, k.scope), eq(idempotencyKeys.key, k.key));
 
-  // One round trip (or none, when made with authentication): claim if free, read whoever holds it, and the
-  // action's own reads.
-  const loaded =
-    opts.loaded ??
-    (await loadTogether(db, {
-      ...claimLoads(db, { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now }),
-      ...((opts.reads ?? {}) as L),
-    }));
-  let claimToken = loaded.idempotencyClaim[0]?.claimToken ?? '';
-  let held: IdempotencyKeyRow | undefined = loaded.idempotencyHolder[0];
-  if (!claimToken && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
-    // Expired key, or a claimant that died: take it over, unless someone else just did.
-    const claim = {
-      fingerprint,
-      state: 'IN_FLIGHT' as const,
-      claimToken: randomToken(16),
-      lockedUntil: req.now + IN_FLIGHT_LEASE_MS,
-      responseStatus: null,
-      responseBody: null,
-      createdAt: req.now,
-      expiresAt: req.now + KEY_TTL_MS,
-    };
+/** A failed fence: the claim lapsed and another attempt of the request holds the key now. */
+const FENCE = 'IDEMPOTENCY_CLAIM_HELD';
+
+/** The Idempotency-Key store on D1's `idempotency_keys`. */
+export const d1Store: IdempotencyStore = {
+  claim: claimLoads,
+  async takeOver(db, r, held) {
+    const token = randomToken(16);
+    const k = { platformId: r.platformId as string, scope: r.scope, key: r.key };
     const taken = await db
       .update(idempotencyKeys)
-      .set(claim)
-      .where(and(pk, eq(idempotencyKeys.claimToken, held.claimToken)))
+      .set({
+        fingerprint: r.fingerprint,
+        state: 'IN_FLIGHT',
+        claimToken: token,
+        lockedUntil: r.now + IN_FLIGHT_LEASE_MS,
+        responseStatus: null,
+        responseBody: null,
+        createdAt: r.now,
+        expiresAt: r.now + KEY_TTL_MS,
+      })
+      .where(and(keyWhere(k), eq(idempotencyKeys.claimToken, held.claimToken)))
       .returning({ key: idempotencyKeys.key });
-    if (taken.length > 0) claimToken = claim.claimToken;
-    else held = (await db.select().from(idempotencyKeys).where(pk))[0];
-  }
-  if (!claimToken) return answerRepeat(held, fingerprint);
+    if (taken.length > 0) return { token };
+    return { held: (await db.select().from(idempotencyKeys).where(keyWhere(k)))[0] };
+  },
+  record(db, k, status, body) {
+    // Fenced: if the claim lapsed and another attempt took the key over, the whole batch fails and nothing
+    // of this attempt happens (the other attempt's answer is the key's).
+    return [
+      db
+        .update(idempotencyKeys)
+        .set({ state: 'DONE', responseStatus: status, responseBody: body })
+        .where(and(keyWhere(k), eq(idempotencyKeys.claimToken, k.token))),
+      namedGuard(db, FENCE, sql`changes() > 0`),
+    ];
+  },
+  replay: answerRepeat,
+  async release(db, k) {
+    try {
+      await db.delete(idempotencyKeys).where(and(keyWhere(k), eq(idempotencyKeys.claimToken, k.token)));
+    } catch {
+      // the in-flight lease expires on its own
+    }
+  },
+};
 
-  const done = (status: number, body: string) =>
-    db
-      .update(idempotencyKeys)
-      .set({ state: 'DONE', responseStatus: status, responseBody: body })
-      .where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
-  let recorded = false;
-  const granted: Claim<L> = {
-    reads: loaded,
-    record: done,
-    recorded: (status, body) => {
-      recorded = true;
-      return new Response(body, { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
-    },
-  };
+export interface RunOptions {
+  /** Which answers are kept for replays (`IdempotentOption.replays`). */
+  replays?: (status: number) => boolean;
+  /** The claim round trip's results when it ran with authentication; without them the claim runs now. */
+  claimed?: Loaded<ClaimLoads>;
+  store?: IdempotencyStore;
+}
+
+/**
+ * Runs `action` at most once per (platform, scope, Idempotency-Key), per the IETF Idempotency-Key draft:
+ * the first request claims the key; a repeat of the same request replays the stored answer
+ * (`Idempotent-Replayed: true`) without acting; the same key with a different request is 422; a repeat while
+ * the first is in flight is 409. An action returning a Change commits it with its answer's record in one
+ * batch; a Response (or a 4xx error) is recorded after it. 5xx answers are not kept: the key is released so
+ * the client may retry.
+ */
+export async function runIdempotent(
+  deps: { db: Db; queue: Queue<unknown>; log?: Logger },
+  req: IdempotentRequest,
+  action: () => Promise<Response | Change>,
+  opts: RunOptions = {},
+): Promise<Response> {
+  const { db } = deps;
+  const store = opts.store ?? d1Store;
+  const key = parseKey(req.key);
+  const fingerprint = requestFingerprint(req.method, req.path, req.body);
+  const input = { platformId: req.platformId, scope: req.scope, key, fingerprint, at: req.now, now: req.now };
+  const loaded = opts.claimed ?? (await loadTogether(db, store.claim(db, input)));
+  let token = loaded.idempotencyClaim[0]?.claimToken;
+  let held: IdempotencyKeyRow | undefined = loaded.idempotencyHolder[0];
+  if (!token && held && (held.expiresAt <= req.now || (held.state === 'IN_FLIGHT' && held.lockedUntil <= req.now))) {
+    // Expired key, or a claimant that died: take it over, unless someone else just did.
+    const taken = await store.takeOver(db, input, held);
+    if ('token' in taken) token = taken.token;
+    else held = taken.held;
+  }
+  if (!token) return store.replay(held, fingerprint);
+  const mine: HeldKey = { platformId: req.platformId, scope: req.scope, key, token };
+
+  const keep = opts.replays ?? ((status: number) => status < 500);
   let response: Response;
   try {
-    response = await action(granted);
+    const result = await action();
+    if (isChange(result)) {
+      const change = { ...result, refusals: { ...result.refusals, [FENCE]: inFlight() } };
+      // The change commits together with its answer's record: a repeat replays that, whatever fails after.
+      const done = await commitChange(deps, change, (c) => store.record(db, mine, c.status, JSON.stringify(c.body)));
+      return json(done.body, done.status);
+    }
+    response = result;
   } catch (error) {
-    // The work committed together with its response: a repeat replays that, whatever failed after.
-    if (recorded) throw error;
+    // Another attempt holds the key now: it answers for the key.
+    if (error instanceof ApiError && error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') throw error;
     if (!(error instanceof ApiError) || error.status >= 500) {
-      await release(db, pk, claimToken);
+      await store.release(db, mine);
       throw error;
     }
     response = errorResponse(error);
   }
-  if (recorded) return response;
-  const keep = opts.store ?? ((status: number) => status < 500);
   if (!keep(response.status)) {
-    await release(db, pk, claimToken);
+    await store.release(db, mine);
     return response;
   }
   const body = await response.text();
-  await done(response.status, body);
+  await db.batch(store.record(db, mine, response.status, body) as [Statement, ...Statement[]]).catch((error: unknown) => {
+    if (!isNamedGuardFailure(errorText(error), FENCE)) throw error;
+  });
   return new Response(body === '' ? null : body, { status: response.status, headers: response.headers });
 }
 
@@ -296,14 +292,6 @@ const inFlight = () =>
       'Retry-After': '1',
     },
   );
-
-async function release(db: Db, pk: ReturnType<typeof and>, claimToken: string): Promise<void> {
-  try {
-    await db.delete(idempotencyKeys).where(and(pk, eq(idempotencyKeys.claimToken, claimToken)));
-  } catch {
-    // the in-flight lease expires on its own
-  }
-}
 
 function parseKey(raw: string | null): string {
   const field = (message: string) =>

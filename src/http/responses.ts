@@ -32,3 +32,14 @@ export function errorResponses(...statuses: number[]): Record<number, ResponseSp
     out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(HEADERS[s] ? { headers: HEADERS[s] } : {}) };
   return out;
 }
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+/** A JSON response. Every API response is `no-store`: many carry secrets, keys or balances. */
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
+}

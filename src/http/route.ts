@@ -1,11 +1,17 @@
 import * as z from 'zod';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Env, Settings } from '../env';
 import type { Db, Loaded, Loads } from '../db/client';
 import type { AgentRow, Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
 import { admit, forgetCredentials, rememberPlatform } from './rate-limit';
 import { requestSession, withBookmark } from './session';
+import { mediaType, readJson, strictBody, unsupportedMediaType } from './body';
+import { forbidden, invalidFields, zodIssues } from './errors';
+import type { Logger } from './log';
+import { commitChange, isChange, type Change } from './change';
+import { claimInAuthBatch, d1Store, IDEMPOTENCY_HEADER, keyOf, runIdempotent, type ClaimLoads, type IdempotentOption } from './idempotency';
+import { json } from './responses';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
 export interface RunDeps {
@@ -13,9 +19,6 @@ export interface RunDeps {
   log: Logger;
   credentials: CredentialLookups;
 }
-import { mediaType, readJson, strictBody, unsupportedMediaType } from './body';
-import { forbidden, invalidFields, zodIssues } from './errors';
-import type { Logger } from './log';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type AgentPermissionName = AgentRow['policy']['permissions'][number];
@@ -58,6 +61,8 @@ export interface LoadInput<B, P = unknown, Q = unknown> {
   body: B;
   rawBody: string;
   platformId: SQL;
+  /** Agent-bearer routes: SQL for the authenticated agent's id (NULL when authentication fails). */
+  agentId: SQL;
   /** The wall clock `c.now` derives from (`c.now` adds the platform's sandbox clock offset). */
   now: number;
 }
@@ -87,13 +92,19 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   headers?: Record<string, { description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
   /**
-   * Named statements to run in the authentication round trip (Basic auth), given the valid input; the
-   * handler gets their typed results as `c.loaded`. `platformId` is SQL for the authenticated platform's id,
-   * NULL unless the credentials and `permission` hold, so statements filtered on it read and write nothing
-   * for anyone else. A handler refusing later undoes what they wrote.
+   * Named statements to run in the authentication round trip, given the valid input; the handler gets their
+   * typed results as `c.loaded`. `platformId` (and for agents `agentId`) is SQL for the authenticated
+   * platform's id, NULL unless the credentials and `permission` hold, so statements filtered on it read and
+   * write nothing for anyone else. A handler refusing later undoes what they wrote.
    */
   load?: (input: LoadInput<B, P, Q>) => L;
-  handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response> | Response;
+  /**
+   * The route honours `Idempotency-Key`: the runner claims the key with authentication, runs the handler once,
+   * commits the Change it returns together with the recorded answer, and replays that answer to repeats.
+   */
+  idempotent?: IdempotentOption;
+  /** Answers with a Response, or with a Change the runner commits (its answer becomes the response). */
+  handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response | Change> | Response | Change;
 }
 
 export interface RouteDef extends RouteSpec<AuthKind, unknown, unknown, unknown, Loads> {
@@ -119,17 +130,19 @@ export function defineRoute<
     const session = requestSession(env.DB, request, spec.auth);
     const db = session.db;
     const wall = Date.now();
-    // With loads the input is read first, so an invalid request adds nothing to the authentication round
-    // trip; its error still comes after authentication's.
-    const early = spec.load ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
+    // With loads (or a key to claim) the input is read first, so an invalid request adds nothing to the
+    // authentication round trip; its error still comes after authentication's.
+    const early = spec.load || spec.idempotent ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
     const valid = early && !('error' in early) ? early : undefined;
+    const keyed = spec.idempotent && valid ? keyOf(request, valid.rawBody) : undefined;
+    const claim = keyed && !('error' in keyed) ? keyed : undefined;
     // A load refusing the input (an invalid cursor) refuses it after authentication, like validation does.
     let refused: { error: unknown } | undefined;
     const load =
-      valid && spec.load && !session.refused
-        ? (platformId: SQL) => {
+      valid && (spec.load || claim) && !session.refused
+        ? (platformId: SQL, agentId: SQL = sql`NULL`) => {
             try {
-              return spec.load!({
+              const loads = spec.load?.({
                 db,
                 request,
                 params: valid.params as P,
@@ -137,8 +150,13 @@ export function defineRoute<
                 body: valid.body as B,
                 rawBody: valid.rawBody,
                 platformId,
+                agentId,
                 now: wall,
               });
+              // The claim first: the route's loads see the key as claimed.
+              if (!claim) return loads ?? {};
+              const scope = spec.idempotent!.scope === 'agent' ? sql`'agent:' || ${agentId}` : 'platform';
+              return { ...claimInAuthBatch(db, scope, claim, platformId, wall), ...loads };
             } catch (error) {
               refused = { error };
               return {};
@@ -161,29 +179,55 @@ export function defineRoute<
     }
     const anyOf = spec.agentPermission && [spec.agentPermission].flat();
     if (anyOf && auth && 'agent' in auth && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {
+      // A key claimed with authentication is given back: this refusal is not the key's answer.
+      const token = (loaded as Partial<Loaded<ClaimLoads>>).idempotencyClaim?.[0]?.claimToken;
+      if (claim && token)
+        await d1Store.release(db, { platformId: auth.platform.id, scope: `agent:${auth.agent.id}`, key: claim.key, token });
       throw forbidden(`The agent's policy does not grant ${anyOf.join(' or ')}`);
     }
     if (session.refused) throw session.refused;
     if (early && 'error' in early) throw early.error;
     if (refused) throw refused.error;
+    if (keyed && 'error' in keyed) throw keyed.error;
     const { params, query, body, rawBody } = valid ?? (await readInput(input, request));
-    const response = await spec.handler({
-      request,
-      env,
-      exec,
-      settings,
-      log,
-      db,
-      // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
-      now: wall + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0),
-      auth: auth as Principals[A],
-      params: params as P,
-      query: query as Q,
-      body: body as B,
-      rawBody,
-      // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
-      loaded: loaded as Loaded<L>,
-    });
+    const now = wall + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0);
+    const handle = async () =>
+      spec.handler({
+        request,
+        env,
+        exec,
+        settings,
+        log,
+        db,
+        // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
+        now,
+        auth: auth as Principals[A],
+        params: params as P,
+        query: query as Q,
+        body: body as B,
+        rawBody,
+        // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
+        loaded: loaded as Loaded<L>,
+      });
+    const deps = { db, queue: env.JOBS, log };
+    let response: Response;
+    if (claim && auth && 'platform' in auth) {
+      const url = new URL(request.url);
+      const scope = spec.idempotent!.scope === 'agent' && 'agent' in auth ? `agent:${auth.agent.id}` : 'platform';
+      const idempotent = { platformId: auth.platform.id, scope, key: request.headers.get(IDEMPOTENCY_HEADER), now };
+      response = await runIdempotent(
+        deps,
+        { ...idempotent, method: request.method, path: url.pathname + url.search, body: rawBody },
+        handle,
+        { replays: spec.idempotent!.replays, claimed: loaded as Loaded<ClaimLoads> },
+      );
+    } else {
+      const result = await handle();
+      if (isChange(result)) {
+        const done = await commitChange(deps, result);
+        response = json(done.body, done.status);
+      } else response = result;
+    }
     return withBookmark(response, session);
   };
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, run };
@@ -261,13 +305,4 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
-
-/** A JSON response. Every API response is `no-store`: many carry secrets, keys or balances. */
-export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
-}
-
-export function noContent(): Response {
-  return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
-}
+export { json, noContent } from './responses';

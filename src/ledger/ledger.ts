@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { internalAccounts, ledgerEntries } from '../db/schema';
 import { newId } from '../crypto/ids';
-import { errorText } from '../db/errors';
+import { errorText, isBalanceCheckFailure, isUniqueViolation } from '../db/errors';
 
 /** One movement of money from one account to another, in one currency. */
 export interface Movement {
@@ -54,22 +54,17 @@ export function movementStatements(db: Db, m: Movement): Statement[] {
 export type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_applied';
 
 /**
- * Runs a batch that moves money. Expected refusals come back as values: an overdraft
- * (`insufficient_funds`) or a movement already posted (`already_applied`); in both nothing changed.
+ * Runs a batch that moves money, giving the statements' results when it applied (a read at its end sees its
+ * writes). Expected refusals come back as values: an overdraft (`insufficient_funds`) or a movement already
+ * posted (`already_applied`); in both nothing changed. (A payment's change commits through `commitChange`.)
  */
-export async function runMoneyBatch(db: Db, stmts: Statement[]): Promise<MoneyBatchResult> {
-  return (await moneyBatch(db, stmts)).result;
-}
-
-/** `runMoneyBatch`, also giving the statements' results when it applied (a read at its end sees its writes). */
 export async function moneyBatch(db: Db, stmts: Statement[]): Promise<{ result: MoneyBatchResult; results: unknown[] }> {
   try {
     return { result: 'applied', results: await db.batch(stmts as [Statement, ...Statement[]]) };
   } catch (error) {
     const text = errorText(error);
-    if (text.includes('internal_accounts_balance_non_negative') || /CHECK constraint failed/i.test(text))
-      return { result: 'insufficient_funds', results: [] };
-    if (/UNIQUE constraint failed: ledger_entries/i.test(text)) return { result: 'already_applied', results: [] };
+    if (isBalanceCheckFailure(text)) return { result: 'insufficient_funds', results: [] };
+    if (isUniqueViolation(text, 'ledger_entries')) return { result: 'already_applied', results: [] };
     throw error;
   }
 }

@@ -1,22 +1,14 @@
-// The approval pipeline, on the one money pipeline of transaction-change: a request is read in one round trip,
-// checked, and recorded awaiting the platform (or carried out at once) in one atomic batch with the caller's
-// own rows and answer; an approval or rejection later is the same. Over 300 lines: one pipeline, kept whole.
+// Payments awaiting the platform's approval: a request is read in one round trip, checked, and recorded
+// awaiting the platform (or carried out at once); approving carries it out, rejecting ends it. Each is a
+// draft a caller (an agent's action) adds its rows to, or a Change the route commits.
 import { sql, type SQL } from 'drizzle-orm';
 import { type Approval, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
-import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
+import { loadTogether, type Db, type Loaded, type Loads, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
-import { conflict, invalidFields, retryableConflict } from '../http/errors';
+import { commitChange, type Change } from '../http/change';
+import { conflict, errorBody, invalidFields, retryableConflict } from '../http/errors';
 import { checkExecutable, quoteLoads, quoteNotFound, quoteAccounts } from './quotes-service';
-import {
-  addTo,
-  buildChange,
-  commitChange,
-  initiation,
-  type Additions,
-  type Change,
-  type Hop,
-  type PaymentDeps,
-} from './transaction-change';
+import { buildChange, changeOf, initiation, type Draft, type Hop, type PaymentDeps } from './transaction-change';
 import { checkedPair, transferLoads, transferRow, type Direction, type Pair } from './transfers-service';
 import { awaitingApproval } from './views';
 import { decisionChange, lateDecision, missingReceiverFields, type Decision } from './incoming-approval';
@@ -120,12 +112,15 @@ function awaitingTransfer(
   };
 }
 
+/** Answered when the quote a request waits in changed after it was read. */
+export const quoteChanged = () => retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
+
 /**
  * Records a request awaiting the platform's approval and returns its transaction, PENDING and marked
  * awaiting approval (`pendingPlatformApproval: true`); nothing moves until POST
  * /transactions/{transactionId}/approve, and POST .../reject cancels it. Announced with an
- * OUTGOING_PAYMENT.PENDING / INCOMING_PAYMENT.PENDING event. (Agents' actions go through `awaiting` and
- * `awaitingChange` themselves, to add their own rows to the batch.)
+ * OUTGOING_PAYMENT.PENDING / INCOMING_PAYMENT.PENDING event. (Agents' actions build on `awaitingDraft`, to
+ * add their own rows to the batch.)
  */
 export async function requestPlatformApproval(
   deps: PaymentDeps,
@@ -134,15 +129,10 @@ export async function requestPlatformApproval(
   now: number,
 ): Promise<TransactionRow> {
   const loaded = await loadTogether(deps.db, requestLoads(deps.db, sql`${platform.id}`, request));
-  const change = await awaitingChange(
-    deps.db,
-    awaiting(platform, request, loaded, now, deps.mode, request.agentId ?? null),
-    now,
-    deps.mode,
-  );
-  if ((await commitChange(deps, change)) !== 'applied')
-    throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
-  return change.row;
+  const a = awaiting(platform, request, loaded, now, deps.mode, request.agentId ?? null);
+  const draft = await awaitingDraft(deps.db, a, now, deps.mode);
+  await commitChange(deps, changeOf(draft, { status: 201, body: null }, { conflict: quoteChanged() }));
+  return draft.row;
 }
 
 /** How an approved action ends: it runs, its quote expired meanwhile, or its accounts can no longer take it (or a shortfall). */
@@ -163,26 +153,19 @@ function execution(db: Db, tx: TransactionRow, now: number, mode: ServiceMode, o
 }
 
 /**
- * The change recording `a` as awaiting approval; given an outcome, the action is approved and carried out
+ * The draft recording `a` as awaiting approval; given an outcome, the action is approved and carried out
  * in the same batch (an agent's AUTO action).
  */
-export async function awaitingChange(
-  db: Db,
-  a: Awaiting,
-  now: number,
-  mode: ServiceMode,
-  opts: { outcome?: Outcome; add?: Additions } = {},
-): Promise<Change> {
+export async function awaitingDraft(db: Db, a: Awaiting, now: number, mode: ServiceMode, outcome?: Outcome): Promise<Draft> {
   const waiting: TransactionRow = { ...a.base, ...a.hop.set, status: 'PENDING', version: a.insert ? 0 : a.base.version + 1 };
-  const run = opts.outcome ? execution(db, waiting, now, mode, opts.outcome) : { hops: [], transitions: [] };
-  const change = await buildChange(db, a.base, [a.hop, ...run.hops], {
+  const run = outcome ? execution(db, waiting, now, mode, outcome) : { hops: [], transitions: [] };
+  return buildChange(db, a.base, [a.hop, ...run.hops], {
     now,
     mode,
     insert: a.insert,
     transitions: run.transitions,
     accounts: a.accounts,
   });
-  return addTo(change, opts.add);
 }
 
 /**
@@ -212,32 +195,10 @@ export function outcomeOf(platform: PlatformRow, tx: TransactionRow, loaded: Req
   }
 }
 
-/**
- * Carries out the approved action of `tx` (awaiting approval, at its read version) by `outcome`, with the
- * caller's statements; a shortfall fails the execution instead (nothing moves). `null` when the
- * transaction changed meanwhile (nothing of this happened).
- */
-export async function carryOut(
-  deps: PaymentDeps,
-  tx: TransactionRow,
-  outcome: Outcome,
-  now: number,
-  opts: { add?: Additions; accounts?: InternalAccountRow[] } = {},
-): Promise<TransactionRow | null> {
-  const commit = async (o: Outcome) => {
-    const run = execution(deps.db, tx, now, deps.mode, o);
-    const change = await buildChange(deps.db, tx, run.hops, {
-      now,
-      mode: deps.mode,
-      transitions: run.transitions,
-      accounts: opts.accounts ?? [],
-    });
-    return { result: await commitChange(deps, addTo(change, opts.add)), row: change.row };
-  };
-  let done = await commit(outcome);
-  // Not enough money any more: the approved execution fails, nothing moves.
-  if (done.result === 'insufficient_funds') done = await commit('failed');
-  return done.result === 'applied' ? done.row : null;
+/** The draft carrying out the approved action of `tx` (awaiting approval, at its read version) by `outcome`. */
+export function executionDraft(deps: PaymentDeps, tx: TransactionRow, outcome: Outcome, now: number, accounts: InternalAccountRow[]) {
+  const run = execution(deps.db, tx, now, deps.mode, outcome);
+  return buildChange(deps.db, tx, run.hops, { now, mode: deps.mode, transitions: run.transitions, accounts });
 }
 
 /**
@@ -245,16 +206,17 @@ export async function carryOut(
  * before answering at all). Once its window has closed the payment fails as the deadline would have failed
  * it, and the late decision is 409.
  */
-async function decideIncoming(deps: PaymentDeps, tx: TransactionRow, decision: Decision, now: number): Promise<TransactionRow> {
+async function decideIncoming(deps: PaymentDeps, tx: TransactionRow, decision: Decision, now: number): Promise<Change<TransactionRow>> {
   const late = lateDecision(tx, now);
-  const change = await decisionChange(deps.db, tx, late ?? decision, now, deps.mode);
-  const result = await commitChange(deps, change);
-  if (late || result !== 'applied')
-    throw conflict(
-      late ? 'The approval window has closed; the payment failed' : 'The transaction is not awaiting platform approval',
-      'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
-    );
-  return change.row;
+  const draft = await decisionChange(deps.db, tx, late ?? decision, now, deps.mode);
+  const answer = late
+    ? {
+        status: 409,
+        body: errorBody(conflict('The approval window has closed; the payment failed', 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL')),
+      }
+    : { status: 200, body: draft.row };
+  // A late decision commits the failure and answers 409 (typed loosely: the answer is an error body then).
+  return changeOf(draft, answer as { status: number; body: TransactionRow }, { conflict: notAwaiting() });
 }
 
 /**
@@ -270,7 +232,7 @@ export async function approveTransaction(
   tx: TransactionRow,
   now: number,
   receiverCustomerInfo?: Record<string, unknown>,
-): Promise<TransactionRow> {
+): Promise<Change<TransactionRow>> {
   if (!awaitingApproval(tx)) throw notAwaiting();
   if (tx.approval!.action.type === 'INCOMING_PAYMENT') {
     const missing = missingReceiverFields(tx.approval!, receiverCustomerInfo);
@@ -285,9 +247,18 @@ export async function approveTransaction(
     return decideIncoming(deps, tx, { approve: true, ...(receiverCustomerInfo ? { receiverCustomerInfo } : {}) }, now);
   }
   const loaded = await loadTogether(deps.db, executionLoads(deps.db, sql`${platform.id}`, tx));
-  const row = await carryOut(deps, tx, outcomeOf(platform, tx, loaded, now), now, { accounts: accountsOf(loaded) });
-  if (!row) throw notAwaiting();
-  return row;
+  return executionChange(deps, tx, outcomeOf(platform, tx, loaded, now), now, accountsOf(loaded));
+}
+
+/** Carries out an approved action; a shortfall fails the execution instead (nothing moves). Answers the transaction. */
+async function executionChange(deps: PaymentDeps, tx: TransactionRow, outcome: Outcome, now: number, accounts: InternalAccountRow[]) {
+  const failed = await executionDraft(deps, tx, 'failed', now, accounts);
+  const draft = await executionDraft(deps, tx, outcome, now, accounts);
+  return changeOf(
+    draft,
+    { status: 200, body: draft.row },
+    { conflict: notAwaiting(), shortfall: changeOf(failed, { status: 200, body: failed.row }, { conflict: notAwaiting() }) },
+  );
 }
 
 /** The internal accounts an execution moves, from what `requestLoads` read. */
@@ -301,14 +272,33 @@ export async function rejectTransaction(
   tx: TransactionRow,
   reason: string | undefined,
   now: number,
-  opts: { before?: Statement[] } = {},
-): Promise<TransactionRow> {
+): Promise<Change<TransactionRow>> {
   if (!awaitingApproval(tx)) throw notAwaiting();
   if (tx.approval!.action.type === 'INCOMING_PAYMENT')
     return decideIncoming(deps, tx, { approve: false, ...(reason ? { reason } : {}) }, now);
   const approval: Approval = { ...tx.approval!, state: 'REJECTED', decidedAt: now, ...(reason ? { reason } : {}) };
-  const change = await buildChange(deps.db, tx, [{ status: 'REJECTED', set: { approval } }], { now, mode: deps.mode });
-  change.statements.unshift(...(opts.before ?? []));
-  if ((await commitChange(deps, change)) !== 'applied') throw notAwaiting();
-  return change.row;
+  const draft = await buildChange(deps.db, tx, [{ status: 'REJECTED', set: { approval } }], { now, mode: deps.mode });
+  return changeOf(draft, { status: 200, body: draft.row }, { conflict: notAwaiting() });
+}
+
+/**
+ * Decides a transaction that a caller above payments asked for (an agent's pending action, whose policy and
+ * limits are checked again): the router passes it to the transaction routes, as it passes answer handlers in.
+ */
+export interface ApprovalDecider {
+  /** What deciding reads, with the transaction itself as `tx`, in the authentication batch. */
+  loads(db: Db, platformId: SQL, transactionId: string): Loads & { tx: Statement };
+  /** The decision's Change when the transaction is the decider's; undefined: payments decides it. */
+  approve(
+    deps: PaymentDeps,
+    platform: PlatformRow,
+    loaded: Record<string, unknown>,
+    now: number,
+  ): Promise<Change<TransactionRow>> | undefined;
+  reject(
+    deps: PaymentDeps,
+    loaded: Record<string, unknown>,
+    reason: string | undefined,
+    now: number,
+  ): Promise<Change<TransactionRow>> | undefined;
 }

@@ -6,7 +6,7 @@ import { currencyInfo } from '../common/currencies';
 import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
 import type { AnswerHandler } from '../webhooks/delivery';
 import { platformOffsetSql } from '../webhooks/outbox';
-import { buildChange, commitChange, dueStep, type Hop } from './transaction-change';
+import { buildChange, commitDraft, dueStep, type Hop } from './transaction-change';
 import { awaitingApproval } from './views';
 import type { Deps } from '../http/deps';
 
@@ -175,7 +175,7 @@ export const incomingPaymentAnswer: AnswerHandler = {
       return true;
     }
     // A concurrent decision (the API, the deadline) that committed first wins; this one is dropped.
-    await commitChange(deps, await decisionChange(deps.db, tx, decision, now, deps.mode));
+    await commitDraft(deps, await decisionChange(deps.db, tx, decision, now, deps.mode));
     return true;
   },
 };

@@ -1,7 +1,7 @@
 // POST /quotes: what a quote reads, its checks, its price and its rows. Over 300 lines because pricing a
 // quote is one sequence of checks that reads best in order.
 import { and, eq, type SQL } from 'drizzle-orm';
-import type { Db, Loaded, Statement } from '../db/client';
+import type { Db, Loaded } from '../db/client';
 import type { Settings } from '../env';
 import {
   customers,
@@ -14,7 +14,7 @@ import {
   type TransactionRow,
 } from '../db/schema';
 import { newId } from '../crypto/ids';
-import { badRequest, invalidFields, notFound } from '../http/errors';
+import { badRequest, errorBody, invalidFields, notFound } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { railsOf } from '../external-accounts/corridors';
 import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
@@ -24,11 +24,19 @@ import { scheduleTransition } from '../transitions/schedule';
 import { sandboxUmaReceiver } from './sandbox-uma-receivers';
 import { computeExchange } from './rates';
 import { payoutScenario, type Scenario } from './sandbox-plans';
-import { customerCounterparty, externalCounterparty, ownerFrom, requireActiveExternal, requireActiveInternal } from './parties';
+import {
+  customerCounterparty,
+  externalCounterparty,
+  insufficientFunds,
+  ownerFrom,
+  requireActiveExternal,
+  requireActiveInternal,
+} from './parties';
 import { FUNDING_NETWORKS, quotePaymentInstructions } from './instructions';
-import { executeQuote, QUOTE_TTL_MS } from './quotes-service';
+import { QUOTE_TTL_MS } from './quotes-service';
 import type { CryptoNetwork, QuoteRequest, QuoteView } from './schema';
-import { buildChange, commitChange, EXPIRE_TRANSITION, type PaymentDeps } from './transaction-change';
+import { buildChange, changeOf, EXPIRE_TRANSITION, initiation, type PaymentDeps } from './transaction-change';
+import type { Change } from '../http/change';
 import { quoteView, referenceFor } from './views';
 
 type Destination =
@@ -136,8 +144,7 @@ export async function createQuote(
   loaded: QuoteRequestLoaded,
   s: Settings,
   now: number,
-  answer: (view: QuoteView) => Statement[] = () => [],
-): Promise<QuoteView> {
+): Promise<Change<QuoteView>> {
   const { db } = deps;
   let sourceAccount: InternalAccountRow | null = null;
   let customerId: string | null;
@@ -294,7 +301,6 @@ export async function createQuote(
     refund: null,
     settledAt: null,
     agentId: null,
-    requestKey: null,
     approval: null,
     scenario,
     createdAt: now,
@@ -310,12 +316,25 @@ export async function createQuote(
     now,
   });
   // A quote is only a price until executed: its transaction is created quietly (no webhook).
-  const change = await buildChange(db, tx, [], { now, mode: deps.mode, insert: true, quiet: true, transitions: [expiry] });
-  change.statements.unshift(db.insert(quotes).values(quote));
-  const immediately = input.immediatelyExecute && sourceAccount;
-  // The answer commits with the quote, unless an execution follows (its answer comes after it).
-  if (!immediately) change.statements.push(...answer(quoteView(quote, 'PENDING')));
-  await commitChange(deps, change);
-  if (!immediately) return quoteView(quote, 'PENDING');
-  return executeQuote(deps, platform.id, quoteId, now);
+  const draft = await buildChange(db, tx, [], { now, mode: deps.mode, insert: true, quiet: true, transitions: [expiry] });
+  const before = [db.insert(quotes).values(quote)];
+  const created = changeOf(draft, { status: 201, body: quoteView(quote, 'PENDING') }, { before });
+  if (!(input.immediatelyExecute && sourceAccount)) return created;
+  // Executed in the same batch: created PENDING (quietly), then started by its plan. A shortfall keeps the
+  // quote, unexecuted, and answers 400 INSUFFICIENT_FUNDS.
+  const start = initiation(db, draft.row, now, deps.mode);
+  const executed = await buildChange(db, tx, [{ status: 'PENDING' }, ...start.hops], {
+    now,
+    mode: deps.mode,
+    insert: true,
+    quiet: true,
+    transitions: [expiry, ...start.transitions],
+    accounts: [sourceAccount],
+  });
+  const refused = insufficientFunds(sourceAccount.id);
+  return changeOf(
+    executed,
+    { status: 201, body: quoteView(quote, executed.row.status) },
+    { before, shortfall: { ...created, shortfall: undefined, status: refused.status, body: errorBody(refused) } },
+  );
 }

@@ -1,7 +1,10 @@
+// The quote routes: create, list, get and execute (a wallet source through a signed retry).
+import { sql } from 'drizzle-orm';
+import { loadTogether } from '../db/client';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { sql } from 'drizzle-orm';
-import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, isClaimLoaded, loadClaim, withIdempotency, type Claim } from '../http/idempotency';
+import { answering } from '../http/change';
+import { idempotencyHeaderDoc } from '../http/idempotency';
 import { SIGNATURE_HEADERS, SignedRequestChallenge } from '../wallet/schema';
 import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
@@ -9,21 +12,17 @@ import { Quote, QuoteIdParams, QuoteList, QuoteListQuery, QuoteRequest } from '.
 import { ratesUnavailableResponse } from './rates-schema';
 import {
   checkExecutable,
-  executeQuote,
   loadQuote,
   quoteFrom,
   quoteListFrom,
   quoteListLoads,
   quoteLoads,
+  quotePaymentChange,
   quoteViewFrom,
   quoteViewLoads,
-  startQuotePayment,
-  type QuoteLoaded,
 } from './quotes-service';
 import { quoteView } from './views';
-import { createQuote, quoteRequestLoads, type QuoteRequestLoaded } from './quote-create';
-import type { QuoteView } from './schema';
-import type { Statement } from '../db/client';
+import { createQuote, quoteRequestLoads } from './quote-create';
 import { paymentDeps } from './transaction-change';
 
 const tag = 'Cross-Currency Transfers';
@@ -45,24 +44,10 @@ export const quoteRoutes = [
       ...ratesUnavailableResponse,
     },
     // The accounts and customers the quote names (and an Idempotency-Key's claim) ride on authentication;
-    // then one batch writes the quote with its answer.
-    load: (p) => loadClaim(p.db, p, 'platform', p.platformId, quoteRequestLoads(p.db, p.platformId, p.body)),
-    handler: async (c) => {
-      const create = (loaded: QuoteRequestLoaded, answer?: (view: QuoteView) => Statement[]) =>
-        createQuote(paymentDeps(c), c.auth.platform, c.body, loaded, c.settings, c.now, answer);
-      if (!c.request.headers.has(IDEMPOTENCY_HEADER)) return json(await create(c.loaded), 201);
-      return withIdempotency(
-        c,
-        'platform',
-        async (claim) => {
-          let body: string | undefined;
-          const view = await create(claim.reads, (v) => [claim.record(201, (body = JSON.stringify(v)))]);
-          // With immediatelyExecute the answer is the executed quote, recorded after it.
-          return body === undefined ? json(view, 201) : claim.recorded(201, body);
-        },
-        { reads: quoteRequestLoads(c.db, sql`${c.auth.platform.id}`, c.body), loaded: isClaimLoaded(c.loaded) ? c.loaded : undefined },
-      );
-    },
+    // then one batch writes the quote (executed, with immediatelyExecute) with its answer.
+    idempotent: { scope: 'platform' },
+    load: (p) => quoteRequestLoads(p.db, p.platformId, p.body),
+    handler: (c) => createQuote(paymentDeps(c), c.auth.platform, c.body, c.loaded, c.settings, c.now),
   }),
   defineRoute({
     method: 'GET',
@@ -114,37 +99,29 @@ export const quoteRoutes = [
     // The quote, its transaction and accounts (and an Idempotency-Key's claim) ride on authentication; then
     // one batch moves the money and records the answer. An embedded-wallet source first answers 202 with
     // the challenge, which is not stored, so the signed retry may reuse the key.
-    load: (p) => loadClaim(p.db, p, 'platform', p.platformId, quoteLoads(p.db, p.platformId, p.params.quoteId)),
+    idempotent: { scope: 'platform', replays: (status) => status !== 202 && status < 500 },
+    load: (p) => quoteLoads(p.db, p.platformId, p.params.quoteId),
     handler: async (c) => {
-      const execute = async (loaded: QuoteLoaded, claim?: Claim) => {
-        const { quote } = quoteFrom(loaded);
-        const source = loaded.source[0];
-        if (source?.type === 'EMBEDDED_WALLET') {
-          const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, source.id);
-          const result = await signedRetry(c, wallet, 'EXECUTE_QUOTE', async () => {
-            const { quote: current, tx } = await loadQuote(c.db, c.auth.platform.id, quote.id);
-            checkExecutable(current, tx, c.now, 'execute');
-            return {
-              activity: 'ACTIVITY_TYPE_SIGN_TRANSACTION',
-              parameters: { quoteId: quote.id, totalSendingAmount: quote.totalSendingAmount, sendingCurrency: quote.sendingCurrency },
-              effect: { kind: 'none' },
-            };
-          });
-          if (result.status === 'challenge') return json(result.body, 202);
-          return json(await executeQuote(paymentDeps(c), c.auth.platform.id, quote.id, c.now));
-        }
-        let body = '';
-        const started = await startQuotePayment(paymentDeps(c), loaded, c.now, 'execute', (row) => ({
-          after: claim ? [claim.record(200, (body = JSON.stringify(quoteView(quote, row.status))))] : [],
-        }));
-        return claim ? claim.recorded(200, body) : json(started.view);
-      };
-      if (!c.request.headers.has(IDEMPOTENCY_HEADER)) return execute(c.loaded);
-      return withIdempotency(c, 'platform', (claim) => execute(claim.reads, claim), {
-        reads: quoteLoads(c.db, sql`${c.auth.platform.id}`, c.params.quoteId),
-        loaded: isClaimLoaded(c.loaded) ? c.loaded : undefined,
-        store: (s) => s !== 202 && s < 500,
-      });
+      const { quote } = quoteFrom(c.loaded);
+      const source = c.loaded.source[0];
+      if (source?.type === 'EMBEDDED_WALLET') {
+        const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, source.id);
+        const result = await signedRetry(c, wallet, 'EXECUTE_QUOTE', async () => {
+          const { quote: current, tx } = await loadQuote(c.db, c.auth.platform.id, quote.id);
+          checkExecutable(current, tx, c.now, 'execute');
+          return {
+            activity: 'ACTIVITY_TYPE_SIGN_TRANSACTION',
+            parameters: { quoteId: quote.id, totalSendingAmount: quote.totalSendingAmount, sendingCurrency: quote.sendingCurrency },
+            effect: { kind: 'none' },
+          };
+        });
+        if (result.status === 'challenge') return json(result.body, 202);
+      }
+      // After a signed retry (which took its time) the quote is read again.
+      const loaded =
+        source?.type === 'EMBEDDED_WALLET' ? await loadTogether(c.db, quoteLoads(c.db, sql`${c.auth.platform.id}`, quote.id)) : c.loaded;
+      const change = await quotePaymentChange(paymentDeps(c), loaded, c.now, 'execute');
+      return answering(change, 200, (row) => quoteView(quote, row.status));
     },
   }),
 ];

@@ -1,12 +1,13 @@
 import { and, eq, getTableColumns, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
-import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
+import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type Page } from '../http/pagination';
 import { platformClock } from '../platform/service';
 import { insufficientFunds } from './parties';
 import type { QuoteListQuery, QuoteStatus, QuoteView } from './schema';
-import { addTo, buildChange, commitChange, initiation, type Additions, type PaymentDeps } from './transaction-change';
+import { buildChange, changeOf, commitDraft, initiation, type PaymentDeps } from './transaction-change';
+import type { Change } from '../http/change';
 import { awaitingApproval, quoteStatus, quoteTransactionStatus, quoteView } from './views';
 
 /** Quotes lock their price this long (spec 2.3's 5 minutes; the reference: 1 to 5 minutes on instant rails). */
@@ -141,7 +142,7 @@ export async function expireQuote(
     now,
     mode: deps.mode,
   });
-  return (await commitChange(deps, change)) === 'applied' ? change.row : null;
+  return (await commitDraft(deps, change)) === 'applied' ? change.row : null;
 }
 
 /**
@@ -180,43 +181,34 @@ export function quoteFrom(loaded: Pick<QuoteLoaded, 'quote' | 'quoteTx'>): { quo
 export const quoteAccounts = (loaded: QuoteLoaded) => [loaded.source[0], loaded.destination[0]].filter((a) => a !== undefined);
 
 /**
- * Executes a quote from an internal account (POST /quotes/{quoteId}/execute; a wallet's signed retry
- * has already passed): debits the source and starts the payment by its sandbox plan, atomically, once.
- * An expired quote is refused and its transaction ends EXPIRED; concurrent executes move money once.
+ * The Change that starts a quote's payment from what `quoteLoads` read: executed from its internal account
+ * (POST /quotes/{quoteId}/execute; a wallet's signed retry has already passed), or (`send`) funded by its
+ * paymentInstructions: the debit and the plan's first steps, atomically, once. An expired quote is refused
+ * and its transaction ends EXPIRED; concurrent executes move money once. Its answer is the transaction.
  */
-export async function executeQuote(deps: PaymentDeps, platformId: string, quoteId: string, now: number): Promise<QuoteView> {
-  const loaded = await loadTogether(deps.db, quoteLoads(deps.db, sql`${platformId}`, quoteId));
-  return (await startQuotePayment(deps, loaded, now, 'execute')).view;
-}
-
-/**
- * Starts a quote's payment from what `quoteLoads` read: executed from its internal account, or (`send`)
- * funded by its paymentInstructions. One batch with the caller's `add`itions (an idempotent answer).
- */
-export async function startQuotePayment(
+export async function quotePaymentChange(
   deps: PaymentDeps,
   loaded: QuoteLoaded,
   now: number,
   via: 'execute' | 'send',
-  add?: Additions,
-): Promise<{ view: QuoteView; row: TransactionRow }> {
+): Promise<Change<TransactionRow>> {
   const { quote, tx } = quoteFrom(loaded);
   if (tx.status === 'PENDING' && now >= quote.expiresAt && !awaitingApproval(tx)) await expireQuote(deps, tx, now);
   checkExecutable(quote, tx, now, via);
   const start = initiation(deps.db, tx, now, deps.mode);
-  const change = await buildChange(deps.db, tx, start.hops, {
+  const draft = await buildChange(deps.db, tx, start.hops, {
     now,
     mode: deps.mode,
     transitions: start.transitions,
     accounts: quoteAccounts(loaded),
   });
-  const result = await commitChange(deps, addTo(change, add));
-  if (result === 'insufficient_funds') throw insufficientFunds(quote.sourceAccountId ?? '');
-  if (result === 'conflict') {
-    const again = await loadTogether(deps.db, quoteLoads(deps.db, sql`${quote.platformId}`, quote.id));
-    const current = quoteFrom(again);
-    checkExecutable(current.quote, current.tx, now, via);
-    throw retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
-  }
-  return { view: quoteView(quote, change.row.status), row: change.row };
+  return changeOf(
+    draft,
+    { status: 200, body: draft.row },
+    {
+      shortfall: insufficientFunds(quote.sourceAccountId ?? ''),
+      // Another execute (or the expiry) changed the quote's transaction first.
+      conflict: conflict('The quote is no longer pending: it changed concurrently', 'QUOTE_NOT_PENDING'),
+    },
+  );
 }

@@ -9,14 +9,13 @@ import {
   type TransactionRow,
   type TransactionStatus,
 } from '../db/schema';
-import { isNamedGuardFailure, isUniqueViolation } from '../db/errors';
-import { conflict } from '../http/errors';
+import { ApiError, conflict } from '../http/errors';
 import type { Logger } from '../http/log';
-import { movementStatements, runMoneyBatch, type Movement } from '../ledger/ledger';
-import { errorText } from '../db/errors';
+import { commitChange, type Change } from '../http/change';
+import { movementStatements, type Movement } from '../ledger/ledger';
 import { type Statement } from '../db/client';
-import { dispatchTransitions, scheduleTransition, type ScheduledTransition } from '../transitions/schedule';
-import { dispatchEvents } from '../webhooks/outbox';
+import { scheduleTransition, transitionMessages, type ScheduledTransition } from '../transitions/schedule';
+import { eventMessages } from '../webhooks/outbox';
 import { balanceEvent } from '../accounts/internal-service';
 import { transactionEvents } from './events';
 import { planOf, type Plan, type Step } from './sandbox-plans';
@@ -44,8 +43,8 @@ export interface Hop {
   movements?: Movement[];
 }
 
-/** A change ready to commit: one batch, then its events and follow-up transitions. */
-export interface Change {
+/** A transaction's change being built: its batch, the events and transitions it starts, the row it leaves. */
+export interface Draft {
   statements: Statement[];
   eventIds: string[];
   transitions: ScheduledTransition[];
@@ -87,7 +86,7 @@ export async function buildChange(
     /** Rows of internal accounts the caller has just read (their balance events need no second read). */
     accounts?: InternalAccountRow[];
   },
-): Promise<Change> {
+): Promise<Draft> {
   const { now } = opts;
   const statements: Statement[] = [];
   const eventIds: string[] = [];
@@ -155,44 +154,51 @@ export async function buildChange(
   return { statements, eventIds, transitions, row };
 }
 
-/**
- * What a caller commits with a change, given the transaction as the change leaves it: statements before the
- * money (its own rows; a guard that must hold first) and after it (an answer), and events to dispatch.
- */
-export type Additions = (row: TransactionRow) => { before?: Statement[]; after?: Statement[]; eventIds?: string[] };
+const accountClosed = () => conflict('An internal account of this payment is no longer active');
 
-export function addTo(change: Change, add: Additions | undefined): Change {
-  const more = add?.(change.row) ?? {};
-  change.statements.unshift(...(more.before ?? []));
-  change.statements.push(...(more.after ?? []));
-  change.eventIds.push(...(more.eventIds ?? []));
-  return change;
+/**
+ * The Change a route commits: the draft's batch with `before` first (rows of the caller that a guard must
+ * see) and `after` it, its events' (and the caller's `eventIds`) and transitions' queue messages, and its answer. A deletion that closed
+ * an account after it was read refuses it (409), as the read would have.
+ */
+export function changeOf<T>(
+  draft: Draft,
+  answer: { status: number; body: T },
+  more: Partial<Pick<Change<T>, 'refusals' | 'conflict' | 'shortfall'>> & {
+    before?: Statement[];
+    after?: Statement[];
+    eventIds?: string[];
+  } = {},
+): Change<T> {
+  const { before = [], after = [], eventIds = [], refusals, ...rest } = more;
+  return {
+    statements: [...before, ...draft.statements, ...after],
+    messages: [...eventMessages([...draft.eventIds, ...eventIds]), ...transitionMessages(draft.transitions)],
+    ...answer,
+    refusals: { [ACCOUNTS_OPEN]: accountClosed(), ...refusals },
+    ...rest,
+  };
 }
 
 export type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
 
+const LOST_RACE = new ApiError('CONFLICT', 'lost race');
+const SHORTFALL = new ApiError('INSUFFICIENT_FUNDS', 'shortfall');
+
 /**
- * Commits a change atomically, then dispatches its events and transitions. `conflict`: another change of
- * the same transaction committed first (nothing of this one happened); `insufficient_funds`: a debit
- * would overdraw (nothing happened).
+ * Commits a draft outside a request (a due transition, an answer to a webhook, the sandbox's simulations).
+ * `conflict`: another change of the same transaction committed first; `insufficient_funds`: a debit would
+ * overdraw. In both nothing happened.
  */
-export async function commitChange(deps: Pick<Deps, 'db' | 'queue' | 'log'>, change: Change): Promise<CommitResult> {
-  let result: Awaited<ReturnType<typeof runMoneyBatch>>;
+export async function commitDraft(deps: Pick<Deps, 'db' | 'queue' | 'log'>, draft: Draft): Promise<CommitResult> {
   try {
-    result = await runMoneyBatch(deps.db, change.statements);
+    await commitChange(deps, changeOf(draft, { status: 200, body: null }, { conflict: LOST_RACE, shortfall: SHORTFALL }));
+    return 'applied';
   } catch (error) {
-    const text = errorText(error);
-    if (isUniqueViolation(text, 'transaction_history')) return 'conflict';
-    // A deletion closed an account after the caller read it active: nothing was written, as the read would have refused.
-    if (isNamedGuardFailure(text, ACCOUNTS_OPEN)) throw conflict('An internal account of this payment is no longer active');
+    if (error === LOST_RACE) return 'conflict';
+    if (error === SHORTFALL) return 'insufficient_funds';
     throw error;
   }
-  // A ledger posting already present means a concurrent change of this transaction posted it.
-  if (result === 'already_applied') return 'conflict';
-  if (result === 'insufficient_funds') return result;
-  await dispatchEvents(deps.queue, change.eventIds, deps.log);
-  await dispatchTransitions(deps.queue, change.transitions, deps.log);
-  return 'applied';
 }
 
 // --- money of a transaction ---

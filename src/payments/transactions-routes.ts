@@ -1,6 +1,21 @@
+// The transaction routes: list, get, history, and approve or reject one awaiting the platform.
 import { defineRoute, json } from '../http/route';
+import { answering } from '../http/change';
+import type { TransactionRow } from '../db/schema';
+import { approveTransaction, rejectTransaction, type ApprovalDecider } from './approvals-service';
+import { paymentDeps } from './transaction-change';
+import { transactionView } from './views';
+import { ratesUnavailableResponse } from './rates-schema';
 import { errorResponses } from '../http/responses';
-import { Transaction, TransactionHistory, TransactionIdParams, TransactionList, TransactionListQuery } from './schema';
+import {
+  ApproveRequest,
+  RejectRequest,
+  Transaction,
+  TransactionHistory,
+  TransactionIdParams,
+  TransactionList,
+  TransactionListQuery,
+} from './schema';
 import {
   transactionFrom,
   transactionHistoryFrom,
@@ -8,6 +23,7 @@ import {
   transactionListFrom,
   transactionListLoads,
   transactionLoads,
+  transactionNotFound,
 } from './transactions-service';
 
 const tag = 'Transactions';
@@ -51,5 +67,63 @@ export const transactionRoutes = [
     responses: { 200: { description: 'Its status history', schema: TransactionHistory }, ...errorResponses(401, 403, 404) },
     load: ({ db, platformId, params }) => transactionHistoryLoads(db, platformId, params.transactionId),
     handler: (c) => json(transactionHistoryFrom(c.loaded)),
+  }),
+];
+
+/**
+ * POST /transactions/{id}/approve|reject: a transaction awaiting platform approval is decided here, unless
+ * `decider` (an agent's pending action) claims it.
+ */
+export const transactionApprovalRoutes = (decider: ApprovalDecider) => [
+  defineRoute({
+    method: 'POST',
+    path: '/transactions/:transactionId/approve',
+    operationId: 'approvePendingPayment',
+    summary: 'Approve a transaction awaiting platform approval: its deferred action runs now',
+    tag,
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: TransactionIdParams,
+    body: ApproveRequest.optional(),
+    responses: {
+      200: {
+        description: 'Approved; the transaction as it is after the action ran (EXPIRED or FAILED when it could not)',
+        schema: Transaction,
+      },
+      ...errorResponses(400, 401, 403, 404, 409, 413),
+      ...ratesUnavailableResponse,
+    },
+    // The transaction, and what the decider reads (the agent action behind it, if an agent asked), ride on authentication.
+    load: ({ db, params, platformId }) => decider.loads(db, platformId, params.transactionId),
+    handler: async (c) => {
+      const tx = (c.loaded.tx as unknown as TransactionRow[])[0];
+      if (!tx) throw transactionNotFound();
+      const deps = paymentDeps(c);
+      const change =
+        (await decider.approve(deps, c.auth.platform, c.loaded, c.now)) ??
+        (await approveTransaction(deps, c.auth.platform, tx, c.now, c.body?.receiverCustomerInfo));
+      return answering(change, 200, transactionView);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/transactions/:transactionId/reject',
+    operationId: 'rejectPendingPayment',
+    summary: 'Reject a transaction awaiting platform approval: nothing moves, it ends REJECTED',
+    tag,
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: TransactionIdParams,
+    body: RejectRequest.optional(),
+    responses: { 200: { description: 'Rejected', schema: Transaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
+    load: ({ db, params, platformId }) => decider.loads(db, platformId, params.transactionId),
+    handler: async (c) => {
+      const tx = (c.loaded.tx as unknown as TransactionRow[])[0];
+      if (!tx) throw transactionNotFound();
+      const deps = paymentDeps(c);
+      const change =
+        (await decider.reject(deps, c.loaded, c.body?.reason, c.now)) ?? (await rejectTransaction(deps, tx, c.body?.reason, c.now));
+      return answering(change, 200, transactionView);
+    },
   }),
 ];

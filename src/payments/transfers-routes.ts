@@ -1,13 +1,11 @@
+// POST /transfer-in and /transfer-out: a same-currency transfer between a customer's internal and external accounts.
 import type * as z from 'zod';
-import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { defineRoute, json, type Ctx, type LoadInput } from '../http/route';
+import { defineRoute, type Ctx, type LoadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { IDEMPOTENCY_HEADER, idempotencyHeaderDoc, isClaimLoaded, loadClaim, withIdempotency, type ClaimLoads } from '../http/idempotency';
+import { idempotencyHeaderDoc } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './transaction-change';
-import { checkedPair, createTransfer, earlierTransferLoad, liveEarlier, transferLoads, type Direction } from './transfers-service';
-import { transactionView } from './views';
+import { checkedPair, transferChange, transferLoads, type Direction } from './transfers-service';
 
 const tag = 'Same-Currency Transfers';
 const responses = {
@@ -20,62 +18,18 @@ const inputOf = (body: z.infer<typeof TransferInRequest>) => ({
   destinationAccountId: body.destination.accountId,
   amount: body.amount,
 });
-/** The raw Idempotency-Key; absent, the transfer runs once as sent. */
-const keyOf = (request: Request) => request.headers.get(IDEMPOTENCY_HEADER) ?? undefined;
 
 /**
- * One transfer in two round trips: authentication, which carries the accounts' reads and, under an
- * Idempotency-Key, the key's claim and the transfer that key made before (`load`); then the money batch,
- * which also records the response for replays. The key is also recorded on the transaction, so a retry whose
- * stored answer was lost (a worker that died after committing, a claim that lapsed) returns the committed
- * transfer instead of moving money again.
+ * One transfer in two round trips: authentication, which carries the accounts' reads (and an
+ * Idempotency-Key's claim), then the money batch, which also records the answer for replays.
  */
 function transfer(direction: Direction) {
-  const reads = (db: Db, platformId: SQL, body: z.infer<typeof TransferInRequest>, request: Request) => {
-    const key = keyOf(request);
-    return {
-      ...transferLoads(db, platformId, direction, inputOf(body)),
-      ...(key === undefined ? {} : earlierTransferLoad(db, platformId, key)),
-    };
-  };
+  const load = (p: LoadInput<z.infer<typeof TransferInRequest>>) => transferLoads(p.db, p.platformId, direction, inputOf(p.body));
   return {
-    load: (p: LoadInput<z.infer<typeof TransferInRequest>>) =>
-      loadClaim(p.db, p, 'platform', p.platformId, reads(p.db, p.platformId, p.body, p.request)),
-    handler: async (
-      c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>, ReturnType<typeof reads> & Partial<ClaimLoads>>,
-    ) => {
-      const input = inputOf(c.body);
-      const requestKey = keyOf(c.request);
-      if (requestKey === undefined) {
-        // No key: nothing to claim or record; the reads came with authentication.
-        const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
-          pair: checkedPair(c.auth.platform, direction, c.loaded),
-        });
-        return json(transactionView(row), 201);
-      }
-      return withIdempotency(
-        c,
-        'platform',
-        async (claim) => {
-          const earlier = liveEarlier(claim.reads.earlier?.[0], c.now);
-          if (earlier) return json(transactionView(earlier), 201);
-          let built: { id: string; body: string } | undefined;
-          const row = await createTransfer(paymentDeps(c), c.auth.platform, direction, input, c.now, {
-            pair: checkedPair(c.auth.platform, direction, claim.reads),
-            requestKey,
-            with: (row) => {
-              built = { id: row.id, body: JSON.stringify(transactionView(row)) };
-              return [claim.record(201, built.body)];
-            },
-          });
-          // Another attempt of this request committed first: its transfer is the answer, recorded as usual.
-          return built?.id === row.id ? claim.recorded(201, built.body) : json(transactionView(row), 201);
-        },
-        // The claim was made with authentication; only for an invalid key is there none, and the wrapper then
-        // answers its 400 before reading anything.
-        { reads: reads(c.db, sql`${c.auth.platform.id}`, c.body, c.request), loaded: isClaimLoaded(c.loaded) ? c.loaded : undefined },
-      );
-    },
+    idempotent: { scope: 'platform' } as const,
+    load,
+    handler: (c: Ctx<'basic', unknown, unknown, z.infer<typeof TransferInRequest>, ReturnType<typeof load>>) =>
+      transferChange(paymentDeps(c), c.auth.platform, direction, c.body.amount, checkedPair(c.auth.platform, direction, c.loaded), c.now),
   };
 }
 

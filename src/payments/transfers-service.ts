@@ -1,18 +1,15 @@
-import { and, eq, lte, sql, type SQL } from 'drizzle-orm';
-import { KEY_TTL_MS } from '../common/idempotency';
-import type { Db, Loaded, Statement } from '../db/client';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Db, Loaded } from '../db/client';
 import {
   customers,
   internalAccounts,
-  transactions,
   type ExternalAccountRow,
   type InternalAccountRow,
   type PlatformRow,
   type TransactionRow,
 } from '../db/schema';
-import { errorText } from '../db/errors';
-import { isUniqueViolation } from '../db/errors';
 import { newId } from '../crypto/ids';
+import type { Change } from '../http/change';
 import { invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
@@ -27,8 +24,9 @@ import {
   requireActiveInternal,
   type Owner,
 } from './parties';
-import { buildChange, commitChange, initiation, type PaymentDeps } from './transaction-change';
-import { referenceFor } from './views';
+import { buildChange, changeOf, initiation, type PaymentDeps } from './transaction-change';
+import { referenceFor, transactionView } from './views';
+import type { TransactionView } from './schema';
 
 export type Direction = 'IN' | 'OUT';
 
@@ -71,33 +69,6 @@ export function transferLoads(db: Db, platformId: SQL, direction: Direction, inp
   };
 }
 export type TransferLoaded = Loaded<ReturnType<typeof transferLoads>>;
-
-/** The transfer an Idempotency-Key made before (see `liveEarlier`), as a load. */
-export function earlierTransferLoad(db: Db, platformId: SQL, requestKey: string) {
-  return { earlier: byRequestKey(db, platformId, requestKey) };
-}
-
-/** A transfer made under `requestKey` while that key is still remembered (see `KEY_TTL_MS`), else undefined. */
-export function liveEarlier(row: TransactionRow | undefined, now: number): TransactionRow | undefined {
-  return row && row.createdAt > now - KEY_TTL_MS ? row : undefined;
-}
-
-function releaseExpiredKey(db: Db, platformId: string, requestKey: string, now: number) {
-  return db
-    .update(transactions)
-    .set({ requestKey: null })
-    .where(
-      and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey), lte(transactions.createdAt, now - KEY_TTL_MS)),
-    );
-}
-
-function byRequestKey(db: Db, platformId: SQL, requestKey: string) {
-  return db
-    .select()
-    .from(transactions)
-    .where(and(eq(transactions.platformId, platformId), eq(transactions.requestKey, requestKey)))
-    .limit(1);
-}
 
 /** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
 export function checkedPair(platform: PlatformRow, direction: Direction, loaded: TransferLoaded): Pair {
@@ -165,7 +136,6 @@ export function transferRow(
     refund: null,
     settledAt: null,
     agentId: null,
-    requestKey: null,
     approval: null,
     scenario: transferScenario(direction, primaryIdentifier(external).suffix, sandbox),
     createdAt: now,
@@ -175,55 +145,28 @@ export function transferRow(
 
 /**
  * POST /transfer-in and /transfer-out: a same-currency move between an internal and an external account of
- * the same customer (or of the platform). The transaction is created already initiated: transfer-out
- * debits at once (a real shortfall is 400 INSUFFICIENT_FUNDS and records nothing); outcomes by suffix.
+ * the same customer (or of the platform), as the Change that records it already initiated: transfer-out
+ * debits at once (a real shortfall is 400 INSUFFICIENT_FUNDS and records nothing); outcomes by suffix. Its
+ * answer is the transaction, 201.
  */
-export async function createTransfer(
+export async function transferChange(
   deps: PaymentDeps,
   platform: PlatformRow,
   direction: Direction,
-  input: TransferInput,
+  amount: number,
+  /** The accounts, read (`transferLoads`) and checked (`checkedPair`). */
+  pair: Pair,
   now: number,
-  opts: {
-    /** The accounts, read (`transferLoads`) and checked (`checkedPair`). */
-    pair: Pair;
-    /** Statements to commit with the transfer, given the transaction as it will be (e.g. the idempotent response). */
-    with?: (row: TransactionRow) => Statement[];
-    /**
-     * The request's Idempotency-Key, recorded on the transaction: unique per platform while the key lives, so
-     * even a retry whose claim on the key lapsed while the first attempt was still running cannot move money
-     * twice. A transfer of an expired use of the key gives it up.
-     */
-    requestKey?: string;
-  },
-): Promise<TransactionRow> {
-  const { pair } = opts;
-  const row = {
-    ...transferRow(platform, direction, pair, input.amount, deps.mode === 'sandbox', now),
-    requestKey: opts.requestKey ?? null,
-  };
+): Promise<Change<TransactionView>> {
+  const row = transferRow(platform, direction, pair, amount, deps.mode === 'sandbox', now);
   const start = initiation(deps.db, row, now, deps.mode);
   // The internal account was just read: its balance event needs no second read.
-  const change = await buildChange(deps.db, row, start.hops, {
+  const draft = await buildChange(deps.db, row, start.hops, {
     now,
     mode: deps.mode,
     insert: true,
     transitions: start.transitions,
     accounts: [pair.internal],
   });
-  change.statements.push(...(opts.with?.(change.row) ?? []));
-  if (opts.requestKey) change.statements.unshift(releaseExpiredKey(deps.db, platform.id, opts.requestKey, now));
-  let result: Awaited<ReturnType<typeof commitChange>>;
-  try {
-    result = await commitChange(deps, change);
-  } catch (error) {
-    // The same request committed meanwhile: that transfer is the answer.
-    if (!opts.requestKey || !isUniqueViolation(errorText(error), 'transactions', 'request_key')) throw error;
-    const [earlier] = await byRequestKey(deps.db, sql`${platform.id}`, opts.requestKey);
-    if (liveEarlier(earlier, now)) return earlier!;
-    throw error;
-  }
-  if (result === 'insufficient_funds') throw insufficientFunds(pair.internal.id);
-  if (result !== 'applied') throw new Error(`transfer not recorded: ${result}`);
-  return change.row;
+  return changeOf(draft, { status: 201, body: transactionView(draft.row) }, { shortfall: insufficientFunds(pair.internal.id) });
 }

@@ -5,8 +5,9 @@ import { newId } from '../crypto/ids';
 import { invalidFields, notFound } from '../http/errors';
 import { computeExchange } from '../payments/rates';
 import { instructionCurrencies } from '../payments/instructions';
-import { quoteFrom, startQuotePayment, type QuoteLoaded } from '../payments/quotes-service';
-import { buildChange, commitChange, initiation, type PaymentDeps } from '../payments/transaction-change';
+import { quoteFrom, quotePaymentChange, type QuoteLoaded } from '../payments/quotes-service';
+import { commitChange } from '../http/change';
+import { buildChange, commitDraft, initiation, type PaymentDeps } from '../payments/transaction-change';
 import { referenceFor } from '../payments/views';
 import { incomingApproval } from '../payments/incoming-approval';
 
@@ -40,7 +41,8 @@ export async function sandboxSend(
       ]);
     }
   }
-  return (await startQuotePayment(deps, loaded, now, 'send')).row;
+  // Its shortfall is an error, not a change that answers one: the body is the transaction.
+  return (await commitChange(deps, await quotePaymentChange(deps, loaded, now, 'send'))).body as TransactionRow;
 }
 
 interface UmaReceiveInput {
@@ -151,7 +153,6 @@ export async function sandboxReceiveUma(
     refund: null,
     settledAt: null,
     agentId: null,
-    requestKey: null,
     approval: null,
     scenario: 'UMA_RECEIVE',
     createdAt: now,
@@ -168,7 +169,7 @@ export async function sandboxReceiveUma(
     transitions: start.transitions,
     accounts: [account],
   });
-  const result = await commitChange(deps, change);
+  const result = await commitDraft(deps, change);
   if (result !== 'applied') throw new Error(`incoming payment not recorded: ${result}`);
   return change.row;
 }

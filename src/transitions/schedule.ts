@@ -3,6 +3,7 @@ import type { Db } from '../db/client';
 import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
+import { sendMessages, type JobMessage } from '../http/change';
 import { errorText } from '../db/errors';
 import { type Statement } from '../db/client';
 import { dispatchEvents, platformOffsetSql } from '../webhooks/outbox';
@@ -60,23 +61,20 @@ export function scheduleTransition(db: Db, t: TransitionInput): ScheduledTransit
   return { id, statement, delaySeconds };
 }
 
+/** The delayed queue messages that apply transitions when due, to send once their batch commits. */
+export const transitionMessages = (scheduled: Pick<ScheduledTransition, 'id' | 'delaySeconds'>[]): JobMessage[] =>
+  scheduled.map((s) => ({
+    body: { type: 'transition.due', id: s.id } satisfies TransitionDueJob,
+    ...(s.delaySeconds > 0 ? { delaySeconds: s.delaySeconds } : {}),
+  }));
+
 /** After the batch commits: one delayed queue message per transition. Never throws (the sweep is the backstop). */
 export async function dispatchTransitions(
   queue: Queue<unknown>,
   scheduled: Pick<ScheduledTransition, 'id' | 'delaySeconds'>[],
   log?: Logger,
 ): Promise<void> {
-  for (let i = 0; i < scheduled.length; i += 100) {
-    const messages = scheduled.slice(i, i + 100).map((s) => ({
-      body: { type: 'transition.due', id: s.id } satisfies TransitionDueJob,
-      ...(s.delaySeconds > 0 ? { delaySeconds: s.delaySeconds } : {}),
-    }));
-    try {
-      await queue.sendBatch(messages);
-    } catch (error) {
-      log?.warn('transition dispatch failed; the sweep will apply it', { count: messages.length, error: String(error) });
-    }
-  }
+  await sendMessages(queue, transitionMessages(scheduled), log);
 }
 
 /** What a handler receives: the due row and the platform's time. */

@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
+import { sendMessages, type JobMessage } from '../http/change';
 import type { Statement } from '../db/client';
 import type { WebhookType } from './schema';
 
@@ -53,19 +54,14 @@ export interface WebhookDeliverJob {
   eventId: string;
 }
 
+/** The queue messages that deliver events, to send once their batch commits. */
+export const eventMessages = (eventIds: string[]): JobMessage[] =>
+  eventIds.map((eventId) => ({ body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob }));
+
 /**
  * After the batch commits: one queue message per event. Never throws; a message that could not be
  * sent is picked up by the cron sweep, because the delivery row is already due.
  */
 export async function dispatchEvents(queue: Queue<unknown>, eventIds: string[], log?: Logger): Promise<void> {
-  for (let i = 0; i < eventIds.length; i += 100) {
-    const messages = eventIds
-      .slice(i, i + 100)
-      .map((eventId) => ({ body: { type: 'webhook.deliver', eventId } satisfies WebhookDeliverJob }));
-    try {
-      await queue.sendBatch(messages);
-    } catch (error) {
-      log?.warn('webhook dispatch failed; the sweep will deliver', { count: messages.length, error: String(error) });
-    }
-  }
+  await sendMessages(queue, eventMessages(eventIds), log);
 }

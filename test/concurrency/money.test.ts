@@ -56,10 +56,13 @@ describe('a worker that dies between committing and answering', () => {
     const ext = await externalAccount(p, customer.id, 'USD', '789');
     const first = await transfer(p, 'out', accounts.USD!, ext, 300, 'crash-key');
     expect(first.status).toBe(201);
-    // Fault injection: the stored answer is lost, as when the worker died before recording it and its claim lapsed.
-    await env.DB.prepare('DELETE FROM idempotency_keys WHERE platform_id = ?').bind(p.id).run();
+    // The answer committed in the transfer's own batch: however the worker died after it, the key holds it.
+    const stored = await env.DB.prepare('SELECT state, response_body FROM idempotency_keys WHERE platform_id = ?').bind(p.id).first();
+    expect(stored?.state).toBe('DONE');
+    expect(JSON.parse(String(stored?.response_body)).id).toBe(first.body.id);
     const retry = await transfer(p, 'out', accounts.USD!, ext, 300, 'crash-key');
     expect(retry.status).toBe(201);
+    expect(retry.headers.get('Idempotent-Replayed')).toBe('true');
     expect(retry.body.id).toBe(first.body.id);
     expect(await balanceOf(p, accounts.USD!)).toBe(700);
     await expectLedgerInvariant(p.id);

@@ -6,7 +6,8 @@ import { platforms, transactions } from '../../src/db/schema';
 import { settings } from '../../src/env';
 import { logger } from '../../src/http/log';
 import { paymentDeps } from '../../src/payments/transaction-change';
-import { checkedPair, createTransfer, transferLoads } from '../../src/payments/transfers-service';
+import { checkedPair, transferChange, transferLoads } from '../../src/payments/transfers-service';
+import { commitChange } from '../../src/http/change';
 import { api, expectError, newPlatform, type ApiResult, type TestPlatform } from '../support/api';
 import { accountsOf } from '../support/customers';
 import {
@@ -189,7 +190,7 @@ describe('DELETE /customers/{id} with money', () => {
     // The deletion lands in the window between that read and the transfer's batch.
     expect((await del(p, customer.id)).status).toBe(200);
     const deps = paymentDeps({ db: db(), env, log: logger('error'), settings: settings(env) });
-    await expect(createTransfer(deps, platform!, 'IN', input, Date.now(), { pair })).rejects.toMatchObject({
+    await expect(commitChange(deps, await transferChange(deps, platform!, 'IN', input.amount, pair, Date.now()))).rejects.toMatchObject({
       status: 409,
       code: 'CONFLICT',
     });

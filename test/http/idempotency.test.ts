@@ -6,16 +6,22 @@ import { idempotencyKeys } from '../../src/db/schema';
 import { ApiError, notFound } from '../../src/http/errors';
 import { KEY_TTL_MS } from '../../src/common/idempotency';
 import {
+  d1Store,
   IN_FLIGHT_LEASE_MS,
   purgeExpiredIdempotencyKeys,
   runIdempotent,
-  withIdempotency,
-  type Claim,
   type IdempotentRequest,
 } from '../../src/http/idempotency';
+import { loadTogether } from '../../src/db/client';
+import type { Change } from '../../src/http/change';
 import { json } from '../../src/http/route';
+import { api, newPlatform } from '../support/api';
+import { customerWithAccounts, externalAccount, fund } from '../support/payments';
 
 const db = () => database(env.DB);
+const deps = (queue: Queue<unknown> = env.JOBS) => ({ db: db(), queue });
+/** A change that commits nothing but its answer (the work of a real one is its statements). */
+const answer = (status: number, body: unknown): Change => ({ statements: [], messages: [], status, body });
 const NOW = Date.parse('2031-05-01T10:00:00.000Z');
 
 function req(overrides: Partial<IdempotentRequest> = {}): IdempotentRequest {
@@ -43,9 +49,9 @@ function counter(status = 201) {
   return c;
 }
 
-async function call(r: IdempotentRequest, action: () => Promise<Response>) {
+async function call(r: IdempotentRequest, action: () => Promise<Response | Change>) {
   try {
-    const res = await runIdempotent(db(), r, action);
+    const res = await runIdempotent(deps(), r, action);
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   } catch (error) {
@@ -110,14 +116,18 @@ describe('Idempotency-Key', () => {
   it('answers 409 while the first request is in flight, then replays once it finishes', async () => {
     const r = req();
     let finish!: () => void;
+    let started!: () => void;
+    // A latch: the first request has claimed the key and is running once `running` resolves.
+    const running = new Promise<void>((resolve) => (started = resolve));
     let runs = 0;
     const slow = async () => {
       runs++;
+      started();
       await new Promise<void>((resolve) => (finish = resolve));
       return json({ done: true }, 200);
     };
     const first = call(r, slow);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await running;
     const during = await call(r, slow);
     expect(during.status).toBe(409);
     expect(during.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
@@ -139,8 +149,8 @@ describe('Idempotency-Key', () => {
     expect((await call(r, failing.action)).status).toBe(503);
     expect(failing.runs).toBe(2);
 
-    await expect(runIdempotent(db(), r, async () => Promise.reject(new Error('D1 went away')))).rejects.toThrow('D1 went away');
-    await expect(runIdempotent(db(), r, async () => Promise.reject(new ApiError('INTERNAL_ERROR', 'x')))).rejects.toThrow();
+    await expect(runIdempotent(deps(), r, async () => Promise.reject(new Error('D1 went away')))).rejects.toThrow('D1 went away');
+    await expect(runIdempotent(deps(), r, async () => Promise.reject(new ApiError('INTERNAL_ERROR', 'x')))).rejects.toThrow();
     const ok = counter(200);
     expect((await call(r, ok.action)).status).toBe(200);
     expect(ok.runs).toBe(1);
@@ -165,15 +175,14 @@ describe('Idempotency-Key', () => {
   it('lets a route choose not to store a status (a signed-retry 202 challenge)', async () => {
     const r = req();
     const challenge = counter(202);
-    const store = (status: number) => status !== 202 && status < 500;
-    expect((await runIdempotent(db(), r, challenge.action, { store })).status).toBe(202);
-    expect((await runIdempotent(db(), r, challenge.action, { store })).status).toBe(202);
+    const replays = (status: number) => status !== 202 && status < 500;
+    expect((await runIdempotent(deps(), r, challenge.action, { replays })).status).toBe(202);
+    expect((await runIdempotent(deps(), r, challenge.action, { replays })).status).toBe(202);
     expect(challenge.runs).toBe(2);
   });
 
-  it("runs the action's reads in the claim's round trip and hands it their results", async () => {
+  it("runs the route's reads in the claim's round trip, after the claim", async () => {
     const r = req();
-    const seen: unknown[] = [];
     // The reads run after the claim in the same batch: the second one sees the key just claimed.
     const reads = {
       none: db()
@@ -185,53 +194,60 @@ describe('Idempotency-Key', () => {
         .from(idempotencyKeys)
         .where(eq(idempotencyKeys.key, r.key!)),
     };
-    const action = async (claim: Claim<typeof reads>) => {
-      seen.push({ none: claim.reads.none, key: claim.reads.key });
-      return json({ ok: true }, 201);
-    };
-    expect((await runIdempotent(db(), r, action, { reads })).status).toBe(201);
-    expect(seen).toEqual([{ none: [], key: [{ key: r.key, state: 'IN_FLIGHT' }] }]);
-    // A repeat is answered from the key; the action (and its reads' results) are not used.
-    expect((await runIdempotent(db(), r, action, { reads })).headers.get('Idempotent-Replayed')).toBe('true');
-    expect(seen).toHaveLength(1);
+    const claim = d1Store.claim(db(), { platformId: r.platformId, scope: r.scope, key: r.key!, fingerprint: 'f', at: NOW });
+    const loaded = await loadTogether(db(), { ...claim, ...reads });
+    expect({ none: loaded.none, key: loaded.key }).toEqual({ none: [], key: [{ key: r.key, state: 'IN_FLIGHT' }] });
+    // The runner takes the claim that round trip made: no second claim, and the action runs.
+    let runs = 0;
+    const res = await runIdempotent(deps(), { ...r, body: '' }, async () => (runs++, json({ ok: true }, 201)), { claimed: loaded });
+    expect(res.status).toBe(201);
+    expect(runs).toBe(1);
   });
 
-  it('records the response in the batch that does the work, then writes nothing more', async () => {
+  it('commits a Change with its recorded answer in one batch, then writes nothing more', async () => {
     const r = req();
-    let body = '';
-    const res = await runIdempotent(db(), r, async (claim) => {
-      body = JSON.stringify({ done: crypto.randomUUID() });
-      await db().batch([claim.record(201, body)]);
-      return claim.recorded(201, body);
-    });
+    const body = { done: crypto.randomUUID() };
+    const res = await runIdempotent(deps(), r, async () => answer(201, body));
     expect(res.status).toBe(201);
     expect(res.headers.get('Content-Type')).toBe('application/json');
     expect(res.headers.get('Cache-Control')).toBe('no-store');
-    expect(await res.text()).toBe(body);
+    expect(await res.text()).toBe(JSON.stringify(body));
     const row = (
       await db()
         .select()
         .from(idempotencyKeys)
         .where(and(eq(idempotencyKeys.platformId, r.platformId), eq(idempotencyKeys.key, r.key!)))
     )[0];
-    expect(row).toMatchObject({ state: 'DONE', responseStatus: 201, responseBody: body });
+    expect(row).toMatchObject({ state: 'DONE', responseStatus: 201, responseBody: JSON.stringify(body) });
     const replay = await call(r, counter().action);
     expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
-    expect(JSON.stringify(replay.body)).toBe(body);
+    expect(replay.body).toEqual(body);
   });
 
-  it('keeps a recorded response when the action fails after its work committed', async () => {
+  it('keeps a committed answer when what follows the commit fails (its queue messages)', async () => {
     const r = req();
-    await expect(
-      runIdempotent(db(), r, async (claim) => {
-        await db().batch([claim.record(201, '{"done":true}')]);
-        claim.recorded(201, '{"done":true}');
-        throw new Error('failed after the commit');
-      }),
-    ).rejects.toThrow('failed after the commit');
+    const broken = { sendBatch: async () => Promise.reject(new Error('queue down')) } as unknown as Queue<unknown>;
+    const change = { ...answer(201, { done: true }), messages: [{ body: { type: 'noop' } }] };
+    expect((await runIdempotent(deps(broken), r, async () => change)).status).toBe(201);
     const replay = await call(r, counter().action);
     expect(replay).toMatchObject({ status: 201, body: { done: true } });
     expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
+  });
+
+  it('fences the batch on the claim: an attempt whose claim was taken over commits nothing', async () => {
+    const r = req();
+    let stolen = false;
+    const res = await call(r, async () => {
+      // Another attempt takes the key over meanwhile (the first one's lease lapsed).
+      await db().update(idempotencyKeys).set({ claimToken: 'someone-else' }).where(eq(idempotencyKeys.key, r.key!));
+      stolen = true;
+      return { ...answer(201, { done: true }), statements: [db().delete(idempotencyKeys).where(eq(idempotencyKeys.key, 'never'))] };
+    });
+    expect(stolen).toBe(true);
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    const [row] = await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!));
+    expect(row).toMatchObject({ state: 'IN_FLIGHT', claimToken: 'someone-else' });
   });
 
   it('runs the action exactly once under 20 concurrent requests with one key', async () => {
@@ -290,24 +306,25 @@ describe('Idempotency-Key', () => {
     expect(c.runs).toBe(3);
   });
 
-  it('withIdempotency reads the header, path and raw body of the request', async () => {
-    const platformId = `Platform:${crypto.randomUUID()}`;
-    const ctx = (body: string, key = 'route-key') => ({
-      db: db(),
-      request: new Request('http://service.test/2025-10-13/transfer-out?x=1', { method: 'POST', headers: { 'Idempotency-Key': key } }),
-      rawBody: body,
-      now: NOW,
-      auth: { platform: { id: platformId } },
-    });
-    const c = counter(201);
-    expect((await withIdempotency(ctx('{"a":1}'), 'platform', c.action)).status).toBe(201);
-    expect((await withIdempotency(ctx('{"a":1}'), 'platform', c.action)).headers.get('Idempotent-Replayed')).toBe('true');
-    await expect(withIdempotency(ctx('{"a":2}'), 'platform', c.action)).rejects.toMatchObject({ status: 422 });
-    expect(c.runs).toBe(1);
+  it('a route declared idempotent reads the header, path and raw body of the request', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 10_000);
+    const external = await externalAccount(p, customer.id, 'USD', '002');
+    const send = (body: unknown, key = 'route-key') =>
+      api('POST', '/transfer-out', { auth: p.auth, headers: { 'Idempotency-Key': key }, body });
+    const body = { source: { accountId: accounts.USD }, destination: { accountId: external }, amount: 100 };
+    const first = await send(body);
+    expect(first.status).toBe(201);
+    // The same request in another key order and spacing is the same request.
+    const again = await send({ amount: 100, destination: body.destination, source: body.source });
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await send({ ...body, amount: 101 })).status).toBe(422);
     const [row] = await db()
       .select()
       .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.platformId, platformId), eq(idempotencyKeys.key, 'route-key')));
+      .where(and(eq(idempotencyKeys.platformId, p.id), eq(idempotencyKeys.key, 'route-key')));
     expect(row).toMatchObject({ state: 'DONE', responseStatus: 201, scope: 'platform' });
   });
 

@@ -3,7 +3,9 @@ import { eq, sum } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { internalAccounts, ledgerEntries } from '../../src/db/schema';
-import { movementStatements, runMoneyBatch } from '../../src/ledger/ledger';
+import { moneyBatch, movementStatements } from '../../src/ledger/ledger';
+
+const runMoneyBatch = async (...args: Parameters<typeof moneyBatch>) => (await moneyBatch(...args)).result;
 import { newPlatform, type TestPlatform } from '../support/api';
 import { accountsOf, createCustomer } from '../support/customers';
 
