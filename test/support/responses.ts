@@ -20,7 +20,8 @@ const strict = new Map<z.ZodType, z.ZodType>();
  * is. The status must be one the route declares; a declared schema must parse the body with every object strict
  * (a field served but not declared is drift: clients generate their types from the document, so they would never
  * see it), except where the schema itself declares extra keys (`.catchall`, a record); a status declared without
- * a schema carries no body.
+ * a schema carries no body. The parse must give back the body unchanged: a schema's default or transform applies to
+ * what it reads, not to what the document says is served.
  */
 export function undeclared(op: string, status: number, body: unknown): string | undefined {
   const route = declared.get(op);
@@ -34,7 +35,8 @@ export function undeclared(op: string, status: number, body: unknown): string | 
   let schema = strict.get(spec.schema);
   if (!schema) strict.set(spec.schema, (schema = strictBody(spec.schema)));
   const parsed = schema.safeParse(body);
-  if (parsed.success) return undefined;
+  // A default or a transform would make the parse say more than was served (the document shows the output).
+  if (parsed.success) return same(parsed.data, body) ? undefined : `${op} ${status}: the schema changes the body it parses`;
   return `${op} ${status}: ${described(parsed.error.issues, []).join('; ')}`;
 }
 
@@ -47,4 +49,14 @@ function described(issues: readonly z.core.$ZodIssue[], at: PropertyKey[]): stri
     const variants = i.errors.map((v, n) => `variant ${n + 1}: ${described(v, [...at, ...i.path]).join(', ')}`);
     return `${path}: no variant matches (${variants.join(' | ')})`;
   });
+}
+
+/** Equality of JSON values, object keys in any order. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  return keys.length === Object.keys(y).length && keys.every((k) => Object.hasOwn(y, k) && same(x[k], y[k]));
 }
