@@ -174,7 +174,6 @@ export const AgentAction = z
     updatedAt: DateTime,
   })
   .meta({ id: 'AgentAction' });
-export type AgentActionView = z.infer<typeof AgentAction>;
 
 export const AgentActionList = pageOf(AgentAction, 'AgentActionListResponse');
 export const AgentActionListQuery = z.object({ status: AgentActionStatus.optional(), limit: limitParam, cursor: cursorParam });
