@@ -5,6 +5,7 @@ import { DateTime, DateTimeParam } from '../common/time';
 import { BooleanParam } from '../common/fields';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
 import type { Permission } from '../db/schema';
+import { Quote, Transaction } from '../payments/schema';
 
 export const AgentPermission = z
   .enum(['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'])
@@ -165,9 +166,9 @@ export const AgentAction = z
     platformCustomerId: z.string(),
     status: AgentActionStatus,
     type: AgentActionType,
-    quote: z.record(z.string(), z.unknown()).optional().meta({ description: 'EXECUTE_QUOTE only: the quote (spec 2.8)' }),
+    quote: Quote.optional().meta({ description: 'EXECUTE_QUOTE only: the quote (spec 2.8)' }),
     transferDetails: AgentTransferDetails.optional(),
-    transaction: z.record(z.string(), z.unknown()).optional().meta({ description: 'Once approved and execution has begun' }),
+    transaction: Transaction.optional().meta({ description: 'Once approved and execution has begun' }),
     rejectionReason: z.string().optional(),
     createdAt: DateTime,
     updatedAt: DateTime,

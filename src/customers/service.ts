@@ -177,7 +177,6 @@ export async function createCustomer(db: Db, platform: PlatformRow, input: Custo
 }
 
 export function customerView(row: CustomerRow, owners: BeneficialOwnerRow[]): CustomerView {
-  const info = row.info as Record<string, unknown>;
   const common = {
     id: row.id,
     platformCustomerId: row.platformCustomerId,
@@ -189,17 +188,21 @@ export function customerView(row: CustomerRow, owners: BeneficialOwnerRow[]): Cu
     updatedAt: iso(row.updatedAt),
     isDeleted: row.isDeleted,
   };
+  // `info` holds the type's own fields as given (`infoOf`); db/ types it loosely, so they are named here.
   if (row.customerType === 'INDIVIDUAL') {
-    return { ...common, customerType: 'INDIVIDUAL', kycStatus: row.verificationStatus, ...info } as CustomerView;
+    return { ...common, customerType: 'INDIVIDUAL', kycStatus: row.verificationStatus, ...(row.info as IndividualFields) };
   }
   return {
     ...common,
     customerType: 'BUSINESS',
     kybStatus: row.verificationStatus,
-    ...info,
+    ...(row.info as BusinessFields),
     beneficialOwners: owners.map(beneficialOwnerView),
-  } as CustomerView;
+  };
 }
+
+type IndividualFields = Pick<Extract<CustomerView, { customerType: 'INDIVIDUAL' }>, 'fullName' | 'birthDate' | 'nationality' | 'address'>;
+type BusinessFields = Pick<Extract<CustomerView, { customerType: 'BUSINESS' }>, 'address' | 'businessInfo'>;
 
 /** A customer of this platform, deleted or not; another platform's id is 404 like an unknown one. */
 export async function loadCustomer(db: Db, platformId: string, customerId: string): Promise<CustomerRow> {
@@ -244,8 +247,8 @@ export function customerStatusEvent(row: CustomerRow): WebhookType | null {
 }
 
 /** The customer as the API shows it, for a CUSTOMER.* webhook. */
-export async function customerEventData(db: Db, row: CustomerRow): Promise<Record<string, unknown>> {
-  return customerView(row, (await ownersOf(db, [row])).get(row.id) ?? []) as Record<string, unknown>;
+export async function customerEventData(db: Db, row: CustomerRow): Promise<CustomerView> {
+  return customerView(row, (await ownersOf(db, [row])).get(row.id) ?? []);
 }
 
 /** One round trip: the customer and its beneficial owners together. */

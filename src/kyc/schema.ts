@@ -60,6 +60,7 @@ export const Verification = z
     updatedAt: DateTime,
   })
   .meta({ id: 'Verification' });
+export type VerificationView = z.infer<typeof Verification>;
 
 export const VerificationRequest = z.strictObject({ customerId: z.string().max(128) }).meta({ id: 'VerificationRequest' });
 export const VerificationList = pageOf(Verification, 'VerificationListResponse');

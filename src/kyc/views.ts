@@ -1,8 +1,9 @@
+// The verification as the API shows it.
 import type { VerificationRow } from '../db/schema';
 import { iso } from '../common/time';
-import type { VerificationErrorView } from './schema';
+import type { VerificationErrorView, VerificationView } from './schema';
 
-export function verificationView(row: VerificationRow) {
+export function verificationView(row: VerificationRow): VerificationView {
   return {
     id: row.id,
     customerId: row.customerId,

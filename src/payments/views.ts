@@ -3,7 +3,19 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { QuoteRow, TransactionHistoryRow, TransactionRow, TransactionStatus } from '../db/schema';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
-import type { QuoteStatus, QuoteView, TransactionStatusChange, TransactionView } from './schema';
+import type * as z from 'zod';
+import type { PaymentInstructions } from '../accounts/internal-schema';
+import type { RateDetails } from './rates-schema';
+import type {
+  IncomingRateDetails,
+  QuoteStatus,
+  QuoteView,
+  ReconciliationInstructions,
+  TransactionDestination,
+  TransactionSource,
+  TransactionStatusChange,
+  TransactionView,
+} from './schema';
 
 /** A stable reference derived from an id (what a bank memo or a payout would carry). */
 export function referenceFor(prefix: string, id: string): string {
@@ -24,50 +36,50 @@ export function statusChangeView(row: TransactionHistoryRow): TransactionStatusC
 
 /** The transaction as the API shows it (spec 2.7 and the reference's incoming and outgoing shapes). */
 export function transactionView(row: TransactionRow): TransactionView {
-  const common: Record<string, unknown> = {
+  // The JSON columns hold what was shown when they were written; db/ types them loosely, so they are named here.
+  const source = row.source as z.infer<typeof TransactionSource> | null;
+  const paymentInstructions = row.paymentInstructions as PaymentInstructions[] | null;
+  const common = {
     id: row.id,
     status: row.status,
     type: row.type,
-    ...(row.source ? { source: row.source } : {}),
-    destination: row.destination,
+    ...(source ? { source } : {}),
+    destination: row.destination as z.infer<typeof TransactionDestination>,
     customerId: row.customerId ?? row.platformId,
     platformCustomerId: row.platformCustomerId,
+    ...(row.settledAt !== null ? { settledAt: iso(row.settledAt) } : {}),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    ...(row.agentId ? { agentId: row.agentId } : {}),
+    ...(row.description ? { description: row.description } : {}),
+    ...(row.counterpartyInformation ? { counterpartyInformation: row.counterpartyInformation } : {}),
+    ...(row.senderUmaAddress ? { senderUmaAddress: row.senderUmaAddress } : {}),
+    ...(row.receiverUmaAddress ? { receiverUmaAddress: row.receiverUmaAddress } : {}),
+    // Spec 2.7: reconciliation details on every transaction except CREATED ones.
+    ...(row.status !== 'CREATED' ? { reconciliationInstructions: reconciliationOf(row) } : {}),
+    ...(row.failureReason ? { failureReason: row.failureReason } : {}),
+    ...(awaitingApproval(row) ? { pendingPlatformApproval: true } : {}),
   };
-  if (row.settledAt !== null) common.settledAt = iso(row.settledAt);
-  common.createdAt = iso(row.createdAt);
-  common.updatedAt = iso(row.updatedAt);
-  if (row.agentId) common.agentId = row.agentId;
-  if (row.description) common.description = row.description;
-  if (row.counterpartyInformation) common.counterpartyInformation = row.counterpartyInformation;
-  if (row.senderUmaAddress) common.senderUmaAddress = row.senderUmaAddress;
-  if (row.receiverUmaAddress) common.receiverUmaAddress = row.receiverUmaAddress;
-  // Spec 2.7: reconciliation details on every transaction except CREATED ones.
-  if (row.status !== 'CREATED') {
-    const crypto = currencyInfo(row.receivedCurrency).kind === 'CRYPTO';
-    common.reconciliationInstructions = {
-      reference: row.reference,
-      ...(crypto && row.settledAt !== null ? { transactionHash: bytesToHex(sha256(utf8ToBytes(`${row.id}:settle`))) } : {}),
-    };
-  }
-  if (row.failureReason) common.failureReason = row.failureReason;
-  if (awaitingApproval(row)) common.pendingPlatformApproval = true;
-  const received = { amount: row.receivedAmount, currency: currency(row.receivedCurrency) };
+  const receivedAmount = { amount: row.receivedAmount, currency: currency(row.receivedCurrency) };
   if (row.type === 'INCOMING') {
     return {
       ...common,
-      receivedAmount: received,
+      type: 'INCOMING',
+      receivedAmount,
       fees: row.fees,
-      ...(row.rateDetails ? { rateDetails: row.rateDetails } : {}),
-    } as TransactionView;
+      ...(row.rateDetails ? { rateDetails: row.rateDetails as z.infer<typeof IncomingRateDetails> } : {}),
+    };
   }
   return {
     ...common,
+    type: 'OUTGOING',
+    source: source!,
     sentAmount: { amount: row.sentAmount!, currency: currency(row.sentCurrency!) },
-    receivedAmount: received,
+    receivedAmount,
     ...(row.exchangeRate !== null ? { exchangeRate: row.exchangeRate } : {}),
     fees: row.fees,
     ...(row.quoteId ? { quoteId: row.quoteId } : {}),
-    ...(row.paymentInstructions ? { paymentInstructions: row.paymentInstructions } : {}),
+    ...(paymentInstructions ? { paymentInstructions } : {}),
     ...(row.refund
       ? {
           refund: {
@@ -79,8 +91,17 @@ export function transactionView(row: TransactionRow): TransactionView {
           },
         }
       : {}),
-    ...(row.rateDetails ? { rateDetails: row.rateDetails } : {}),
-  } as TransactionView;
+    ...(row.rateDetails ? { rateDetails: row.rateDetails as z.infer<typeof RateDetails> } : {}),
+  };
+}
+
+/** Spec 2.7: the reference a payment carries, and a crypto destination's transaction hash once settled. */
+function reconciliationOf(row: TransactionRow): z.infer<typeof ReconciliationInstructions> {
+  const crypto = currencyInfo(row.receivedCurrency).kind === 'CRYPTO';
+  return {
+    reference: row.reference,
+    ...(crypto && row.settledAt !== null ? { transactionHash: bytesToHex(sha256(utf8ToBytes(`${row.id}:settle`))) } : {}),
+  };
 }
 
 /** A quote's status follows its transaction's: any unsuccessful end is FAILED. */

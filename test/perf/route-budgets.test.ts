@@ -11,12 +11,14 @@ import { SoftPasskey } from '../support/passkey';
 import { newWalletClient, stamp, type SessionKey } from '../support/wallet-client';
 import { challengeOf, emailCredential, newWallet, otpSession, type TestWallet } from '../support/wallets';
 import { fakeEndpoint, hookUrl } from '../support/webhooks';
+import { undeclared } from '../support/responses';
 import { measured, type Cost } from './counting';
 
 /**
  * The production latency model of the API: D1 round trips and embedded-wallet account (Durable Object)
- * calls of every operation of /openapi.json on its success path, each within its declared budget.
- * `npm run round-trips` prints the table this test measures; the README carries it.
+ * calls of every operation of /openapi.json on its success path, each within its declared budget, and each answer
+ * what its declared response schema says (test/support/responses.ts), so the document cannot drift from what is
+ * served. `npm run round-trips` prints the table this test measures; the README carries it.
  */
 const BUDGETS: Record<string, { d1: number; account: number }> = {};
 const budget = (d1: number, account = 0) => ({ d1, account });
@@ -175,12 +177,22 @@ interface Measured {
   cost: Cost;
 }
 const seen = new Map<string, Measured>();
+/** Success bodies that are not what their operation declares (`undeclared`), by operation. */
+const drift = new Map<string, string>();
+/** The body each operation answered, for the check's own test. */
+const bodies = new Map<string, unknown>();
 
-/** One measured call of operation `op`, which must succeed; ids in its path are written as `{...}` in the table. */
+/**
+ * One measured call of operation `op`, which must succeed, its body checked against the operation's declared
+ * response; ids in its path are written as `{...}` in the table.
+ */
 async function m(op: string, method: string, path: string, opts: CallOptions = {}) {
   const res = await measured(method, path, opts);
   expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
   seen.set(op, { method, path, status: res.status, cost: res.cost });
+  bodies.set(op, res.body);
+  const problem = undeclared(op, res.status, res.body);
+  if (problem) drift.set(op, problem);
   return res;
 }
 
@@ -507,6 +519,23 @@ describe('round trips of every operation (the production latency model)', () => 
       overRows.map(async ([op, r]) => `${op}: ${r.cost.rowsRead} rows read (budget ${rowsBudget(op, r)})${await scans(r.cost)}`),
     );
     expect(explained).toEqual([]);
+  });
+
+  it('answers every operation with the body its /openapi.json response declares', () => {
+    expect(seen.size, 'the calls above ran').toBeGreaterThan(0);
+    expect([...drift.values()]).toEqual([]);
+  });
+
+  it('the response check refuses a field, a status or a body the operation does not declare', () => {
+    const tx = bodies.get('getTransactionById') as Record<string, Record<string, unknown>>;
+    expect(undeclared('getTransactionById', 200, tx)).toBeUndefined();
+    expect(undeclared('getTransactionById', 200, { ...tx, extra: 1 })).toMatch(/^getTransactionById 200: .*extra/);
+    const nested = { ...tx, receivedAmount: { ...tx.receivedAmount, extra: 1 } };
+    expect(undeclared('getTransactionById', 200, nested)).toMatch(/receivedAmount.*extra/);
+    expect(undeclared('getTransactionById', 200, { ...tx, receivedAmount: undefined })).toMatch(/receivedAmount/);
+    expect(undeclared('getTransactionById', 201, tx)).toMatch(/answered 201, which it does not declare/);
+    expect(undeclared('deleteTokenById', 204, '')).toBeUndefined();
+    expect(undeclared('deleteTokenById', 204, { id: 'x' })).toMatch(/declares without one/);
   });
 });
 
