@@ -66,5 +66,30 @@ export type AgentActionStatus = z.infer<typeof AgentActionStatus>;
 export const AgentActionType = z.enum(['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN']).meta({ id: 'AgentActionType' });
 export type AgentActionType = z.infer<typeof AgentActionType>;
 
+/** Why a transaction failed (spec 2.7). */
+export const FailureReason = z
+  .enum([
+    'LNURLP_FAILED',
+    'PAY_REQUEST_FAILED',
+    'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+    'PAYMENT_APPROVAL_TIMED_OUT',
+    'OFFRAMP_FAILED',
+    'MISSING_MANDATORY_PAYEE_DATA',
+    'QUOTE_EXPIRED',
+    'QUOTE_EXECUTION_FAILED',
+  ])
+  .meta({ id: 'TransactionFailureReason' });
+export type FailureReason = z.infer<typeof FailureReason>;
+
+export const RefundStatus = z.enum(['PENDING', 'COMPLETED', 'FAILED']);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+export const RefundReason = z.enum(['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT']);
+export type RefundReason = z.infer<typeof RefundReason>;
+
+/** How a quote is paid: from an internal account, or by real-time funding to its payment instructions. */
+export const QuoteSourceType = z.enum(['ACCOUNT', 'REALTIME_FUNDING']);
+export type QuoteSourceType = z.infer<typeof QuoteSourceType>;
+
 export const LockedSide = z.enum(['SENDING', 'RECEIVING']);
 export type LockedSide = z.infer<typeof LockedSide>;
