@@ -12,6 +12,16 @@ export const TransactionStatus = z
 export type TransactionStatus = z.infer<typeof TransactionStatus>;
 /** The statuses a transaction still leaves (by its plan or a decision to come); the others are final. */
 export const OPEN_TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PROCESSING'] as const satisfies readonly TransactionStatus[];
+/**
+ * The final statuses of a payment that did not get through (spec 2.7: REJECTED and REFUNDED were refunded,
+ * FAILED met an error, EXPIRED never ran); with COMPLETED and the open ones they are every status. A quote
+ * shows them as FAILED (EXPIRED as itself), an incoming payment's webhook as INCOMING_PAYMENT.FAILED, and an
+ * agent action whose execution leaves its transaction in one ends FAILED, not counted.
+ */
+export const FAILED_TRANSACTION_STATUSES = ['REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const satisfies readonly TransactionStatus[];
+export type FailedTransactionStatus = (typeof FAILED_TRANSACTION_STATUSES)[number];
+export const isFailedStatus = (status: TransactionStatus): status is FailedTransactionStatus =>
+  (FAILED_TRANSACTION_STATUSES as readonly TransactionStatus[]).includes(status);
 
 export const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
 export type TransactionType = z.infer<typeof TransactionType>;
