@@ -16,6 +16,9 @@ const Amount = z
   .max(9_000_000_000_000_000)
   .meta({ description: 'Smallest unit of the currency (cents for USD)' });
 
+/** Where a payment goes: an account (internal or external) or a UMA address. */
+const DestinationType = z.enum(['ACCOUNT', 'UMA_ADDRESS']);
+
 export const TransactionSource = z
   .object({
     sourceType: z.enum(['ACCOUNT', 'UMA_ADDRESS', 'REALTIME_FUNDING']),
@@ -28,7 +31,7 @@ export const TransactionSource = z
 
 export const TransactionDestination = z
   .object({
-    destinationType: z.enum(['ACCOUNT', 'UMA_ADDRESS']),
+    destinationType: DestinationType,
     accountId: z.string().optional(),
     umaAddress: z.string().optional(),
     currency: z.string(),
@@ -273,7 +276,7 @@ export const Quote = z
       .meta({ id: 'QuoteSourceView' }),
     destination: z
       .object({
-        destinationType: z.enum(['ACCOUNT', 'UMA_ADDRESS']),
+        destinationType: DestinationType,
         accountId: z.string().optional(),
         umaAddress: z.string().optional(),
         currency: z.string().optional(),
