@@ -24,12 +24,11 @@ const floors = [
 
 const rooms = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`;
 
-// Type-only imports allowed upward, each for a stated reason: the JSON columns of db/ hold values whose
-// shape the owning area's zod schema defines; env.ts names the Durable Object class its binding serves.
-const typeOnly = [
-  { from: '^src/db/', to: '^src/(platform|agents)/schema\\.ts$' },
-  { from: '^src/env\\.ts$', to: '^src/wallet/account-do\\.ts$' },
-];
+// Every import counts, type-only ones too (`tsPreCompilationDeps: true` keeps `import type` and `export type`
+// in the graph that TypeScript would erase), so a floor rule fails on an upward type-only import as on any
+// other: db/ and http/ import no area even by type. The one upward import allowed is type-only, for its stated
+// reason: env.ts names the Durable Object class its binding serves.
+const typeOnly = [{ from: '^src/env\\.ts$', to: '^src/wallet/account-do\\.ts$' }];
 
 const forbidden = floors.flatMap((floor, i) => {
   const above = floors.slice(i + 1).flat();

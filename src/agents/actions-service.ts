@@ -16,6 +16,7 @@ import {
   type TransactionRow,
 } from '../db/schema';
 import { newId } from '../crypto/ids';
+import { isFailedStatus } from '../db/enums';
 import { iso } from '../common/time';
 import { answering, type Change } from '../http/change';
 import { conflict, forbidden, notFound, retryableConflict } from '../http/errors';
@@ -40,7 +41,8 @@ import { changeOf, type PaymentDeps } from '../payments/transaction-change';
 import type { TransferLoaded } from '../payments/transfers-service';
 import { awaitingApproval, quoteView, transactionView } from '../payments/views';
 import { decide, periodLimits } from './policy';
-import type { AgentPolicy } from './schema';
+import type * as z from 'zod';
+import type { AgentAction, AgentPolicy } from './schema';
 import { agentNotFound, periodOf, requireAgentPermission, usageFrom, usageLoad, usageNow } from './service';
 
 /** What an agent asks to do with money (spec 2.6). */
@@ -141,11 +143,9 @@ function limitGuards(db: Db, agent: AgentRow, amount: number, now: number) {
   };
 }
 
-const failedOutcome = (tx: TransactionRow) => tx.status === 'FAILED' || tx.status === 'EXPIRED' || tx.status === 'REJECTED';
-
 /** The action as its transaction leaves it: APPROVED and counted, or FAILED (not counted) when the execution failed. */
 function settled(action: AgentActionRow, tx: TransactionRow, now: number): AgentActionRow {
-  const failed = failedOutcome(tx);
+  const failed = isFailedStatus(tx.status);
   return {
     ...action,
     transactionId: tx.id,
@@ -291,7 +291,7 @@ export async function approveAction(
   const pending = stillPending(db, action.id);
   if (!awaitingApproval(tx)) {
     // The transaction ended on its own meanwhile (its quote expired): the approved action fails.
-    if (!failedOutcome(tx)) throw notPending();
+    if (!isFailedStatus(tx.status)) throw notPending();
     const failed = settled(action, tx, now);
     const { id, ...fields } = failed;
     return {
@@ -403,22 +403,21 @@ export function actionViewOf(
   tx: TransactionRow | undefined,
   quote: QuoteRow | undefined,
   platformCustomerId: string | undefined,
-) {
-  const view: Record<string, unknown> = {
+): z.infer<typeof AgentAction> {
+  return {
     id: r.id,
     agentId: r.agentId,
     customerId: r.customerId,
     platformCustomerId: platformCustomerId ?? '',
     status: r.status,
     type: r.type,
+    ...(quote ? { quote: quoteView(quote, tx?.status ?? 'PENDING') } : {}),
+    ...(r.transferDetails ? { transferDetails: r.transferDetails } : {}),
+    ...(tx && (r.status === 'APPROVED' || r.status === 'FAILED') ? { transaction: transactionView(tx) } : {}),
+    ...(r.status === 'REJECTED' && r.rejectionReason ? { rejectionReason: r.rejectionReason } : {}),
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
   };
-  if (quote) view.quote = quoteView(quote, tx?.status ?? 'PENDING');
-  if (r.transferDetails) view.transferDetails = r.transferDetails;
-  if (tx && (r.status === 'APPROVED' || r.status === 'FAILED')) view.transaction = transactionView(tx);
-  if (r.status === 'REJECTED' && r.rejectionReason) view.rejectionReason = r.rejectionReason;
-  view.createdAt = iso(r.createdAt);
-  view.updatedAt = iso(r.updatedAt);
-  return view;
 }
 export type ActionView = ReturnType<typeof actionViewOf>;
 

@@ -1,16 +1,31 @@
+// The request and response schemas of agents, their device codes, policies and actions.
 import * as z from 'zod';
 import { AgentActionStatus, AgentActionType } from '../db/enums';
-import { CurrencyCode } from '../common/currencies';
+import {
+  AgentAccountRestrictions,
+  AgentApprovalThresholds,
+  AgentExecutionMode,
+  AgentPermission,
+  AgentPolicy,
+  AgentSpendingLimits,
+  AgentTransferDetails,
+} from '../db/json-shapes';
 import { DateTime, DateTimeParam } from '../common/time';
 import { BooleanParam } from '../common/fields';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
 import type { Permission } from '../db/schema';
 import { Quote, Transaction } from '../payments/schema';
 
-export const AgentPermission = z
-  .enum(['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'])
-  .meta({ id: 'AgentPermission' });
-export type AgentPermission = z.infer<typeof AgentPermission>;
+// The stored shapes of an agent's JSON columns (policy, transfer details) live in db/.
+export {
+  AgentAccountRestrictions,
+  AgentApprovalThresholds,
+  AgentExecutionMode,
+  AgentPermission,
+  AgentPolicy,
+  AgentSpendingLimits,
+  AgentTransferDetails,
+};
 
 /**
  * The API-token permission whose power each agent permission hands on: giving an agent a permission needs it
@@ -25,53 +40,7 @@ export const AGENT_PERMISSION_NEEDS: Record<AgentPermission, Permission> = {
 };
 export const MONEY_PERMISSIONS = AgentPermission.options.filter((p) => AGENT_PERMISSION_NEEDS[p] === 'TRANSACT');
 
-export const AgentExecutionMode = z.enum(['AUTO', 'APPROVAL_REQUIRED']).meta({ id: 'AgentExecutionMode' });
-
-const Amount = z.int().min(0).meta({ description: 'Smallest unit of the policy currency' });
-
-export const AgentSpendingLimits = z
-  .strictObject({
-    currency: CurrencyCode,
-    perTransactionLimit: Amount,
-    dailyLimit: Amount.nullable().optional(),
-    dailyTransactionLimit: z.int().min(0).optional(),
-    monthlyLimit: Amount.nullable().optional(),
-  })
-  .meta({ id: 'AgentSpendingLimits' });
-
-export const AgentAccountRule = z
-  .strictObject({
-    accountId: z.string().min(1).max(128),
-    executionMode: AgentExecutionMode.optional(),
-    perTransactionLimit: Amount.nullable().optional(),
-  })
-  .meta({ id: 'AgentAccountRule' });
-
-export const AgentAccountRestrictions = z
-  .strictObject({
-    allowedAccountIds: z.array(z.string().min(1).max(128)).max(100).nullable().optional(),
-    accountRules: z.array(AgentAccountRule).max(100).optional(),
-  })
-  .meta({ id: 'AgentAccountRestrictions' });
-
-export const AgentApprovalThresholds = z
-  .strictObject({ currency: CurrencyCode.optional(), amount: Amount.nullable().optional() })
-  .refine((t) => t.amount === undefined || t.amount === null || t.currency !== undefined, {
-    message: 'currency is required when amount is set',
-    path: ['currency'],
-  })
-  .meta({ id: 'AgentApprovalThresholds' });
-
-export const AgentPolicy = z
-  .strictObject({
-    permissions: z.array(AgentPermission).max(5),
-    defaultExecutionMode: AgentExecutionMode,
-    spendingLimits: AgentSpendingLimits,
-    accountRestrictions: AgentAccountRestrictions.optional(),
-    approvalThresholds: AgentApprovalThresholds.optional(),
-  })
-  .meta({ id: 'AgentPolicy' });
-export type AgentPolicy = z.infer<typeof AgentPolicy>;
+const limits = AgentSpendingLimits.shape;
 
 /** PATCH /agents/{id}/policy: provided fields replace, spending limits merge field by field. */
 export const AgentPolicyUpdate = z
@@ -80,11 +49,9 @@ export const AgentPolicyUpdate = z
     defaultExecutionMode: AgentExecutionMode.optional(),
     spendingLimits: z
       .strictObject({
-        currency: CurrencyCode.optional(),
-        perTransactionLimit: Amount.optional(),
-        dailyLimit: Amount.nullable().optional(),
-        dailyTransactionLimit: z.int().min(0).optional(),
-        monthlyLimit: Amount.nullable().optional(),
+        ...limits,
+        currency: limits.currency.optional(),
+        perTransactionLimit: limits.perTransactionLimit.optional(),
       })
       .optional(),
     accountRestrictions: AgentAccountRestrictions.optional(),
@@ -153,10 +120,6 @@ export const AgentIdParams = z.object({ agentId: z.string() });
 export const CodeParams = z.object({ code: z.string() });
 export const ActionParams = z.object({ agentId: z.string(), actionId: z.string() });
 export const ActionIdParams = z.object({ actionId: z.string() });
-
-export const AgentTransferDetails = z
-  .object({ amount: z.int(), currency: z.string(), sourceAccountId: z.string(), destinationAccountId: z.string() })
-  .meta({ id: 'AgentTransferDetails' });
 
 export const AgentAction = z
   .object({

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { AgentPolicy } from '../agents/schema';
 import type { AgentActionStatus, AgentActionType, Permission } from './enums';
+import type { AgentPolicy, AgentTransferDetails } from './json-shapes';
 
 /** A software agent acting for one customer under a policy (spec 2.6; experimental). Deletion is soft. */
 export const agents = sqliteTable(
@@ -89,12 +89,7 @@ export const agentActions = sqliteTable(
     type: text('type').$type<AgentActionType>().notNull(),
     status: text('status').$type<AgentActionStatus>().notNull(),
     quoteId: text('quote_id'),
-    transferDetails: text('transfer_details', { mode: 'json' }).$type<{
-      amount: number;
-      currency: string;
-      sourceAccountId: string;
-      destinationAccountId: string;
-    }>(),
+    transferDetails: text('transfer_details', { mode: 'json' }).$type<AgentTransferDetails>(),
     /** The request as submitted, replayed when the platform approves. */
     request: text('request', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     transactionId: text('transaction_id'),

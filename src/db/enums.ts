@@ -12,6 +12,16 @@ export const TransactionStatus = z
 export type TransactionStatus = z.infer<typeof TransactionStatus>;
 /** The statuses a transaction still leaves (by its plan or a decision to come); the others are final. */
 export const OPEN_TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PROCESSING'] as const satisfies readonly TransactionStatus[];
+/**
+ * The final statuses of a payment that did not get through (spec 2.7: REJECTED and REFUNDED were refunded,
+ * FAILED met an error, EXPIRED never ran); with COMPLETED and the open ones they are every status. A quote
+ * shows them as FAILED (EXPIRED as itself), an incoming payment's webhook as INCOMING_PAYMENT.FAILED, and an
+ * agent action whose execution leaves its transaction in one ends FAILED, not counted.
+ */
+export const FAILED_TRANSACTION_STATUSES = ['REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const satisfies readonly TransactionStatus[];
+export type FailedTransactionStatus = (typeof FAILED_TRANSACTION_STATUSES)[number];
+export const isFailedStatus = (status: TransactionStatus): status is FailedTransactionStatus =>
+  (FAILED_TRANSACTION_STATUSES as readonly TransactionStatus[]).includes(status);
 
 export const TransactionType = z.enum(['INCOMING', 'OUTGOING']).meta({ id: 'TransactionType' });
 export type TransactionType = z.infer<typeof TransactionType>;
@@ -65,6 +75,31 @@ export type AgentActionStatus = z.infer<typeof AgentActionStatus>;
 
 export const AgentActionType = z.enum(['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN']).meta({ id: 'AgentActionType' });
 export type AgentActionType = z.infer<typeof AgentActionType>;
+
+/** Why a transaction failed (spec 2.7). */
+export const FailureReason = z
+  .enum([
+    'LNURLP_FAILED',
+    'PAY_REQUEST_FAILED',
+    'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+    'PAYMENT_APPROVAL_TIMED_OUT',
+    'OFFRAMP_FAILED',
+    'MISSING_MANDATORY_PAYEE_DATA',
+    'QUOTE_EXPIRED',
+    'QUOTE_EXECUTION_FAILED',
+  ])
+  .meta({ id: 'TransactionFailureReason' });
+export type FailureReason = z.infer<typeof FailureReason>;
+
+export const RefundStatus = z.enum(['PENDING', 'COMPLETED', 'FAILED']);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+export const RefundReason = z.enum(['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT']);
+export type RefundReason = z.infer<typeof RefundReason>;
+
+/** How a quote is paid: from an internal account, or by real-time funding to its payment instructions. */
+export const QuoteSourceType = z.enum(['ACCOUNT', 'REALTIME_FUNDING']);
+export type QuoteSourceType = z.infer<typeof QuoteSourceType>;
 
 export const LockedSide = z.enum(['SENDING', 'RECEIVING']);
 export type LockedSide = z.infer<typeof LockedSide>;

@@ -1,6 +1,8 @@
-import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+// INSERTs of many rows carried as JSON parameters, and IN lists as one JSON parameter (D1's 100-parameter limit).
+import { getTableColumns, is, sql, SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db, Statement } from './client';
+import { storedValue } from './insert-select';
 
 /** Characters of JSON per bound parameter or stored value: far below D1's 2 MB value limit. */
 export const MAX_JSON_BYTES = 400_000;
@@ -15,12 +17,10 @@ export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: T[
   const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
   const encoded: string[] = rows.map((row) => {
     const out: Record<string, unknown> = {};
+    // A column whose default is SQL cannot take it through JSON: it is left NULL (no table has one).
     for (const [key, column] of columns) {
-      let value = (row as Record<string, unknown>)[key];
-      if (value === undefined && column.default !== undefined && !(column.default instanceof Object && 'queryChunks' in column.default)) {
-        value = column.default;
-      }
-      out[column.name] = value === undefined || value === null ? null : column.mapToDriverValue(value);
+      const value = storedValue(column, (row as Record<string, unknown>)[key]);
+      out[column.name] = is(value, SQL) ? null : value;
     }
     return JSON.stringify(out);
   });

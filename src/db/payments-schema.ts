@@ -1,24 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import type { LockedSide, TransactionStatus, TransactionType } from './enums';
+import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from './enums';
 
 /**
  * Tables of money movement: quotes, transactions and each transaction's status history.
  * Re-exported by schema.ts; no foreign keys (accounts may be soft-deleted, the platform's data reset).
  */
 
-export type { TransactionStatus, TransactionType };
+export type { FailureReason, TransactionStatus, TransactionType };
 /** What created the transaction; decides its sandbox plan and its shape. */
 export type TransactionKind = 'QUOTE' | 'TRANSFER_IN' | 'TRANSFER_OUT' | 'UMA_RECEIVE';
-export type FailureReason =
-  | 'LNURLP_FAILED'
-  | 'PAY_REQUEST_FAILED'
-  | 'PAYMENT_APPROVAL_WEBHOOK_ERROR'
-  | 'PAYMENT_APPROVAL_TIMED_OUT'
-  | 'OFFRAMP_FAILED'
-  | 'MISSING_MANDATORY_PAYEE_DATA'
-  | 'QUOTE_EXPIRED'
-  | 'QUOTE_EXECUTION_FAILED';
 
 /** Either end of a transaction, as the API shows it (`sourceType` / `destinationType` plus its fields). */
 export type Endpoint = Record<string, unknown>;
@@ -27,8 +18,8 @@ export interface Refund {
   reference: string;
   initiatedAt: number;
   settledAt?: number;
-  status: 'PENDING' | 'COMPLETED' | 'FAILED';
-  reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+  status: RefundStatus;
+  reason: RefundReason;
 }
 
 /** The deferred action of a transaction awaiting platform approval (POST /transactions/{id}/approve). */
@@ -95,11 +86,6 @@ export const transactions = sqliteTable(
     settledAt: integer('settled_at'),
     /** Set when an agent initiated the transaction. */
     agentId: text('agent_id'),
-    /**
-     * The Idempotency-Key of the request that created it (transfers): a retry that finds its first
-     * attempt committed, but unanswered (the worker died in between), returns that transaction instead of
-     * moving money again.
-     */
     approval: text('approval', { mode: 'json' }).$type<Approval>(),
     /** The sandbox plan (outcome scenario) the transaction follows once initiated. */
     scenario: text('scenario'),
@@ -157,7 +143,7 @@ export const quotes = sqliteTable(
     transactionId: text('transaction_id').notNull(),
     customerId: text('customer_id'),
     /** `ACCOUNT` (with sourceAccountId) or `REALTIME_FUNDING` (paid to paymentInstructions). */
-    sourceType: text('source_type').$type<'ACCOUNT' | 'REALTIME_FUNDING'>().notNull(),
+    sourceType: text('source_type').$type<QuoteSourceType>().notNull(),
     sourceAccountId: text('source_account_id'),
     source: text('source', { mode: 'json' }).$type<Endpoint>().notNull(),
     destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),

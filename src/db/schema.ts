@@ -2,7 +2,6 @@
 // tables have their own files). Long because it is declarations.
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { CurrencyConfig, WalletConfig } from '../platform/schema';
 import type {
   BeneficiaryVerificationStatus,
   BulkJobStatus,
@@ -14,6 +13,7 @@ import type {
   Permission,
   VerificationStatus,
 } from './enums';
+import type { CurrencyConfig, WalletConfig } from './json-shapes';
 
 /** Times are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601. */
 const createdAt = () => integer('created_at').notNull();

@@ -6,6 +6,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { loadTogether, namedGuard, type Db, type Loaded, type Statement } from '../db/client';
 import { errorText, isNamedGuardFailure } from '../db/errors';
+import { insertSelect } from '../db/insert-select';
 import { canonicalJson } from '../crypto/canonical';
 import { idempotencyKeys, platforms, type IdempotencyKeyRow } from '../db/schema';
 import { randomToken } from '../crypto/secrets';
@@ -66,7 +67,7 @@ export interface HeldKey {
  */
 export interface IdempotencyStore {
   claim(db: Db, r: ClaimInput): ClaimLoads;
-  takeOver(db: Db, r: ClaimInput & { now: number }, held: IdempotencyKeyRow): Promise<{ token: string } | { held?: IdempotencyKeyRow }>;
+  takeOver(db: Db, r: ClaimInput & { scope: string; now: number }, held: IdempotencyKeyRow): Promise<{ token: string } | { held?: IdempotencyKeyRow }>;
   record(db: Db, key: HeldKey, status: number, body: string): Statement[];
   replay(held: IdempotencyKeyRow | undefined, fingerprint: string): Response;
   release(db: Db, key: HeldKey): Promise<void>;
@@ -74,7 +75,8 @@ export interface IdempotencyStore {
 
 interface ClaimInput {
   platformId: string | SQL;
-  scope: string;
+  /** SQL in an authentication batch (an agent's scope names its id). */
+  scope: string | SQL;
   key: string;
   fingerprint: string;
   /** The platform's time: a number, or SQL in an authentication batch. */
@@ -126,14 +128,22 @@ function claimLoads(db: Db, r: ClaimInput) {
           createdAt: r.at,
           expiresAt: r.at + KEY_TTL_MS,
         })
-      : db
-          .insert(idempotencyKeys)
-          // Columns in table order: platform_id, scope, key, fingerprint, state, claim_token, locked_until,
-          // response_status, response_body, created_at, expires_at.
-          .select(
-            sql`SELECT ${platforms.id}, ${r.scope}, ${r.key}, ${r.fingerprint}, 'IN_FLIGHT', ${claimToken}, ${r.at} + ${IN_FLIGHT_LEASE_MS}, NULL, NULL, ${r.at}, ${r.at} + ${KEY_TTL_MS}
-                FROM ${platforms} WHERE ${platforms.id} = ${r.platformId}`,
-          );
+      : insertSelect(
+          db,
+          idempotencyKeys,
+          {
+            platformId: platforms.id,
+            scope: r.scope,
+            key: r.key,
+            fingerprint: r.fingerprint,
+            state: 'IN_FLIGHT',
+            claimToken,
+            lockedUntil: sql`${r.at} + ${IN_FLIGHT_LEASE_MS}`,
+            createdAt: r.at,
+            expiresAt: sql`${r.at} + ${KEY_TTL_MS}`,
+          },
+          sql`FROM ${platforms} WHERE ${platforms.id} = ${r.platformId}`,
+        );
   return {
     idempotencyClaim: claim.onConflictDoNothing().returning({ claimToken: idempotencyKeys.claimToken }),
     idempotencyHolder: db

@@ -1,5 +1,6 @@
 import type { Db } from '../db/client';
 import type { TransactionRow, TransactionStatus } from '../db/schema';
+import { isFailedStatus } from '../db/enums';
 import type { Statement } from '../db/client';
 import { eventStatements } from '../webhooks/outbox';
 import type { WebhookType } from '../webhooks/schema';
@@ -24,8 +25,7 @@ const OUTGOING: Record<TransactionStatus, WebhookType> = {
 export function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
   if (row.type === 'INCOMING') {
     if (row.status === 'COMPLETED') return ['INCOMING_PAYMENT.COMPLETED'];
-    if (['CREATED', 'PENDING', 'PROCESSING'].includes(row.status)) return ['INCOMING_PAYMENT.PENDING'];
-    return ['INCOMING_PAYMENT.FAILED'];
+    return [isFailedStatus(row.status) ? 'INCOMING_PAYMENT.FAILED' : 'INCOMING_PAYMENT.PENDING'];
   }
   const refund = refundChanged ? row.refund : null;
   // A REFUNDED payment's own type already says REFUND_COMPLETED.

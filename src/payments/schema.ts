@@ -1,7 +1,7 @@
 // The request and response schemas of quotes, transfers and transactions, in the reference's shapes. Long
 // because the reference's payment objects are; they stay together as /openapi.json shows them.
 import * as z from 'zod';
-import { LockedSide, TransactionStatus, TransactionType } from '../db/enums';
+import { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from '../db/enums';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
@@ -16,18 +16,8 @@ const Amount = z
   .max(9_000_000_000_000_000)
   .meta({ description: 'Smallest unit of the currency (cents for USD)' });
 
-export const FailureReason = z
-  .enum([
-    'LNURLP_FAILED',
-    'PAY_REQUEST_FAILED',
-    'PAYMENT_APPROVAL_WEBHOOK_ERROR',
-    'PAYMENT_APPROVAL_TIMED_OUT',
-    'OFFRAMP_FAILED',
-    'MISSING_MANDATORY_PAYEE_DATA',
-    'QUOTE_EXPIRED',
-    'QUOTE_EXECUTION_FAILED',
-  ])
-  .meta({ id: 'TransactionFailureReason' });
+/** Where a payment goes: an account (internal or external) or a UMA address. */
+const DestinationType = z.enum(['ACCOUNT', 'UMA_ADDRESS']);
 
 export const TransactionSource = z
   .object({
@@ -41,7 +31,7 @@ export const TransactionSource = z
 
 export const TransactionDestination = z
   .object({
-    destinationType: z.enum(['ACCOUNT', 'UMA_ADDRESS']),
+    destinationType: DestinationType,
     accountId: z.string().optional(),
     umaAddress: z.string().optional(),
     currency: z.string(),
@@ -57,8 +47,8 @@ export const Refund = z
     reference: z.string(),
     initiatedAt: DateTime,
     settledAt: DateTime.optional(),
-    status: z.enum(['PENDING', 'COMPLETED', 'FAILED']),
-    reason: z.enum(['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT']),
+    status: RefundStatus,
+    reason: RefundReason,
   })
   .meta({ id: 'Refund' });
 
@@ -277,7 +267,7 @@ export const Quote = z
     expiresAt: DateTime.meta({ description: 'After this the quote cannot be executed (its transaction ends EXPIRED)' }),
     source: z
       .object({
-        sourceType: z.enum(['ACCOUNT', 'REALTIME_FUNDING']),
+        sourceType: QuoteSourceType,
         accountId: z.string().optional(),
         customerId: z.string().optional(),
         currency: z.string().optional(),
@@ -286,7 +276,7 @@ export const Quote = z
       .meta({ id: 'QuoteSourceView' }),
     destination: z
       .object({
-        destinationType: z.enum(['ACCOUNT', 'UMA_ADDRESS']),
+        destinationType: DestinationType,
         accountId: z.string().optional(),
         umaAddress: z.string().optional(),
         currency: z.string().optional(),

@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { QuoteRow, TransactionHistoryRow, TransactionRow, TransactionStatus } from '../db/schema';
+import type { QuoteRow, TransactionHistoryRow, TransactionRow } from '../db/schema';
+import { isFailedStatus, TransactionStatus } from '../db/enums';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import type * as z from 'zod';
@@ -104,21 +105,18 @@ function reconciliationOf(row: TransactionRow): z.infer<typeof ReconciliationIns
   };
 }
 
-/** A quote's status follows its transaction's: any unsuccessful end is FAILED. */
-export const QUOTE_STATUS_OF: Record<TransactionStatus, QuoteStatus> = {
-  CREATED: 'PENDING',
-  PENDING: 'PENDING',
-  PROCESSING: 'PROCESSING',
-  COMPLETED: 'COMPLETED',
-  EXPIRED: 'EXPIRED',
-  FAILED: 'FAILED',
-  REJECTED: 'FAILED',
-  REFUNDED: 'FAILED',
-};
-
+/** A quote's status follows its transaction's: a failed end is FAILED, except EXPIRED, which the quote shows. */
 export function quoteStatus(status: TransactionStatus): QuoteStatus {
-  return QUOTE_STATUS_OF[status];
+  if (status === 'EXPIRED') return 'EXPIRED';
+  if (isFailedStatus(status)) return 'FAILED';
+  return status === 'CREATED' ? 'PENDING' : status;
 }
+
+/** quoteStatus as a table (the stored quote columns of migration 0018 map statuses the same way, in SQL). */
+export const QUOTE_STATUS_OF = Object.fromEntries(TransactionStatus.options.map((s) => [s, quoteStatus(s)])) as Record<
+  TransactionStatus,
+  QuoteStatus
+>;
 
 /** The transaction status a quote reads as at `now`: still pending past its expiresAt is EXPIRED, before its expiry transition has run. */
 export function quoteTransactionStatus(quote: Pick<QuoteRow, 'expiresAt'>, status: TransactionStatus, now: number): TransactionStatus {

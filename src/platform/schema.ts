@@ -1,8 +1,14 @@
+// The request and response schemas of the platform's config, its API tokens and the operator's platforms.
 import * as z from 'zod';
 import { Permission, TransactionType } from '../db/enums';
-import { CurrencyCode, CustomerInfoFieldName } from '../common/currencies';
+import { CounterpartyFieldDefinition, CurrencyConfig, HttpUrl, WalletConfig } from '../db/json-shapes';
+import { CustomerInfoFieldName } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
+
+// The stored shapes of the platform's JSON columns live in db/ (the tables type their columns with them).
+export { CounterpartyFieldDefinition, HttpUrl };
+export type { CurrencyConfig, WalletConfig };
 
 const readOnly = (name: string) =>
   z
@@ -15,26 +21,12 @@ export const Domain = z
   .max(253)
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'Must be a domain name such as example.com');
 
-export const HttpUrl = z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }).max(2048);
-
-export const CounterpartyFieldDefinition = z
-  .object({ name: CustomerInfoFieldName, mandatory: z.boolean() })
-  .meta({ id: 'CounterpartyFieldDefinition' });
-
-/** A supported currency as the platform sets it. */
-export const CurrencyConfigInput = z
-  .object({
-    currencyCode: CurrencyCode,
-    minAmount: z.int().min(0).meta({ description: 'Smallest amount, in the smallest unit' }),
-    maxAmount: z.int().min(0).meta({ description: 'Largest amount, in the smallest unit' }),
-    enabledTransactionTypes: z.array(TransactionType).max(2),
-    requiredCounterpartyFields: z.array(CounterpartyFieldDefinition).max(32),
-    // Returned by GET /config (the reference marks them readOnly): named when sent back, like the top level's.
-    providerRequiredCustomerFields: readOnly('providerRequiredCustomerFields'),
-    providerRequiredCounterpartyCustomerFields: readOnly('providerRequiredCounterpartyCustomerFields'),
-  })
-  .refine((c) => c.minAmount <= c.maxAmount, { message: 'minAmount must not exceed maxAmount', path: ['minAmount'] });
-export type CurrencyConfig = z.infer<typeof CurrencyConfigInput>;
+/** A supported currency as the platform sets it: the stored shape, and the read-only fields named when sent. */
+const CurrencyConfigInput = CurrencyConfig.extend({
+  // Returned by GET /config (the reference marks them readOnly): named when sent back, like the top level's.
+  providerRequiredCustomerFields: readOnly('providerRequiredCustomerFields'),
+  providerRequiredCounterpartyCustomerFields: readOnly('providerRequiredCounterpartyCustomerFields'),
+}).refine((c) => c.minAmount <= c.maxAmount, { message: 'minAmount must not exceed maxAmount', path: ['minAmount'] });
 
 const SupportedCurrenciesInput = z
   .array(CurrencyConfigInput)
@@ -54,29 +46,6 @@ export const CurrencyConfigOut = z
     providerRequiredCounterpartyCustomerFields: z.array(CustomerInfoFieldName),
   })
   .meta({ id: 'PlatformCurrencyConfig' });
-
-/** Text that goes into e-mail headers: one line, no control characters (CR/LF would inject headers). */
-const HeaderText = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^\p{Cc}\u2028\u2029]*$/u, 'Must be one line without control characters');
-
-/** Exactly one plain address (no display name, no list): it becomes an e-mail header. */
-const EmailAddress = z.email('Must be one plain e-mail address, such as noreply@example.com').max(255);
-
-/** Embedded-wallet settings; every field optional on input, merged field by field. */
-export const WalletConfigInput = z.strictObject({
-  appName: HeaderText.optional(),
-  sendFromEmailAddress: EmailAddress.optional(),
-  sendFromEmailSenderName: HeaderText.optional(),
-  replyToEmailAddress: EmailAddress.optional(),
-  logoUrl: HttpUrl.max(512).optional(),
-  otpLength: z.int().min(4).max(12).optional().meta({ description: 'OTP length; default 6' }),
-  alphanumeric: z.boolean().optional().meta({ description: 'Letters as well as digits in the OTP; default false' }),
-  expirationSeconds: z.int().min(1).max(86400).optional().meta({ description: 'OTP validity; default 300' }),
-});
-export type WalletConfig = z.infer<typeof WalletConfigInput>;
 
 export const WALLET_DEFAULTS = { otpLength: 6, alphanumeric: false, expirationSeconds: 300 } as const;
 
@@ -123,7 +92,7 @@ export const PlatformConfigUpdate = z
     // null removes the endpoint: webhooks stop and incoming payments are approved by the sandbox again.
     webhookEndpoint: HttpUrl.nullable().optional(),
     supportedCurrencies: SupportedCurrenciesInput.optional(),
-    embeddedWalletConfig: WalletConfigInput.optional(),
+    embeddedWalletConfig: WalletConfig.optional(),
     id: readOnly('id'),
     isRegulatedFinancialInstitution: readOnly('isRegulatedFinancialInstitution'),
     proxyUmaSubdomain: readOnly('proxyUmaSubdomain'),
@@ -184,7 +153,7 @@ export const PlatformCreate = z
       .optional(),
     webhookEndpoint: HttpUrl.optional(),
     supportedCurrencies: SupportedCurrenciesInput.default([]),
-    embeddedWalletConfig: WalletConfigInput.optional(),
+    embeddedWalletConfig: WalletConfig.optional(),
   })
   .meta({ id: 'PlatformCreateRequest' });
 export type PlatformCreate = z.infer<typeof PlatformCreate>;

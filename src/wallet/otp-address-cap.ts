@@ -2,6 +2,7 @@
 // account's Durable Object; customers may share an address, so this one is counted in D1.
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { insertSelect } from '../db/insert-select';
 import { otpEmailSends } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { ApiError } from '../http/errors';
@@ -25,12 +26,12 @@ export function otpEmailSlot(db: Db, platformId: string, to: string, now: number
   return {
     statements: [
       db.delete(t).where(and(ofAddress, lte(t.sentAt, since))),
-      // Columns in table order: id, platform_id, address, sent_at.
-      db
-        .insert(t)
-        .select(
-          sql`SELECT ${id}, ${platformId}, ${address}, ${now} WHERE (SELECT count(*) FROM ${t} WHERE ${and(ofAddress, gt(t.sentAt, since))}) < ${OTP_ADDRESS_MAX_SENDS}`,
-        ),
+      insertSelect(
+        db,
+        t,
+        { id, platformId, address, sentAt: now },
+        sql`WHERE (SELECT count(*) FROM ${t} WHERE ${and(ofAddress, gt(t.sentAt, since))}) < ${OTP_ADDRESS_MAX_SENDS}`,
+      ),
       db
         .select({ id: t.id, sentAt: t.sentAt })
         .from(t)

@@ -2,6 +2,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../crypto/ids';
 import type { Env } from '../env';
 import { loadTogether, type Db, type Loaded } from '../db/client';
+import { insertSelect } from '../db/insert-select';
 import { customers, internalAccounts, walletAuthIndex, type InternalAccountRow } from '../db/schema';
 import { iso } from '../common/time';
 import { ApiError, ERRORS, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
@@ -85,14 +86,12 @@ export function reserveSession(db: Db, platformId: SQL, id: string, now: number)
   const sessionId = newId('Session', now);
   return {
     wallet: byAuthId(db, platformId, id),
-    // Column order of the table: id, account_id, platform_id, created_at.
-    reserved: db
-      .insert(walletAuthIndex)
-      .select(
-        sql`SELECT ${sessionId}, ${walletAuthIndex.accountId}, ${walletAuthIndex.platformId}, ${now} FROM ${walletAuthIndex}
-            WHERE ${walletAuthIndex.id} = ${id} AND ${walletAuthIndex.platformId} = ${platformId}`,
-      )
-      .returning({ id: walletAuthIndex.id }),
+    reserved: insertSelect(
+      db,
+      walletAuthIndex,
+      { id: sessionId, accountId: walletAuthIndex.accountId, platformId: walletAuthIndex.platformId, createdAt: now },
+      sql`FROM ${walletAuthIndex} WHERE ${walletAuthIndex.id} = ${id} AND ${walletAuthIndex.platformId} = ${platformId}`,
+    ).returning({ id: walletAuthIndex.id }),
   };
 }
 

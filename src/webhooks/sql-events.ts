@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { insertSelect } from '../db/insert-select';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Statement } from '../db/client';
@@ -19,15 +20,28 @@ export function sqlEventStatements(
 ): { statements: Statement[]; eventId: string } {
   const eventId = newId('Webhook', e.now);
   const deliveryId = newId('WebhookDelivery', e.now);
-  // Both INSERT ... SELECT list every column in table order (id, platform_id, type, timestamp, data; the
-  // delivery's payload, signature and last_response_body as migration 0005 added them, then sweep_at).
-  const event = db
-    .insert(webhookEvents)
-    .select(sql`SELECT ${eventId}, ${e.platformId}, ${e.type}, ${e.now}, ${e.data} WHERE ${e.where ?? sql`1`}`);
-  const delivery = db.insert(webhookDeliveries).select(
-    sql`SELECT ${deliveryId}, ${e.platformId}, ${eventId}, ${e.type}, 'PENDING', 0, ${e.now}, NULL, NULL, NULL, NULL, NULL, ${e.now}, ${e.now}, NULL, NULL, NULL,
-          ${e.now} - ${platformOffsetSql(e.platformId)}
-          WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
+  const event = insertSelect(
+    db,
+    webhookEvents,
+    { id: eventId, platformId: e.platformId, type: e.type, timestamp: e.now, data: e.data },
+    sql`WHERE ${e.where ?? sql`1`}`,
+  );
+  const delivery = insertSelect(
+    db,
+    webhookDeliveries,
+    {
+      id: deliveryId,
+      platformId: e.platformId,
+      eventId,
+      eventType: e.type,
+      status: 'PENDING',
+      attempts: 0,
+      nextAttemptAt: e.now,
+      createdAt: e.now,
+      updatedAt: e.now,
+      sweepAt: sql`${e.now} - ${platformOffsetSql(e.platformId)}`,
+    },
+    sql`WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
   );
   return { statements: [event, delivery], eventId };
 }
