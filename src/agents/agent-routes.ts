@@ -1,7 +1,17 @@
+// The platform's side of agents, tag Agent Management: agents, their policies and device codes, and the
+// approvals of their pending actions.
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ErrorBody } from '../http/errors';
+import { answering } from '../http/change';
+import { paymentDeps } from '../payments/transaction-change';
+import { ratesUnavailableResponse } from '../payments/rates-schema';
 import {
+  ActionParams,
+  AgentAction,
+  AgentActionList,
+  ApprovalListQuery,
+  RejectRequest,
   AgentCreate,
   AgentCreateResponse,
   Agent,
@@ -29,6 +39,8 @@ import {
   updateAgent,
   updatePolicy,
 } from './service';
+import { approveAction, pendingActionLoads, rejectAction } from './actions-service';
+import { approvalListFrom, approvalListLoads } from './action-views';
 
 const tag = 'Agent Management';
 const MISSING_PERMISSIONS =
@@ -171,5 +183,51 @@ export const agentRoutes = [
       403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
     },
     handler: async (c) => json(await issueDeviceCode(c.db, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.now), 201),
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/agents/approvals',
+    operationId: 'listAgentApprovals',
+    summary: 'Agent actions waiting for the platform',
+    tag: 'Agent Management',
+    auth: 'basic',
+    permission: 'VIEW',
+    query: ApprovalListQuery,
+    responses: { 200: { description: 'A page of actions', schema: AgentActionList }, ...errorResponses(400, 401, 403) },
+    load: ({ db, platformId, query }) => approvalListLoads(db, platformId, query),
+    handler: (c) => json(approvalListFrom(c.query, c.loaded)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/:agentId/actions/:actionId/approve',
+    operationId: 'approveAgentAction',
+    summary: 'Approve a pending action: policy and limits are checked again, then it executes',
+    tag: 'Agent Management',
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: ActionParams,
+    responses: {
+      200: { description: 'The action, APPROVED or FAILED', schema: AgentAction },
+      ...errorResponses(401, 403, 404, 409),
+      ...ratesUnavailableResponse,
+    },
+    // The action, its agent and transaction ride on authentication; then its accounts, then one batch.
+    load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
+    handler: async (c) => answering(await approveAction(paymentDeps(c), c.auth.platform, c.loaded, c.now), 200, (d) => d.view),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/agents/:agentId/actions/:actionId/reject',
+    operationId: 'rejectAgentAction',
+    summary: 'Reject a pending action (optional reason); its transaction never executes',
+    tag: 'Agent Management',
+    auth: 'basic',
+    permission: 'TRANSACT',
+    params: ActionParams,
+    body: RejectRequest,
+    responses: { 200: { description: 'The action, REJECTED', schema: AgentAction }, ...errorResponses(400, 401, 403, 404, 409) },
+    load: ({ db, params, platformId }) => pendingActionLoads(db, platformId, params),
+    handler: async (c) => answering(await rejectAction(paymentDeps(c), c.loaded, c.body?.reason, c.now), 200, (d) => d.view),
   }),
 ];

@@ -67,7 +67,11 @@ export interface HeldKey {
  */
 export interface IdempotencyStore {
   claim(db: Db, r: ClaimInput): ClaimLoads;
-  takeOver(db: Db, r: ClaimInput & { scope: string; now: number }, held: IdempotencyKeyRow): Promise<{ token: string } | { held?: IdempotencyKeyRow }>;
+  takeOver(
+    db: Db,
+    r: ClaimInput & { scope: string; now: number },
+    held: IdempotencyKeyRow,
+  ): Promise<{ token: string } | { held?: IdempotencyKeyRow }>;
   record(db: Db, key: HeldKey, status: number, body: string): Statement[];
   replay(held: IdempotencyKeyRow | undefined, fingerprint: string): Response;
   release(db: Db, key: HeldKey): Promise<void>;
