@@ -12,6 +12,7 @@ import { findAgentByToken } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
 import { accountRoutes } from './accounts/routes';
 import { walletRoutes } from './wallet/routes';
+import { walletPrivacySigning } from './wallet/privacy';
 import { customersRoutes } from './customers/routes';
 import { kycRoutes } from './kyc/routes';
 import { externalAccountRoutes } from './external-accounts/routes';
@@ -38,7 +39,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...walletRoutes,
   ...agentsRoutes,
   ...webhookRoutes(answers),
-  ...accountRoutes,
+  ...accountRoutes(walletPrivacySigning),
   ...externalAccountRoutes,
   ...customersRoutes,
   ...kycRoutes,

@@ -61,3 +61,7 @@ export const SandboxFundRequest = z
   .meta({ id: 'SandboxFundRequest' });
 
 export const AccountIdParams = z.object({ accountId: z.string().max(128) });
+
+/** PATCH /internal-accounts/{id}: an embedded wallet's privacy. */
+export const InternalAccountUpdate = z.strictObject({ privateEnabled: z.boolean() }).meta({ id: 'InternalAccountUpdateRequest' });
+export const InternalAccountIdParams = z.object({ id: z.string() });

@@ -192,6 +192,21 @@ export async function fundInternalAccount(
   return (results.at(-1) as InternalAccountRow[])[0]!;
 }
 
+/** PATCH /internal-accounts/{id} after the wallet's signed retry authorised it: the account as changed. */
+export async function setInternalAccountPrivacy(
+  db: Db,
+  accountId: string,
+  privateEnabled: boolean,
+  now: number,
+): Promise<InternalAccountRow> {
+  const [row] = await db
+    .update(internalAccounts)
+    .set({ privateEnabled, updatedAt: now })
+    .where(eq(internalAccounts.id, accountId))
+    .returning();
+  return row!;
+}
+
 /** An internal account of the platform as a load (`platformId` SQL: see `RouteSpec.load`). */
 export function internalAccountLoad(db: Db, platformId: SQL, accountId: string) {
   return db

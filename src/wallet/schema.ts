@@ -108,9 +108,13 @@ export const SessionList = z.object({ data: z.array(AuthSession) }).meta({ id: '
 export const ExportResponse = z
   .object({ id: z.string(), encryptedWalletCredentials: z.string() })
   .meta({ id: 'InternalAccountExportResponse' });
-export const InternalAccountUpdate = z.strictObject({ privateEnabled: z.boolean() }).meta({ id: 'InternalAccountUpdateRequest' });
 
 export const SIGNATURE_HEADERS = {
   'Service-Wallet-Signature': { description: 'Signed retry: the API-key stamp over payloadToSign' },
   'Request-Id': { description: 'Signed retry: the requestId of the 202 challenge' },
 };
+
+/** A message of the sandbox outbox (GET /sandbox/emails). */
+export const SandboxEmail = z
+  .object({ id: z.string(), to: z.string(), from: z.string(), subject: z.string(), text: z.string(), createdAt: DateTime })
+  .meta({ id: 'SandboxEmail' });
