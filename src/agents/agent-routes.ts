@@ -1,3 +1,4 @@
+// The agent-management routes: agents, their policy, and device codes (issue, status, redeem).
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ErrorBody } from '../http/errors';
@@ -18,17 +19,15 @@ import {
 import {
   createAgent,
   deleteAgent,
-  deviceCodeLoads,
-  deviceCodeStatusFrom,
   agentFrom,
   agentListFrom,
   agentListLoads,
   agentLoads,
   issueDeviceCode,
-  redeemDeviceCode,
   updateAgent,
   updatePolicy,
 } from './service';
+import { deviceCodeLoads, deviceCodeStatusFrom, redeemDeviceCode } from './device-codes';
 
 const tag = 'Agent Management';
 const MISSING_PERMISSIONS =

@@ -4,7 +4,7 @@ import { dueTransitions, platforms, webhookDeliveries } from '../db/schema';
 import { iso } from '../common/time';
 import type { JobDeps } from '../jobs/deps';
 import { applyDueTransitions } from '../transitions/schedule';
-import { dueDeliveryEventIds } from '../webhooks/delivery';
+import { dueDeliveryEventIds } from '../webhooks/sweep';
 import { dispatchEvents } from '../webhooks/outbox';
 import type { SandboxTime } from './clock-schema';
 
