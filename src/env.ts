@@ -1,3 +1,4 @@
+// The Worker's bindings and settings (wrangler.toml, secrets), read once into typed settings.
 import type { AccountDO } from './wallet/account-do';
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets). */

@@ -1,3 +1,4 @@
+// The Worker entry: fetch (API and console), queue and scheduled handlers; exports the AccountDO.
 import { settings, type Env } from './env';
 import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
 import { errorResponse, notFound } from './http/errors';

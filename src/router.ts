@@ -1,3 +1,4 @@
+// The API router: every area's routes in matching order, the webhooks documented, 404 and 405.
 import { Router, type IRequest } from 'itty-router';
 import * as z from 'zod';
 import type { Env, Settings } from './env';

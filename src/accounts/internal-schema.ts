@@ -1,3 +1,4 @@
+// The internal-account schemas: the account, its lists and filters, its privacy update, sandbox funding.
 import * as z from 'zod';
 import { InternalAccountStatus, InternalAccountType } from '../db/enums';
 import { Currency } from '../common/currencies';

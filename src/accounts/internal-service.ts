@@ -1,3 +1,4 @@
+// Internal accounts: the accounts a customer is born with, the view, lists, sandbox funding, privacy, events.
 import { and, eq, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';

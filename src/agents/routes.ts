@@ -1,3 +1,4 @@
+// Every agent route, one list per tag: management, the agent's own surface, actions and approvals.
 import type { RouteDef } from '../http/route';
 import { agentRoutes } from './agent-routes';
 import { agentMeRoutes } from './me-routes';

@@ -1,3 +1,4 @@
+// An agent's bearer token looked up with its agent and platform (authentication).
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { agents, agentTokens, platforms } from '../db/schema';

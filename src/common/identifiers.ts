@@ -1,3 +1,4 @@
+// Account, wallet and record identifiers checked by their public rules (check digits, checksums, lengths, prefixes).
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';

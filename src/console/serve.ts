@@ -1,3 +1,4 @@
+// The sandbox console: its page and files at /, with their security headers.
 import type { Settings } from '../env';
 import indexHtml from './assets/index.html';
 import styleCss from './assets/style.css';

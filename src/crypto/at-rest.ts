@@ -1,3 +1,4 @@
+// Encryption of small secrets at rest (AES-256-GCM under a key derived from WALLET_ENCRYPTION_KEY).
 import { fromBase64, fromBase64url, toBase64url } from './base64';
 
 /** Version tag of the at-rest format; a new key or algorithm gets a new tag so old rows stay readable. */

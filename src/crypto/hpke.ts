@@ -1,3 +1,4 @@
+// HPKE sealing of credential bundles to a client's P-256 key (session keys, wallet export).
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';

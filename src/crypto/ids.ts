@@ -1,3 +1,4 @@
+// Record ids: UUIDv7, and the spec's `<Type>:<uuid>` shape.
 let lastMs = 0;
 let counter = 0;
 

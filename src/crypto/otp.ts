@@ -1,3 +1,4 @@
+// One-time codes: generation without modulo bias, per-code salts and the stored HMAC.
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';

@@ -1,3 +1,4 @@
+// P-256 public keys: clients' uncompressed keys and compressed stamp keys, validated on the curve.
 import { p256 } from '@noble/curves/nist.js';
 import { fromBase64url } from './base64';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';

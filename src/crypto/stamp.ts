@@ -1,3 +1,4 @@
+// Service-Wallet-Signature stamps: parsed and verified (P-256 over payloadToSign).
 import { p256 } from '@noble/curves/nist.js';
 import { textFromBase64url } from './base64';
 import { hexToBytes } from '@noble/hashes/utils.js';

@@ -1,3 +1,4 @@
+// Bulk import CSV rows: the columns, header problems, and a record as a customer create request.
 import type { FieldIssue } from '../http/errors';
 import { zodIssues } from '../http/errors';
 import { CsvCustomerCreate, type CustomerCreate } from './schema';

@@ -1,3 +1,4 @@
+// The bulk import schemas: the accepted job, the job with its error entries.
 import * as z from 'zod';
 import { BulkJobStatus } from '../db/enums';
 import { DateTime } from '../common/time';

@@ -1,3 +1,4 @@
+// A CSV parser (RFC 4180) with size limits per field, record and file.
 /** Sizes a CSV text must keep to, in characters; `maxRecords` stops a file of countless tiny records early. */
 export interface CsvLimits {
   maxFieldChars: number;

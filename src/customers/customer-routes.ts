@@ -1,3 +1,4 @@
+// The customer routes: create, list, read, update (PATCH, a signed retry for an e-mail change) and delete.
 import { depsOf } from '../http/deps';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';

@@ -1,3 +1,4 @@
+// The customer schemas: individuals and businesses, create, update, list and its filters.
 import * as z from 'zod';
 import { CustomerType } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';

@@ -1,3 +1,4 @@
+// The document schemas: types, sides, upload and replace fields, the document and its list.
 import * as z from 'zod';
 import { CountryCode, text } from '../common/fields';
 import { DateTime } from '../common/time';

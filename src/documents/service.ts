@@ -1,3 +1,4 @@
+// Documents: upload, replace, read, list and delete (files in R2, metadata in D1).
 import { and, eq, type SQL } from 'drizzle-orm';
 import type * as z from 'zod';
 import type { Db, Loaded } from '../db/client';

@@ -1,3 +1,4 @@
+// A document's file stored in R2, and the document types accepted.
 import { badRequest } from '../http/errors';
 import { payloadTooLarge } from '../http/body';
 

@@ -1,3 +1,4 @@
+// Beneficiary name verification of an external account (sandbox by identifier suffix).
 import type { ServiceMode } from '../env';
 import type { BeneficiaryVerificationStatus, ExternalAccountRow } from '../db/schema';
 import { ApiError } from '../http/errors';

@@ -1,3 +1,4 @@
+// The external-account routes of customers and of the platform.
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {

@@ -1,3 +1,4 @@
+// Authentication: HTTP Basic API tokens, agent bearer tokens and the operator token, as principals (lookups come in).
 import type { SQL } from 'drizzle-orm';
 import type { Settings } from '../env';
 import type { Db, Loads } from '../db/client';

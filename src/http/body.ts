@@ -1,3 +1,4 @@
+// Request bodies: size limits, media types, JSON reading, and refusal of unknown fields.
 import * as z from 'zod';
 import { ApiError, badRequest } from './errors';
 

@@ -1,3 +1,4 @@
+// Every error code with its HTTP status, ApiError, and the error body it is answered as.
 import * as z from 'zod';
 
 /**

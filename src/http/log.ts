@@ -1,3 +1,4 @@
+// The JSON-lines logger, and request paths with their secret parameters redacted.
 import type { LogLevel } from '../env';
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };

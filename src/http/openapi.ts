@@ -1,3 +1,4 @@
+// The OpenAPI 3.1 document built from the route declarations and their zod schemas.
 import * as z from 'zod';
 import { defineRoute, type RouteDef } from './route';
 import { errorResponses } from './responses';

@@ -1,3 +1,4 @@
+// Pagination: limit and cursor parameters, keyset pages and their maintained totals.
 import * as z from 'zod';
 import { and, asc, count, desc, getTableName, gt, gte, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';

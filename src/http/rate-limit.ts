@@ -1,3 +1,4 @@
+// Rate limits: each request counted against its platform's (or client address's) budgets.
 import type { Env, Settings } from '../env';
 import { hashSecret } from '../crypto/secrets';
 import { ApiError } from './errors';

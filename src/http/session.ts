@@ -1,3 +1,4 @@
+// A request's D1 session (primary or replica) and the X-D1-Bookmark header both ways.
 import { sessionDatabase, type SessionDb, type SessionStart } from '../db/client';
 import { badRequest, type ApiError } from './errors';
 

@@ -1,3 +1,4 @@
+// The queue consumer and the cron sweep.
 import { settings, type Env } from '../env';
 import type { Logger } from '../http/log';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';

@@ -1,3 +1,4 @@
+// The sandbox's KYC and KYB outcomes, chosen by the last 3 characters (spec 4.9).
 import type { VerificationState } from '../db/schema';
 
 /** Spec 4.9: the last 3 characters choose the outcome (`001` PENDING, `002` REJECTED, any other APPROVED). */

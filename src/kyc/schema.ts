@@ -1,3 +1,4 @@
+// The KYC schemas: beneficial-owner lists, verifications and their errors.
 import * as z from 'zod';
 import { VerificationStatus } from '../db/enums';
 import { BeneficialOwner } from '../customers/beneficial-owners';

@@ -1,3 +1,4 @@
+// A verification as the API shows it.
 import type { VerificationRow } from '../db/schema';
 import { iso } from '../common/time';
 import type { VerificationErrorView } from './schema';

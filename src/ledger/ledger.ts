@@ -1,3 +1,4 @@
+// The double-entry ledger: a movement's statements, and the batch that applies them once.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { internalAccounts, ledgerEntries } from '../db/schema';

@@ -1,3 +1,4 @@
+// The webhook events of a transaction entering a status, and their data.
 import type { Db } from '../db/client';
 import type { TransactionRow, TransactionStatus } from '../db/schema';
 import type { Statement } from '../db/client';

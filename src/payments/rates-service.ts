@@ -1,3 +1,4 @@
+// GET /exchange-rates: the platform's corridors priced from the current rates.
 import type { PlatformRow } from '../db/schema';
 import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { iso } from '../common/time';

@@ -1,3 +1,4 @@
+// Where mid-market rates come from (the sandbox table or RATES_URL), cached per isolate.
 import type { Settings } from '../env';
 import { SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { RATE_WINDOW_MS, ratesUnavailable, type MidMarket } from './rates';

@@ -1,3 +1,4 @@
+// Pricing: every conversion priced from a snapshot of mid-market rates, without arbitrage.
 import type { LockedSide } from '../db/enums';
 import { currencyInfo } from '../common/currencies';
 import { ApiError } from '../http/errors';

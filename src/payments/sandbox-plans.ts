@@ -1,3 +1,4 @@
+// Sandbox outcomes (spec 4.9): the plan a transaction follows once initiated, step by step.
 import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
 
 /**

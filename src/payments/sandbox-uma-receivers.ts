@@ -1,3 +1,4 @@
+// The sandbox's UMA receivers (spec 4.9), by local part.
 import type { Settings } from '../env';
 import type { Scenario } from './sandbox-plans';
 

@@ -1,3 +1,4 @@
+// Platforms: the configuration view and update, the sandbox clock as SQL, the operator's create and list.
 import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, platforms, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';

@@ -1,3 +1,4 @@
+// API tokens: lookup with their platform (authentication), create, list, delete, and permission checks.
 import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { named, type Db, type Loaded, type Loads } from '../db/client';
 import { apiTokens, platforms, type ApiTokenRow, type Permission, type PlatformRow } from '../db/schema';

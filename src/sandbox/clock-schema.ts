@@ -1,3 +1,4 @@
+// The sandbox clock schemas: the advance request, the clock, and what an advance applied.
 import * as z from 'zod';
 import { DateTime } from '../common/time';
 

@@ -1,3 +1,4 @@
+// Advancing a platform's sandbox clock, and applying what then comes due.
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { dueTransitions, platforms, webhookDeliveries } from '../db/schema';

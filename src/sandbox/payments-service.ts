@@ -1,3 +1,4 @@
+// Simulated payments: paying a quote's instructions, receiving an incoming UMA payment.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { customers, internalAccounts, umaAddressIs, type Approval, type PlatformRow, type TransactionRow } from '../db/schema';

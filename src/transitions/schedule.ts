@@ -1,3 +1,4 @@
+// Scheduled state changes: schedule, dispatch, and apply once when due (handlers come in).
 import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';

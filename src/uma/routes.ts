@@ -1,3 +1,4 @@
+// The UMA provider routes: the directory, and the operator's loading of it.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { UmaProviderList, UmaProviderListQuery, UmaProviderLoad, UmaProviderLoadResult } from './schema';

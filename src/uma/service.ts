@@ -1,3 +1,4 @@
+// The UMA provider directory: view, list and the operator's load.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { umaProviders, type UmaProviderRow } from '../db/schema';

@@ -1,5 +1,4 @@
-// The AccountDO's storage: its tables, row types and every statement it runs (over 300 lines because it is
-// one method per statement, each a line or two).
+// The AccountDO's storage: its tables, row types and every statement it runs, one method per statement.
 import type { CredentialType } from './account-protocol';
 
 /** The AccountDO's SQLite tables (created idempotently when the object starts). */

@@ -1,3 +1,4 @@
+// OIDC ID tokens checked against their issuer's keys (JWKS), with the sandbox's rules.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { textFromBase64url } from '../crypto/base64';

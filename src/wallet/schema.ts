@@ -1,3 +1,4 @@
+// The embedded-wallet schemas: credentials, sessions, challenges, export, signature headers, sandbox e-mails.
 import * as z from 'zod';
 import { AuthMethodType } from '../db/enums';
 import { DateTime } from '../common/time';

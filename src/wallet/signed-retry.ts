@@ -1,3 +1,4 @@
+// The signed-retry engine (spec 4.1): the 202 challenge, then the stamped retry applied once.
 import { bodyHash } from '../crypto/canonical';
 import { iso } from '../common/time';
 import { ApiError } from '../http/errors';

@@ -1,3 +1,4 @@
+// WebAuthn passkeys: registration and assertion checked for a relying party.
 import { verifyAuthenticationResponse, verifyRegistrationResponse, type WebAuthnCredential } from '@simplewebauthn/server';
 
 /** Spec 4.2 `attestation` of a PASSKEY create (WebAuthn `clientDataJSON` is spelled `clientDataJson`). */

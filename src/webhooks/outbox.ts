@@ -1,3 +1,4 @@
+// The webhook outbox: an event and its delivery written with the change, and dispatched after it.
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';

@@ -1,3 +1,4 @@
+// POST /webhooks/deliveries/{id}/resend: a delivery sent again now.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';

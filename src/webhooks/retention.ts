@@ -1,3 +1,4 @@
+// Retention: settled deliveries and their events purged after WEBHOOK_RETENTION_DAYS.
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';

@@ -1,3 +1,4 @@
+// The webhook schemas: event types, the envelope, deliveries and their list, the TEST answer.
 import * as z from 'zod';
 import { WebhookDeliveryStatus } from '../db/enums';
 import { DateTime } from '../common/time';

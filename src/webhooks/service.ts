@@ -1,3 +1,4 @@
+// Webhook deliveries: view, list, read, and sending the TEST event.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';

@@ -1,3 +1,4 @@
+// How a corridor is declared: its schema, rails and the sandbox suffix of its identifier.
 import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 

@@ -1,3 +1,4 @@
+// The corridors as the API uses them: the account-info variants, and the corridor of an account type.
 import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 import { CORRIDORS } from './catalogue';
