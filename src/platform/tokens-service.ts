@@ -19,7 +19,7 @@ const prepareTokenLookup = (db: Db) =>
     .limit(1)
     .prepare();
 
-// Every Basic authentication without a route preload runs this query: its SQL is built once per client.
+// Every Basic authentication without a route `load` runs this query: its SQL is built once per client.
 const tokenLookups = new WeakMap<Db, ReturnType<typeof prepareTokenLookup>>();
 
 /** The token with its platform, in one query: authentication and the platform's config cost one round trip. */

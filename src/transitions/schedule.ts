@@ -15,7 +15,7 @@ export interface TransitionInput {
   platformId: string;
   /** What changes: a transaction, quote or transfer id. */
   subjectId: string;
-  /** Handler kind in the registry, e.g. `transfer.fail`. */
+  /** Handler kind in the registry, e.g. `payment.step`. */
   kind: string;
   from?: string | null;
   to?: string | null;
