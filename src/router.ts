@@ -2,7 +2,7 @@
 import { Router, type IRequest } from 'itty-router';
 import * as z from 'zod';
 import type { Env, Settings } from './env';
-import { ApiError, errorResponse, notFound } from './http/errors';
+import { ApiError, errorResponse, noRoute } from './http/errors';
 import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
 import { openApiRoute, type WebhookDef } from './http/openapi';
@@ -148,14 +148,14 @@ export function buildRouter(prefix: string) {
     });
   }
   router.all('*', () => {
-    throw notFound('NOT_FOUND', 'No route matches this path');
+    throw noRoute();
   });
   return router;
 }
 
 /** `/sandbox/*` does not exist in production: 404 before authentication, exactly like an unknown path. */
 function hideSandboxInProduction(path: string, s: Settings): void {
-  if (s.mode !== 'sandbox' && path.startsWith('/sandbox/')) throw notFound('NOT_FOUND', 'No route matches this path');
+  if (s.mode !== 'sandbox' && path.startsWith('/sandbox/')) throw noRoute();
 }
 
 export function toErrorResponse(error: unknown, log: Logger, request: Request): Response {

@@ -12,15 +12,15 @@ import {
   type Permission,
   type PlatformRow,
 } from '../db/schema';
-import { newId } from '../crypto/ids';
+import { isInternalAccountId, newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { ApiError, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { dateRangeOrder, keysetIds, keysetLoads, mapPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { platformClock } from '../platform/service';
 import { requireHeld } from '../platform/tokens-service';
 import { loadActiveCustomer } from '../customers/service';
-import { loadExternalAccount } from '../external-accounts/service';
-import { loadInternalAccount } from '../accounts/internal-service';
+import { externalAccountNotFound, loadExternalAccount } from '../external-accounts/service';
+import { internalAccountNotFound, loadInternalAccount } from '../accounts/internal-service';
 import type { AgentPolicy, AgentPolicyUpdate } from './schema';
 import { changeNeeds, policyNeeds } from './grants';
 import { newDeviceCode } from './device-codes';
@@ -316,13 +316,13 @@ export async function issueDeviceCode(db: Db, platformId: string, agentId: strin
 /** An external account of the agent's customer; any other id answers 404 exactly as an unknown one. */
 export async function agentExternalAccount(db: Db, agent: AgentRow, id: string) {
   const row = await loadExternalAccount(db, agent.platformId, id);
-  if (row.customerId !== agent.customerId) throw notFound('NOT_FOUND', 'External account not found');
+  if (row.customerId !== agent.customerId) throw externalAccountNotFound();
   return row;
 }
 
 /** An internal or external account of the agent's customer, else 404 as unknown. */
 export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string): Promise<void> {
-  if (!id.startsWith('InternalAccount:')) {
+  if (!isInternalAccountId(id)) {
     await agentExternalAccount(db, agent, id);
     return;
   }
@@ -332,7 +332,7 @@ export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string
 /** `requireCustomerAccount` on the account's row as read (undefined: none of the platform's). */
 export function requireCustomerAccountRow(agent: AgentRow, id: string, row: { customerId: string | null } | undefined): void {
   if (row?.customerId === agent.customerId) return;
-  throw notFound('NOT_FOUND', id.startsWith('InternalAccount:') ? 'Internal account not found' : 'External account not found');
+  throw isInternalAccountId(id) ? internalAccountNotFound() : externalAccountNotFound();
 }
 
 /** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */

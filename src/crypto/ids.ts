@@ -1,4 +1,4 @@
-// Record ids: UUIDv7, and the spec's `<Type>:<uuid>` shape.
+// Record ids: UUIDv7, the spec's `<Type>:<uuid>` shape, and telling internal account ids apart.
 let lastMs = 0;
 let counter = 0;
 
@@ -35,9 +35,7 @@ export function newId(type: string, now?: number): string {
   return `${type}:${uuidv7(now)}`;
 }
 
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-
-/** True when `id` has the shape `<type>:<uuid>`. */
-export function isId(type: string, id: string): boolean {
-  return new RegExp(`^${type}:${UUID}$`).test(id);
+/** True when `id` names an internal account; any other account id is an external account (or a pseudo account). */
+export function isInternalAccountId(id: string): boolean {
+  return id.startsWith('InternalAccount:');
 }

@@ -6,7 +6,7 @@ import type { AgentRow, Permission, PlatformRow, ApiTokenRow } from '../db/schem
 import { fromBase64 } from '../crypto/base64';
 import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
-import { ApiError, notFound, unauthorized } from './errors';
+import { ApiError, noRoute, unauthorized } from './errors';
 
 /** A platform authenticated by one of its API tokens (HTTP Basic). */
 export interface PlatformPrincipal {
@@ -142,7 +142,7 @@ async function authenticateAgent(request: Request, db: Db, lookups: CredentialLo
 
 function authenticateOperator(request: Request, settings: Settings): OperatorPrincipal {
   // Without the secret the operator surface does not exist at all.
-  if (!settings.operatorToken) throw notFound('NOT_FOUND', 'No route matches this path');
+  if (!settings.operatorToken) throw noRoute();
   const match = request.headers.get('Authorization')?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match || !safeEqual(match[1]!, settings.operatorToken)) {
     throw new ApiError('UNAUTHORIZED', 'Missing or invalid operator token', undefined, {

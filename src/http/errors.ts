@@ -78,6 +78,8 @@ export const unauthorized = (challenge = true) =>
   );
 export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError('FORBIDDEN', message, details);
 export const notFound = (code: CodeOf<404>, message: string) => new ApiError(code, message);
+/** A path no route serves (or one that does not exist in this mode), answered like any unknown path. */
+export const noRoute = () => notFound('NOT_FOUND', 'No route matches this path');
 /**
  * Clients generated from the service's OpenAPI retry 408, 409, 429 and 5xx unless the response carries
  * this header set to `false`: it marks a conflict that no retry can change.

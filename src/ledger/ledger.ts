@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { internalAccounts, ledgerEntries } from '../db/schema';
-import { newId } from '../crypto/ids';
+import { isInternalAccountId, newId } from '../crypto/ids';
 import { errorText } from '../db/errors';
 
 /** One movement of money from one account to another, in one currency. */
@@ -20,8 +20,6 @@ export interface Movement {
   now: number;
 }
 
-const isInternal = (id: string) => id.startsWith('InternalAccount:');
-
 /**
  * The statements of a movement: balance changes of the internal sides plus the two ledger entries.
  * Put them in one `db.batch` with the state change that causes them: the balance CHECK refuses an
@@ -36,8 +34,8 @@ export function movementStatements(db: Db, m: Movement): Statement[] {
       .update(internalAccounts)
       .set({ balance: sql`${internalAccounts.balance} + ${delta}`, updatedAt: m.now })
       .where(and(eq(internalAccounts.id, id), eq(internalAccounts.platformId, m.platformId), eq(internalAccounts.currency, m.currency)));
-  if (isInternal(m.from)) stmts.push(change(m.from, -m.amount));
-  if (isInternal(m.to)) stmts.push(change(m.to, m.amount));
+  if (isInternalAccountId(m.from)) stmts.push(change(m.from, -m.amount));
+  if (isInternalAccountId(m.to)) stmts.push(change(m.to, m.amount));
   const entry = (accountId: string, amount: number) => ({
     id: newId('LedgerEntry', m.now),
     platformId: m.platformId,

@@ -9,6 +9,8 @@ import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
 import type { WebhookDelivery, WebhookType } from './schema';
 
+export const deliveryNotFound = () => notFound('NOT_FOUND', 'Webhook delivery not found');
+
 export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
   const view: WebhookDelivery = {
     id: row.id,
@@ -79,7 +81,7 @@ export function deliveryLoads(db: Db, platformId: SQL, deliveryId: string) {
 
 export function deliveryFrom(loaded: Loaded<ReturnType<typeof deliveryLoads>>) {
   const row = loaded.delivery[0];
-  if (!row) throw notFound('NOT_FOUND', 'Webhook delivery not found');
+  if (!row) throw deliveryNotFound();
   return deliveryView(row);
 }
 
