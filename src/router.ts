@@ -56,7 +56,7 @@ function typesOf(prefix: string): [string, ...string[]] {
 }
 
 /** The webhooks /openapi.json documents, named as the reference names them (its `webhooks:` section). */
-export const WEBHOOKS: WebhookDef[] = [
+const WEBHOOKS: WebhookDef[] = [
   {
     name: 'incoming-payment',
     operationId: 'incomingPaymentWebhook',

@@ -19,7 +19,7 @@ import type { InternalAccountListQuery, InternalAccountView } from './internal-s
 type AccountType = InternalAccountRow['type'];
 
 /** INTERNAL_CRYPTO for crypto currencies (BTC, USDC), INTERNAL_FIAT otherwise. */
-export function holdingTypeFor(code: string): AccountType {
+function holdingTypeFor(code: string): AccountType {
   return currencyInfo(code).kind === 'CRYPTO' ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
 }
 
@@ -66,15 +66,6 @@ export function internalAccountView(row: InternalAccountRow, mode: ServiceMode):
   };
   if (row.type === 'EMBEDDED_WALLET') view.privateEnabled = row.privateEnabled;
   return view;
-}
-
-/** An internal account of this platform; another platform's id is 404 exactly like an unknown one. */
-export async function loadInternalAccount(db: Db, platformId: string, accountId: string): Promise<InternalAccountRow> {
-  const row = await db.query.internalAccounts.findFirst({
-    where: and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId)),
-  });
-  if (!row) throw internalAccountNotFound();
-  return row;
 }
 
 export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
@@ -151,7 +142,7 @@ export async function listPlatformInternalAccounts(
 }
 
 /** The pseudo account sandbox deposits are debited from; the ledger of a platform still sums to zero. */
-export const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
+const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
 
 /**
  * Sandbox deposit: one ledger movement from the funding pseudo account, posted atomically with the balance

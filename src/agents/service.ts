@@ -20,7 +20,7 @@ import { platformClock } from '../platform/service';
 import { requireHeld } from '../platform/tokens-service';
 import { loadActiveCustomer } from '../customers/service';
 import { externalAccountNotFound, loadExternalAccount } from '../external-accounts/service';
-import { internalAccountNotFound, loadInternalAccount } from '../accounts/internal-service';
+import { internalAccountNotFound } from '../accounts/internal-service';
 import type { AgentPolicy, AgentPolicyUpdate } from './schema';
 import { changeNeeds, policyNeeds } from './grants';
 import { newDeviceCode } from './device-codes';
@@ -151,7 +151,7 @@ export async function createAgent(
   return { agent: agentView(row, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }, now), deviceCode: code.view };
 }
 
-export async function loadAgent(db: Db, platformId: string, agentId: string): Promise<AgentRow> {
+async function loadAgent(db: Db, platformId: string, agentId: string): Promise<AgentRow> {
   const row = await db.query.agents.findFirst({
     where: and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)),
   });
@@ -174,7 +174,7 @@ export function agentFrom(loaded: Loaded<ReturnType<typeof agentLoads>>, now: nu
   return agentView(row, usageFrom(loaded.usage, row.id), now);
 }
 
-export interface AgentFilters {
+interface AgentFilters {
   customerId?: string;
   isPaused?: boolean;
   isConnected?: boolean;
@@ -235,7 +235,7 @@ export async function updateAgent(db: Db, platformId: string, agentId: string, p
 }
 
 /** Policy merge: given fields replace, spending limits merge field by field; the result is validated whole. */
-export function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): AgentPolicy {
+function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): AgentPolicy {
   return {
     permissions: patch.permissions ?? current.permissions,
     defaultExecutionMode: patch.defaultExecutionMode ?? current.defaultExecutionMode,
@@ -320,16 +320,7 @@ export async function agentExternalAccount(db: Db, agent: AgentRow, id: string) 
   return row;
 }
 
-/** An internal or external account of the agent's customer, else 404 as unknown. */
-export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string): Promise<void> {
-  if (!isInternalAccountId(id)) {
-    await agentExternalAccount(db, agent, id);
-    return;
-  }
-  requireCustomerAccountRow(agent, id, await loadInternalAccount(db, agent.platformId, id));
-}
-
-/** `requireCustomerAccount` on the account's row as read (undefined: none of the platform's). */
+/** 404 as unknown unless the account row as read (undefined: none of the platform's) is the agent's customer's. */
 export function requireCustomerAccountRow(agent: AgentRow, id: string, row: { customerId: string | null } | undefined): void {
   if (row?.customerId === agent.customerId) return;
   throw isInternalAccountId(id) ? internalAccountNotFound() : externalAccountNotFound();

@@ -7,10 +7,9 @@ const HKDF_INFO = new TextEncoder().encode('service wallet secret at rest v1');
 const IV_BYTES = 12;
 const FORMAT = /^v1\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22,})$/;
 
-export type AtRestKeyResult = { ok: true; key: CryptoKey } | { ok: false; code: 'WALLET_ENCRYPTION_KEY_INVALID'; reason: string };
+type AtRestKeyResult = { ok: true; key: CryptoKey } | { ok: false; code: 'WALLET_ENCRYPTION_KEY_INVALID'; reason: string };
 
-export type DecryptResult =
-  { ok: true; plaintext: Uint8Array } | { ok: false; code: 'AT_REST_MALFORMED' | 'AT_REST_UNAUTHENTIC'; reason: string };
+type DecryptResult = { ok: true; plaintext: Uint8Array } | { ok: false; code: 'AT_REST_MALFORMED' | 'AT_REST_UNAUTHENTIC'; reason: string };
 
 /**
  * Derives the AES-256-GCM key for secrets at rest from the Worker secret `WALLET_ENCRYPTION_KEY`

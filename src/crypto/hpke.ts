@@ -5,7 +5,7 @@ import { createBase58check } from '@scure/base';
 import { compressValidPoint, parseClientPublicKey } from './p256';
 
 /** HPKE `info` of the credential-bundle format (DESIGN.md 3); clients' decryptors expect exactly this. */
-export const BUNDLE_INFO = new TextEncoder().encode('turnkey_hpke');
+const BUNDLE_INFO = new TextEncoder().encode('turnkey_hpke');
 
 const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
 const base58check = createBase58check(sha256);

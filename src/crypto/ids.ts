@@ -3,7 +3,7 @@ let lastMs = 0;
 let counter = 0;
 
 /** UUIDv7 (RFC 9562): 48-bit ms timestamp, then a 12-bit per-isolate counter, so ids sort by creation. */
-export function uuidv7(now = Date.now()): string {
+function uuidv7(now = Date.now()): string {
   if (now > lastMs) {
     lastMs = now;
     counter = Math.floor(Math.random() * 0x400); // random start leaves room to count up within the ms

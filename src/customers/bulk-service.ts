@@ -16,19 +16,19 @@ import type { BulkCustomerImportJobView } from './bulk-schema';
  * A chunk holding wide rows ends sooner, so its stored JSON stays within `MAX_JSON_BYTES`.
  */
 export const BULK_CHUNK_ROWS = 500;
-export const BULK_MAX_ROWS = 100_000;
+const BULK_MAX_ROWS = 100_000;
 export const BULK_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Several times the longest value any column accepts; a longer field cannot be a customer. */
-export const BULK_MAX_FIELD_CHARS = 1024;
+const BULK_MAX_FIELD_CHARS = 1024;
 /** A row of every column at its longest still fits; the header counts as a row. */
-export const BULK_MAX_ROW_CHARS = 16 * 1024;
+const BULK_MAX_ROW_CHARS = 16 * 1024;
 /** Imports of one platform PROCESSING at once; the others wait as PENDING (one platform cannot fill D1's queue). */
 export const BULK_JOBS_PER_PLATFORM = 1;
 /**
  * The longest a job holds its slot: one stuck on a chunk that always fails (the cron re-queues it every ten
  * minutes) must not keep its platform's other imports waiting for ever.
  */
-export const BULK_SLOT_MS = 60 * 60_000;
+const BULK_SLOT_MS = 60 * 60_000;
 
 /** The JOBS queue message that processes one chunk of a bulk import. */
 export interface BulkImportMessage {

@@ -36,7 +36,7 @@ export interface NewCustomer {
   accounts: InternalAccountRow[];
 }
 
-export type BuildResult = { ok: true; value: NewCustomer } | { ok: false; issues: FieldIssue[] };
+type BuildResult = { ok: true; value: NewCustomer } | { ok: false; issues: FieldIssue[] };
 
 /** Rules that need the platform: UMA domain, enabled currencies, who may set a KYC/KYB status. */
 function platformIssues(
@@ -133,7 +133,7 @@ export function isCustomerUniqueViolation(error: unknown): boolean {
  * Maps a unique violation of the customers table to the 409 the reference defines. SQLite names only the first
  * index it trips, so the platformCustomerId collision (CONFLICT) is looked up first, else the UMA address one.
  */
-export async function customerConflict(
+async function customerConflict(
   db: Db,
   platformId: string,
   wanted: { platformCustomerId?: string; umaAddress?: string },

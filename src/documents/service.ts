@@ -16,7 +16,7 @@ import { storeFile } from './storage';
 /** Largest accepted document (reference: 10 MB). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
-export function documentView(row: DocumentRow): DocumentView {
+function documentView(row: DocumentRow): DocumentView {
   return {
     id: row.id,
     documentHolder: row.documentHolder,

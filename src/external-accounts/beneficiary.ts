@@ -17,7 +17,7 @@ export function primaryIdentifier(account: Pick<ExternalAccountRow, 'identifier'
   return { identifier: account.identifier, suffix: sandboxSuffix(account.accountType, account.identifier) };
 }
 
-export interface BeneficiaryCheck {
+interface BeneficiaryCheck {
   status: BeneficiaryVerificationStatus;
   verifiedName?: string;
 }

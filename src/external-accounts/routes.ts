@@ -21,7 +21,7 @@ import {
 
 const tag = 'External Accounts';
 
-export const customerExternalAccountRoutes = [
+const customerExternalAccountRoutes = [
   defineRoute({
     method: 'POST',
     path: '/customers/external-accounts',
@@ -77,7 +77,7 @@ export const customerExternalAccountRoutes = [
   }),
 ];
 
-export const platformExternalAccountRoutes = [
+const platformExternalAccountRoutes = [
   defineRoute({
     method: 'POST',
     path: '/platform/external-accounts',

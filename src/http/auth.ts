@@ -9,19 +9,19 @@ import { hashSecret, safeEqual } from '../crypto/secrets';
 import { ApiError, noRoute, unauthorized } from './errors';
 
 /** A platform authenticated by one of its API tokens (HTTP Basic). */
-export interface PlatformPrincipal {
+interface PlatformPrincipal {
   kind: 'platform';
   platform: PlatformRow;
   tokenId: string;
   permissions: Permission[];
 }
 
-export interface OperatorPrincipal {
+interface OperatorPrincipal {
   kind: 'operator';
 }
 
 /** A software agent authenticated by its bearer token: bound to one customer of one platform. */
-export interface AgentPrincipal {
+interface AgentPrincipal {
   kind: 'agent';
   agent: AgentRow;
   platform: PlatformRow;
@@ -42,9 +42,9 @@ const DUMMY_HASH = hashSecret('no-such-token');
  * Named statements a route runs in the Basic authentication round trip (see `RouteSpec.load`). `platformId`
  * is SQL for the authenticated platform's id, NULL unless the credentials and the route's permission hold.
  */
-export type AuthLoads = (platformId: SQL) => Loads;
+type AuthLoads = (platformId: SQL) => Loads;
 /** Their results by name (typed by the route that declared them). */
-export type AuthLoaded = Record<string, unknown>;
+type AuthLoaded = Record<string, unknown>;
 
 type Found<T> = Promise<T | undefined>;
 

@@ -49,7 +49,7 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 /** The codes whose status is `S`, e.g. `CodeOf<404>` for `notFound`. */
-export type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERRORS)[K] extends S ? K : never }[ErrorCode];
+type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERRORS)[K] extends S ? K : never }[ErrorCode];
 
 /** Thrown anywhere; shaped once into the spec's error body `{status, code, message, details?}`. */
 export class ApiError extends Error {

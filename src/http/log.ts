@@ -25,7 +25,7 @@ export function logger(level: LogLevel): Logger {
 }
 
 /** A route's pattern (itty syntax, `:name` parameters) and which of its parameters are secrets. */
-export interface PathPattern {
+interface PathPattern {
   path: string;
   secretParams?: readonly string[];
 }

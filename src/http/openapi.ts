@@ -63,7 +63,7 @@ function webhookItem(w: WebhookDef, components: Record<string, JsonSchema>) {
 }
 
 /** The OpenAPI 3.1 document of every route, generated from the zod schemas the handlers validate with. */
-export function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] = []) {
+function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] = []) {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {

@@ -41,7 +41,7 @@ interface Position {
   id: string;
 }
 
-export function encodeCursor(pos: Position): string {
+function encodeCursor(pos: Position): string {
   return toBase64url(new TextEncoder().encode(JSON.stringify(pos)));
 }
 
@@ -127,7 +127,7 @@ function compoundOrder<Row>(q: KeysetQuery<Row>): SQL[] {
 }
 
 /** A maintained count (`list_counts`), read as `{ n }` rows like a counted total; no row is 0. */
-export function countedTotal(db: Db, platformId: SQL | string, list: string) {
+function countedTotal(db: Db, platformId: SQL | string, list: string) {
   return db
     .select({ n: listCounts.n })
     .from(listCounts)

@@ -10,7 +10,7 @@ import { ApiError } from './errors';
 export const RATE_LIMIT_PERIOD_SECONDS = 10;
 
 /** What the limiter needs of a route: who calls it, and whether a call is expensive (a search, a bulk import). */
-export interface LimitedRoute {
+interface LimitedRoute {
   auth: 'none' | 'basic' | 'agent' | 'operator';
   expensive?: boolean | ((url: URL) => boolean);
 }

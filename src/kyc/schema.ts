@@ -15,7 +15,7 @@ export const BeneficialOwnerIdParams = z.object({ beneficialOwnerId: z.string().
 
 // --- Verifications ---
 
-export const VerificationErrorType = z
+const VerificationErrorType = z
   .enum([
     'MISSING_FIELD',
     'INVALID_FIELD',
@@ -40,7 +40,7 @@ export const VerificationErrorType = z
   ])
   .meta({ id: 'VerificationErrorType' });
 
-export const VerificationError = z
+const VerificationError = z
   .object({
     resourceId: z.string(),
     type: VerificationErrorType,

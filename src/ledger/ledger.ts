@@ -50,7 +50,7 @@ export function movementStatements(db: Db, m: Movement): Statement[] {
   return stmts;
 }
 
-export type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_applied';
+type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_applied';
 
 /**
  * Runs a batch that moves money. Expected refusals come back as values: an overdraft

@@ -22,7 +22,7 @@ const OUTGOING: Record<TransactionStatus, WebhookType> = {
  * OUTGOING_PAYMENT.* types (REJECTED is a failure; a refund started in the change adds REFUND_PENDING, then
  * REFUND_COMPLETED or REFUND_FAILED as it ended); incoming ones have only PENDING, COMPLETED and FAILED.
  */
-export function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
+function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
   if (row.type === 'INCOMING') {
     if (row.status === 'COMPLETED') return ['INCOMING_PAYMENT.COMPLETED'];
     if (['CREATED', 'PENDING', 'PROCESSING'].includes(row.status)) return ['INCOMING_PAYMENT.PENDING'];

@@ -6,7 +6,7 @@ import { computeExchange, type MidMarket } from './rates';
 import type { ExchangeRate } from './rates-schema';
 import { defaultRail } from '../external-accounts/corridors';
 
-export interface ExchangeRateFilters {
+interface ExchangeRateFilters {
   sourceCurrency?: string;
   destinationCurrency?: string[];
   sendingAmount: number;

@@ -2,7 +2,7 @@
 import type { Settings } from '../env';
 import type { Scenario } from './sandbox-plans';
 
-export interface UmaReceiver {
+interface UmaReceiver {
   address: string;
   currency: string;
   scenario: Scenario;

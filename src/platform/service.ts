@@ -31,7 +31,7 @@ export function platformClock(platformId: SQL, wall: number): SQL {
   return sql`(${wall} + (SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}))`;
 }
 
-export interface ConfigExtras {
+interface ConfigExtras {
   webhookPublicKey: string;
   sandboxUmaDomain?: string;
 }
@@ -109,7 +109,7 @@ export async function updateConfig(db: Db, platform: PlatformRow, patch: Platfor
   return configView(row!, extras);
 }
 
-export function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
+function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
   const merged: WalletConfig = { ...WALLET_DEFAULTS, ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
@@ -117,7 +117,7 @@ export function mergeWalletConfig(current: WalletConfig | null, patch: WalletCon
   return merged;
 }
 
-export function platformView(p: PlatformRow, extras: ConfigExtras) {
+function platformView(p: PlatformRow, extras: ConfigExtras) {
   return { id: p.id, name: p.name, config: configView(p, extras), createdAt: iso(p.createdAt) };
 }
 

@@ -60,7 +60,7 @@ export async function findTokenWithPlatformAnd(
   return { found: token && platform ? { token, platform } : undefined, results: named(loads, results) };
 }
 
-export function tokenView(row: ApiTokenRow): ApiToken {
+function tokenView(row: ApiTokenRow): ApiToken {
   return {
     id: row.id,
     name: row.name,
@@ -113,7 +113,7 @@ export async function createToken(
   return view;
 }
 
-export interface TokenFilters {
+interface TokenFilters {
   name?: string;
   createdAfter?: number;
   createdBefore?: number;

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { DateTime } from '../common/time';
 
-export const MAX_ADVANCE_SECONDS = 30 * 24 * 60 * 60;
+const MAX_ADVANCE_SECONDS = 30 * 24 * 60 * 60;
 
 export const ClockAdvanceRequest = z
   .strictObject({

@@ -8,7 +8,7 @@ import { keysetLoads, pageFrom, type KeysetQuery } from '../http/pagination';
 import type { Statement } from '../db/client';
 import type { UmaProviderInput, UmaProviderListQuery, UmaProviderView } from './schema';
 
-export function umaProviderView(row: UmaProviderRow): UmaProviderView {
+function umaProviderView(row: UmaProviderRow): UmaProviderView {
   return {
     name: row.name,
     supportedRegions: row.supportedRegions,

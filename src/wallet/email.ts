@@ -9,7 +9,7 @@ import { toBase64 } from '../crypto/base64';
 import { newId } from '../crypto/ids';
 import { ApiError } from '../http/errors';
 
-export interface EmailMessage {
+interface EmailMessage {
   platformId: string;
   to: string;
   /** A mailbox header value: `mailbox()` encodes its display name. */
@@ -20,7 +20,7 @@ export interface EmailMessage {
 }
 
 /** Where OTP e-mails go: the platform's real provider in production, a readable local outbox in sandbox. */
-export interface EmailSender {
+interface EmailSender {
   send(message: EmailMessage, now: number): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import { DateTime } from '../common/time';
 import { parseClientPublicKey } from '../crypto/p256';
 
 /** Spec 4.2: uncompressed P-256 point in hex, and really on the curve. */
-export const ClientPublicKey = z
+const ClientPublicKey = z
   .string()
   .regex(/^04[0-9a-fA-F]{128}$/, 'Must be an uncompressed P-256 public key: 04 followed by 128 hex characters')
   .refine((k) => parseClientPublicKey(k).ok, 'Not a point on P-256')

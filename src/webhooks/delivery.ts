@@ -11,9 +11,9 @@ import type { WebhookDeliverJob } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 import type { Deps } from '../http/deps';
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
-export const FIRST_RETRY_MS = 30_000;
-export const MAX_RETRY_INTERVAL_MS = 30 * 60_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
+const FIRST_RETRY_MS = 30_000;
+const MAX_RETRY_INTERVAL_MS = 30 * 60_000;
 export const GIVE_UP_AFTER_MS = 3 * 24 * 60 * 60_000;
 /** An attempt holds its delivery this long; if its worker dies, the sweep retries after it. */
 export const LEASE_MS = 60_000;
@@ -39,7 +39,7 @@ export function webhookDeps(env: Env, s: Settings, log: Logger, db: Db = databas
   return { db, queue: env.JOBS, signingKey: s.webhookSigningKey, mode: s.mode, log };
 }
 
-export type AttemptOutcome =
+type AttemptOutcome =
   /** Nothing to do: already delivered, given up, not yet due, or another worker holds the attempt. */
   | { result: 'not_due' }
   | { result: 'skipped'; reason: string }
@@ -254,7 +254,7 @@ export function acknowledged(sent: Sent): boolean {
  * One signed POST of `body` to `endpoint`, reading at most `bodyBytes` of the answer. An endpoint the
  * rules of `deps.mode` refuse is not fetched: nothing is sent, and the result says why.
  */
-export async function sendSigned(
+async function sendSigned(
   deps: WebhookDeps,
   signingKey: string,
   platformId: string,

@@ -15,7 +15,7 @@ import type { WebhookType } from './schema';
 export const platformOffsetSql = (platformId: string | SQL | SQLiteColumn) =>
   sql<number>`coalesce((SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}), 0)`;
 
-export interface NewEvent {
+interface NewEvent {
   platformId: string;
   type: WebhookType;
   /** The resource as the API shows it (e.g. the transaction view). */

@@ -4,7 +4,7 @@ import type { Db, Statement } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
 
 /** Settled deliveries purged per status per sweep (one batch; the sweep runs every minute). */
-export const PURGE_BATCH = 1_000;
+const PURGE_BATCH = 1_000;
 const SETTLED = ['DELIVERED', 'FAILED', 'SKIPPED'] as const;
 
 /**

@@ -34,7 +34,7 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
   return view;
 }
 
-export interface DeliveryFilters {
+interface DeliveryFilters {
   eventType?: WebhookType;
   status?: WebhookDeliveryRow['status'];
   eventId?: string;

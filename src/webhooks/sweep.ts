@@ -63,11 +63,7 @@ export async function sweepDueWebhooks(deps: WebhookDeps, realNow: number): Prom
 }
 
 /** Cron backstop: attempts every overdue delivery (lost messages, expired leases), a few at a time. */
-export async function deliverDueWebhooks(
-  deps: WebhookDeps,
-  realNow: number,
-  opts: { platformId?: string; limit?: number } = {},
-): Promise<number> {
+async function deliverDueWebhooks(deps: WebhookDeps, realNow: number, opts: { platformId?: string; limit?: number } = {}): Promise<number> {
   const eventIds = await dueDeliveryEventIds(deps.db, realNow, opts);
   let attempted = 0;
   for (let i = 0; i < eventIds.length; i += SWEEP_CHUNK) {

@@ -13,8 +13,6 @@ export type AccountType = Corridors[number]['accountType'];
 
 const BY_TYPE = new Map<string, Corridor>(CORRIDORS.map((c) => [c.accountType, c as unknown as Corridor]));
 
-export const ACCOUNT_TYPES = CORRIDORS.map((c) => c.accountType);
-
 /** The corridor of an account type (undefined for a type this release does not know). */
 export const corridorOf = (accountType: string): Corridor | undefined => BY_TYPE.get(accountType);
 
