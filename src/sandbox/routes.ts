@@ -9,8 +9,9 @@ import { sandboxWebhookRoutes } from './webhook-routes';
 /** The sandbox's routes; the router hides them in production. */
 export const sandboxRoutes: RouteDef[] = [
   ...clockRoutes,
-  ...sandboxPaymentRoutes,
   ...sandboxFundRoutes,
   ...sandboxEmailRoutes,
   ...sandboxWebhookRoutes,
+  // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
+  ...sandboxPaymentRoutes,
 ];
