@@ -1,3 +1,4 @@
+// The Worker's bindings and settings (wrangler.toml, secrets), read once into typed settings.
 import type { AccountDO } from './wallet/account-do';
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets). */
@@ -95,13 +96,13 @@ export function settings(env: Env): Settings {
 }
 
 /** Issuers of the common sign-in providers, used when `OIDC_ISSUERS` is not set. */
-export const DEFAULT_OIDC_ISSUERS: Readonly<Record<string, string>> = {
+const DEFAULT_OIDC_ISSUERS: Readonly<Record<string, string>> = {
   'https://accounts.google.com': 'https://www.googleapis.com/oauth2/v3/certs',
   'https://appleid.apple.com': 'https://appleid.apple.com/auth/keys',
 };
 
 /** Origins of the usual local dev servers, paired with the default RP id `localhost` (sandbox only). */
-export const DEFAULT_WEBAUTHN_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787'];
+const DEFAULT_WEBAUTHN_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787'];
 
 /** The development defaults are for sandbox only: production passkeys bound to `localhost` would be no passkeys at all. */
 function relyingParty(env: Env, mode: ServiceMode): Settings['webauthn'] {

@@ -1,6 +1,7 @@
+// The Worker entry: fetch (API and console), queue and scheduled handlers; exports the AccountDO.
 import { settings, type Env } from './env';
 import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
-import { errorResponse, notFound } from './http/errors';
+import { errorResponse, noRoute } from './http/errors';
 import { logger } from './http/log';
 import { apiBase, buildRouter, loggedPath, toErrorResponse } from './router';
 import { consoleResponse } from './console/serve';
@@ -29,7 +30,7 @@ export default {
         response =
           consoleResponse(request, s, apiBase(s.apiPrefix)) ??
           (await withMeter(meter, () => router.fetch(request as never, env, exec, { settings: s, log }))) ??
-          errorResponse(notFound('NOT_FOUND', 'No route matches this path'));
+          errorResponse(noRoute());
       }
     } catch (error) {
       response = toErrorResponse(error, log, request);

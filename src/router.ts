@@ -1,7 +1,8 @@
+// The API router: every area's routes in matching order, the webhooks documented, 404 and 405.
 import { Router, type IRequest } from 'itty-router';
 import * as z from 'zod';
 import type { Env, Settings } from './env';
-import { ApiError, errorResponse, notFound } from './http/errors';
+import { ApiError, errorResponse, noRoute } from './http/errors';
 import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
 import { openApiRoute, type WebhookDef } from './http/openapi';
@@ -12,6 +13,7 @@ import { findAgentByToken, findAgentByTokenAnd } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
 import { accountRoutes } from './accounts/routes';
 import { walletRoutes } from './wallet/routes';
+import { walletPrivacySigning } from './wallet/privacy';
 import { customersRoutes } from './customers/routes';
 import { kycRoutes } from './kyc/routes';
 import { externalAccountRoutes } from './external-accounts/routes';
@@ -39,7 +41,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...walletRoutes,
   ...agentsRoutes,
   ...webhookRoutes(answers),
-  ...accountRoutes,
+  ...accountRoutes(walletPrivacySigning),
   ...externalAccountRoutes,
   ...customersRoutes,
   ...kycRoutes,
@@ -148,14 +150,14 @@ export function buildRouter(prefix: string) {
     });
   }
   router.all('*', () => {
-    throw notFound('NOT_FOUND', 'No route matches this path');
+    throw noRoute();
   });
   return router;
 }
 
 /** `/sandbox/*` does not exist in production: 404 before authentication, exactly like an unknown path. */
 function hideSandboxInProduction(path: string, s: Settings): void {
-  if (s.mode !== 'sandbox' && path.startsWith('/sandbox/')) throw notFound('NOT_FOUND', 'No route matches this path');
+  if (s.mode !== 'sandbox' && path.startsWith('/sandbox/')) throw noRoute();
 }
 
 export function toErrorResponse(error: unknown, log: Logger, request: Request): Response {

@@ -1,3 +1,4 @@
+// An internal account's funding instructions: stable sandbox bank and wallet details derived from its id.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ServiceMode } from '../env';

@@ -1,3 +1,4 @@
+// The internal-account schemas: the account, its lists and filters, its privacy update, sandbox funding.
 import * as z from 'zod';
 import { InternalAccountStatus, InternalAccountType } from '../db/enums';
 import { Currency } from '../common/currencies';
@@ -61,3 +62,7 @@ export const SandboxFundRequest = z
   .meta({ id: 'SandboxFundRequest' });
 
 export const AccountIdParams = z.object({ accountId: z.string().max(128) });
+
+/** PATCH /internal-accounts/{id}: an embedded wallet's privacy. */
+export const InternalAccountUpdate = z.strictObject({ privateEnabled: z.boolean() }).meta({ id: 'InternalAccountUpdateRequest' });
+export const InternalAccountIdParams = z.object({ id: z.string() });

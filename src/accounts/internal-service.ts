@@ -1,3 +1,4 @@
+// Internal accounts: the accounts a customer is born with, the view, lists, sandbox funding, privacy, events.
 import { and, eq, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
@@ -18,7 +19,7 @@ import type { InternalAccountListQuery, InternalAccountView } from './internal-s
 type AccountType = InternalAccountRow['type'];
 
 /** INTERNAL_CRYPTO for crypto currencies (BTC, USDC), INTERNAL_FIAT otherwise. */
-export function holdingTypeFor(code: string): AccountType {
+function holdingTypeFor(code: string): AccountType {
   return currencyInfo(code).kind === 'CRYPTO' ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
 }
 
@@ -65,15 +66,6 @@ export function internalAccountView(row: InternalAccountRow, mode: ServiceMode):
   };
   if (row.type === 'EMBEDDED_WALLET') view.privateEnabled = row.privateEnabled;
   return view;
-}
-
-/** An internal account of this platform; another platform's id is 404 exactly like an unknown one. */
-export async function loadInternalAccount(db: Db, platformId: string, accountId: string): Promise<InternalAccountRow> {
-  const row = await db.query.internalAccounts.findFirst({
-    where: and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, platformId)),
-  });
-  if (!row) throw internalAccountNotFound();
-  return row;
 }
 
 export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
@@ -150,7 +142,7 @@ export async function listPlatformInternalAccounts(
 }
 
 /** The pseudo account sandbox deposits are debited from; the ledger of a platform still sums to zero. */
-export const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
+const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
 
 /**
  * Sandbox deposit: one ledger movement from the funding pseudo account, posted atomically with the balance
@@ -190,6 +182,21 @@ export async function fundInternalAccount(
   if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
   await dispatchEvents(queue, [event.eventId]);
   return (results.at(-1) as InternalAccountRow[])[0]!;
+}
+
+/** PATCH /internal-accounts/{id} after the wallet's signed retry authorised it: the account as changed. */
+export async function setInternalAccountPrivacy(
+  db: Db,
+  accountId: string,
+  privateEnabled: boolean,
+  now: number,
+): Promise<InternalAccountRow> {
+  const [row] = await db
+    .update(internalAccounts)
+    .set({ privateEnabled, updatedAt: now })
+    .where(eq(internalAccounts.id, accountId))
+    .returning();
+  return row!;
 }
 
 /** An internal account of the platform as a load (`platformId` SQL: see `RouteSpec.load`). */

@@ -1,26 +1,43 @@
-import { defineRoute, json } from '../http/route';
+// The internal-account routes: customers' and the platform's accounts, and an embedded wallet's privacy.
+import type * as z from 'zod';
+import { defineRoute, json, type Ctx, type RouteSpec } from '../http/route';
 import { mapPage } from '../http/pagination';
 import { errorResponses } from '../http/responses';
 import {
-  AccountIdParams,
   InternalAccount,
+  InternalAccountIdParams,
   InternalAccountList,
   InternalAccountListQuery,
+  InternalAccountUpdate,
   PlatformInternalAccountList,
   PlatformInternalAccountListQuery,
-  SandboxFundRequest,
 } from './internal-schema';
 import {
-  fundInternalAccount,
-  internalAccountLoad,
   internalAccountView,
   customerInternalAccountList,
   listPlatformInternalAccounts,
+  setInternalAccountPrivacy,
 } from './internal-service';
 
 const tag = 'Internal Accounts';
 
-export const internalAccountRoutes = [
+/**
+ * The embedded wallet's signed retry (spec 4.1) that authorises a privacy change. wallet/ (a floor above)
+ * provides it and the router passes it in: the headers and 202 schema it documents, and `authorize`, which
+ * answers the challenge, or the wallet's account id once the signed retry holds.
+ */
+export interface WalletPrivacySigning {
+  headers: NonNullable<RouteSpec<'basic', unknown, unknown, unknown>['headers']>;
+  challenge: z.ZodType;
+  authorize(
+    c: Ctx<'basic'>,
+    accountId: string,
+    privateEnabled: boolean,
+  ): Promise<{ status: 'challenge'; body: Record<string, unknown> } | { status: 'done'; accountId: string }>;
+}
+
+/** Internal accounts; the wallet's signing comes from the router (see `WalletPrivacySigning`). */
+export const accountRoutes = (signing: WalletPrivacySigning) => [
   defineRoute({
     method: 'GET',
     path: '/customers/internal-accounts',
@@ -46,27 +63,27 @@ export const internalAccountRoutes = [
     responses: { 200: { description: 'The accounts', schema: PlatformInternalAccountList }, ...errorResponses(400, 401, 403) },
     handler: async (c) => json(await listPlatformInternalAccounts(c.db, c.auth.platform, c.query, c.now, c.settings.mode)),
   }),
-];
-
-export const sandboxFundRoutes = [
   defineRoute({
-    method: 'POST',
-    path: '/sandbox/internal-accounts/:accountId/fund',
-    operationId: 'sandboxFundInternalAccount',
-    summary: 'Sandbox: add funds to an internal account at once',
-    tag: 'Sandbox',
+    method: 'PATCH',
+    path: '/internal-accounts/:id',
+    operationId: 'updateInternalAccount',
+    summary: "Update an embedded wallet's privacy (signed retry)",
+    tag,
     auth: 'basic',
-    permission: 'TRANSACT',
-    params: AccountIdParams,
-    body: SandboxFundRequest,
-    responses: { 200: { description: 'The funded account', schema: InternalAccount }, ...errorResponses(400, 401, 403, 404, 409, 413) },
-    load: ({ db, platformId, params }) => ({ account: internalAccountLoad(db, platformId, params.accountId) }),
+    permission: 'MANAGE',
+    params: InternalAccountIdParams,
+    body: InternalAccountUpdate,
+    headers: signing.headers,
+    responses: {
+      200: { description: 'The updated account', schema: InternalAccount },
+      202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: signing.challenge },
+      ...errorResponses(400, 401, 403, 404),
+    },
     handler: async (c) => {
-      const account = await fundInternalAccount(c.db, c.env.JOBS, c.settings.mode, c.loaded.account[0], c.body.amount, c.now);
-      return json(internalAccountView(account, c.settings.mode));
+      const { privateEnabled } = c.body;
+      const result = await signing.authorize(c, c.params.id, privateEnabled);
+      if (result.status === 'challenge') return json(result.body, 202);
+      return json(internalAccountView(await setInternalAccountPrivacy(c.db, result.accountId, privateEnabled, c.now), c.settings.mode));
     },
   }),
 ];
-
-/** Internal accounts, and the sandbox's funding of them. */
-export const accountRoutes = [...internalAccountRoutes, ...sandboxFundRoutes];

@@ -221,7 +221,7 @@ export async function actionChange(
 
 /**
  * Finds an agent action with its agent, transaction and quote in one load (an approval's authentication
- * batch): by its id under an agent, or by its transaction. `platformId` is SQL (see `RouteSpec.preload`).
+ * batch): by its id under an agent, or by its transaction. `platformId` is SQL (see `RouteSpec.load`).
  */
 export function pendingActionLoads(db: Db, platformId: SQL, by: { actionId: string; agentId: string } | { transactionId: string }) {
   const where =

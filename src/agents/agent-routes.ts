@@ -28,19 +28,17 @@ import {
 import {
   createAgent,
   deleteAgent,
-  deviceCodeLoads,
-  deviceCodeStatusFrom,
   agentFrom,
   agentListFrom,
   agentListLoads,
   agentLoads,
   issueDeviceCode,
-  redeemDeviceCode,
   updateAgent,
   updatePolicy,
 } from './service';
 import { approveAction, pendingActionLoads, rejectAction } from './actions-service';
 import { approvalListFrom, approvalListLoads } from './action-views';
+import { deviceCodeLoads, deviceCodeStatusFrom, redeemDeviceCode } from './device-codes';
 
 const tag = 'Agent Management';
 const MISSING_PERMISSIONS =

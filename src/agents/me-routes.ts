@@ -8,6 +8,7 @@ import { errorResponses } from '../http/responses';
 import { badRequest, notFound } from '../http/errors';
 import { idempotencyHeaderDoc } from '../http/idempotency';
 import { platformClock } from '../platform/service';
+import { isInternalAccountId } from '../crypto/ids';
 import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
 import { listCustomerInternalAccounts } from '../accounts/internal-service';
 import {
@@ -208,12 +209,12 @@ export const agentMeRoutes = [
         sourceExternal: liveExternalAccount(c.db, platformId, sourceId ?? '').limit(1),
       });
       if (sourceId) {
-        requireCustomerAccountRow(agent, sourceId, sourceId.startsWith('InternalAccount:') ? loaded.source[0] : loaded.sourceExternal[0]);
+        requireCustomerAccountRow(agent, sourceId, isInternalAccountId(sourceId) ? loaded.source[0] : loaded.sourceExternal[0]);
         requireAllowed(agent.policy, [sourceId]);
       }
       const destination = body.destination;
       if (destination.destinationType === 'ACCOUNT') {
-        const internal = destination.accountId.startsWith('InternalAccount:');
+        const internal = isInternalAccountId(destination.accountId);
         requireCustomerAccountRow(agent, destination.accountId, internal ? loaded.destinationInternal[0] : loaded.destinationExternal[0]);
       }
       return createQuote(paymentDeps(c), c.auth.platform, input, loaded, c.settings, c.now);

@@ -1,8 +1,9 @@
+// An agent's policy applied to a money request: allowed accounts, per-transaction and period limits, AUTO or approval.
 import { ApiError } from '../http/errors';
 import { convertAtMidMarketUp } from '../payments/rates';
 import type { RateSource } from '../payments/rates-source';
 import type { AgentRow } from '../db/schema';
-import { isInternalAccountId } from '../common/identifiers';
+import { isInternalAccountId } from '../crypto/ids';
 import type { AgentPolicy } from './schema';
 import type { Usage } from './service';
 

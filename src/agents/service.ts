@@ -1,5 +1,5 @@
-// Agents for the platform: create, read, policy, device codes, redeem and revoke. Over 300 lines because
-// it is the whole agent lifecycle; the agents' actions are in actions-service.ts.
+// Agents for the platform: create, read, list, update, policy, delete, issue a device code, and the checks of
+// an agent's accounts and permissions (redeeming codes: device-codes.ts; the agents' actions: actions-service.ts).
 import { and, eq, gt, gte, inArray, isNull, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import {
@@ -8,31 +8,26 @@ import {
   agents,
   agentTokens,
   internalAccounts,
-  platforms,
   type AgentRow,
   type Permission,
   type PlatformRow,
 } from '../db/schema';
-import { newId } from '../crypto/ids';
-import { hashSecret, randomToken } from '../crypto/secrets';
+import { isInternalAccountId, newId } from '../crypto/ids';
 import { iso } from '../common/time';
-import { ApiError, badRequest, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
+import { ApiError, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { dateRangeOrder, keysetIds, keysetLoads, mapPage, pageFrom, type KeysetQuery } from '../http/pagination';
 import { platformClock } from '../platform/service';
 import { requireHeld } from '../platform/tokens-service';
 import { loadActiveCustomer } from '../customers/service';
-import { loadExternalAccount } from '../external-accounts/service';
-import { loadInternalAccount } from '../accounts/internal-service';
+import { externalAccountNotFound, loadExternalAccount } from '../external-accounts/service';
+import { internalAccountNotFound } from '../accounts/internal-service';
 import type { AgentPolicy, AgentPolicyUpdate } from './schema';
 import { changeNeeds, policyNeeds } from './grants';
+import { newDeviceCode } from './device-codes';
 
 const CANNOT_GIVE = 'Giving the agent these powers needs permissions this API token lacks';
 
 export const agentNotFound = () => notFound('NOT_FOUND', 'Agent not found');
-const DEVICE_CODE_TTL_MS = 10 * 60_000;
-// No 0/O, 1/I/L: codes are read off one screen and typed into another.
-const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-
 /** UTC day (YYYY-MM-DD) and month (YYYY-MM) that limits count in. */
 export function periodOf(now: number) {
   const day = new Date(now).toISOString().slice(0, 10);
@@ -151,27 +146,6 @@ async function checkPolicyAccounts(db: Db, platformId: string, customerId: strin
   if (issues.length) throw invalidFields('request body', issues);
 }
 
-function deviceCode() {
-  const bytes = crypto.getRandomValues(new Uint8Array(10));
-  const chars = [...bytes].map((b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join('');
-  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
-}
-
-/** A code carries its issuer's permissions: redeeming checks them against the agent's policy of that moment. */
-function newDeviceCode(agentId: string, platformId: string, issuerPermissions: Permission[], now: number) {
-  const code = deviceCode();
-  const row = {
-    codeHash: hashSecret(code),
-    agentId,
-    platformId,
-    expiresAt: now + DEVICE_CODE_TTL_MS,
-    redeemedAt: null,
-    issuerPermissions,
-    createdAt: now,
-  };
-  return { row, view: { code, agentId, expiresAt: iso(row.expiresAt), redeemed: false } };
-}
-
 /** A new agent with its first device code; `callerPermissions` (the API token's) must cover the policy's powers. */
 export async function createAgent(
   db: Db,
@@ -200,7 +174,7 @@ export async function createAgent(
   return { agent: agentView(row, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }, now), deviceCode: code.view };
 }
 
-export async function loadAgent(db: Db, platformId: string, agentId: string): Promise<AgentRow> {
+async function loadAgent(db: Db, platformId: string, agentId: string): Promise<AgentRow> {
   const row = await db.query.agents.findFirst({
     where: and(eq(agents.id, agentId), eq(agents.platformId, platformId), isNull(agents.deletedAt)),
   });
@@ -223,7 +197,7 @@ export function agentFrom(loaded: Loaded<ReturnType<typeof agentLoads>>, now: nu
   return agentView(row, usageFrom(loaded.usage, row.id), now);
 }
 
-export interface AgentFilters {
+interface AgentFilters {
   customerId?: string;
   isPaused?: boolean;
   isConnected?: boolean;
@@ -284,7 +258,7 @@ export async function updateAgent(db: Db, platformId: string, agentId: string, p
 }
 
 /** Policy merge: given fields replace, spending limits merge field by field; the result is validated whole. */
-export function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): AgentPolicy {
+function mergePolicy(current: AgentPolicy, patch: AgentPolicyUpdate): AgentPolicy {
   return {
     permissions: patch.permissions ?? current.permissions,
     defaultExecutionMode: patch.defaultExecutionMode ?? current.defaultExecutionMode,
@@ -362,94 +336,17 @@ export async function issueDeviceCode(db: Db, platformId: string, agentId: strin
   return code.view;
 }
 
-const codeNotFound = () => notFound('NOT_FOUND', 'Device code not found');
-
-/** GET /agents/device-codes/{code}/status as a load (`platformId` SQL: see `RouteSpec.load`); the code is looked up by its hash. */
-export function deviceCodeLoads(db: Db, platformId: SQL, code: string) {
-  return {
-    deviceCode: db
-      .select()
-      .from(agentDeviceCodes)
-      .where(and(eq(agentDeviceCodes.codeHash, hashSecret(code.toUpperCase())), eq(agentDeviceCodes.platformId, platformId)))
-      .limit(1),
-  };
-}
-
-export function deviceCodeStatusFrom(code: string, loaded: Loaded<ReturnType<typeof deviceCodeLoads>>) {
-  const row = loaded.deviceCode[0];
-  if (!row) throw codeNotFound();
-  return { code: code.toUpperCase(), redeemed: row.redeemedAt !== null };
-}
-
-/**
- * Redeems a device code once (a conditional update decides the one winner) and returns the agent's bearer
- * token, shown only here. Earlier tokens of the agent are revoked: one installation at a time.
- */
-export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
-  const codeHash = hashSecret(code.toUpperCase());
-  // No credentials name the platform here: its sandbox clock comes with the code.
-  const [found] = await db
-    .select({ offset: platforms.clockOffsetMs, issuerPermissions: agentDeviceCodes.issuerPermissions, policy: agents.policy })
-    .from(agentDeviceCodes)
-    .innerJoin(platforms, eq(platforms.id, agentDeviceCodes.platformId))
-    .innerJoin(agents, eq(agents.id, agentDeviceCodes.agentId))
-    .where(eq(agentDeviceCodes.codeHash, codeHash));
-  if (!found) throw codeNotFound();
-  // The policy may have widened since the code was issued: its issuer must hold what the agent now exercises.
-  // Refused before the code is spent, so it works again if the policy narrows.
-  requireHeld(
-    found.issuerPermissions,
-    policyNeeds(found.policy),
-    "The device code's issuer lacks permissions the agent's policy now needs",
-  );
-  const now = realNow + found.offset;
-  const [won] = await db
-    .update(agentDeviceCodes)
-    .set({ redeemedAt: now })
-    .where(and(eq(agentDeviceCodes.codeHash, codeHash), isNull(agentDeviceCodes.redeemedAt), gt(agentDeviceCodes.expiresAt, now)))
-    .returning();
-  if (!won) throw badRequest('This device code has expired or was already redeemed');
-  const agent = await db.query.agents.findFirst({ where: and(eq(agents.id, won.agentId), isNull(agents.deletedAt)) });
-  if (!agent) throw codeNotFound();
-  const accessToken = `agt_${randomToken(32)}`;
-  await db.batch([
-    db
-      .update(agentTokens)
-      .set({ revokedAt: now })
-      .where(and(eq(agentTokens.agentId, agent.id), isNull(agentTokens.revokedAt))),
-    db.insert(agentTokens).values({
-      id: newId('AgentToken', now),
-      agentId: agent.id,
-      platformId: agent.platformId,
-      tokenHash: hashSecret(accessToken),
-      revokedAt: null,
-      createdAt: now,
-    }),
-    db.update(agents).set({ isConnected: true, updatedAt: now }).where(eq(agents.id, agent.id)),
-  ]);
-  return { agentId: agent.id, agentName: agent.name, accessToken, policy: agent.policy };
-}
-
 /** An external account of the agent's customer; any other id answers 404 exactly as an unknown one. */
 export async function agentExternalAccount(db: Db, agent: AgentRow, id: string) {
   const row = await loadExternalAccount(db, agent.platformId, id);
-  if (row.customerId !== agent.customerId) throw notFound('NOT_FOUND', 'External account not found');
+  if (row.customerId !== agent.customerId) throw externalAccountNotFound();
   return row;
 }
 
-/** An internal or external account of the agent's customer, else 404 as unknown. */
-export async function requireCustomerAccount(db: Db, agent: AgentRow, id: string): Promise<void> {
-  if (!id.startsWith('InternalAccount:')) {
-    await agentExternalAccount(db, agent, id);
-    return;
-  }
-  requireCustomerAccountRow(agent, id, await loadInternalAccount(db, agent.platformId, id));
-}
-
-/** `requireCustomerAccount` on the account's row as read (undefined: none of the platform's). */
+/** 404 as unknown unless the account row as read (undefined: none of the platform's) is the agent's customer's. */
 export function requireCustomerAccountRow(agent: AgentRow, id: string, row: { customerId: string | null } | undefined): void {
   if (row?.customerId === agent.customerId) return;
-  throw notFound('NOT_FOUND', id.startsWith('InternalAccount:') ? 'Internal account not found' : 'External account not found');
+  throw isInternalAccountId(id) ? internalAccountNotFound() : externalAccountNotFound();
 }
 
 /** 403 unless the agent's policy grants `permission` (and the agent is not paused, for actions). */

@@ -1,3 +1,4 @@
+// An agent's bearer token looked up with its agent and platform (authentication), alone or with a route's loads.
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { named, type Db, type Loads } from '../db/client';
 import type { AgentRow, PlatformRow } from '../db/schema';

@@ -1,3 +1,4 @@
+// The ISO 3166-1 alpha-2 country codes.
 /**
  * The ISO 3166-1 alpha-2 country codes: the 249 officially assigned ones, by first letter. A static list
  * because `Intl.DisplayNames` also names codes that are not countries (`EU`, `UK`, `XK`).

@@ -1,4 +1,4 @@
-// The currency catalogue and its schemas: one row of data per currency, hence its length.
+// The currency catalogue and its schemas: one row of data per currency.
 import * as z from 'zod';
 
 export const CustomerInfoFieldName = z

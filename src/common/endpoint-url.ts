@@ -1,3 +1,4 @@
+// Where the service may POST a webhook: a platform's webhookEndpoint judged by the mode's rules.
 /**
  * Where the service may POST (a platform's `webhookEndpoint`), judged from the URL alone: host names are
  * not resolved here. The WHATWG URL parser has already turned every IPv4 notation (decimal, octal, hex,

@@ -1,3 +1,4 @@
+// Common request fields: country codes, phone numbers, dates, e-mail addresses, postal addresses.
 import * as z from 'zod';
 import { COUNTRY_CODES } from './countries';
 import { E164 } from './identifiers';

@@ -1,3 +1,4 @@
+// Account, wallet and record identifiers checked by their public rules (check digits, checksums, lengths, prefixes).
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -133,11 +134,6 @@ export function withCbuCheckDigits(bank7: string, account13: string): string {
   return `${bank7}${cbuBlockDigit(bank7)}${account13}${cbuBlockDigit(account13)}`;
 }
 
-/** Argentine CBU (bank) or CVU (payment provider, starts with 000): 22 digits, blocks of 8 and 14 each ending in a check digit. */
-export function cbuValid(cbu: string): boolean {
-  return /^[0-9]{22}$/.test(cbu) && withCbuCheckDigits(cbu.slice(0, 7), cbu.slice(8, 21)) === cbu;
-}
-
 /** US ABA routing transit number: 9 digits, 3-7-1 weighted sum divisible by 10. */
 export function abaRoutingValid(routing: string): boolean {
   if (!/^[0-9]{9}$/.test(routing)) return false;
@@ -220,7 +216,7 @@ export function tronPayload(address: string): Uint8Array | null {
 }
 
 /** The 5-bit words of a bech32 (or bech32m) string with one of the given prefixes, or null. */
-export function bech32Words(s: string, prefixes: RegExp, variant: 'bech32' | 'bech32m'): number[] | null {
+function bech32Words(s: string, prefixes: RegExp, variant: 'bech32' | 'bech32m'): number[] | null {
   try {
     const { prefix, words } = (variant === 'bech32' ? bech32 : bech32m).decode(s.toLowerCase() as `${string}1${string}`, false);
     return prefixes.test(prefix) ? words : null;
@@ -242,6 +238,3 @@ export function bolt12Words(offer: string): number[] | null {
   const m = /^lno1([qpzry9x8gf2tvdw0s3jn54khce6mua7l]+)$/.exec(offer.toLowerCase());
   return m ? [...m[1]!].map((c) => BECH32_CHARSET.indexOf(c)) : null;
 }
-
-/** Whether an account id names an internal account (else an external account, or a party outside the service). */
-export const isInternalAccountId = (id: string): boolean => id.startsWith('InternalAccount:');

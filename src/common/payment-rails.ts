@@ -1,3 +1,4 @@
+// The payment rail enum (bank and wallet networks) shared by corridors and rates.
 import * as z from 'zod';
 
 export const PaymentRail = z

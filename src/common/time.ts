@@ -1,3 +1,4 @@
+// Timestamps as the API shows and reads them (ISO 8601 UTC).
 import * as z from 'zod';
 
 /** ISO 8601 UTC with `Z`, as every timestamp in the API. */

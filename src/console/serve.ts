@@ -1,3 +1,4 @@
+// The sandbox console: its page and files at /, with their security headers.
 import type { Settings } from '../env';
 import indexHtml from './assets/index.html';
 import styleCss from './assets/style.css';
@@ -34,7 +35,7 @@ const FILES = new Map<string, { body: string; type: string }>(
  * Everything from this origin and nothing else: no inline script or style, no framing, no form posting
  * elsewhere, fetches only to the API on the same origin.
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,3 +1,4 @@
+// Encryption of small secrets at rest (AES-256-GCM under a key derived from WALLET_ENCRYPTION_KEY).
 import { fromBase64, fromBase64url, toBase64url } from './base64';
 
 /** Version tag of the at-rest format; a new key or algorithm gets a new tag so old rows stay readable. */
@@ -6,10 +7,9 @@ const HKDF_INFO = new TextEncoder().encode('service wallet secret at rest v1');
 const IV_BYTES = 12;
 const FORMAT = /^v1\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22,})$/;
 
-export type AtRestKeyResult = { ok: true; key: CryptoKey } | { ok: false; code: 'WALLET_ENCRYPTION_KEY_INVALID'; reason: string };
+type AtRestKeyResult = { ok: true; key: CryptoKey } | { ok: false; code: 'WALLET_ENCRYPTION_KEY_INVALID'; reason: string };
 
-export type DecryptResult =
-  { ok: true; plaintext: Uint8Array } | { ok: false; code: 'AT_REST_MALFORMED' | 'AT_REST_UNAUTHENTIC'; reason: string };
+type DecryptResult = { ok: true; plaintext: Uint8Array } | { ok: false; code: 'AT_REST_MALFORMED' | 'AT_REST_UNAUTHENTIC'; reason: string };
 
 /**
  * Derives the AES-256-GCM key for secrets at rest from the Worker secret `WALLET_ENCRYPTION_KEY`

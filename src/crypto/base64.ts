@@ -1,3 +1,4 @@
+// Base64 and base64url, read and written in one place (RFC 4648).
 import { base64, base64urlnopad } from '@scure/base';
 
 /**

@@ -1,3 +1,4 @@
+// Canonical JSON and the hash of a body's canonical form (signed retries bind it).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 

@@ -1,10 +1,11 @@
+// HPKE sealing of credential bundles to a client's P-256 key (session keys, wallet export).
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';
 import { compressValidPoint, parseClientPublicKey } from './p256';
 
 /** HPKE `info` of the credential-bundle format (DESIGN.md 3); clients' decryptors expect exactly this. */
-export const BUNDLE_INFO = new TextEncoder().encode('turnkey_hpke');
+const BUNDLE_INFO = new TextEncoder().encode('turnkey_hpke');
 
 const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
 const base58check = createBase58check(sha256);

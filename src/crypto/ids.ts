@@ -1,8 +1,9 @@
+// Record ids: UUIDv7, the spec's `<Type>:<uuid>` shape, and telling internal account ids apart.
 let lastMs = 0;
 let counter = 0;
 
 /** UUIDv7 (RFC 9562): 48-bit ms timestamp, then a 12-bit per-isolate counter, so ids sort by creation. */
-export function uuidv7(now = Date.now()): string {
+function uuidv7(now = Date.now()): string {
   if (now > lastMs) {
     lastMs = now;
     counter = Math.floor(Math.random() * 0x400); // random start leaves room to count up within the ms
@@ -34,9 +35,7 @@ export function newId(type: string, now?: number): string {
   return `${type}:${uuidv7(now)}`;
 }
 
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-
-/** True when `id` has the shape `<type>:<uuid>`. */
-export function isId(type: string, id: string): boolean {
-  return new RegExp(`^${type}:${UUID}$`).test(id);
+/** True when `id` names an internal account; any other account id is an external account (or a pseudo account). */
+export function isInternalAccountId(id: string): boolean {
+  return id.startsWith('InternalAccount:');
 }

@@ -1,8 +1,9 @@
+// One-time codes: generation without modulo bias, per-code salts and the stored HMAC.
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 
-export const OTP_DIGITS = '0123456789';
+const OTP_DIGITS = '0123456789';
 export const OTP_ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /**

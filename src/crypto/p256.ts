@@ -1,13 +1,14 @@
+// P-256 public keys: clients' uncompressed keys and compressed stamp keys, validated on the curve.
 import { p256 } from '@noble/curves/nist.js';
 import { fromBase64url } from './base64';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 
 /** Spec 4.2: a `clientPublicKey` is an uncompressed SEC1 P-256 point in hex. */
-export const CLIENT_PUBLIC_KEY_PATTERN = /^04[0-9a-fA-F]{128}$/;
+const CLIENT_PUBLIC_KEY_PATTERN = /^04[0-9a-fA-F]{128}$/;
 
 const COMPRESSED_HEX = /^0[23][0-9a-fA-F]{64}$/;
 
-export type KeyResult =
+type KeyResult =
   { ok: true; /** The 65-byte uncompressed point. */ bytes: Uint8Array } | { ok: false; code: 'INVALID_PUBLIC_KEY'; reason: string };
 
 /**
@@ -35,17 +36,7 @@ export function parseCompressedPublicKey(hex: string): KeyResult {
   }
 }
 
-/** Compresses a valid P-256 point (65 or 33 bytes) to its 33-byte SEC1 form; throws on an invalid point. */
-export function compressPublicKey(point: Uint8Array): Uint8Array {
-  return p256.Point.fromBytes(point).toBytes(true);
-}
-
-/** Decompresses a valid P-256 point (33 or 65 bytes) to its 65-byte SEC1 form; throws on an invalid point. */
-export function decompressPublicKey(point: Uint8Array): Uint8Array {
-  return p256.Point.fromBytes(point).toBytes(false);
-}
-
-export interface SessionKeyPair {
+interface SessionKeyPair {
   /** The 32-byte private scalar: it leaves the server only sealed inside `encryptedSessionSigningKey`. */
   privateKey: Uint8Array;
   /** Compressed public key in lower-case hex (66 characters): the form stamps carry. */

@@ -1,3 +1,4 @@
+// Random tokens, secret hashing and constant-time comparison.
 import { toBase64url } from './base64';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';

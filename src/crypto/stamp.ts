@@ -1,3 +1,4 @@
+// Service-Wallet-Signature stamps: parsed and verified (P-256 over payloadToSign).
 import { p256 } from '@noble/curves/nist.js';
 import { textFromBase64url } from './base64';
 import { hexToBytes } from '@noble/hashes/utils.js';
@@ -11,7 +12,7 @@ const MAX_STAMP_LENGTH = 2048;
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
-export interface ParsedStamp {
+interface ParsedStamp {
   /** The session public key as sent: compressed P-256, lower-case hex (66 characters). */
   publicKey: string;
   /** The same key as a 65-byte uncompressed point (WebCrypto's raw import form). */
@@ -20,12 +21,12 @@ export interface ParsedStamp {
   signature: Uint8Array;
 }
 
-export type StampFailure =
+type StampFailure =
   { ok: false; code: 'WALLET_SIGNATURE_MALFORMED'; reason: string } | { ok: false; code: 'WALLET_SIGNATURE_INVALID'; reason: string };
 
-export type ParseStampResult = { ok: true; stamp: ParsedStamp } | Extract<StampFailure, { code: 'WALLET_SIGNATURE_MALFORMED' }>;
+type ParseStampResult = { ok: true; stamp: ParsedStamp } | Extract<StampFailure, { code: 'WALLET_SIGNATURE_MALFORMED' }>;
 
-export type VerifyStampResult = { ok: true; publicKey: string } | StampFailure;
+type VerifyStampResult = { ok: true; publicKey: string } | StampFailure;
 
 function malformed(reason: string): { ok: false; code: 'WALLET_SIGNATURE_MALFORMED'; reason: string } {
   return { ok: false, code: 'WALLET_SIGNATURE_MALFORMED', reason };

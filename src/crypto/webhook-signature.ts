@@ -1,3 +1,4 @@
+// Webhook signatures: each platform's P-256 key derived from the service secret, and signing with it.
 import { p256 } from '@noble/curves/nist.js';
 import { fromBase64, fromBase64url, toBase64 } from './base64';
 

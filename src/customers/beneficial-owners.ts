@@ -6,10 +6,10 @@ import type { BeneficialOwnerRow } from '../db/schema';
 import { Address, CountryCode, DateOnly, Email, Phone, text } from '../common/fields';
 import { DateTime, iso } from '../common/time';
 
-export const BeneficialOwnerRole = z
+const BeneficialOwnerRole = z
   .enum(['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'])
   .meta({ id: 'BeneficialOwnerRole' });
-export const IdentificationType = z.enum(['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID']).meta({ id: 'IdentificationType' });
+const IdentificationType = z.enum(['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID']).meta({ id: 'IdentificationType' });
 
 const PersonalInfoFields = z.strictObject({
   firstName: text(),
@@ -25,9 +25,9 @@ const PersonalInfoFields = z.strictObject({
   countryOfIssuance: CountryCode.optional(),
 });
 
-export const BeneficialOwnerPersonalInfo = PersonalInfoFields.meta({ id: 'BeneficialOwnerPersonalInfo' });
+const BeneficialOwnerPersonalInfo = PersonalInfoFields.meta({ id: 'BeneficialOwnerPersonalInfo' });
 export type PersonalInfo = z.infer<typeof BeneficialOwnerPersonalInfo>;
-export const BeneficialOwnerPersonalInfoUpdate = PersonalInfoFields.partial().meta({ id: 'BeneficialOwnerPersonalInfoUpdate' });
+const BeneficialOwnerPersonalInfoUpdate = PersonalInfoFields.partial().meta({ id: 'BeneficialOwnerPersonalInfoUpdate' });
 
 const Roles = z
   .array(BeneficialOwnerRole)
@@ -67,7 +67,7 @@ export const BeneficialOwner = z
     updatedAt: DateTime,
   })
   .meta({ id: 'BeneficialOwner' });
-export type BeneficialOwnerView = z.infer<typeof BeneficialOwner>;
+type BeneficialOwnerView = z.infer<typeof BeneficialOwner>;
 
 export function beneficialOwnerView(row: BeneficialOwnerRow): BeneficialOwnerView {
   return {

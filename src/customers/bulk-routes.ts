@@ -1,3 +1,4 @@
+// The bulk import routes: upload a CSV (POST /customers/bulk/csv) and read a job.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { badRequest, invalidFields } from '../http/errors';

@@ -1,10 +1,11 @@
+// Bulk import CSV rows: the columns, header problems, and a record as a customer create request.
 import type { FieldIssue } from '../http/errors';
 import { zodIssues } from '../http/errors';
 import { CsvCustomerCreate, type CustomerCreate } from './schema';
 
 /** Columns of the reference CSV format. */
-export const REQUIRED_COLUMNS = ['umaAddress', 'platformCustomerId', 'customerType'];
-export const KNOWN_COLUMNS = new Set([
+const REQUIRED_COLUMNS = ['umaAddress', 'platformCustomerId', 'customerType'];
+const KNOWN_COLUMNS = new Set([
   ...REQUIRED_COLUMNS,
   'fullName',
   'birthDate',
@@ -53,7 +54,7 @@ export function headerProblem(columns: string[]): string | null {
   return null;
 }
 
-export type RowResult = { ok: true; input: CustomerCreate } | { ok: false; issues: FieldIssue[] };
+type RowResult = { ok: true; input: CustomerCreate } | { ok: false; issues: FieldIssue[] };
 
 /** One CSV record as a create request, validated by the same schema as POST /customers (CSV business rules). */
 export function rowToCustomer(columns: string[], record: string[]): RowResult {

@@ -1,3 +1,4 @@
+// The bulk import schemas: the accepted job, the job with its error entries.
 import * as z from 'zod';
 import { BulkJobStatus } from '../db/enums';
 import { DateTime } from '../common/time';
@@ -6,7 +7,7 @@ export const BulkCustomerImportJobAccepted = z
   .object({ jobId: z.string().meta({ example: 'Job:019542f5-b3e7-1d02-0000-000000000006' }), status: z.enum(['PENDING', 'PROCESSING']) })
   .meta({ id: 'BulkCustomerImportJobAccepted' });
 
-export const BulkCustomerImportErrorEntry = z
+const BulkCustomerImportErrorEntry = z
   .object({
     code: z.string(),
     message: z.string(),

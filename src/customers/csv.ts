@@ -1,5 +1,6 @@
+// A CSV parser (RFC 4180) with size limits per field, record and file.
 /** Sizes a CSV text must keep to, in characters; `maxRecords` stops a file of countless tiny records early. */
-export interface CsvLimits {
+interface CsvLimits {
   maxFieldChars: number;
   maxRecordChars: number;
   maxRecords: number;
@@ -15,7 +16,7 @@ export interface CsvOversize {
 }
 
 /** Where a CSV text is not CSV, counted as in `CsvOversize`, and why. */
-export interface CsvMalformed {
+interface CsvMalformed {
   record: number;
   field: number;
   reason: string;
@@ -23,7 +24,7 @@ export interface CsvMalformed {
 }
 
 /** Result of parsing CSV text: its records, where and why the text is not CSV, or where it breaks a size limit. */
-export type CsvResult = { ok: true; records: string[][] } | { ok: false; malformed: CsvMalformed } | { ok: false; oversize: CsvOversize };
+type CsvResult = { ok: true; records: string[][] } | { ok: false; malformed: CsvMalformed } | { ok: false; oversize: CsvOversize };
 
 /**
  * RFC 4180 CSV: comma-separated, fields optionally double-quoted (`""` escapes a quote, quoted fields may span

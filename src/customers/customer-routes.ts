@@ -1,8 +1,10 @@
+// The customer routes: create, list, read, update (PATCH, a signed retry for an e-mail change) and delete.
 import { depsOf } from '../http/deps';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { Customer, CustomerCreate, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdate } from './schema';
-import { createCustomer, customerFrom, customerListFrom, customerListLoads, customerLoads } from './service';
+import { createCustomer, customerFrom, customerLoads } from './service';
+import { customerListFrom, customerListLoads } from './list';
 import { deleteCustomer } from './delete';
 import { patchCustomer } from './email-update';
 import { AuthSignedRequestChallenge, SIGNATURE_HEADERS } from '../wallet/schema';

@@ -1,3 +1,4 @@
+// PATCH /customers/{id}: applied at once, or as a signed retry when it changes a wallet's OTP e-mail.
 import type { Ctx } from '../http/route';
 import type { CustomerUpdate } from './schema';
 import { checkCustomerUpdate, updateCustomer } from './service';

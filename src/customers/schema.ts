@@ -1,3 +1,4 @@
+// The customer schemas: individuals and businesses, create, update, list and its filters.
 import * as z from 'zod';
 import { CustomerType } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';
@@ -10,7 +11,7 @@ import { KybStatus, KycStatus } from '../db/enums';
 /** The local part of a UMA address: what may follow `$` and precede `@`. */
 export const UMA_LOCAL_PART = /^[a-zA-Z0-9._+-]{1,64}$/;
 
-export const UmaAddress = z
+const UmaAddress = z
   .string()
   .trim()
   .max(320)
@@ -18,10 +19,10 @@ export const UmaAddress = z
   .transform((a) => (a.startsWith('$') ? a : `$${a}`))
   .meta({ example: '$john.doe@uma.domain.com' });
 
-export const EntityType = z
+const EntityType = z
   .enum(['SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'OTHER'])
   .meta({ id: 'EntityType' });
-export const BusinessType = z
+const BusinessType = z
   .enum([
     'AGRICULTURE_FORESTRY_FISHING_AND_HUNTING',
     'MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION',
@@ -45,7 +46,7 @@ export const BusinessType = z
     'PUBLIC_ADMINISTRATION',
   ])
   .meta({ id: 'BusinessType' });
-export const PurposeOfAccount = z
+const PurposeOfAccount = z
   .enum([
     'CONTRACTOR_PAYOUTS',
     'CREATOR_PAYOUTS',
@@ -66,7 +67,7 @@ export const PurposeOfAccount = z
 const Countries = z.array(CountryCode).max(250);
 
 /** Every business field optional: the base the create, update and CSV shapes derive from. */
-export const BusinessInfoUpdate = z
+const BusinessInfoUpdate = z
   .strictObject({
     legalName: text(),
     doingBusinessAs: text().optional(),
@@ -92,13 +93,13 @@ export const BusinessInfoUpdate = z
 export type BusinessInfo = z.infer<typeof BusinessInfoUpdate>;
 
 /** On API creation legal name, tax id and incorporation date are required (reference `BusinessInfo`). */
-export const BusinessInfoCreate = BusinessInfoUpdate.required({ legalName: true, taxId: true, incorporatedOn: true }).meta({
+const BusinessInfoCreate = BusinessInfoUpdate.required({ legalName: true, taxId: true, incorporatedOn: true }).meta({
   id: 'BusinessInfo',
 });
 /** The CSV import carries only the legal name as required (reference CSV format). */
-export const BusinessInfoCsv = BusinessInfoUpdate.required({ legalName: true });
+const BusinessInfoCsv = BusinessInfoUpdate.required({ legalName: true });
 
-export const BusinessInfoResponse = BusinessInfoUpdate.required({ legalName: true }).meta({ id: 'BusinessInfoResponse' });
+const BusinessInfoResponse = BusinessInfoUpdate.required({ legalName: true }).meta({ id: 'BusinessInfoResponse' });
 
 const commonCreate = {
   platformCustomerId: text(128)
@@ -126,7 +127,7 @@ const individualFields = {
   address: Address.optional(),
 };
 
-export const IndividualCustomerCreate = z
+const IndividualCustomerCreate = z
   .strictObject({ customerType: z.literal('INDIVIDUAL'), ...commonCreate, ...individualFields })
   .meta({ id: 'IndividualCustomerCreateRequest' });
 
@@ -141,7 +142,7 @@ function businessCreate<B extends z.ZodType>(businessInfo: B) {
 }
 
 // The reference leaves businessInfo out of the create request's required list: KYB asks for it later.
-export const BusinessCustomerCreate = businessCreate(BusinessInfoCreate.optional()).meta({ id: 'BusinessCustomerCreateRequest' });
+const BusinessCustomerCreate = businessCreate(BusinessInfoCreate.optional()).meta({ id: 'BusinessCustomerCreateRequest' });
 
 export const CustomerCreate = z
   .discriminatedUnion('customerType', [IndividualCustomerCreate, BusinessCustomerCreate])
@@ -160,10 +161,10 @@ const commonUpdate = {
   umaAddress: UmaAddress.optional(),
 };
 
-export const IndividualCustomerUpdate = z
+const IndividualCustomerUpdate = z
   .strictObject({ customerType: z.literal('INDIVIDUAL'), ...commonUpdate, ...individualFields })
   .meta({ id: 'IndividualCustomerUpdateRequest' });
-export const BusinessCustomerUpdate = z
+const BusinessCustomerUpdate = z
   .strictObject({
     customerType: z.literal('BUSINESS'),
     ...commonUpdate,
@@ -220,7 +221,7 @@ export type CustomerView = z.infer<typeof Customer>;
 export const CustomerList = pageOf(Customer, 'CustomerListResponse');
 
 /** The shortest `search` term: the trigram index matches pieces of three characters. */
-export const MIN_SEARCH_CHARS = 3;
+const MIN_SEARCH_CHARS = 3;
 
 export const CustomerListQuery = z.object({
   platformCustomerId: z.string().max(128).optional(),

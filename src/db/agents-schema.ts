@@ -1,3 +1,4 @@
+// The tables of agents: agents, their tokens and device codes, and their actions.
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { AgentActionStatus, AgentActionType, Permission } from './enums';

@@ -1,3 +1,4 @@
+// The D1 client (drizzle), its sessions, named loads run in one round trip, and guard statements.
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle, DrizzleD1Database, SQLiteD1Session } from 'drizzle-orm/d1';
 import type { BatchItem } from 'drizzle-orm/batch';

@@ -1,3 +1,4 @@
+// The tables of the machinery: idempotency keys, due transitions, webhook events and deliveries, counters.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { WebhookDeliveryStatus } from './enums';
@@ -78,7 +79,7 @@ export const dueTransitions = sqliteTable(
     id: text('id').primaryKey(),
     platformId: text('platform_id').notNull(),
     subjectId: text('subject_id').notNull(),
-    /** Handler kind in the transition registry (e.g. `transfer.settle`). */
+    /** Handler kind in the transition registry (e.g. `payment.step`). */
     kind: text('kind').notNull(),
     fromStatus: text('from_status'),
     toStatus: text('to_status'),

@@ -1,3 +1,4 @@
+// Rows read and written per request (and per queue batch or sweep), from D1's own counts.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**

@@ -1,3 +1,4 @@
+// The tables of money movement: quotes, transactions and their status history.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from './enums';

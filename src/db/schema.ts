@@ -1,5 +1,5 @@
 // The tables of platforms, customers, accounts, KYC, documents and tokens (payments, agents and infrastructure
-// tables have their own files). Long because it is declarations.
+// tables have their own files).
 import { sql, type SQL } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type {
@@ -475,7 +475,6 @@ export type PlatformRow = typeof platforms.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;
 export type InternalAccountRow = typeof internalAccounts.$inferSelect;
-export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
 
 export * from './infra-schema';
 export type ExternalAccountRow = typeof externalAccounts.$inferSelect;

@@ -1,3 +1,4 @@
+// The document routes: upload, list, read, replace and delete (multipart, stored in R2).
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { payloadTooLarge } from '../http/body';

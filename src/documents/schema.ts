@@ -1,9 +1,10 @@
+// The document schemas: types, sides, upload and replace fields, the document and its list.
 import * as z from 'zod';
 import { CountryCode, text } from '../common/fields';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
 
-export const DocumentType = z
+const DocumentType = z
   .enum([
     'PASSPORT',
     'DRIVERS_LICENSE',
@@ -34,7 +35,7 @@ export const DocumentType = z
   ])
   .meta({ id: 'DocumentType' });
 
-export const DocumentSide = z.enum(['FRONT', 'BACK']);
+const DocumentSide = z.enum(['FRONT', 'BACK']);
 
 /** The metadata fields of a multipart upload (the `file` part comes with them). */
 export const DocumentUploadFields = z.strictObject({

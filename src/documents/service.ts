@@ -1,3 +1,4 @@
+// Documents: upload, replace, read, list and delete (files in R2, metadata in D1).
 import { and, eq, type SQL } from 'drizzle-orm';
 import type * as z from 'zod';
 import type { Db, Loaded } from '../db/client';
@@ -15,7 +16,7 @@ import { storeFile } from './storage';
 /** Largest accepted document (reference: 10 MB). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
-export function documentView(row: DocumentRow): DocumentView {
+function documentView(row: DocumentRow): DocumentView {
   return {
     id: row.id,
     documentHolder: row.documentHolder,

@@ -1,3 +1,4 @@
+// A document's file stored in R2, and the document types accepted.
 import { badRequest } from '../http/errors';
 import { payloadTooLarge } from '../http/body';
 
@@ -5,7 +6,7 @@ import { payloadTooLarge } from '../http/body';
 const PART_SIZE = 5 * 1024 * 1024;
 
 /** File types accepted for verification documents, each recognised by its leading bytes. */
-export const DOCUMENT_TYPES: Record<string, number[]> = {
+const DOCUMENT_TYPES: Record<string, number[]> = {
   'application/pdf': [0x25, 0x50, 0x44, 0x46], // %PDF
   'image/jpeg': [0xff, 0xd8, 0xff],
   'image/png': [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],

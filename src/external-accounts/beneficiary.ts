@@ -1,3 +1,4 @@
+// Beneficiary name verification of an external account (sandbox by identifier suffix).
 import type { ServiceMode } from '../env';
 import type { BeneficiaryVerificationStatus, ExternalAccountRow } from '../db/schema';
 import { ApiError } from '../http/errors';
@@ -16,7 +17,7 @@ export function primaryIdentifier(account: Pick<ExternalAccountRow, 'identifier'
   return { identifier: account.identifier, suffix: sandboxSuffix(account.accountType, account.identifier) };
 }
 
-export interface BeneficiaryCheck {
+interface BeneficiaryCheck {
   status: BeneficiaryVerificationStatus;
   verifiedName?: string;
 }

@@ -1,3 +1,4 @@
+// The external-account routes of customers and of the platform.
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {
@@ -20,7 +21,7 @@ import {
 
 const tag = 'External Accounts';
 
-export const customerExternalAccountRoutes = [
+const customerExternalAccountRoutes = [
   defineRoute({
     method: 'POST',
     path: '/customers/external-accounts',
@@ -76,7 +77,7 @@ export const customerExternalAccountRoutes = [
   }),
 ];
 
-export const platformExternalAccountRoutes = [
+const platformExternalAccountRoutes = [
   defineRoute({
     method: 'POST',
     path: '/platform/external-accounts',

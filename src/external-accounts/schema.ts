@@ -1,3 +1,4 @@
+// The external-account schemas: create (customer and platform), the account, list and filters.
 import * as z from 'zod';
 import { BeneficiaryVerificationStatus, ExternalAccountStatus } from '../db/enums';
 import { CurrencyCode } from '../common/currencies';

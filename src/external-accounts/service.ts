@@ -1,3 +1,4 @@
+// External accounts: create (with the beneficiary check), view, load, list and delete.
 import { and, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import type { ServiceMode } from '../env';

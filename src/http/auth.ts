@@ -1,3 +1,4 @@
+// Authentication: HTTP Basic API tokens, agent bearer tokens and the operator token, as principals (lookups come in).
 import type { SQL } from 'drizzle-orm';
 import type { Settings } from '../env';
 import type { Db, Loads } from '../db/client';
@@ -5,22 +6,22 @@ import type { AgentRow, Permission, PlatformRow, ApiTokenRow } from '../db/schem
 import { fromBase64 } from '../crypto/base64';
 import { constantTimeEqual } from '../crypto/otp';
 import { hashSecret, safeEqual } from '../crypto/secrets';
-import { ApiError, notFound, unauthorized } from './errors';
+import { ApiError, noRoute, unauthorized } from './errors';
 
 /** A platform authenticated by one of its API tokens (HTTP Basic). */
-export interface PlatformPrincipal {
+interface PlatformPrincipal {
   kind: 'platform';
   platform: PlatformRow;
   tokenId: string;
   permissions: Permission[];
 }
 
-export interface OperatorPrincipal {
+interface OperatorPrincipal {
   kind: 'operator';
 }
 
 /** A software agent authenticated by its bearer token: bound to one customer of one platform. */
-export interface AgentPrincipal {
+interface AgentPrincipal {
   kind: 'agent';
   agent: AgentRow;
   platform: PlatformRow;
@@ -44,7 +45,7 @@ const DUMMY_HASH = hashSecret('no-such-token');
  */
 export type AuthLoads = (platformId: SQL, agentId?: SQL) => Loads;
 /** Their results by name (typed by the route that declared them). */
-export type AuthLoaded = Record<string, unknown>;
+type AuthLoaded = Record<string, unknown>;
 
 type Found<T> = Promise<T | undefined>;
 
@@ -156,7 +157,7 @@ async function authenticateAgent(
 
 function authenticateOperator(request: Request, settings: Settings): OperatorPrincipal {
   // Without the secret the operator surface does not exist at all.
-  if (!settings.operatorToken) throw notFound('NOT_FOUND', 'No route matches this path');
+  if (!settings.operatorToken) throw noRoute();
   const match = request.headers.get('Authorization')?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match || !safeEqual(match[1]!, settings.operatorToken)) {
     throw new ApiError('UNAUTHORIZED', 'Missing or invalid operator token', undefined, {

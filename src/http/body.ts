@@ -1,13 +1,14 @@
+// Request bodies: size limits, media types, JSON reading, and refusal of unknown fields.
 import * as z from 'zod';
 import { ApiError, badRequest } from './errors';
 
-export const JSON_BODY_LIMIT = 1024 * 1024; // 1 MiB
+const JSON_BODY_LIMIT = 1024 * 1024; // 1 MiB
 
 export const payloadTooLarge = (limit: number) =>
   new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { limitBytes: limit });
 
 /** Reads the body as text, refusing more than `limit` bytes without buffering past it. */
-export async function readText(request: Request, limit = JSON_BODY_LIMIT): Promise<string> {
+async function readText(request: Request, limit = JSON_BODY_LIMIT): Promise<string> {
   const declared = Number(request.headers.get('Content-Length') ?? NaN);
   if (declared > limit) throw payloadTooLarge(limit);
   if (!request.body) return '';

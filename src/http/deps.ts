@@ -1,3 +1,4 @@
+// The Deps every service gets (database, queue, logger, mode).
 import type { Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';
 import type { Logger } from './log';

@@ -1,3 +1,4 @@
+// Every error code with its HTTP status, ApiError, and the error body it is answered as.
 import * as z from 'zod';
 
 /**
@@ -48,7 +49,7 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 /** The codes whose status is `S`, e.g. `CodeOf<404>` for `notFound`. */
-export type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERRORS)[K] extends S ? K : never }[ErrorCode];
+type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERRORS)[K] extends S ? K : never }[ErrorCode];
 
 /** Thrown anywhere; shaped once into the spec's error body `{status, code, message, details?}`. */
 export class ApiError extends Error {
@@ -77,6 +78,8 @@ export const unauthorized = (challenge = true) =>
   );
 export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError('FORBIDDEN', message, details);
 export const notFound = (code: CodeOf<404>, message: string) => new ApiError(code, message);
+/** A path no route serves (or one that does not exist in this mode), answered like any unknown path. */
+export const noRoute = () => notFound('NOT_FOUND', 'No route matches this path');
 /**
  * Clients generated from the service's OpenAPI retry 408, 409, 429 and 5xx unless the response carries
  * this header set to `false`: it marks a conflict that no retry can change.

@@ -1,3 +1,4 @@
+// The JSON-lines logger, and request paths with their secret parameters redacted.
 import type { LogLevel } from '../env';
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
@@ -24,7 +25,7 @@ export function logger(level: LogLevel): Logger {
 }
 
 /** A route's pattern (itty syntax, `:name` parameters) and which of its parameters are secrets. */
-export interface PathPattern {
+interface PathPattern {
   path: string;
   secretParams?: readonly string[];
 }

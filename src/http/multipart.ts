@@ -1,3 +1,4 @@
+// A streaming multipart/form-data parser (RFC 7578).
 import { badRequest } from './errors';
 
 /** One part of a multipart/form-data body. Its bytes stream through `body`, which reads the request lazily. */

@@ -1,3 +1,4 @@
+// The OpenAPI 3.1 document built from the route declarations and their zod schemas.
 import * as z from 'zod';
 import { defineRoute, type RouteDef } from './route';
 import { errorResponses } from './responses';
@@ -62,7 +63,7 @@ function webhookItem(w: WebhookDef, components: Record<string, JsonSchema>) {
 }
 
 /** The OpenAPI 3.1 document of every route, generated from the zod schemas the handlers validate with. */
-export function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] = []) {
+function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] = []) {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {

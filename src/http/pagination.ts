@@ -1,3 +1,4 @@
+// Pagination: limit and cursor parameters, keyset pages and their maintained totals.
 import * as z from 'zod';
 import { and, asc, count, desc, getTableName, gt, gte, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -40,7 +41,7 @@ interface Position {
   id: string;
 }
 
-export function encodeCursor(pos: Position): string {
+function encodeCursor(pos: Position): string {
   return toBase64url(new TextEncoder().encode(JSON.stringify(pos)));
 }
 
@@ -126,7 +127,7 @@ function compoundOrder<Row>(q: KeysetQuery<Row>): SQL[] {
 }
 
 /** A maintained count (`list_counts`), read as `{ n }` rows like a counted total; no row is 0. */
-export function countedTotal(db: Db, platformId: SQL | string, list: string) {
+function countedTotal(db: Db, platformId: SQL | string, list: string) {
   return db
     .select({ n: listCounts.n })
     .from(listCounts)

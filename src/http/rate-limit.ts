@@ -1,3 +1,4 @@
+// Rate limits: each request counted against its platform's (or client address's) budgets.
 import type { Env, Settings } from '../env';
 import { hashSecret } from '../crypto/secrets';
 import { ApiError } from './errors';
@@ -9,7 +10,7 @@ import { ApiError } from './errors';
 export const RATE_LIMIT_PERIOD_SECONDS = 10;
 
 /** What the limiter needs of a route: who calls it, and whether a call is expensive (a search, a bulk import). */
-export interface LimitedRoute {
+interface LimitedRoute {
   auth: 'none' | 'basic' | 'agent' | 'operator';
   expensive?: boolean | ((url: URL) => boolean);
 }

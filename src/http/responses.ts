@@ -1,3 +1,4 @@
+// Error responses as the OpenAPI document declares them, and the 409 retry headers.
 import type { ResponseSpec } from './route';
 import { ErrorBody, SHOULD_RETRY_HEADER } from './errors';
 

@@ -1,3 +1,4 @@
+// The order routes are tried in, so that no literal path is shadowed by a parameter.
 import type { RouteDef } from './route';
 
 /** True when `a` would answer requests meant for `b`: same method, and a parameter where `b` has a literal. */

@@ -1,3 +1,4 @@
+// defineRoute: one endpoint's declaration, and the runner every request takes (authenticate, validate, load, claim, handle, commit).
 import * as z from 'zod';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Env, Settings } from '../env';

@@ -1,3 +1,4 @@
+// A request's D1 session (primary or replica) and the X-D1-Bookmark header both ways.
 import { sessionDatabase, type SessionDb, type SessionStart } from '../db/client';
 import { badRequest, type ApiError } from './errors';
 
@@ -5,12 +6,12 @@ import { badRequest, type ApiError } from './errors';
  * The D1 bookmark both ways (D1 Sessions API): a response carries the latest database state its request read
  * or wrote; a request that sends it back reads at least that fresh.
  */
-export const BOOKMARK_HEADER = 'X-D1-Bookmark';
+const BOOKMARK_HEADER = 'X-D1-Bookmark';
 
 // D1's bookmark: four hex fields (lexicographically ordered); anything else would fail deep inside D1.
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
-export interface RequestSession extends SessionDb {
+interface RequestSession extends SessionDb {
   /** A malformed bookmark header: the route refuses it (400) where it refuses invalid input. */
   refused?: ApiError;
 }

@@ -1,3 +1,4 @@
+// The explicit maps of transition and answer handlers, and the Deps of background work.
 import type { Env, Settings } from '../env';
 import { database, type Db } from '../db/client';
 import type { Logger } from '../http/log';

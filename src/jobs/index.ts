@@ -1,11 +1,14 @@
+// The queue consumer and the cron sweep.
 import { settings, type Env } from '../env';
 import type { Logger } from '../http/log';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
-import { deliverEvents, sweepDueWebhooks } from '../webhooks/delivery';
+import { deliverEvents } from '../webhooks/delivery';
+import { sweepDueWebhooks } from '../webhooks/sweep';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { purgeSettledDeliveries } from '../webhooks/retention';
 import { jobDeps } from './deps';
-import { processBulkChunk, resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
+import { resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
+import { processBulkChunk } from '../customers/bulk-chunks';
 import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */

@@ -1,3 +1,4 @@
+// Beneficial owners of business customers: create (with their KYC), read, list, update.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import type { ServiceMode } from '../env';

@@ -1,3 +1,4 @@
+// The KYC routes: beneficial owners and verifications.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {

@@ -1,7 +1,8 @@
+// The sandbox's KYC and KYB outcomes, chosen by the last 3 characters (spec 4.9).
 import type { VerificationState } from '../db/schema';
 
 /** Spec 4.9: the last 3 characters choose the outcome (`001` PENDING, `002` REJECTED, any other APPROVED). */
-export function sandboxOutcome(value: string): Exclude<VerificationState, 'UNVERIFIED'> {
+function sandboxOutcome(value: string): Exclude<VerificationState, 'UNVERIFIED'> {
   const suffix = value.slice(-3);
   if (suffix === '001') return 'PENDING';
   if (suffix === '002') return 'REJECTED';

@@ -1,3 +1,4 @@
+// The KYC schemas: beneficial-owner lists, verifications and their errors.
 import * as z from 'zod';
 import { VerificationStatus } from '../db/enums';
 import { BeneficialOwner } from '../customers/beneficial-owners';
@@ -14,7 +15,7 @@ export const BeneficialOwnerIdParams = z.object({ beneficialOwnerId: z.string().
 
 // --- Verifications ---
 
-export const VerificationErrorType = z
+const VerificationErrorType = z
   .enum([
     'MISSING_FIELD',
     'INVALID_FIELD',
@@ -39,7 +40,7 @@ export const VerificationErrorType = z
   ])
   .meta({ id: 'VerificationErrorType' });
 
-export const VerificationError = z
+const VerificationError = z
   .object({
     resourceId: z.string(),
     type: VerificationErrorType,

@@ -1,3 +1,4 @@
+// Verifications: what must be on file, the submission (KYC or KYB outcome), read and list.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import type { ServiceMode } from '../env';

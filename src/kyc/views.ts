@@ -1,4 +1,4 @@
-// The verification as the API shows it.
+// A verification as the API shows it.
 import type { VerificationRow } from '../db/schema';
 import { iso } from '../common/time';
 import type { VerificationErrorView, VerificationView } from './schema';

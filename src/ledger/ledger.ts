@@ -1,7 +1,8 @@
+// The double-entry ledger: a movement's statements, and the batch that applies them once.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { internalAccounts, ledgerEntries } from '../db/schema';
-import { newId } from '../crypto/ids';
+import { isInternalAccountId, newId } from '../crypto/ids';
 import { errorText, isBalanceCheckFailure, isUniqueViolation } from '../db/errors';
 
 /** One movement of money from one account to another, in one currency. */
@@ -19,8 +20,6 @@ export interface Movement {
   now: number;
 }
 
-const isInternal = (id: string) => id.startsWith('InternalAccount:');
-
 /**
  * The statements of a movement: balance changes of the internal sides plus the two ledger entries.
  * Put them in one `db.batch` with the state change that causes them: the balance CHECK refuses an
@@ -35,8 +34,8 @@ export function movementStatements(db: Db, m: Movement): Statement[] {
       .update(internalAccounts)
       .set({ balance: sql`${internalAccounts.balance} + ${delta}`, updatedAt: m.now })
       .where(and(eq(internalAccounts.id, id), eq(internalAccounts.platformId, m.platformId), eq(internalAccounts.currency, m.currency)));
-  if (isInternal(m.from)) stmts.push(change(m.from, -m.amount));
-  if (isInternal(m.to)) stmts.push(change(m.to, m.amount));
+  if (isInternalAccountId(m.from)) stmts.push(change(m.from, -m.amount));
+  if (isInternalAccountId(m.to)) stmts.push(change(m.to, m.amount));
   const entry = (accountId: string, amount: number) => ({
     id: newId('LedgerEntry', m.now),
     platformId: m.platformId,
@@ -51,7 +50,7 @@ export function movementStatements(db: Db, m: Movement): Statement[] {
   return stmts;
 }
 
-export type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_applied';
+type MoneyBatchResult = 'applied' | 'insufficient_funds' | 'already_applied';
 
 /**
  * Runs a batch that moves money, giving the statements' results when it applied (a read at its end sees its

@@ -1,3 +1,4 @@
+// The webhook events of a transaction entering a status, and their data.
 import type { Db } from '../db/client';
 import type { TransactionRow, TransactionStatus } from '../db/schema';
 import { isFailedStatus } from '../db/enums';
@@ -22,7 +23,7 @@ const OUTGOING: Record<TransactionStatus, WebhookType> = {
  * OUTGOING_PAYMENT.* types (REJECTED is a failure; a refund started in the change adds REFUND_PENDING, then
  * REFUND_COMPLETED or REFUND_FAILED as it ended); incoming ones have only PENDING, COMPLETED and FAILED.
  */
-export function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
+function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
   if (row.type === 'INCOMING') {
     if (row.status === 'COMPLETED') return ['INCOMING_PAYMENT.COMPLETED'];
     return [isFailedStatus(row.status) ? 'INCOMING_PAYMENT.FAILED' : 'INCOMING_PAYMENT.PENDING'];

@@ -1,3 +1,4 @@
+// Incoming payments awaiting the platform's decision: the approval request, its answer, the deadline.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';

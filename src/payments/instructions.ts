@@ -1,3 +1,4 @@
+// Payment instructions of a real-time-funded quote (bank details, Lightning invoice) and their networks.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { infoFor } from '../accounts/funding-instructions';

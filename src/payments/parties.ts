@@ -1,3 +1,4 @@
+// Who a transaction belongs to and the counterparty information it shows.
 import { type CustomerRow, type ExternalAccountRow, type InternalAccountRow, type PlatformRow } from '../db/schema';
 import { ApiError, conflict, invalidFields } from '../http/errors';
 

@@ -1,5 +1,4 @@
-// POST /quotes: what a quote reads, its checks, its price and its rows. Over 300 lines because pricing a
-// quote is one sequence of checks that reads best in order.
+// POST /quotes: what a quote reads, its checks, its price and its rows, as the Change that records it.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import type { Settings } from '../env';
@@ -13,7 +12,7 @@ import {
   type QuoteRow,
   type TransactionRow,
 } from '../db/schema';
-import { newId } from '../crypto/ids';
+import { isInternalAccountId, newId } from '../crypto/ids';
 import { badRequest, errorBody, invalidFields, notFound } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { railsOf } from '../external-accounts/corridors';
@@ -55,7 +54,7 @@ function resolveDestination(input: QuoteRequest['destination'], loaded: QuoteReq
     }
     return { kind: 'uma', address: receiver.address, currency: receiver.currency, scenario: receiver.scenario, name: receiver.name };
   }
-  if (input.accountId.startsWith('InternalAccount:')) {
+  if (isInternalAccountId(input.accountId)) {
     const account = loaded.destinationInternal[0];
     if (!account) throw internalAccountNotFound();
     requireActiveInternal(account);
@@ -150,7 +149,7 @@ export async function createQuote(
   let customerId: string | null;
   let sendingCurrency: string;
   if (input.source.sourceType === 'ACCOUNT') {
-    if (!input.source.accountId.startsWith('InternalAccount:')) {
+    if (!isInternalAccountId(input.source.accountId)) {
       throw invalidFields('request body', [
         { field: 'source.accountId', message: 'Must be an internal account; pull from an external account with POST /transfer-in' },
       ]);

@@ -1,3 +1,4 @@
+// Quotes: reads, views, lists, expiry, and the Change that starts a quote's payment (execute or funded send).
 import { and, eq, getTableColumns, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';

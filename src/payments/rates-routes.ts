@@ -1,3 +1,4 @@
+// GET /exchange-rates.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { ExchangeRateList, ExchangeRateQuery, ratesUnavailableResponse } from './rates-schema';

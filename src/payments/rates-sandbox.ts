@@ -1,3 +1,4 @@
+// The sandbox's mid-market rates: a fixed table drifting deterministically per 5-minute window.
 import { RATE_WINDOW_MS, type MidMarket } from './rates';
 
 /**

@@ -1,3 +1,4 @@
+// The exchange-rate schemas: rate details, the query and the rates.
 import * as z from 'zod';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { PaymentRail } from '../common/payment-rails';

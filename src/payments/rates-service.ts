@@ -1,3 +1,4 @@
+// GET /exchange-rates: the platform's corridors priced from the current rates.
 import type { PlatformRow } from '../db/schema';
 import { currency, currencyInfo, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { iso } from '../common/time';
@@ -5,7 +6,7 @@ import { computeExchange, type MidMarket } from './rates';
 import type { ExchangeRate } from './rates-schema';
 import { defaultRail } from '../external-accounts/corridors';
 
-export interface ExchangeRateFilters {
+interface ExchangeRateFilters {
   sourceCurrency?: string;
   destinationCurrency?: string[];
   sendingAmount: number;

@@ -1,3 +1,4 @@
+// Where mid-market rates come from (the sandbox table or RATES_URL), cached per isolate.
 import type { Settings } from '../env';
 import { SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { RATE_WINDOW_MS, ratesUnavailable, type MidMarket } from './rates';
@@ -84,7 +85,7 @@ async function download(url: string, now: number): Promise<MidMarket> {
  * common rate APIs), into USD per major unit for the catalogue's currencies; codes outside the
  * catalogue are ignored. Anything else, or a catalogue rate that is not a positive number, is unusable.
  */
-export function parseRates(body: unknown): Record<string, number> | undefined {
+function parseRates(body: unknown): Record<string, number> | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const { base, rates } = body as { base?: unknown; rates?: unknown };
   if (base !== 'USD' || !rates || typeof rates !== 'object' || Array.isArray(rates)) return undefined;

@@ -1,3 +1,4 @@
+// Pricing: every conversion priced from a snapshot of mid-market rates, without arbitrage.
 import type { LockedSide } from '../db/enums';
 import { currencyInfo } from '../common/currencies';
 import { ApiError } from '../http/errors';
@@ -40,7 +41,7 @@ import { ApiError } from '../http/errors';
 export const RATE_WINDOW_MS = 5 * 60_000;
 
 /** What the service keeps on each conversion, below mid-market (see the header: no arbitrage). */
-export const SPREAD_BPS = 25;
+const SPREAD_BPS = 25;
 const MSATS_PER_BTC = 100_000_000_000;
 
 /** Mid-market rates at one moment: USD value of one major unit per currency code. */
@@ -55,7 +56,7 @@ export interface MidMarket {
 export const ratesUnavailable = (message: string) => new ApiError('RATES_UNAVAILABLE', message);
 
 /** Who pays: fees depend on the platform (regulated institutions get the lower tier). */
-export interface PricingPlatform {
+interface PricingPlatform {
   id: string;
   isRegulatedFinancialInstitution: boolean;
 }
@@ -69,13 +70,13 @@ interface FeeSchedule {
 
 const COUNTERPARTY_FIXED_FEE_USD = 0.05;
 
-export function feeSchedule(platform: PricingPlatform): FeeSchedule {
+function feeSchedule(platform: PricingPlatform): FeeSchedule {
   return platform.isRegulatedFinancialInstitution ? { variableFeeBps: 20, fixedFeeUsd: 0.1 } : { variableFeeBps: 30, fixedFeeUsd: 0.25 };
 }
 
 export type { LockedSide };
 
-export interface ExchangeInput {
+interface ExchangeInput {
   sendingCurrency: string;
   receivingCurrency: string;
   /** Smallest unit of the locked side's currency. */

@@ -1,3 +1,4 @@
+// Every payment route: exchange rates, quotes, transfers and transactions.
 import type { RouteDef } from '../http/route';
 import { ratesRoutes } from './rates-routes';
 import { quoteRoutes } from './quotes-routes';

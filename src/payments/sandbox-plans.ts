@@ -1,3 +1,4 @@
+// Sandbox outcomes (spec 4.9): the plan a transaction follows once initiated, step by step.
 import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
 
 /**
@@ -42,11 +43,11 @@ import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
  * Production honours no magic value: every payment follows the "other" row.
  */
 
-export const SETTLE_MS = 5_000;
-export const SLOW_PAYOUT_MS = 6 * 60_000;
-export const RETURN_AFTER_MS = 60_000;
-export const TRANSFER_FAIL_MS = 30_000;
-export const LONG_PENDING_MS = 24 * 60 * 60_000;
+const SETTLE_MS = 5_000;
+const SLOW_PAYOUT_MS = 6 * 60_000;
+const RETURN_AFTER_MS = 60_000;
+const TRANSFER_FAIL_MS = 30_000;
+const LONG_PENDING_MS = 24 * 60 * 60_000;
 
 export interface Step {
   /** Delay after the previous status; 0 applies it in the same batch. */
@@ -78,7 +79,7 @@ const failsAtOnce = (failureReason: FailureReason, inFlight: TransactionStatus):
   steps: [],
 });
 
-export const PLANS = {
+const PLANS = {
   PAYOUT_SUCCESS: outgoing({ afterMs: SETTLE_MS, status: 'COMPLETED', settle: true }),
   PAYOUT_EXECUTION_FAILED: failsAtOnce('QUOTE_EXECUTION_FAILED', 'PROCESSING'),
   PAYOUT_SLOW: outgoing({ afterMs: SLOW_PAYOUT_MS, status: 'COMPLETED', settle: true }),

@@ -1,7 +1,8 @@
+// The sandbox's UMA receivers (spec 4.9), by local part.
 import type { Settings } from '../env';
 import type { Scenario } from './sandbox-plans';
 
-export interface UmaReceiver {
+interface UmaReceiver {
   address: string;
   currency: string;
   scenario: Scenario;

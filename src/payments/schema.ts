@@ -1,5 +1,4 @@
-// The request and response schemas of quotes, transfers and transactions, in the reference's shapes. Long
-// because the reference's payment objects are; they stay together as /openapi.json shows them.
+// The request and response schemas of quotes, transfers and transactions, in the reference's shapes.
 import * as z from 'zod';
 import { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from '../db/enums';
 import { Currency, CurrencyCode } from '../common/currencies';

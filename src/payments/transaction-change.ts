@@ -1,3 +1,4 @@
+// A transaction's change drafted (history rows, ledger movements, events, transitions) and made a Change; the sandbox plans' hops.
 import { and, eq, inArray, ne, notExists } from 'drizzle-orm';
 import { namedGuard, type Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';
@@ -14,6 +15,7 @@ import type { Logger } from '../http/log';
 import { commitChange, type Change } from '../http/change';
 import { movementStatements, type Movement } from '../ledger/ledger';
 import { type Statement } from '../db/client';
+import { isInternalAccountId } from '../crypto/ids';
 import { scheduleTransition, transitionMessages, type ScheduledTransition } from '../transitions/schedule';
 import { eventMessages } from '../webhooks/outbox';
 import { balanceEvent } from '../accounts/internal-service';
@@ -52,12 +54,10 @@ export interface Draft {
   row: TransactionRow;
 }
 
-const isInternal = (id: string) => id.startsWith('InternalAccount:');
-
 /** The guard that keeps a new transaction off an internal account closed since it was read (its customer deleted). */
 const ACCOUNTS_OPEN = 'ACCOUNTS_OPEN';
 function accountsOpen(db: Db, row: TransactionRow): Statement[] {
-  const ids = [row.sourceAccountId, row.destinationAccountId].filter((id): id is string => id !== null && isInternal(id));
+  const ids = [row.sourceAccountId, row.destinationAccountId].filter((id): id is string => id !== null && isInternalAccountId(id));
   if (ids.length === 0) return [];
   const closed = db
     .select({ id: internalAccounts.id })
@@ -103,7 +103,7 @@ export async function buildChange(
   const move = (movements: Movement[] | undefined) => {
     for (const m of movements ?? []) {
       statements.push(...movementStatements(db, m));
-      for (const id of [m.from, m.to]) if (isInternal(id)) touched.add(id);
+      for (const id of [m.from, m.to]) if (isInternalAccountId(id)) touched.add(id);
     }
   };
   let row = base;

@@ -1,3 +1,4 @@
+// Transactions: load, read, history and list.
 import { and, asc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded } from '../db/client';

@@ -1,3 +1,4 @@
+// Same-currency transfers: what they read, the checks, the transaction row, and the Change that records one.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import {

@@ -1,3 +1,4 @@
+// The transitions of a transaction's life: its sandbox plan's due steps and its quote's expiry.
 import type { ServiceMode } from '../env';
 import type { TransitionContext, TransitionEffect, TransitionHandler } from '../transitions/schedule';
 import { loadTransaction } from './transactions-service';

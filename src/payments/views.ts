@@ -1,3 +1,4 @@
+// Transactions and quotes as the API shows them (and the statuses a quote shows).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { QuoteRow, TransactionHistoryRow, TransactionRow } from '../db/schema';

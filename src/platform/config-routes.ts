@@ -1,3 +1,4 @@
+// The platform configuration routes (GET and PATCH /config).
 import { defineRoute, json } from '../http/route';
 import { conflictHeaders, errorResponses } from '../http/responses';
 import { ErrorBody } from '../http/errors';

@@ -1,3 +1,4 @@
+// The operator's platform routes (Bearer OPERATOR_TOKEN).
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { umaDomainTaken } from './config-routes';

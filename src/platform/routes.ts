@@ -1,3 +1,4 @@
+// Every platform route: configuration, API tokens and the operator's platforms.
 import type { RouteDef } from '../http/route';
 import { configRoutes } from './config-routes';
 import { tokenRoutes } from './token-routes';

@@ -1,3 +1,4 @@
+// Platforms: the configuration view and update, the sandbox clock as SQL, the operator's create and list.
 import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, platforms, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';
@@ -30,7 +31,7 @@ export function platformClock(platformId: SQL, wall: number): SQL {
   return sql`(${wall} + (SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}))`;
 }
 
-export interface ConfigExtras {
+interface ConfigExtras {
   webhookPublicKey: string;
   sandboxUmaDomain?: string;
 }
@@ -108,7 +109,7 @@ export async function updateConfig(db: Db, platform: PlatformRow, patch: Platfor
   return configView(row!, extras);
 }
 
-export function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
+function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
   const merged: WalletConfig = { ...WALLET_DEFAULTS, ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
@@ -116,7 +117,7 @@ export function mergeWalletConfig(current: WalletConfig | null, patch: WalletCon
   return merged;
 }
 
-export function platformView(p: PlatformRow, extras: ConfigExtras) {
+function platformView(p: PlatformRow, extras: ConfigExtras) {
   return { id: p.id, name: p.name, config: configView(p, extras), createdAt: iso(p.createdAt) };
 }
 

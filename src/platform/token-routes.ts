@@ -1,3 +1,4 @@
+// The API token routes: create, list, read and delete.
 import { defineRoute, json, noContent } from '../http/route';
 import { ErrorBody } from '../http/errors';
 import { errorResponses } from '../http/responses';

@@ -1,3 +1,4 @@
+// API tokens: lookup with their platform (authentication), create, list, delete, and permission checks.
 import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { named, type Db, type Loaded, type Loads } from '../db/client';
 import { apiTokens, platforms, type ApiTokenRow, type Permission, type PlatformRow } from '../db/schema';
@@ -18,7 +19,7 @@ const prepareTokenLookup = (db: Db) =>
     .limit(1)
     .prepare();
 
-// Every Basic authentication without a route preload runs this query: its SQL is built once per client.
+// Every Basic authentication without a route `load` runs this query: its SQL is built once per client.
 const tokenLookups = new WeakMap<Db, ReturnType<typeof prepareTokenLookup>>();
 
 /** The token with its platform, in one query: authentication and the platform's config cost one round trip. */
@@ -59,7 +60,7 @@ export async function findTokenWithPlatformAnd(
   return { found: token && platform ? { token, platform } : undefined, results: named(loads, results) };
 }
 
-export function tokenView(row: ApiTokenRow): ApiToken {
+function tokenView(row: ApiTokenRow): ApiToken {
   return {
     id: row.id,
     name: row.name,
@@ -112,7 +113,7 @@ export async function createToken(
   return view;
 }
 
-export interface TokenFilters {
+interface TokenFilters {
   name?: string;
   createdAfter?: number;
   createdBefore?: number;

@@ -1,3 +1,4 @@
+// The sandbox clock routes: read it, advance it.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { jobDeps } from '../jobs/deps';

@@ -1,7 +1,8 @@
+// The sandbox clock schemas: the advance request, the clock, and what an advance applied.
 import * as z from 'zod';
 import { DateTime } from '../common/time';
 
-export const MAX_ADVANCE_SECONDS = 30 * 24 * 60 * 60;
+const MAX_ADVANCE_SECONDS = 30 * 24 * 60 * 60;
 
 export const ClockAdvanceRequest = z
   .strictObject({

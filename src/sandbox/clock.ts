@@ -1,10 +1,11 @@
+// Advancing a platform's sandbox clock, and applying what then comes due.
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { dueTransitions, platforms, webhookDeliveries } from '../db/schema';
 import { iso } from '../common/time';
 import type { JobDeps } from '../jobs/deps';
 import { applyDueTransitions } from '../transitions/schedule';
-import { dueDeliveryEventIds } from '../webhooks/delivery';
+import { dueDeliveryEventIds } from '../webhooks/sweep';
 import { dispatchEvents } from '../webhooks/outbox';
 import type { SandboxTime } from './clock-schema';
 

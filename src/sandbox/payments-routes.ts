@@ -1,3 +1,4 @@
+// The sandbox payment routes: pay a quote's instructions, receive a UMA payment, reset the platform.
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { IncomingTransaction, OutgoingTransaction } from '../payments/schema';

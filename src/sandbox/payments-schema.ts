@@ -1,3 +1,4 @@
+// The sandbox payment schemas: send and UMA receive requests.
 import * as z from 'zod';
 import { CurrencyCode } from '../common/currencies';
 import { UmaAddressField } from '../payments/schema';

@@ -1,3 +1,4 @@
+// Simulated payments: paying a quote's instructions, receiving an incoming UMA payment.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { customers, internalAccounts, umaAddressIs, type Approval, type PlatformRow, type TransactionRow } from '../db/schema';
@@ -178,7 +179,7 @@ export async function sandboxReceiveUma(
  * The sandbox sender (local part, any domain) whose side asks for information about the recipient: its
  * approval request carries these in `requestedReceiverCustomerInfoFields`.
  */
-export const INFO_REQUESTING_SENDER = 'requires.info';
+const INFO_REQUESTING_SENDER = 'requires.info';
 const INFO_REQUESTED: NonNullable<Approval['requestedFields']> = [
   { name: 'NATIONALITY', mandatory: true },
   { name: 'POSTAL_ADDRESS', mandatory: false },

@@ -1,3 +1,4 @@
+// POST /sandbox/reset: a platform's data deleted (but its tokens and configuration), its clock set back.
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import {

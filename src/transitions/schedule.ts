@@ -1,3 +1,4 @@
+// Scheduled state changes: schedule, dispatch, and apply once when due (handlers come in).
 import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';
@@ -15,7 +16,7 @@ export interface TransitionInput {
   platformId: string;
   /** What changes: a transaction, quote or transfer id. */
   subjectId: string;
-  /** Handler kind in the registry, e.g. `transfer.fail`. */
+  /** Handler kind in the registry, e.g. `payment.step`. */
   kind: string;
   from?: string | null;
   to?: string | null;
@@ -104,12 +105,12 @@ export interface TransitionDeps extends Deps {
   transitions: TransitionHandlers;
 }
 
-export interface ApplyScope {
+interface ApplyScope {
   platformId?: string;
   id?: string;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   applied: number;
   /** Already applied by a concurrent caller. */
   skipped: number;
@@ -123,7 +124,7 @@ export const SWEEP_INLINE_ROUNDS = 2;
 /** Due transitions the cron sweep queues per tick beyond those it applies (README: at least 1,000 a minute). */
 export const SWEEP_QUEUED = 1_000;
 /** A queued transition is not queued again by the sweep for this long (its message is on its way). */
-export const SWEEP_LEASE_MS = 2 * 60_000;
+const SWEEP_LEASE_MS = 2 * 60_000;
 
 /**
  * Applies every transition due by its platform's own clock (wall clock `realNow` plus the platform's

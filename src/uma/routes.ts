@@ -1,9 +1,10 @@
+// The UMA provider routes: the directory, and the operator's loading of it.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { UmaProviderList, UmaProviderListQuery, UmaProviderLoad, UmaProviderLoadResult } from './schema';
 import { umaProviderLoads, umaProvidersFrom, loadUmaProviders } from './service';
 
-export const umaProviderRoutes = [
+const umaProviderRoutes = [
   defineRoute({
     method: 'GET',
     path: '/uma-providers',
@@ -20,7 +21,7 @@ export const umaProviderRoutes = [
 ];
 
 /** Operator surface: production operators load their provider directory (the sandbox one is seeded). */
-export const umaProviderOperatorRoutes = [
+const umaProviderOperatorRoutes = [
   defineRoute({
     method: 'POST',
     path: '/operator/uma-providers',

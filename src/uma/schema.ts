@@ -1,3 +1,4 @@
+// The UMA provider schemas: the provider, its list and filters, the operator's input.
 import * as z from 'zod';
 import { Currency, currency, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { BooleanParam, CountryCode, text } from '../common/fields';

@@ -1,3 +1,4 @@
+// The UMA provider directory: view, list and the operator's load.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { umaProviders, type UmaProviderRow } from '../db/schema';
@@ -7,7 +8,7 @@ import { keysetLoads, pageFrom, type KeysetQuery } from '../http/pagination';
 import type { Statement } from '../db/client';
 import type { UmaProviderInput, UmaProviderListQuery, UmaProviderView } from './schema';
 
-export function umaProviderView(row: UmaProviderRow): UmaProviderView {
+function umaProviderView(row: UmaProviderRow): UmaProviderView {
   return {
     name: row.name,
     supportedRegions: row.supportedRegions,

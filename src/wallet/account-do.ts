@@ -1,5 +1,5 @@
+// The AccountDO: one Durable Object per embedded wallet, the RPC surface over its credentials, sessions and signed retries.
 import { DurableObject } from 'cloudflare:workers';
-import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Env } from '../env';
 import { newId } from '../crypto/ids';
 import { toBase64url } from '../crypto/base64';
@@ -7,10 +7,10 @@ import { atRestKey, decryptAtRest, encryptAtRest } from '../crypto/at-rest';
 import { sealToClient } from '../crypto/hpke';
 import { generateOtp, hashOtp, newOtpSalt } from '../crypto/otp';
 import { parseStamp, verifyStamp } from '../crypto/stamp';
-import { verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './webauthn';
+import type { PasskeyAssertion, RelyingParty } from './webauthn';
 import type { OidcIdentity } from './oidc';
 import { AccountStore, type CredentialRow } from './account-store';
-import { conflictOf, credentialOfType, credentialRow, credentialView, isFailure, sessionView } from './credential-rules';
+import { checkAssertion, conflictOf, credentialOfType, credentialRow, credentialView, isFailure, sessionView } from './credential-rules';
 import { checkCode, dayLocked, sendRefused } from './otp-rules';
 import { prepareSession, PURGE_AFTER_MS, PURGE_INTERVAL_MS, sessionRow, type PreparedSession } from './session-rules';
 import { applyEffect, challengePayload, retryMismatch, signerRefused, type Prepared, type Retry } from './signed-retry-rules';
@@ -33,9 +33,8 @@ import {
   type SignedChallenge,
 } from './account-protocol';
 
-export const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
-export const SANDBOX_OTP = '000000';
-export const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
+const SANDBOX_OTP = '000000';
 
 const unknownRequest = () => fail('UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
 const unknownChallenge = () => fail('UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
@@ -46,7 +45,6 @@ const unknownChallenge = () => fail('UNAUTHORIZED', 'Request-Id is unknown, alre
  * that re-checks and changes, so concurrent requests cannot both consume the same `requestId`, OTP or
  * challenge. The rules live in credential-rules, otp-rules, session-rules and signed-retry-rules; the
  * statements in account-store. It writes no D1: ids it creates are reserved in the index by the Worker.
- * (Over 300 lines only because it is the whole RPC surface: thirteen methods, each load, rules, one transaction.)
  */
 export class AccountDO extends DurableObject<Env> {
   private readonly store: AccountStore;
@@ -322,33 +320,13 @@ export class AccountDO extends DurableObject<Env> {
     if (isFailure(credential)) return credential;
     const challenge = this.store.passkeyChallenge(input.requestId, input.credentialId, meta.now);
     if (!challenge) return unknownChallenge();
-    let counter = credential.counter;
-    if (!(input.sandbox && input.assertion.signature === SANDBOX_PASSKEY_SIGNATURE)) {
-      const verified = await verifyPasskeyAssertion(
-        {
-          assertion: input.assertion,
-          expectedChallenge: challenge.challenge,
-          credential: {
-            credentialId: credential.webauthn_id!,
-            publicKey: hexToBytes(credential.passkey_public_key!),
-            counter: credential.counter,
-            transports: JSON.parse(credential.transports ?? '[]'),
-          },
-        },
-        input.rp,
-      );
-      if (!verified.ok) {
-        return input.sandbox
-          ? fail('UNAUTHORIZED', 'Invalid passkey signature', 'Invalid passkey signature')
-          : fail('UNAUTHORIZED', `Passkey assertion rejected: ${verified.reason}`);
-      }
-      counter = verified.counter;
-    }
+    const checked = await checkAssertion(credential, challenge.challenge, input.assertion, input.rp, input.sandbox);
+    if (!checked.ok) return checked;
     const prepared = await prepareSession(challenge.client_public_key, input.sessionId);
     return this.transaction(() => {
       if (!this.store.passkeyChallenge(input.requestId, input.credentialId, meta.now)) return unknownChallenge();
       this.store.usePasskeyChallenge(input.requestId, meta.now);
-      this.store.setPasskeyCounter(input.credentialId, counter);
+      this.store.setPasskeyCounter(input.credentialId, checked.counter);
       return { ok: true as const, session: this.startSession(credential, prepared, meta.now, input.ttlMs) };
     });
   }

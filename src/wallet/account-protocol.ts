@@ -1,3 +1,4 @@
+// What the Worker and the AccountDO exchange: account meta, credentials, challenges, effects and limits.
 import type { AuthMethodType } from '../db/enums';
 import type { ErrorCode } from '../http/errors';
 import type { OidcIdentity } from './oidc';

@@ -1,55 +1,14 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { internalAccounts } from '../db/schema';
-import { internalAccountView } from '../accounts/internal-service';
-import { InternalAccount } from '../accounts/internal-schema';
+// POST /internal-accounts/{id}/export: an embedded wallet's credentials, sealed to the client's key (signed retry).
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { ClientKeyRequest, ExportResponse, IdParams, InternalAccountUpdate, SIGNATURE_HEADERS, SignedRequestChallenge } from './schema';
+import { ClientKeyRequest, ExportResponse, IdParams, SIGNATURE_HEADERS, SignedRequestChallenge } from './schema';
 import { walletByAccount } from './service';
 import { signedRetry } from './signed-retry';
 
 const tag = 'Internal Accounts';
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: SignedRequestChallenge } };
 
-async function setPrivacy(db: Db, accountId: string, privateEnabled: boolean, now: number) {
-  const [row] = await db
-    .update(internalAccounts)
-    .set({ privateEnabled, updatedAt: now })
-    .where(eq(internalAccounts.id, accountId))
-    .returning();
-  return row!;
-}
-
 export const walletAccountRoutes = [
-  defineRoute({
-    method: 'PATCH',
-    path: '/internal-accounts/:id',
-    operationId: 'updateInternalAccount',
-    summary: "Update an embedded wallet's privacy (signed retry)",
-    tag,
-    auth: 'basic',
-    permission: 'MANAGE',
-    params: IdParams,
-    body: InternalAccountUpdate,
-    headers: SIGNATURE_HEADERS,
-    responses: {
-      200: { description: 'The updated account', schema: InternalAccount },
-      ...challenge202,
-      ...errorResponses(400, 401, 403, 404),
-    },
-    handler: async (c) => {
-      const wallet = await walletByAccount(c.db, c.env.ACCOUNT, c.auth.platform.id, c.params.id);
-      const { privateEnabled } = c.body;
-      const result = await signedRetry(c, wallet, 'UPDATE_WALLET_PRIVACY', async () => ({
-        activity: 'ACTIVITY_TYPE_UPDATE_WALLET_PRIVACY',
-        parameters: { privateEnabled },
-        effect: { kind: 'none' },
-      }));
-      if (result.status === 'challenge') return json(result.body, 202);
-      return json(internalAccountView(await setPrivacy(c.db, wallet.accountId, privateEnabled, c.now), c.settings.mode));
-    },
-  }),
   defineRoute({
     method: 'POST',
     path: '/internal-accounts/:id/export',

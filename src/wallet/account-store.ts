@@ -1,9 +1,8 @@
-// The AccountDO's storage: its tables, row types and every statement it runs (over 300 lines because it is
-// one method per statement, each a line or two).
+// The AccountDO's storage: its tables, row types and every statement it runs, one method per statement.
 import type { CredentialType } from './account-protocol';
 
 /** The AccountDO's SQLite tables (created idempotently when the object starts). */
-export const SCHEMA = [
+const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS meta (account_id TEXT PRIMARY KEY, platform_id TEXT NOT NULL, wallet_secret TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS credentials (
     id TEXT PRIMARY KEY, type TEXT NOT NULL, nickname TEXT NOT NULL,
@@ -77,7 +76,7 @@ export interface OtpCodeRow extends Record<string, SqlStorageValue> {
   attempts: number;
 }
 
-export interface MetaRow extends Record<string, SqlStorageValue> {
+interface MetaRow extends Record<string, SqlStorageValue> {
   account_id: string;
   wallet_secret: string;
 }

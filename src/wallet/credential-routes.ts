@@ -1,3 +1,4 @@
+// The wallet credential routes: create, list, delete, challenge and verify.
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { defineRoute, json, noContent, type Ctx } from '../http/route';
 import { errorResponses } from '../http/responses';

@@ -1,7 +1,12 @@
 // The rules of an account's credentials (spec 4.2): what a new one may not duplicate, which type a verify
-// must name, and the rows and views they are stored and shown as.
+// must name, a passkey assertion's check, and the rows and views they are stored and shown as.
+import { hexToBytes } from '@noble/hashes/utils.js';
 import type { AccountStore, CredentialRow, SessionRow } from './account-store';
-import { fail, type AuthMethodView, type Failure, type NewCredential, type SessionView } from './account-protocol';
+import { fail, type AuthMethodView, type Failure, type NewCredential, type Outcome, type SessionView } from './account-protocol';
+import { verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './webauthn';
+
+/** The passkey signature the sandbox accepts without a real authenticator. */
+const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
 
 /** A verify body of another credential type than the credential's (400, naming the `type` field). */
 const typeMismatch = (actual: string, sent: string): Failure => ({
@@ -73,4 +78,32 @@ export function sessionView(accountId: string, s: SessionRow): SessionView {
   };
   if (s.webauthn_id) view.credentialId = s.webauthn_id;
   return view;
+}
+
+/** A passkey assertion over `expectedChallenge` checked against the stored credential: its new signature counter, or the refusal. */
+export async function checkAssertion(
+  credential: CredentialRow,
+  expectedChallenge: string,
+  assertion: PasskeyAssertion,
+  rp: RelyingParty,
+  sandbox: boolean,
+): Promise<Outcome<{ counter: number }>> {
+  if (sandbox && assertion.signature === SANDBOX_PASSKEY_SIGNATURE) return { ok: true, counter: credential.counter };
+  const verified = await verifyPasskeyAssertion(
+    {
+      assertion,
+      expectedChallenge,
+      credential: {
+        credentialId: credential.webauthn_id!,
+        publicKey: hexToBytes(credential.passkey_public_key!),
+        counter: credential.counter,
+        transports: JSON.parse(credential.transports ?? '[]'),
+      },
+    },
+    rp,
+  );
+  if (verified.ok) return { ok: true, counter: verified.counter };
+  return sandbox
+    ? fail('UNAUTHORIZED', 'Invalid passkey signature', 'Invalid passkey signature')
+    : fail('UNAUTHORIZED', `Passkey assertion rejected: ${verified.reason}`);
 }

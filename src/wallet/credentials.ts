@@ -1,3 +1,4 @@
+// A new credential's proof (OIDC token, passkey registration), the relying party, and its signed-retry binding.
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Settings } from '../env';
 import { ApiError, badRequest } from '../http/errors';

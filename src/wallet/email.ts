@@ -1,11 +1,15 @@
+// E-mail sending (a real provider in production, the sandbox outbox otherwise), OTP messages, and reading the outbox.
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Settings } from '../env';
 import type { Db } from '../db/client';
 import { sandboxEmails } from '../db/schema';
+import { iso } from '../common/time';
+import { keysetList } from '../http/pagination';
 import { toBase64 } from '../crypto/base64';
 import { newId } from '../crypto/ids';
 import { ApiError } from '../http/errors';
 
-export interface EmailMessage {
+interface EmailMessage {
   platformId: string;
   to: string;
   /** A mailbox header value: `mailbox()` encodes its display name. */
@@ -16,7 +20,7 @@ export interface EmailMessage {
 }
 
 /** Where OTP e-mails go: the platform's real provider in production, a readable local outbox in sandbox. */
-export interface EmailSender {
+interface EmailSender {
   send(message: EmailMessage, now: number): Promise<void>;
 }
 
@@ -100,3 +104,23 @@ export function mailbox(name: string, address: string): string {
   const encoded = words.map((w) => `=?UTF-8?B?${toBase64(utf8.encode(w))}?=`);
   return `${encoded.join(' ')} <${address}>`;
 }
+
+/** GET /sandbox/emails: the sandbox outbox, newest first. */
+export const sandboxEmailList = keysetList(
+  (platformId: SQL, q: { to?: string; limit: number; cursor?: string }) => ({
+    table: sandboxEmails,
+    idColumn: sandboxEmails.id,
+    where: and(eq(sandboxEmails.platformId, platformId), q.to ? eq(sandboxEmails.to, q.to) : undefined),
+    order: 'desc' as const,
+    limit: q.limit,
+    cursor: q.cursor,
+  }),
+  ({ id, to, from, subject, text, createdAt }: typeof sandboxEmails.$inferSelect) => ({
+    id,
+    to,
+    from,
+    subject,
+    text,
+    createdAt: iso(createdAt),
+  }),
+);

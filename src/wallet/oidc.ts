@@ -1,3 +1,4 @@
+// OIDC ID tokens checked against their issuer's keys (JWKS), with the sandbox's rules.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { textFromBase64url } from '../crypto/base64';
@@ -5,11 +6,11 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jos
 import type { ServiceMode } from '../env';
 
 /** The fixed sandbox token of older sandboxes (spec 4.9: no longer accepted). */
-export const RETIRED_SANDBOX_OIDC_TOKEN = 'sandbox-valid-oidc-token';
+const RETIRED_SANDBOX_OIDC_TOKEN = 'sandbox-valid-oidc-token';
 /** Spec 8: `iat` at most 60 s before the request. */
-export const OIDC_MAX_AGE_MS = 60_000;
+const OIDC_MAX_AGE_MS = 60_000;
 /** Spec 4.9: sandbox allows 5 s of clock skew; the same margin bounds an `iat` ahead of our clock in both modes. */
-export const OIDC_CLOCK_SKEW_MS = 5_000;
+const OIDC_CLOCK_SKEW_MS = 5_000;
 
 /** Algorithms an OIDC provider signs ID tokens with; symmetric ones are refused (they would need a shared secret). */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -23,7 +24,7 @@ export interface OidcIdentity {
   sub: string;
 }
 
-export type OidcResult =
+type OidcResult =
   | { ok: true; identity: OidcIdentity; /** The token's `email` claim, the credential's nickname. */ email: string | undefined }
   /** Not a JWT (three base64url segments, JSON header and payload): the route answers 400 `INVALID_INPUT`. */
   | { ok: false; code: 'OIDC_TOKEN_MALFORMED'; reason: string }
@@ -33,7 +34,7 @@ export type OidcResult =
   | { ok: false; code: 'OIDC_KEYS_UNAVAILABLE'; reason: string };
 
 /** Resolves the JWKS (as a jose key getter) published at `jwksUrl`. */
-export type JwksResolver = (jwksUrl: string) => JWTVerifyGetKey;
+type JwksResolver = (jwksUrl: string) => JWTVerifyGetKey;
 
 export interface OidcCheck {
   mode: ServiceMode;
@@ -117,7 +118,7 @@ function checkClaims(p: Record<string, unknown>, check: OidcCheck): OidcResult {
 }
 
 /** True when two identities are the same provider account. */
-export function sameIdentity(a: OidcIdentity, b: OidcIdentity): boolean {
+function sameIdentity(a: OidcIdentity, b: OidcIdentity): boolean {
   return a.iss === b.iss && a.aud === b.aud && a.sub === b.sub;
 }
 
@@ -159,7 +160,7 @@ const JWKS_CACHE_SIZE = 32;
 const jwksCache = new Map<string, JWTVerifyGetKey>();
 
 /** The issuer's published keys, fetched with the global `fetch` and cached per JWKS URL. */
-export function remoteJwks(jwksUrl: string): JWTVerifyGetKey {
+function remoteJwks(jwksUrl: string): JWTVerifyGetKey {
   let set = jwksCache.get(jwksUrl);
   if (!set) {
     if (jwksCache.size >= JWKS_CACHE_SIZE) jwksCache.delete(jwksCache.keys().next().value!);

@@ -9,7 +9,7 @@ import { ApiError } from '../http/errors';
 
 /** OTP e-mails one address may receive in any hour (of the platform's clock), whichever customers they are for. */
 export const OTP_ADDRESS_MAX_SENDS = 5;
-export const OTP_ADDRESS_WINDOW_MS = 3_600_000;
+const OTP_ADDRESS_WINDOW_MS = 3_600_000;
 
 /**
  * The statements that take one of `to`'s slots for an e-mail sent at `now` (run them in one batch): prune the

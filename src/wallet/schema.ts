@@ -1,10 +1,11 @@
+// The embedded-wallet schemas: credentials, sessions, challenges, export, signature headers, sandbox e-mails.
 import * as z from 'zod';
 import { AuthMethodType } from '../db/enums';
 import { DateTime } from '../common/time';
 import { parseClientPublicKey } from '../crypto/p256';
 
 /** Spec 4.2: uncompressed P-256 point in hex, and really on the curve. */
-export const ClientPublicKey = z
+const ClientPublicKey = z
   .string()
   .regex(/^04[0-9a-fA-F]{128}$/, 'Must be an uncompressed P-256 public key: 04 followed by 128 hex characters')
   .refine((k) => parseClientPublicKey(k).ok, 'Not a point on P-256')
@@ -108,9 +109,13 @@ export const SessionList = z.object({ data: z.array(AuthSession) }).meta({ id: '
 export const ExportResponse = z
   .object({ id: z.string(), encryptedWalletCredentials: z.string() })
   .meta({ id: 'InternalAccountExportResponse' });
-export const InternalAccountUpdate = z.strictObject({ privateEnabled: z.boolean() }).meta({ id: 'InternalAccountUpdateRequest' });
 
 export const SIGNATURE_HEADERS = {
   'Service-Wallet-Signature': { description: 'Signed retry: the API-key stamp over payloadToSign' },
   'Request-Id': { description: 'Signed retry: the requestId of the 202 challenge' },
 };
+
+/** A message of the sandbox outbox (GET /sandbox/emails). */
+export const SandboxEmail = z
+  .object({ id: z.string(), to: z.string(), from: z.string(), subject: z.string(), text: z.string(), createdAt: DateTime })
+  .meta({ id: 'SandboxEmail' });

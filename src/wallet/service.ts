@@ -1,3 +1,4 @@
+// Embedded wallets from D1: the wallet of an account, the id index, session ids, views and failures.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../crypto/ids';
 import type { Env } from '../env';

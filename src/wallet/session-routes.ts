@@ -1,3 +1,4 @@
+// The wallet session routes: list, refresh and revoke.
 import { notFound } from '../http/errors';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';

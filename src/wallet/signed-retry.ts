@@ -1,3 +1,4 @@
+// The signed-retry engine (spec 4.1): the 202 challenge, then the stamped retry applied once.
 import { bodyHash } from '../crypto/canonical';
 import { iso } from '../common/time';
 import { ApiError } from '../http/errors';
@@ -19,7 +20,7 @@ export interface SignedOperation {
 /** Operations whose effect creates a credential or a session: its id is reserved (indexed) before the retry. */
 const CREATES: Readonly<Record<string, 'AuthMethod' | 'Session'>> = { ADD_CREDENTIAL: 'AuthMethod', REFRESH_SESSION: 'Session' };
 
-export type SignedRetryResult = { status: 'challenge'; body: Record<string, unknown> } | { status: 'done'; result: EffectResult };
+type SignedRetryResult = { status: 'challenge'; body: Record<string, unknown> } | { status: 'done'; result: EffectResult };
 
 /**
  * The one signed-retry engine (spec 4.1). Without signature headers: runs `first` (the operation's

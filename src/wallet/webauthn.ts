@@ -1,7 +1,8 @@
+// WebAuthn passkeys: registration and assertion checked for a relying party.
 import { verifyAuthenticationResponse, verifyRegistrationResponse, type WebAuthnCredential } from '@simplewebauthn/server';
 
 /** Spec 4.2 `attestation` of a PASSKEY create (WebAuthn `clientDataJSON` is spelled `clientDataJson`). */
-export interface PasskeyAttestation {
+interface PasskeyAttestation {
   credentialId: string;
   clientDataJson: string;
   attestationObject: string;
@@ -34,9 +35,9 @@ export interface StoredPasskey {
   transports?: string[];
 }
 
-export type PasskeyFailure = { ok: false; code: 'PASSKEY_INVALID'; reason: string };
-export type RegistrationResult = ({ ok: true } & StoredPasskey) | PasskeyFailure;
-export type AssertionResult = { ok: true; credentialId: string; counter: number } | PasskeyFailure;
+type PasskeyFailure = { ok: false; code: 'PASSKEY_INVALID'; reason: string };
+type RegistrationResult = ({ ok: true } & StoredPasskey) | PasskeyFailure;
+type AssertionResult = { ok: true; credentialId: string; counter: number } | PasskeyFailure;
 
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
 

@@ -1,6 +1,5 @@
-// Signed delivery from the outbox: claim, attempt, record, retry schedule. Over 300 lines because it is one
-// protocol, kept in one file.
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+// Signed delivery from the outbox: claim, attempt, record, retry schedule.
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { database, type Db, type Statement } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';
 import { endpointProblem } from '../common/endpoint-url';
@@ -8,13 +7,13 @@ import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
 import type { Env, Settings } from '../env';
 import type { Logger } from '../http/log';
-import { dispatchEvents, type WebhookDeliverJob } from './outbox';
+import type { WebhookDeliverJob } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 import type { Deps } from '../http/deps';
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
-export const FIRST_RETRY_MS = 30_000;
-export const MAX_RETRY_INTERVAL_MS = 30 * 60_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
+const FIRST_RETRY_MS = 30_000;
+const MAX_RETRY_INTERVAL_MS = 30 * 60_000;
 export const GIVE_UP_AFTER_MS = 3 * 24 * 60 * 60_000;
 /** An attempt holds its delivery this long; if its worker dies, the sweep retries after it. */
 export const LEASE_MS = 60_000;
@@ -22,12 +21,6 @@ export const LEASE_MS = 60_000;
 export const MAX_QUEUE_DELAY_SECONDS = 43_200;
 /** Workers allow six simultaneous outgoing connections per invocation. */
 const PARALLEL_SENDS = 6;
-/** Events the sweep claims per D1 round trip. */
-const SWEEP_CHUNK = 20;
-/** Due deliveries the cron sweep attempts itself per tick. */
-export const SWEEP_INLINE = 60;
-/** Due deliveries the cron sweep queues per tick beyond those (README: at least 1,000 a minute). */
-export const SWEEP_QUEUED = 1_000;
 
 /** Delay before the retry that follows failed attempt number `attempts` (1-based): 30 s, 1 m, 2 m, 4 m, ... at most 30 m. */
 export function retryDelayMs(attempts: number): number {
@@ -46,7 +39,7 @@ export function webhookDeps(env: Env, s: Settings, log: Logger, db: Db = databas
   return { db, queue: env.JOBS, signingKey: s.webhookSigningKey, mode: s.mode, log };
 }
 
-export type AttemptOutcome =
+type AttemptOutcome =
   /** Nothing to do: already delivered, given up, not yet due, or another worker holds the attempt. */
   | { result: 'not_due' }
   | { result: 'skipped'; reason: string }
@@ -261,7 +254,7 @@ export function acknowledged(sent: Sent): boolean {
  * One signed POST of `body` to `endpoint`, reading at most `bodyBytes` of the answer. An endpoint the
  * rules of `deps.mode` refuse is not fetched: nothing is sent, and the result says why.
  */
-export async function sendSigned(
+async function sendSigned(
   deps: WebhookDeps,
   signingKey: string,
   platformId: string,
@@ -376,73 +369,4 @@ async function readCapped(res: Response, limit: number): Promise<string> {
     offset += c.byteLength;
   }
   return new TextDecoder().decode(all.subarray(0, limit));
-}
-
-/**
- * Where the sweep looks: PENDING deliveries whose wall-clock `sweepAt` has come (due by their platform's clock,
- * the offset applied when written and shifted when the clock advances), oldest first: an index range of what
- * is due, whatever the platforms' offsets.
- */
-function dueForSweep(realNow: number, platformId?: string) {
-  return and(
-    eq(webhookDeliveries.status, 'PENDING'),
-    lte(webhookDeliveries.sweepAt, realNow),
-    platformId ? eq(webhookDeliveries.platformId, platformId) : undefined,
-  );
-}
-
-/** Event ids of deliveries due by each platform's own clock, oldest first. */
-export async function dueDeliveryEventIds(db: Db, realNow: number, opts: { platformId?: string; limit?: number } = {}): Promise<string[]> {
-  const rows = await db
-    .select({ eventId: webhookDeliveries.eventId })
-    .from(webhookDeliveries)
-    .where(dueForSweep(realNow, opts.platformId))
-    .orderBy(asc(webhookDeliveries.sweepAt))
-    .limit(opts.limit ?? SWEEP_INLINE);
-  return rows.map((r) => r.eventId);
-}
-
-/**
- * Cron: attempts up to SWEEP_INLINE due deliveries itself, then queues up to SWEEP_QUEUED more (the consumer
- * claims and attempts them as usual), leasing them so the next tick does not queue them again. Reads only
- * rows that are due.
- */
-export async function sweepDueWebhooks(deps: WebhookDeps, realNow: number): Promise<{ attempted: number; queued: number }> {
-  const attempted = await deliverDueWebhooks(deps, realNow);
-  const due = deps.db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(dueForSweep(realNow))
-    .orderBy(asc(webhookDeliveries.sweepAt))
-    .limit(SWEEP_QUEUED);
-  const leased = await deps.db
-    .update(webhookDeliveries)
-    .set({ sweepAt: realNow + LEASE_MS })
-    .where(inArray(webhookDeliveries.id, due))
-    .returning({ eventId: webhookDeliveries.eventId });
-  await dispatchEvents(
-    deps.queue,
-    leased.map((r) => r.eventId),
-    deps.log,
-  );
-  return { attempted, queued: leased.length };
-}
-
-/** Cron backstop: attempts every overdue delivery (lost messages, expired leases), a few at a time. */
-export async function deliverDueWebhooks(
-  deps: WebhookDeps,
-  realNow: number,
-  opts: { platformId?: string; limit?: number } = {},
-): Promise<number> {
-  const eventIds = await dueDeliveryEventIds(deps.db, realNow, opts);
-  let attempted = 0;
-  for (let i = 0; i < eventIds.length; i += SWEEP_CHUNK) {
-    const chunk = eventIds.slice(i, i + SWEEP_CHUNK);
-    try {
-      attempted += (await deliverEvents(deps, chunk, realNow)).filter((o) => o.result !== 'not_due').length;
-    } catch (error) {
-      deps.log.error('webhook delivery failed', { eventIds: chunk, error: String(error) });
-    }
-  }
-  return attempted;
 }

@@ -1,3 +1,4 @@
+// The webhook outbox: an event and its delivery written with the change, and dispatched after it.
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
@@ -15,7 +16,7 @@ import type { WebhookType } from './schema';
 export const platformOffsetSql = (platformId: string | SQL | SQLiteColumn) =>
   sql<number>`coalesce((SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}), 0)`;
 
-export interface NewEvent {
+interface NewEvent {
   platformId: string;
   type: WebhookType;
   /** The resource as the API shows it (e.g. the transaction view). */

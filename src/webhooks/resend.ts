@@ -1,10 +1,11 @@
+// POST /webhooks/deliveries/{id}/resend: a delivery sent again now.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
-import { ApiError, notFound } from '../http/errors';
+import { ApiError } from '../http/errors';
 import { attemptColumns, envelopeBody, sendAndDecide, type WebhookDeps } from './delivery';
 import type { WebhookDelivery } from './schema';
-import { deliveryLoads, deliveryView } from './service';
+import { deliveryLoads, deliveryNotFound, deliveryView } from './service';
 import { platformOffsetSql } from './outbox';
 
 /** POST /webhooks/deliveries/{id}/resend as a load (`platformId` SQL: see `RouteSpec.load`): the delivery and its event. */
@@ -36,7 +37,7 @@ export async function resendDelivery(
 ): Promise<WebhookDelivery> {
   const delivery = loaded.delivery[0];
   const event = loaded.event[0];
-  if (!delivery || !event) throw notFound('NOT_FOUND', 'Webhook delivery not found');
+  if (!delivery || !event) throw deliveryNotFound();
   if (!webhookEndpoint) {
     throw new ApiError('WEBHOOK_ENDPOINT_NOT_CONFIGURED', 'No webhookEndpoint is configured; set one with PATCH /config');
   }
@@ -61,6 +62,6 @@ export async function resendDelivery(
     .where(eq(webhookDeliveries.id, delivery.id))
     .returning();
   // Gone in between (a sandbox reset): as if it had never been there.
-  if (!row) throw notFound('NOT_FOUND', 'Webhook delivery not found');
+  if (!row) throw deliveryNotFound();
   return deliveryView(row);
 }

@@ -1,9 +1,10 @@
+// Retention: settled deliveries and their events purged after WEBHOOK_RETENTION_DAYS.
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
 
 /** Settled deliveries purged per status per sweep (one batch; the sweep runs every minute). */
-export const PURGE_BATCH = 1_000;
+const PURGE_BATCH = 1_000;
 const SETTLED = ['DELIVERED', 'FAILED', 'SKIPPED'] as const;
 
 /**

@@ -1,3 +1,4 @@
+// The webhook routes: deliveries (list, read, resend) and the TEST event.
 import { webhookDeps, type AnswerHandlers } from './delivery';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
@@ -60,14 +61,13 @@ export const webhookRoutes = (answers: AnswerHandlers) => [
         await resendDelivery({ ...webhookDeps(c.env, c.settings, c.log, c.db), answers }, c.loaded, c.auth.platform.webhookEndpoint, c.now),
       ),
   }),
-  // The reference's sandbox path, and the path the SDK posts to: one operation. Under /sandbox it is
-  // hidden in production like the rest of /sandbox/*; /webhooks/test serves both modes, and in production
-  // the delivery follows the production endpoint rules (https, public host).
-  testWebhookRoute('/sandbox/webhooks/test', 'sendTestWebhook', 'Sandbox', ' (sandbox only)'),
+  // The path the SDK posts to; it serves both modes, and in production the delivery follows the production
+  // endpoint rules (https, public host). sandbox/ declares the reference's path with the same builder.
   testWebhookRoute('/webhooks/test', 'sendWebhookTest', tag, ''),
 ];
 
-function testWebhookRoute(path: string, operationId: string, routeTag: string, scope: string) {
+/** POST of a TEST event at `path` (`/webhooks/test`, and the reference's `/sandbox/webhooks/test` in sandbox/). */
+export function testWebhookRoute(path: string, operationId: string, routeTag: string, scope: string) {
   return defineRoute({
     method: 'POST',
     path,

@@ -1,3 +1,4 @@
+// The webhook schemas: event types, the envelope, deliveries and their list, the TEST answer.
 import * as z from 'zod';
 import { WebhookDeliveryStatus } from '../db/enums';
 import { DateTime } from '../common/time';
@@ -39,17 +40,6 @@ export const WebhookType = z
   ])
   .meta({ id: 'WebhookType', description: 'Event type in OBJECT.EVENT dot notation' });
 export type WebhookType = z.infer<typeof WebhookType>;
-
-/** The JSON body POSTed to the platform's webhookEndpoint, signed in `X-Service-Signature`. */
-export const WebhookEnvelope = z
-  .object({
-    id: z.string().meta({ description: 'Event id (`Webhook:<uuid>`); the same on every retry, so use it to deduplicate' }),
-    type: WebhookType,
-    timestamp: DateTime,
-    data: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'WebhookEnvelope' });
-export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;
 
 /**
  * How much of an endpoint's answer is read and echoed by `POST /webhooks/test` (and `/sandbox/webhooks/test`),

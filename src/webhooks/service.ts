@@ -1,3 +1,4 @@
+// Webhook deliveries: view, list, read, and sending the TEST event.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';
@@ -7,6 +8,8 @@ import { keysetList } from '../http/pagination';
 import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
 import type { WebhookDelivery, WebhookType } from './schema';
+
+export const deliveryNotFound = () => notFound('NOT_FOUND', 'Webhook delivery not found');
 
 export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
   const view: WebhookDelivery = {
@@ -31,7 +34,7 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
   return view;
 }
 
-export interface DeliveryFilters {
+interface DeliveryFilters {
   eventType?: WebhookType;
   status?: WebhookDeliveryRow['status'];
   eventId?: string;
@@ -78,7 +81,7 @@ export function deliveryLoads(db: Db, platformId: SQL, deliveryId: string) {
 
 export function deliveryFrom(loaded: Loaded<ReturnType<typeof deliveryLoads>>) {
   const row = loaded.delivery[0];
-  if (!row) throw notFound('NOT_FOUND', 'Webhook delivery not found');
+  if (!row) throw deliveryNotFound();
   return deliveryView(row);
 }
 

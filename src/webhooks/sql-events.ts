@@ -1,3 +1,4 @@
+// Outbox statements whose event is decided, or computed, inside the batch.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { insertSelect } from '../db/insert-select';

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { takenByStatements } from '../../src/customers/bulk-service';
+import { takenByStatements } from '../../src/customers/bulk-chunks';
 import { newPlatform } from '../support/api';
 
 /**

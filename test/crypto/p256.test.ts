@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import {
-  compressPublicKey,
-  compressValidPoint,
-  decompressPublicKey,
-  generateSessionKeyPair,
-  parseClientPublicKey,
-  parseCompressedPublicKey,
-} from '../../src/crypto/p256';
+import { compressValidPoint, generateSessionKeyPair, parseClientPublicKey, parseCompressedPublicKey } from '../../src/crypto/p256';
 import { newWalletClient } from '../support/wallet-client';
+
+/** Compresses a valid P-256 point (65 or 33 bytes) to its 33-byte SEC1 form; throws on an invalid point. */
+function compressPublicKey(point: Uint8Array): Uint8Array {
+  return p256.Point.fromBytes(point).toBytes(true);
+}
+
+/** Decompresses a valid P-256 point (33 or 65 bytes) to its 65-byte SEC1 form; throws on an invalid point. */
+function decompressPublicKey(point: Uint8Array): Uint8Array {
+  return p256.Point.fromBytes(point).toBytes(false);
+}
 
 describe('parseClientPublicKey', () => {
   it('accepts a real uncompressed P-256 key in either hex case', () => {

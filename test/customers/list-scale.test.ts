@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, newPlatform, type TestPlatform } from '../support/api';
 import { businessBody, createCustomer, individualBody } from '../support/customers';
+import { advance } from '../support/payments';
 import { measured } from '../perf/counting';
 
 /**
@@ -156,7 +157,8 @@ describe('GET /customers: filters and search follow every change', () => {
     const made = [];
     for (let i = 0; i < 4; i++) made.push(await createCustomer(p));
     const since = made[0].createdAt;
-    await new Promise((r) => setTimeout(r, 5));
+    // The update lands a second later on the platform's clock: a clock advance, not a wait on the wall clock.
+    await advance(p, 1);
     const res = await api('PATCH', `/customers/${made[1].id}`, { auth: p.auth, body: { customerType: 'INDIVIDUAL', fullName: 'Changed' } });
     expect(res.status).toBe(200);
     const all = made.map((c) => c.id);

@@ -129,7 +129,11 @@ describe('Cache-Control', () => {
     const byType = new Map<string, string>();
     for (const id of cIds) byType.set(id.split(':')[0]!, id);
     let successes = 0;
-    for (const op of doc.operations) {
+    // What deletes (DELETE routes, POST /sandbox/reset) goes last, so the sweep does not depend on the
+    // order the document lists the areas' routes in.
+    const deletes = (op: (typeof doc.operations)[number]) => op.method === 'DELETE' || op.path.endsWith('/sandbox/reset');
+    const ordered = [...doc.operations.filter((op) => !deletes(op)), ...doc.operations.filter(deletes)];
+    for (const op of ordered) {
       const auth = op.security.includes('OperatorAuth') ? OPERATOR : op.security.includes('AgentAuth') ? agentAuth : c.auth;
       const pathNames = op.params.filter((p) => p.in === 'path').map((p) => p.name);
       // One id of each kind the platform has: the right kind reaches the record, the others answer 404.

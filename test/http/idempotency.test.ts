@@ -117,13 +117,14 @@ describe('Idempotency-Key', () => {
     const r = req();
     let finish!: () => void;
     let started!: () => void;
-    // A latch: the first request has claimed the key and is running once `running` resolves.
+    // A latch: resolved once the first request holds the key and runs its action.
     const running = new Promise<void>((resolve) => (started = resolve));
     let runs = 0;
     const slow = async () => {
       runs++;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
       started();
-      await new Promise<void>((resolve) => (finish = resolve));
+      await finished;
       return json({ done: true }, 200);
     };
     const first = call(r, slow);
@@ -253,12 +254,22 @@ describe('Idempotency-Key', () => {
   it('runs the action exactly once under 20 concurrent requests with one key', async () => {
     const r = req();
     let runs = 0;
+    // The first action holds its claim until the 19 other requests have been answered (a latch, not a delay);
+    // any further run returns at once, so a broken claim fails the count below rather than hanging.
+    let othersAnswered!: () => void;
+    const others = new Promise<void>((resolve) => (othersAnswered = resolve));
+    let answered = 0;
     const action = async () => {
-      runs++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (++runs === 1) await others;
       return json({ executed: true }, 200);
     };
-    const results = await Promise.all(Array.from({ length: 20 }, () => call(r, action)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call(r, action).finally(() => {
+          if (++answered === 19) othersAnswered();
+        }),
+      ),
+    );
     expect(runs).toBe(1);
     const original = results.filter((x) => x.status === 200 && !x.headers.get('Idempotent-Replayed'));
     expect(original).toHaveLength(1);

@@ -5,7 +5,7 @@ import worker from '../../src/index';
 import { database, type Statement } from '../../src/db/client';
 import { dueTransitions, webhookDeliveries } from '../../src/db/schema';
 import { APPLIED_RETENTION_MS, scheduleTransition, SWEEP_INLINE_ROUNDS, SWEEP_QUEUED } from '../../src/transitions/schedule';
-import { SWEEP_INLINE, SWEEP_QUEUED as DELIVERIES_QUEUED } from '../../src/webhooks/delivery';
+import { SWEEP_INLINE, SWEEP_QUEUED as DELIVERIES_QUEUED } from '../../src/webhooks/sweep';
 import { eventStatements } from '../../src/webhooks/outbox';
 import { transitions } from '../../src/jobs/deps';
 import { api, newPlatform } from '../support/api';

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cbuValid } from '../../src/common/identifiers';
+import { withCbuCheckDigits } from '../../src/common/identifiers';
 import { api, newPlatform, SANDBOX_CURRENCIES } from '../support/api';
 import { advance, createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, tx } from '../support/payments';
+
+/** Argentine CBU (bank) or CVU (payment provider, starts with 000): 22 digits, blocks of 8 and 14 each ending in a check digit. */
+function cbuValid(cbu: string): boolean {
+  return /^[0-9]{22}$/.test(cbu) && withCbuCheckDigits(cbu.slice(0, 7), cbu.slice(8, 21)) === cbu;
+}
 
 const T0 = Date.parse('2032-01-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));

@@ -1,4 +1,4 @@
-// One declarative entry per external account type: data, hence its length.
+// The corridor catalogue: one declarative entry per external account type.
 import * as z from 'zod';
 import { CountryCode } from '../../common/fields';
 import {

@@ -1,3 +1,4 @@
+// How a corridor is declared: its schema, rails and the sandbox suffix of its identifier.
 import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 
@@ -32,7 +33,7 @@ const EXAMPLE_BENEFICIARY = {
   address: { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
 };
 
-export interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
+interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
   accountType: T;
   /** Schema name prefix: `Aed` gives `AedExternalAccountCreateInfo`, `AedExternalAccountInfo`, `AedBeneficiary`. */
   name: string;

@@ -1,3 +1,4 @@
+// The fields external account info is built from, with the reference's lengths, patterns and check rules.
 import * as z from 'zod';
 import { Address, CountryCode, DateOnly, Email, Phone, text } from '../../common/fields';
 import { abaRoutingValid, BIC, clabeValid, ibanValid } from '../../common/identifiers';

@@ -1,3 +1,4 @@
+// The corridors as the API uses them: the account-info variants, and the corridor of an account type.
 import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 import { CORRIDORS } from './catalogue';
@@ -11,8 +12,6 @@ type SchemasOf<T extends readonly unknown[], F extends string> = {
 export type AccountType = Corridors[number]['accountType'];
 
 const BY_TYPE = new Map<string, Corridor>(CORRIDORS.map((c) => [c.accountType, c as unknown as Corridor]));
-
-export const ACCOUNT_TYPES = CORRIDORS.map((c) => c.accountType);
 
 /** The corridor of an account type (undefined for a type this release does not know). */
 export const corridorOf = (accountType: string): Corridor | undefined => BY_TYPE.get(accountType);

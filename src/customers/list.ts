@@ -1,0 +1,173 @@
+// GET /customers: the filters, the full-text search and the page order, read as the route's loads.
+import { and, eq, getTableColumns, gte, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Db, Loaded, Statement } from '../db/client';
+import { beneficialOwners, customerCurrencies, customers, umaAddressIs, type BeneficialOwnerRow, type CustomerRow } from '../db/schema';
+import { badRequest } from '../http/errors';
+import { decodeCursor, keysetIds, keysetLoads, pageFrom, type KeysetLoads, type KeysetQuery } from '../http/pagination';
+import { customerView } from './service';
+import type { CustomerListQuery } from './schema';
+
+/** What `search` looks in: the platform's id for the customer, its name (either kind) and its e-mail. */
+const SEARCHED = [
+  customers.platformCustomerId,
+  sql`json_extract(${customers.info}, '$.fullName')`,
+  sql`json_extract(${customers.info}, '$.businessInfo.legalName')`,
+  customers.email,
+];
+
+/**
+ * Customers one of whose searched fields contains `term`, ignoring the case of ASCII letters. `instr` compares
+ * plain text, so `%` and `_` match only themselves; an absent field matches nothing. It decides among the rows
+ * the full-text index found (which folds case more widely and sees the fields as one text).
+ */
+function matching(term: string): SQL | undefined {
+  return or(...SEARCHED.map((field) => sql`instr(lower(${field}), lower(${term})) > 0`));
+}
+
+/**
+ * The FTS5 trigram index of the searched fields (migrations/0015_customers_search_counts.sql keeps it by
+ * triggers, 0021 gave it positions; it is not a drizzle table). Its rowids follow the order customers were stored.
+ */
+const customerSearch = sql.raw('customer_search');
+const searchRowid = sql<number>`${customerSearch}.rowid`;
+
+/**
+ * The FTS5 query of a term: one phrase, which the trigram index (with positions) matches as a substring,
+ * ignoring case; quoted so its characters are text, never query syntax. `matching` keeps the service's exact rule.
+ */
+function phraseOf(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
+
+/** The filters of GET /customers but `currency` and `search` (which choose the table read first). */
+function customerFilters(platformId: SQL, q: CustomerListQuery): SQL {
+  // A literal 0: the partial unique indexes (platformCustomerId, UMA address) have it as their condition.
+  const where: (SQL | undefined)[] = [eq(customers.platformId, platformId)];
+  if (!q.isIncludingDeleted) where.push(sql`${customers.isDeleted} = 0`);
+  if (q.platformCustomerId !== undefined) where.push(eq(customers.platformCustomerId, q.platformCustomerId));
+  if (q.customerType) where.push(eq(customers.customerType, q.customerType));
+  if (q.region) where.push(eq(customers.region, q.region));
+  if (q.umaAddress !== undefined) where.push(umaAddressIs(q.umaAddress.startsWith('$') ? q.umaAddress : `$${q.umaAddress}`, false));
+  if (q.createdAfter !== undefined) where.push(gte(customers.createdAt, q.createdAfter));
+  if (q.createdBefore !== undefined) where.push(lte(customers.createdAt, q.createdBefore));
+  if (q.updatedAfter !== undefined) where.push(gte(customers.updatedAt, q.updatedAfter));
+  if (q.updatedBefore !== undefined) where.push(lte(customers.updatedAt, q.updatedBefore));
+  return and(...where)!;
+}
+
+/**
+ * The maintained count (`list_counts`, kept by triggers) of the view, when the list keeps one: the platform's
+ * live customers, all of them (`isIncludingDeleted`), or the live ones of one type. Other filters have none,
+ * so their pages carry no totalCount (counting them would read the tenant).
+ */
+function countedList(q: CustomerListQuery): string | undefined {
+  const others = [
+    q.platformCustomerId,
+    q.region,
+    q.umaAddress,
+    q.currency,
+    q.search,
+    q.createdAfter,
+    q.createdBefore,
+    q.updatedAfter,
+    q.updatedBefore,
+  ];
+  if (others.some((v) => v !== undefined)) return undefined;
+  if (q.isIncludingDeleted) return q.customerType ? undefined : 'customers:all';
+  return q.customerType ? `customers:${q.customerType}` : 'customers';
+}
+
+/**
+ * The order of a page and the key its cursor keeps: the index a filter is read through decides. Pages come in
+ * id (creation) order, also by `currency` (read from customer_currencies); with an `updated*` filter in
+ * updatedAt order, else with a `created*` one in createdAt order (so the range is the index's); a search in the
+ * order its index holds the customers.
+ */
+function pageOrder(q: CustomerListQuery) {
+  if (q.search !== undefined) return { sortKey: (row: CustomerRow & { searchKey?: number }) => row.searchKey! };
+  if (q.currency !== undefined) return {};
+  if (q.updatedAfter !== undefined || q.updatedBefore !== undefined)
+    return { sortColumn: customers.updatedAt, sortKey: (row: CustomerRow) => row.updatedAt };
+  if (q.createdAfter !== undefined || q.createdBefore !== undefined)
+    return { sortColumn: customers.createdAt, sortKey: (row: CustomerRow) => row.createdAt };
+  return {};
+}
+
+/** The keyset query of GET /customers but `search`: each filter read through its index in the page's order. */
+function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<CustomerRow> {
+  const list = countedList(q);
+  const common = { limit: q.limit, cursor: q.cursor, ...(list ? { counted: { platformId, list } } : {}) };
+  const where = customerFilters(platformId, q);
+  if (q.currency !== undefined) {
+    return {
+      ...common,
+      table: customerCurrencies,
+      // Read from the currency's rows in id order, each customer by its id: the unary + keeps SQLite from
+      // walking the customers instead and probing their currencies (which reads the tenant, then sorts).
+      join: { table: customers, on: sql`${customers.id} = +${customerCurrencies.customerId}`, fields: getTableColumns(customers) },
+      idColumn: customerCurrencies.customerId,
+      where: and(eq(customerCurrencies.platformId, platformId), eq(customerCurrencies.currency, q.currency), where),
+    };
+  }
+  const { sortColumn, sortKey } = pageOrder(q) as Pick<KeysetQuery<CustomerRow>, 'sortColumn' | 'sortKey'>;
+  return { ...common, ...(sortColumn ? { sortColumn, sortKey } : {}), table: customers, idColumn: customers.id, where };
+}
+
+/**
+ * `search`: the customers the FTS5 trigram index finds for the term (at least 3 characters), in the order the
+ * index holds them (the order they were stored), that also meet `matching` and the other filters. It reads
+ * about the term's matches, never the platform's customers.
+ */
+function searchLoads(db: Db, platformId: SQL, q: CustomerListQuery & { search: string }) {
+  let where = and(sql`${customerSearch} MATCH ${phraseOf(q.search)}`, customerFilters(platformId, q), matching(q.search));
+  if (q.cursor) {
+    const pos = decodeCursor(q.cursor);
+    if (typeof pos.k !== 'number')
+      throw badRequest('Invalid cursor', { fields: [{ field: 'cursor', message: 'Not a cursor of this list' }] });
+    where = and(where, sql`${searchRowid} > ${pos.k}`);
+  }
+  const joined = <F extends Record<string, unknown>>(fields: F) =>
+    db
+      .select(fields as never)
+      .from(customerSearch)
+      .innerJoin(customers, eq(customers.id, sql`${customerSearch}.customer_id`))
+      .where(where)
+      .orderBy(searchRowid)
+      .limit(q.limit + 1);
+  return {
+    rows: joined({ ...getTableColumns(customers), searchKey: searchRowid.as('search_key') }),
+    ids: joined({ id: customers.id }),
+  };
+}
+
+/** GET /customers as loads: the page (with its total when counted), and the beneficial owners of the page's customers. */
+export function customerListLoads(db: Db, platformId: SQL, q: CustomerListQuery) {
+  let page: { rows: Statement; total?: Statement };
+  let ids: Parameters<typeof inArray>[1];
+  if (q.search !== undefined) {
+    const search = searchLoads(db, platformId, { ...q, search: q.search });
+    page = { rows: search.rows };
+    ids = search.ids as unknown as SQL;
+  } else {
+    const keyset = customerPage(platformId, q);
+    page = keysetLoads(db, keyset);
+    ids = keysetIds(db, keyset);
+  }
+  return {
+    ...(page as KeysetLoads),
+    // In (customer, id) order: the platform's owners index serves each page customer's in turn.
+    owners: db
+      .select()
+      .from(beneficialOwners)
+      .where(and(eq(beneficialOwners.platformId, platformId), inArray(beneficialOwners.customerId, ids)))
+      .orderBy(beneficialOwners.customerId, beneficialOwners.id),
+  };
+}
+
+export function customerListFrom(q: CustomerListQuery, loaded: Loaded<ReturnType<typeof customerListLoads>>) {
+  const { sortKey } = pageOrder(q) as { sortKey?: (row: CustomerRow) => number };
+  const page = pageFrom<CustomerRow>({ limit: q.limit, sortKey }, loaded as Loaded<KeysetLoads>);
+  const owners = new Map<string, BeneficialOwnerRow[]>();
+  for (const o of loaded.owners) owners.set(o.customerId, [...(owners.get(o.customerId) ?? []), o]);
+  return { ...page, data: page.data.map((r) => customerView(r, owners.get(r.id) ?? [])) };
+}
