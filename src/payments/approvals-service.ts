@@ -5,7 +5,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { type Approval, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
 import { loadTogether, type Db, type Loaded, type Loads, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
-import { commitChange, type Change } from '../http/change';
+import type { Change } from '../http/change';
 import { conflict, errorBody, invalidFields, retryableConflict } from '../http/errors';
 import { checkExecutable, quoteLoads, quoteNotFound, quoteAccounts } from './quotes-service';
 import { buildChange, changeOf, initiation, type Draft, type Hop, type PaymentDeps } from './transaction-change';
@@ -114,26 +114,6 @@ function awaitingTransfer(
 
 /** Answered when the quote a request waits in changed after it was read. */
 export const quoteChanged = () => retryableConflict('The quote changed concurrently; retry', 'QUOTE_NOT_PENDING');
-
-/**
- * Records a request awaiting the platform's approval and returns its transaction, PENDING and marked
- * awaiting approval (`pendingPlatformApproval: true`); nothing moves until POST
- * /transactions/{transactionId}/approve, and POST .../reject cancels it. Announced with an
- * OUTGOING_PAYMENT.PENDING / INCOMING_PAYMENT.PENDING event. (Agents' actions build on `awaitingDraft`, to
- * add their own rows to the batch.)
- */
-export async function requestPlatformApproval(
-  deps: PaymentDeps,
-  platform: PlatformRow,
-  request: ApprovalRequest & { agentId?: string },
-  now: number,
-): Promise<TransactionRow> {
-  const loaded = await loadTogether(deps.db, requestLoads(deps.db, sql`${platform.id}`, request));
-  const a = awaiting(platform, request, loaded, now, deps.mode, request.agentId ?? null);
-  const draft = await awaitingDraft(deps.db, a, now, deps.mode);
-  await commitChange(deps, changeOf(draft, { status: 201, body: null }, { conflict: quoteChanged() }));
-  return draft.row;
-}
 
 /** How an approved action ends: it runs, its quote expired meanwhile, or its accounts can no longer take it (or a shortfall). */
 export type Outcome = 'run' | 'expired' | 'failed';

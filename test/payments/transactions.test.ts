@@ -1,9 +1,18 @@
 import { env } from 'cloudflare:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { platforms } from '../../src/db/schema';
+import { platforms, type PlatformRow } from '../../src/db/schema';
 import { logger } from '../../src/http/log';
-import { requestPlatformApproval, type ApprovalRequest } from '../../src/payments/approvals-service';
+import {
+  awaiting as awaitingRequest,
+  awaitingDraft,
+  quoteChanged,
+  requestLoads,
+  type ApprovalRequest,
+} from '../../src/payments/approvals-service';
+import { changeOf } from '../../src/payments/transaction-change';
+import { commitChange } from '../../src/http/change';
+import { loadTogether } from '../../src/db/client';
 import { sandboxRates } from '../../src/payments/rates-sandbox';
 import { transactionView } from '../../src/payments/views';
 import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../support/api';
@@ -31,14 +40,36 @@ const T0 = Date.parse('2032-04-10T10:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));
 afterEach(() => vi.useRealTimers());
 
-const deps = () => ({
+const depsOf = () => ({
   db: db(),
   queue: env.JOBS,
   log: logger('error'),
   mode: 'sandbox' as const,
   rates: async (now: number) => sandboxRates(now),
 });
+const deps = depsOf;
 const platformRow = async (p: TestPlatform) => (await db().select().from(platforms).where(eq(platforms.id, p.id)))[0]!;
+
+/**
+ * A request recorded awaiting the platform's approval, as an agent's action records it (without the action's
+ * own rows): PENDING and marked awaiting approval, announced, nothing moved.
+ */
+async function requestPlatformApproval(
+  deps: ReturnType<typeof depsOf>,
+  platform: PlatformRow,
+  request: ApprovalRequest & { agentId?: string },
+  now: number,
+) {
+  const loaded = await loadTogether(deps.db, requestLoads(deps.db, sql`${platform.id}`, request));
+  const draft = await awaitingDraft(
+    deps.db,
+    awaitingRequest(platform, request, loaded, now, deps.mode, request.agentId ?? null),
+    now,
+    deps.mode,
+  );
+  await commitChange(deps, changeOf(draft, { status: 201, body: null }, { conflict: quoteChanged() }));
+  return draft.row;
+}
 
 /** What the agents work calls: an action awaiting the platform's approval. */
 async function awaiting(p: TestPlatform, request: ApprovalRequest & { agentId?: string }) {
