@@ -86,7 +86,7 @@ export function actionLoads(db: Db, who: { platformId: SQL; agentId: SQL }, req:
 /** `actionLoads` of a known agent (an approval, after the agent was read). */
 const agentActionLoads = (db: Db, agent: AgentRow, req: MoneyRequest, now: number) =>
   actionLoads(db, { platformId: sql`${agent.platformId}`, agentId: sql`${agent.id}` }, req, now);
-export type ActionLoaded = Loaded<ReturnType<typeof actionLoads>>;
+type ActionLoaded = Loaded<ReturnType<typeof actionLoads>>;
 
 /** The platform's id for a customer, as the action shows it. */
 const customerRef = (db: Db, which: SQL | undefined) =>
@@ -264,7 +264,7 @@ export function pendingActionLoads(db: Db, platformId: SQL, by: { actionId: stri
     customer: customerRef(db, eq(customers.id, column(agentActions.customerId))),
   };
 }
-export type PendingActionLoaded = Loaded<ReturnType<typeof pendingActionLoads>>;
+type PendingActionLoaded = Loaded<ReturnType<typeof pendingActionLoads>>;
 
 /**
  * The platform approves a pending action: the agent's current policy is checked again now, as the agent's own

@@ -77,8 +77,13 @@ export async function sendMessages(queue: Queue<unknown>, messages: JobMessage[]
   }
 }
 
-/** `change` answering `f(body)` with `status` instead (a shortfall change that answers in kind too). */
+/**
+ * `change` answering `f(body)` with `status` instead (a shortfall change that answers in kind too). A change
+ * that answers an error (a status of 400 or more, the error's body: a late decision that still commits)
+ * keeps its answer.
+ */
 export function answering<T, U>(change: Change<T>, status: number, f: (body: T) => U): Change<U> {
+  if (change.status >= 400) return change as unknown as Change<U>;
   const { shortfall } = change;
   const inKind = shortfall && !(shortfall instanceof ApiError) && shortfall.status < 400;
   return {

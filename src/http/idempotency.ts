@@ -17,7 +17,7 @@ import { json } from './responses';
 
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-export const MAX_KEY_LENGTH = 255;
+const MAX_KEY_LENGTH = 255;
 /** An in-flight claim older than this belongs to a worker that died; the key may be claimed again. */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 

@@ -15,15 +15,15 @@ import { claimInAuthBatch, d1Store, IDEMPOTENCY_HEADER, keyOf, runIdempotent, ty
 import { json } from './responses';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
-export interface RunDeps {
+interface RunDeps {
   settings: Settings;
   log: Logger;
   credentials: CredentialLookups;
 }
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type AgentPermissionName = AgentRow['policy']['permissions'][number];
-export type AuthKind = keyof Principals;
+type AuthKind = keyof Principals;
 
 /** What a handler receives: parsed input, the authenticated principal, and its dependencies. */
 export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B = unknown, L extends Loads = NoLoads> {

@@ -33,7 +33,7 @@ export function requestLoads(db: Db, platformId: SQL, request: ApprovalRequest) 
 export type RequestLoaded = Loaded<ReturnType<typeof requestLoads>>;
 
 /** A request, checked, ready to wait for approval: the change recording it starts from `base` with `hop`. */
-export interface Awaiting {
+interface Awaiting {
   base: TransactionRow;
   /** A transfer is a new transaction; a quote waits in its own. */
   insert: boolean;
@@ -152,7 +152,7 @@ export async function awaitingDraft(db: Db, a: Awaiting, now: number, mode: Serv
  * What deciding an approved action reads now, in one round trip: the loads of its request (the quote may
  * have expired, the accounts been closed). The transaction must be awaiting a quote or transfer approval.
  */
-export function executionLoads(db: Db, platformId: SQL, tx: TransactionRow) {
+function executionLoads(db: Db, platformId: SQL, tx: TransactionRow) {
   const action = tx.approval!.action;
   if (action.type === 'INCOMING_PAYMENT') throw new Error('an incoming payment is decided, not executed');
   return requestLoads(db, platformId, action);

@@ -25,9 +25,9 @@ import type { Deps } from '../http/deps';
  */
 
 /** After a 202, how long the platform has to approve or reject through the API. */
-export const ASYNC_DECISION_MS = 5_000;
+const ASYNC_DECISION_MS = 5_000;
 /** How long the approval request is retried (5xx, no answer) before the payment fails undecided. */
-export const ANSWER_WINDOW_MS = 60_000;
+const ANSWER_WINDOW_MS = 60_000;
 const DEADLINE_TRANSITION = 'incoming.approval-deadline';
 const REASON_CHARS = 1_000;
 
@@ -38,7 +38,7 @@ type Fields = NonNullable<Approval['requestedFields']>;
  * registration does not already give the service (`providerRequiredCounterpartyCustomerFields` minus
  * `providerRequiredCustomerFields`), each mandatory.
  */
-export function requestedReceiverFields(currencyCode: string): Fields {
+function requestedReceiverFields(currencyCode: string): Fields {
   const info = currencyInfo(currencyCode);
   return info.counterpartyFields.filter((f) => !info.customerFields.includes(f)).map((name) => ({ name, mandatory: true }));
 }
@@ -71,7 +71,7 @@ function deadline(db: Db, row: TransactionRow, dueAt: number, now: number) {
 }
 
 /** Whether `row` waits for the receiving platform's decision on an incoming payment. */
-export function awaitingIncomingDecision(row: TransactionRow): boolean {
+function awaitingIncomingDecision(row: TransactionRow): boolean {
   return awaitingApproval(row) && row.approval!.action.type === 'INCOMING_PAYMENT';
 }
 

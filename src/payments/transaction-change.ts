@@ -26,9 +26,9 @@ import { referenceFor } from './views';
 import { depsOf, type Deps } from '../http/deps';
 
 /** The service's own account between debit and payout; each currency's entries still sum to zero. */
-export const SETTLEMENT_ACCOUNT = 'Service:settlement';
+const SETTLEMENT_ACCOUNT = 'Service:settlement';
 /** Where real-time funding comes from: the payer outside the service who paid the quote's instructions. */
-export const REALTIME_PAYER = 'Funding:realtime';
+const REALTIME_PAYER = 'Funding:realtime';
 /** Transition kinds (src/payments/transitions.ts). */
 export const STEP_TRANSITION = 'payment.step';
 export const EXPIRE_TRANSITION = 'quote.expire';
@@ -180,7 +180,7 @@ export function changeOf<T>(
   };
 }
 
-export type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
+type CommitResult = 'applied' | 'insufficient_funds' | 'conflict';
 
 const LOST_RACE = new ApiError('CONFLICT', 'lost race');
 const SHORTFALL = new ApiError('INSUFFICIENT_FUNDS', 'shortfall');
@@ -204,7 +204,7 @@ export async function commitDraft(deps: Pick<Deps, 'db' | 'queue' | 'log'>, draf
 // --- money of a transaction ---
 
 /** The two ends of a transaction as ledger accounts (internal account ids or pseudo accounts outside the service). */
-export function partiesOf(row: TransactionRow): { payer: string; payee: string } {
+function partiesOf(row: TransactionRow): { payer: string; payee: string } {
   const source = row.source ?? {};
   const payer =
     source.sourceType === 'REALTIME_FUNDING'

@@ -31,7 +31,7 @@ import type { TransactionView } from './schema';
 
 export type Direction = 'IN' | 'OUT';
 
-export interface TransferInput {
+interface TransferInput {
   /** transfer-out: the internal account; transfer-in: the external account. */
   sourceAccountId: string;
   destinationAccountId: string;

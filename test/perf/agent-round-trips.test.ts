@@ -15,39 +15,39 @@ async function fundedAgent(approvalAbove?: number) {
   return { ...a, usd, external, body };
 }
 
-// An agent's money moves through the platforms' pipeline: its reads in one round trip after authentication
-// (with an Idempotency-Key's claim), then one batch with the action, the money, the events and the answer.
+// An agent's money moves on the platforms' road: its reads (with an Idempotency-Key's claim) ride on the bearer
+// lookup, then one batch with the action, the money, the events and the answer.
 describe('round trips of agent money requests', () => {
-  it('AUTO transfer-out: authentication, the reads, one money batch', async () => {
+  it('AUTO transfer-out: authentication with the reads, then one money batch', async () => {
     const a = await fundedAgent();
     const res = await measured('POST', '/agents/me/transfer-out', { auth: a.bearer, body: a.body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ status: 'APPROVED', transaction: { status: 'COMPLETED' } });
-    expect(res.cost.d1, JSON.stringify(res.cost)).toBe(3);
+    expect(res.cost.d1, JSON.stringify(res.cost)).toBe(2);
     expect(res.cost).toMatchObject({ account: [], queue: 1 });
     expect(await balanceOf(a.p, a.usd)).toBe(99_000);
   });
 
-  it('AUTO transfer-out under an Idempotency-Key: still 3 (the claim rides with the reads), a replay 2 with no money moved', async () => {
+  it('AUTO transfer-out under an Idempotency-Key: still 2 (the claim rides with the reads), a replay 1 with no money moved', async () => {
     const a = await fundedAgent();
     const key = idemKey();
     const first = await measured('POST', '/agents/me/transfer-out', { auth: a.bearer, headers: { 'Idempotency-Key': key }, body: a.body });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
-    expect(first.cost.d1, JSON.stringify(first.cost)).toBe(3);
+    expect(first.cost.d1, JSON.stringify(first.cost)).toBe(2);
     const again = await measured('POST', '/agents/me/transfer-out', { auth: a.bearer, headers: { 'Idempotency-Key': key }, body: a.body });
     expect(again.status).toBe(201);
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(again.cost.d1).toBe(2);
+    expect(again.cost.d1).toBe(1);
     expect(await balanceOf(a.p, a.usd)).toBe(99_000);
   });
 
-  it('a transfer-out above the approval threshold waits: 3 round trips, nothing moves', async () => {
+  it('a transfer-out above the approval threshold waits: 2 round trips, nothing moves', async () => {
     const a = await fundedAgent(500);
     const res = await measured('POST', '/agents/me/transfer-out', { auth: a.bearer, body: a.body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.status).toBe('PENDING_APPROVAL');
-    expect(res.cost.d1, JSON.stringify(res.cost)).toBe(3);
+    expect(res.cost.d1, JSON.stringify(res.cost)).toBe(2);
     expect(await balanceOf(a.p, a.usd)).toBe(100_000);
   });
 

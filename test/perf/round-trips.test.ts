@@ -103,9 +103,9 @@ describe('round trips per request (the requests of npm run bench)', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.status).toBe('COMPLETED');
-    // Authentication carrying the key's claim (claim, holder) and the reads (both accounts, the owner, a transfer
-    // the key made before); the money batch with the stored response.
-    expect(res.cost).toMatchObject({ d1: 2, statements: [8, expect.any(Number)], account: [], queue: 1 });
+    // Authentication carrying the key's claim (claim, holder) and the reads (both accounts, the owner); the money
+    // batch with the key's fenced record of the answer.
+    expect(res.cost).toMatchObject({ d1: 2, statements: [7, expect.any(Number)], account: [], queue: 1 });
     const read = await measured('GET', `/transactions/${res.body.id}`, { auth: p.auth });
     expect(read.status).toBe(200);
     expect(read.cost).toMatchObject({ d1: 1, queue: 0 });

@@ -126,9 +126,9 @@ Object.assign(BUDGETS, {
   agentDeleteExternalAccount: budget(3),
   agentCreateQuote: budget(3),
   agentGetQuote: budget(3),
-  agentExecuteQuote: budget(3),
-  agentCreateTransferOut: budget(3),
-  agentCreateTransferIn: budget(3),
+  agentExecuteQuote: budget(2),
+  agentCreateTransferOut: budget(2),
+  agentCreateTransferIn: budget(2),
   agentListActions: budget(3),
   agentGetAction: budget(3),
   agentListTransactions: budget(2),
@@ -453,7 +453,11 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('agentGetQuote', 'GET', `/agents/me/quotes/${agentQuote.body.id}`, bearer);
     await m('agentExecuteQuote', 'POST', `/agents/me/quotes/${agentQuote.body.id}/execute`, bearer);
     const agentTransfer = { source: { accountId: agentUsd }, destination: { accountId: agentExt.body.id }, amount: 1_000 };
-    const action = await m('agentCreateTransferOut', 'POST', '/agents/me/transfer-out', { ...bearer, body: agentTransfer });
+    const action = await m('agentCreateTransferOut', 'POST', '/agents/me/transfer-out', {
+      ...bearer,
+      headers: { 'Idempotency-Key': idemKey() },
+      body: agentTransfer,
+    });
     await m('agentCreateTransferIn', 'POST', '/agents/me/transfer-in', {
       ...bearer,
       body: { source: { accountId: agentExt.body.id }, destination: { accountId: agentUsd }, amount: 1_000 },
