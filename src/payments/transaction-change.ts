@@ -67,11 +67,11 @@ function accountsOpen(db: Db, row: TransactionRow): Statement[] {
 }
 
 /**
- * The batch of a change. A change from version v writes history rows v+1..v+n first: their primary key
+ * The draft of a change. A change from version v writes history rows v+1..v+n first (one statement): their primary key
  * lets only one of several concurrent changes from v commit, whole. Each status entered gets its webhook
  * event(s); each internal account whose balance moves gets a balance event.
- * `insert` writes the transaction itself (version 0): the first hop, if any, is its initial status (with
- * that hop's money), announced unless `quiet`.
+ * `insert` writes the transaction itself, once, in the state its hops leave it (history from version 0): the
+ * first hop, if any, is its initial status (with that hop's money), announced unless `quiet`.
  */
 export async function buildChange(
   db: Db,
@@ -91,10 +91,9 @@ export async function buildChange(
   const statements: Statement[] = [];
   const eventIds: string[] = [];
   const touched = new Set<string>();
-  const history = (version: number, from: TransactionStatus | null, to: TransactionStatus) =>
-    db
-      .insert(transactionHistory)
-      .values({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
+  const history: (typeof transactionHistory.$inferInsert)[] = [];
+  const step = (version: number, from: TransactionStatus | null, to: TransactionStatus) =>
+    history.push({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
   const announce = (row: TransactionRow, refundChanged: boolean) => {
     const e = transactionEvents(db, row, refundChanged, now);
     statements.push(...e.statements);
@@ -112,19 +111,27 @@ export async function buildChange(
     const [first, ...others] = hops;
     row = first ? { ...base, ...first.set, status: first.status, version: 0 } : { ...base, version: 0 };
     rest = others;
-    statements.push(...accountsOpen(db, row), history(0, null, row.status), db.insert(transactions).values(row));
-    move(first?.movements);
-    if (!opts.quiet) announce(row, first?.set?.refund !== undefined);
+    statements.push(...accountsOpen(db, row));
+  }
+  // The history rows (and a new transaction) go here, once the hops have given the row its final state.
+  const slot = statements.length;
+  if (opts.insert) {
+    step(0, null, row.status);
+    move(hops[0]?.movements);
+    if (!opts.quiet) announce(row, hops[0]?.set?.refund !== undefined);
   }
   const start = row;
   for (const hop of rest) {
     const next: TransactionRow = { ...row, ...hop.set, status: hop.status, version: row.version + 1, updatedAt: now };
-    statements.push(history(next.version, row.status, next.status));
+    step(next.version, row.status, next.status);
     move(hop.movements);
     announce(next, hop.set?.refund !== undefined);
     row = next;
   }
-  if (rest.length > 0) {
+  // A new transaction is written once, as the hops leave it; an existing one is updated from the version read.
+  const head: Statement[] = history.length ? [db.insert(transactionHistory).values(history)] : [];
+  if (opts.insert) head.push(db.insert(transactions).values(row));
+  else if (rest.length > 0) {
     const { id, ...fields } = row;
     statements.push(
       db
@@ -133,6 +140,7 @@ export async function buildChange(
         .where(and(eq(transactions.id, id), eq(transactions.version, start.version))),
     );
   }
+  statements.splice(slot, 0, ...head);
   if (touched.size > 0) {
     // A balance event reads the balance inside the batch; the row only gives the account's other fields.
     const known = new Map((opts.accounts ?? []).map((a) => [a.id, a]));
