@@ -365,7 +365,7 @@ export const targets = [
     kind: 'ratio',
     numerator: 'agent transfer-out (AUTO)',
     denominator: 'transfer-out',
-    min: 0.8,
+    min: 0.85,
     connections: 32,
   },
   { name: '10,000-row bulk import to COMPLETED', kind: 'seconds', scenario: 'bulk import 10,000 rows', max: 60 },
