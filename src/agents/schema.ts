@@ -12,7 +12,7 @@ import {
 } from '../db/json-shapes';
 import { DateTime, DateTimeParam } from '../common/time';
 import { BooleanParam } from '../common/fields';
-import { cursorParam, limitParam, pageOf } from '../http/pagination';
+import { cursorParam, limitParam, pageOf, sortOrderParam } from '../http/pagination';
 import type { Permission } from '../db/schema';
 import { Quote, Transaction } from '../payments/schema';
 
@@ -145,7 +145,7 @@ export const ApprovalListQuery = z.object({
   customerId: z.string().max(128).optional(),
   startDate: DateTimeParam,
   endDate: DateTimeParam,
-  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+  sortOrder: sortOrderParam,
   limit: limitParam,
   cursor: cursorParam,
 });

@@ -4,7 +4,10 @@ import { BulkJobStatus } from '../db/enums';
 import { DateTime } from '../common/time';
 
 export const BulkCustomerImportJobAccepted = z
-  .object({ jobId: z.string().meta({ example: 'Job:019542f5-b3e7-1d02-0000-000000000006' }), status: z.enum(['PENDING', 'PROCESSING']) })
+  .object({
+    jobId: z.string().meta({ example: 'Job:019542f5-b3e7-1d02-0000-000000000006' }),
+    status: BulkJobStatus.extract(['PENDING', 'PROCESSING']),
+  })
   .meta({ id: 'BulkCustomerImportJobAccepted' });
 
 const BulkCustomerImportErrorEntry = z

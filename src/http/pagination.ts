@@ -15,6 +15,8 @@ export const limitParam = z.coerce
   .default(20)
   .meta({ description: 'Maximum number of results to return (1 to 100)' });
 export const cursorParam = z.string().max(512).optional().meta({ description: 'Opaque cursor from a previous response (`nextCursor`)' });
+/** `sortOrder` of a list: newest (or last) first unless `asc`. */
+export const sortOrderParam = z.enum(['asc', 'desc'], { error: 'Must be asc or desc' }).default('desc');
 
 /** The list envelope of DESIGN.md: `nextCursor` only when `hasMore`. */
 export function pageOf<T extends z.ZodType>(item: T, id: string) {

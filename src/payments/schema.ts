@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from '../db/enums';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
-import { cursorParam, limitParam, pageOf } from '../http/pagination';
+import { cursorParam, limitParam, pageOf, sortOrderParam } from '../http/pagination';
 import { CurrencyAmount, PaymentInstructions } from '../accounts/internal-schema';
 import { PaymentRail, RateDetails } from './rates-schema';
 import { CounterpartyFieldDefinition } from '../platform/schema';
@@ -146,7 +146,7 @@ export const TransactionListQuery = z.object({
   reference: z.string().max(128).optional(),
   startDate: DateTimeParam.meta({ description: 'Created at or after (ISO 8601)' }),
   endDate: DateTimeParam.meta({ description: 'Created at or before (ISO 8601)' }),
-  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+  sortOrder: sortOrderParam,
   limit: limitParam,
   cursor: cursorParam,
 });

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { Currency, currency, SUPPORTED_CURRENCY_CODES } from '../common/currencies';
 import { BooleanParam, CountryCode, text } from '../common/fields';
-import { cursorParam, limitParam } from '../http/pagination';
+import { cursorParam, limitParam, sortOrderParam } from '../http/pagination';
 import { Domain, HttpUrl } from '../platform/schema';
 
 export const UmaProvider = z
@@ -39,10 +39,7 @@ export const UmaProviderListQuery = z.object({
   }),
   limit: limitParam,
   cursor: cursorParam,
-  sortOrder: z
-    .enum(['asc', 'desc'], { error: 'Must be asc or desc' })
-    .default('desc')
-    .meta({ description: 'Order by provider name (ties by id); default desc' }),
+  sortOrder: sortOrderParam.meta({ description: 'Order by provider name (ties by id); default desc' }),
 });
 export type UmaProviderListQuery = z.infer<typeof UmaProviderListQuery>;
 
