@@ -1,9 +1,9 @@
 // The transaction routes: list, get, history, and approve or reject one awaiting the platform.
 import { defineRoute, json } from '../http/route';
-import { answering } from '../http/change';
+import { answering, type Change } from '../http/change';
 import type { TransactionRow } from '../db/schema';
 import { approveTransaction, rejectTransaction, type ApprovalDecider } from './approvals-service';
-import { paymentDeps } from './transaction-change';
+import { paymentDeps, type PaymentDeps } from './transaction-change';
 import { transactionView } from './views';
 import { ratesUnavailableResponse } from './rates-schema';
 import { errorResponses } from '../http/responses';
@@ -70,6 +70,16 @@ export const transactionRoutes = [
   }),
 ];
 
+/** A decision of the transaction the route's load read (404 when none): the decider's or payments' Change, answering the transaction. */
+async function decide(
+  c: { loaded: Record<string, unknown> } & Parameters<typeof paymentDeps>[0],
+  change: (deps: PaymentDeps, tx: TransactionRow) => Promise<Change<TransactionRow>>,
+) {
+  const tx = (c.loaded.tx as TransactionRow[])[0];
+  if (!tx) throw transactionNotFound();
+  return answering(await change(paymentDeps(c), tx), 200, transactionView);
+}
+
 /**
  * POST /transactions/{id}/approve|reject: a transaction awaiting platform approval is decided here, unless
  * `decider` (an agent's pending action) claims it.
@@ -95,15 +105,13 @@ export const transactionApprovalRoutes = (decider: ApprovalDecider) => [
     },
     // The transaction, and what the decider reads (the agent action behind it, if an agent asked), ride on authentication.
     load: ({ db, params, platformId }) => decider.loads(db, platformId, params.transactionId),
-    handler: async (c) => {
-      const tx = (c.loaded.tx as unknown as TransactionRow[])[0];
-      if (!tx) throw transactionNotFound();
-      const deps = paymentDeps(c);
-      const change =
-        (await decider.approve(deps, c.auth.platform, c.loaded, c.now)) ??
-        (await approveTransaction(deps, c.auth.platform, tx, c.now, c.body?.receiverCustomerInfo));
-      return answering(change, 200, transactionView);
-    },
+    handler: (c) =>
+      decide(
+        c,
+        (deps, tx) =>
+          decider.approve(deps, c.auth.platform, c.loaded, c.now) ??
+          approveTransaction(deps, c.auth.platform, tx, c.now, c.body?.receiverCustomerInfo),
+      ),
   }),
   defineRoute({
     method: 'POST',
@@ -117,13 +125,7 @@ export const transactionApprovalRoutes = (decider: ApprovalDecider) => [
     body: RejectRequest.optional(),
     responses: { 200: { description: 'Rejected', schema: Transaction }, ...errorResponses(400, 401, 403, 404, 409, 413) },
     load: ({ db, params, platformId }) => decider.loads(db, platformId, params.transactionId),
-    handler: async (c) => {
-      const tx = (c.loaded.tx as unknown as TransactionRow[])[0];
-      if (!tx) throw transactionNotFound();
-      const deps = paymentDeps(c);
-      const change =
-        (await decider.reject(deps, c.loaded, c.body?.reason, c.now)) ?? (await rejectTransaction(deps, tx, c.body?.reason, c.now));
-      return answering(change, 200, transactionView);
-    },
+    handler: (c) =>
+      decide(c, (deps, tx) => decider.reject(deps, c.loaded, c.body?.reason, c.now) ?? rejectTransaction(deps, tx, c.body?.reason, c.now)),
   }),
 ];

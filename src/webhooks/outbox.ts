@@ -33,20 +33,25 @@ export function eventStatements(db: Db, e: NewEvent): { statements: Statement[];
   const eventId = newId('Webhook', e.now);
   const statements: Statement[] = [
     db.insert(webhookEvents).values({ id: eventId, platformId: e.platformId, type: e.type, timestamp: e.now, data: e.data }),
-    db.insert(webhookDeliveries).values({
-      id: newId('WebhookDelivery', e.now),
-      platformId: e.platformId,
-      eventId,
-      eventType: e.type,
-      status: 'PENDING',
-      attempts: 0,
-      nextAttemptAt: e.now,
-      sweepAt: sql`${e.now} - ${platformOffsetSql(e.platformId)}`,
-      createdAt: e.now,
-      updatedAt: e.now,
-    }),
+    db.insert(webhookDeliveries).values(pendingDelivery(e, eventId)),
   ];
   return { statements, eventId };
+}
+
+/** The delivery row of a new event: pending, due now (its sweep time in wall-clock terms). */
+export function pendingDelivery(e: { platformId: string; type: WebhookType; now: number }, eventId: string) {
+  return {
+    id: newId('WebhookDelivery', e.now),
+    platformId: e.platformId,
+    eventId,
+    eventType: e.type,
+    status: 'PENDING' as const,
+    attempts: 0,
+    nextAttemptAt: e.now,
+    sweepAt: sql`${e.now} - ${platformOffsetSql(e.platformId)}`,
+    createdAt: e.now,
+    updatedAt: e.now,
+  };
 }
 
 /** The queue message that delivers one event. */

@@ -6,7 +6,7 @@ import { webhookDeliveries, webhookEvents } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Statement } from '../db/client';
 import type { WebhookType } from './schema';
-import { platformOffsetSql } from './outbox';
+import { pendingDelivery } from './outbox';
 
 /**
  * Outbox statements whose event is decided inside the batch: the event row is inserted only when
@@ -20,7 +20,6 @@ export function sqlEventStatements(
   e: { platformId: string; type: WebhookType; data: SQL; where?: SQL; now: number },
 ): { statements: Statement[]; eventId: string } {
   const eventId = newId('Webhook', e.now);
-  const deliveryId = newId('WebhookDelivery', e.now);
   const event = insertSelect(
     db,
     webhookEvents,
@@ -30,18 +29,7 @@ export function sqlEventStatements(
   const delivery = insertSelect(
     db,
     webhookDeliveries,
-    {
-      id: deliveryId,
-      platformId: e.platformId,
-      eventId,
-      eventType: e.type,
-      status: 'PENDING',
-      attempts: 0,
-      nextAttemptAt: e.now,
-      createdAt: e.now,
-      updatedAt: e.now,
-      sweepAt: sql`${e.now} - ${platformOffsetSql(e.platformId)}`,
-    },
+    pendingDelivery(e, eventId),
     sql`WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
   );
   return { statements: [event, delivery], eventId };
