@@ -6,7 +6,6 @@ import { loadTogether } from '../db/client';
 import { defineRoute, json, noContent, type Ctx, type LoadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { badRequest, notFound } from '../http/errors';
-import { idempotencyHeaderDoc } from '../http/idempotency';
 import { platformClock } from '../platform/service';
 import { isInternalAccountId } from '../crypto/ids';
 import { InternalAccountList, InternalAccountListQuery } from '../accounts/internal-schema';
@@ -245,7 +244,6 @@ export const agentMeRoutes = [
     auth: 'agent',
     agentPermission: 'EXECUTE_QUOTES',
     params: z.object({ quoteId: z.string().max(128) }),
-    headers: idempotencyHeaderDoc,
     responses: executeResponses,
     ...act<undefined, { quoteId: string }>(({ params }) => ({ type: 'EXECUTE_QUOTE', quoteId: params.quoteId }), 200),
   }),
@@ -258,7 +256,6 @@ export const agentMeRoutes = [
     auth: 'agent',
     agentPermission: 'CREATE_TRANSFERS',
     body: TransferOutRequest,
-    headers: idempotencyHeaderDoc,
     responses: actionResponses,
     ...act(transferRequest('TRANSFER_OUT'), 201),
   }),
@@ -271,7 +268,6 @@ export const agentMeRoutes = [
     auth: 'agent',
     agentPermission: 'CREATE_TRANSFERS',
     body: TransferInRequest,
-    headers: idempotencyHeaderDoc,
     responses: actionResponses,
     ...act(transferRequest('TRANSFER_IN'), 201),
   }),

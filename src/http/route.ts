@@ -11,7 +11,16 @@ import { mediaType, readJson, strictBody, unsupportedMediaType } from './body';
 import { forbidden, invalidFields, zodIssues } from './errors';
 import type { Logger } from './log';
 import { commitChange, isChange, type Change } from './change';
-import { claimInAuthBatch, d1Store, IDEMPOTENCY_HEADER, keyOf, runIdempotent, type ClaimLoads, type IdempotentOption } from './idempotency';
+import {
+  claimInAuthBatch,
+  d1Store,
+  IDEMPOTENCY_HEADER,
+  idempotencyHeaderDoc,
+  keyOf,
+  runIdempotent,
+  type ClaimLoads,
+  type IdempotentOption,
+} from './idempotency';
 import { json } from './responses';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
@@ -89,7 +98,7 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   body?: z.ZodType<B> | 'multipart';
   /** A call that also spends the platform's lower budget of expensive calls (a search, a bulk import). */
   expensive?: boolean | ((url: URL) => boolean);
-  /** Extra request headers worth documenting (e.g. `Idempotency-Key`). */
+  /** Extra request headers worth documenting (an `idempotent` route documents `Idempotency-Key` itself). */
   headers?: Record<string, { description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
   /**
@@ -231,7 +240,9 @@ export function defineRoute<
     }
     return withBookmark(response, session);
   };
-  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, run };
+  // An idempotent route documents its header from the same declaration that makes it honour it.
+  const headers = spec.idempotent ? { ...idempotencyHeaderDoc, ...spec.headers } : spec.headers;
+  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, headers, run };
 }
 
 /** The route's query schema refusing undeclared parameters, as bodies refuse unknown fields (a client's typo or unsupported filter would otherwise widen the list silently). */

@@ -4,7 +4,6 @@ import { loadTogether } from '../db/client';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { answering } from '../http/change';
-import { idempotencyHeaderDoc } from '../http/idempotency';
 import { SIGNATURE_HEADERS, SignedRequestChallenge } from '../wallet/schema';
 import { walletByAccount } from '../wallet/service';
 import { signedRetry } from '../wallet/signed-retry';
@@ -37,7 +36,6 @@ export const quoteRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     body: QuoteRequest,
-    headers: idempotencyHeaderDoc,
     responses: {
       201: { description: 'The quote (its transaction is PENDING)', schema: Quote },
       ...errorResponses(400, 401, 403, 404, 409, 413, 422),
@@ -87,7 +85,7 @@ export const quoteRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     params: QuoteIdParams,
-    headers: { ...idempotencyHeaderDoc, ...SIGNATURE_HEADERS },
+    headers: SIGNATURE_HEADERS,
     responses: {
       200: { description: 'Executed: the payment started (see its transaction)', schema: Quote },
       202: {

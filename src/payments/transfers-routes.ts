@@ -2,7 +2,6 @@
 import type * as z from 'zod';
 import { defineRoute, type Ctx, type LoadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { idempotencyHeaderDoc } from '../http/idempotency';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './transaction-change';
 import { checkedPair, transferChange, transferLoads, type Direction } from './transfers-service';
@@ -43,7 +42,6 @@ export const transferRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     body: TransferInRequest,
-    headers: idempotencyHeaderDoc,
     responses,
     ...transfer('IN'),
   }),
@@ -56,7 +54,6 @@ export const transferRoutes = [
     auth: 'basic',
     permission: 'TRANSACT',
     body: TransferOutRequest,
-    headers: idempotencyHeaderDoc,
     responses,
     ...transfer('OUT'),
   }),

@@ -349,3 +349,32 @@ describe('Idempotency-Key', () => {
     expect(await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!))).toHaveLength(0);
   });
 });
+
+describe('Idempotency-Key in /openapi.json', () => {
+  it('is documented, optional, on exactly the operations that honour it', async () => {
+    const doc = (await api('GET', '/openapi.json')).body;
+    const documented: string[] = [];
+    for (const ops of Object.values(doc.paths) as Record<
+      string,
+      { operationId: string; parameters?: { name: string; required: boolean }[] }
+    >[]) {
+      for (const op of Object.values(ops)) {
+        const header = op.parameters?.find((x) => x.name === 'Idempotency-Key');
+        if (!header) continue;
+        expect(header.required, op.operationId).toBe(false);
+        documented.push(op.operationId);
+      }
+    }
+    expect(documented.sort()).toEqual(
+      [
+        'createQuote',
+        'executeQuote',
+        'createTransferIn',
+        'createTransferOut',
+        'agentExecuteQuote',
+        'agentCreateTransferOut',
+        'agentCreateTransferIn',
+      ].sort(),
+    );
+  });
+});
