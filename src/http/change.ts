@@ -5,7 +5,7 @@ import type { Db, Statement } from '../db/client';
 import { errorText, isBalanceCheckFailure, isNamedGuardFailure, isUniqueViolation } from '../db/errors';
 import type { Logger } from './log';
 import type * as z from 'zod';
-import { ApiError, conflict, type ErrorBody as ErrorBodySchema } from './errors';
+import { ApiError, retryableConflict, type ErrorBody as ErrorBodySchema } from './errors';
 
 /** A queue message, as `Queue.sendBatch` takes it. */
 export type JobMessage = MessageSendRequest<unknown>;
@@ -57,7 +57,8 @@ export async function commitChange<T>(
         continue;
       }
       for (const [name, refusal] of Object.entries(committing.refusals ?? {})) if (isNamedGuardFailure(text, name)) throw refusal;
-      if (RACE_TABLES.some((table) => isUniqueViolation(text, table))) throw committing.conflict ?? conflict('Changed concurrently; retry');
+      if (RACE_TABLES.some((table) => isUniqueViolation(text, table)))
+        throw committing.conflict ?? retryableConflict('Changed concurrently; retry');
       throw error;
     }
   }
