@@ -484,6 +484,29 @@ describe('POST /quotes/{quoteId}/execute', () => {
     await expectLedgerInvariant(p.id);
   });
 
+  it('immediatelyExecute short of funds: 400 INSUFFICIENT_FUNDS, the quote kept PENDING and nothing moved', async () => {
+    const { p, usd, ext } = await setup();
+    const res = await api('POST', '/quotes', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'short' },
+      body: { ...accountQuote(usd, ext, 200_000), immediatelyExecute: true },
+    });
+    expectError(res, 400, 'INSUFFICIENT_FUNDS');
+    const list = await api('GET', `/quotes?status=PENDING`, { auth: p.auth });
+    expect(list.body.data).toHaveLength(1);
+    expect(await postings(list.body.data[0].transactionId)).toEqual([]);
+    expect(await balanceOf(p, usd)).toBe(100_000);
+    // The answer committed with the quote: the same key replays it.
+    const again = await api('POST', '/quotes', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'short' },
+      body: { ...accountQuote(usd, ext, 200_000), immediatelyExecute: true },
+    });
+    expectError(again, 400, 'INSUFFICIENT_FUNDS');
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    await expectLedgerInvariant(p.id);
+  });
+
   it('executes at creation with immediatelyExecute', async () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, { ...accountQuote(usd, ext), immediatelyExecute: true });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newAgent, policy } from '../support/agents';
+import { ALL_PERMISSIONS, newAgent, policy } from '../support/agents';
+import { api } from '../support/api';
 import { balanceOf, externalAccount, fund, idemKey } from '../support/payments';
 import { measured } from './counting';
 
@@ -76,4 +77,26 @@ async function txOf(a: Awaited<ReturnType<typeof fundedAgent>>, actionId: string
   const pending = tx.body.data.find((t: { status: string; agentId?: string }) => t.status === 'PENDING');
   expect(action).toBeDefined();
   return pending.id as string;
+}
+
+describe('an Idempotency-Key claimed with the bearer lookup', () => {
+  it('is given back when the policy refuses the operation, so the same key works once it is granted', async () => {
+    const a = await fundedAgent();
+    await expectStatus(api('PATCH', `/agents/${a.agentId}/policy`, { auth: a.p.auth, body: { permissions: ['VIEW_TRANSACTIONS'] } }), 200);
+    const send = () =>
+      api('POST', '/agents/me/transfer-out', { auth: a.bearer, headers: { 'Idempotency-Key': 'granted-later' }, body: a.body });
+    expect((await send()).status).toBe(403);
+    // Not the key's answer: no in-flight 409, no replayed 403.
+    expect((await send()).status).toBe(403);
+    await expectStatus(api('PATCH', `/agents/${a.agentId}/policy`, { auth: a.p.auth, body: { permissions: ALL_PERMISSIONS } }), 200);
+    const done = await send();
+    expect(done.status, JSON.stringify(done.body)).toBe(201);
+    expect(done.headers.get('Idempotent-Replayed')).toBeNull();
+    expect(await balanceOf(a.p, a.usd)).toBe(99_000);
+  });
+});
+
+async function expectStatus(res: Promise<{ status: number; body: unknown }>, status: number) {
+  const r = await res;
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
 }
