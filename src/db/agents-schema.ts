@@ -105,7 +105,8 @@ export const agentActions = sqliteTable(
   },
   (t) => [
     index('agent_actions_agent_idx').on(t.agentId, t.id),
-    index('agent_actions_usage_idx').on(t.agentId, t.counted, t.day),
+    // An agent's usage (and its limits' guards) read one month of its counted actions, whatever its history.
+    index('agent_actions_usage_month_idx').on(t.agentId, t.counted, t.month, t.day),
     index('agent_actions_platform_status_idx').on(t.platformId, t.status, t.id),
     // A transaction's action (approving or rejecting a pending payment finds the agent's action by it).
     index('agent_actions_transaction_idx').on(t.transactionId),
