@@ -16,16 +16,8 @@ import { cursorParam, limitParam, pageOf, sortOrderParam } from '../http/paginat
 import type { Permission } from '../db/schema';
 import { Quote, Transaction } from '../payments/schema';
 
-// The stored shapes of an agent's JSON columns (policy, transfer details) live in db/.
-export {
-  AgentAccountRestrictions,
-  AgentApprovalThresholds,
-  AgentExecutionMode,
-  AgentPermission,
-  AgentPolicy,
-  AgentSpendingLimits,
-  AgentTransferDetails,
-};
+// The stored shape of an agent's policy lives in db/ (a JSON column); the areas take it from here.
+export { AgentPolicy };
 
 /**
  * The API-token permission whose power each agent permission hands on: giving an agent a permission needs it
