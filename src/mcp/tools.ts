@@ -48,18 +48,24 @@ const MONEY =
   "Moves real money of the customer under the agent's policy: it counts against the per-transaction, daily and monthly " +
   'spending limits and may need a person at the platform to approve it. The answer is an agent action: APPROVED (executed), ' +
   'PENDING_APPROVAL (nothing moved yet: follow it with get_action until it is APPROVED, REJECTED or FAILED) or FAILED. ' +
-  'Amounts are integers in the smallest unit of the currency (cents for USD). ' +
+  'Amounts are integers in the smallest unit of the currency (cents for USD); fees, if any, are stated in the answer. ' +
   `Optional ${IDEMPOTENCY_ARGUMENT}: send a unique key and a retry with the same key replays the first answer instead of moving money again; ` +
   'without one the server derives none, so every call is a new payment.';
 
 /** A summary without the permission it names in parentheses (the description says it in a sentence). */
 const plain = (summary: string) => summary.replace(/\s*\([A-Z_]+(?: or [A-Z_]+)*\)/g, '');
 
-function describe(route: RouteDef, anyOf: readonly string[], money: boolean): string {
+function describe(route: RouteDef, anyOf: readonly string[], money: boolean, routes: readonly RouteDef[]): string {
   const parts = [`${plain(route.summary)}.`];
+  // A record a money route acts on (a quote and its execute): it costs nothing until that route runs.
+  const next = route.method === 'POST' && !money && routes.find((r) => r.idempotent && r.path.startsWith(`${route.path}/`));
   if (money) parts.push(MONEY);
   else if (route.method === 'GET') parts.push('Read-only: changes nothing and costs nothing.');
   else if (route.method === 'DELETE') parts.push('Deletes the record; this cannot be undone. Moves no money.');
+  else if (next)
+    parts.push(
+      `Moves no money by itself: the answer states the amounts, fees, rate and expiry; ${toolName(next.operationId)} executes it.`,
+    );
   else parts.push('Moves no money.');
   // What the success answer is, as the route documents it.
   const ok = Object.entries(route.responses).find(([status]) => Number(status) < 300);
@@ -72,10 +78,11 @@ function describe(route: RouteDef, anyOf: readonly string[], money: boolean): st
 
 /** One tool per agent route (`auth: 'agent'`), generated from its declaration; arguments are its params, query and body fields. */
 export function agentTools(routes: readonly RouteDef[]): AgentTool[] {
-  return routes.filter((r) => r.auth === 'agent').map(toolOf);
+  const agentRoutes = routes.filter((r) => r.auth === 'agent');
+  return agentRoutes.map((r) => toolOf(r, agentRoutes));
 }
 
-function toolOf(route: RouteDef): AgentTool {
+function toolOf(route: RouteDef, routes: readonly RouteDef[]): AgentTool {
   const name = toolName(route.operationId);
   const money = Boolean(route.idempotent);
   const anyOf = route.agentPermission ? [route.agentPermission].flat() : [];
@@ -114,7 +121,7 @@ function toolOf(route: RouteDef): AgentTool {
   return {
     name,
     title,
-    description: describe(route, anyOf, money),
+    description: describe(route, anyOf, money, routes),
     inputSchema,
     annotations: {
       title,
