@@ -51,13 +51,13 @@ export async function mcpResponse(request: Request, deps: McpDeps): Promise<Resp
     // Agent bearer tokens only: platform Basic credentials (or none) are refused before any work.
     if (!/^Bearer\s+\S+/.test(request.headers.get('Authorization') ?? '')) throw unauthorized();
     const message = await readMessage(request);
-    const session = new Session(request, deps);
+    const exchange = new Exchange(request, deps);
     if ('notification' in message) {
       // Nothing to answer, but a revoked agent still learns it on its next message.
-      await session.agent();
+      await exchange.agent();
       return accepted();
     }
-    return await session.answer(message);
+    return await exchange.answer(message);
   } catch (error) {
     if (error instanceof TransportError) return rpcError(error.id, error.code, error.message, error.status, error.headers);
     throw error;
@@ -70,8 +70,8 @@ interface ApiAnswer {
   headers: Headers;
 }
 
-/** One MCP request of one agent: its calls into the API carry the agent's own credentials. */
-class Session {
+/** One MCP request of one agent (nothing outlives it): its calls into the API carry the agent's own credentials. */
+class Exchange {
   private me?: Promise<Record<string, unknown>>;
   constructor(
     private readonly request: Request,
@@ -106,8 +106,10 @@ class Session {
   /** The agent, its policy and usage (`GET /agents/me`): authenticates the request. */
   agent(): Promise<Record<string, unknown>> {
     return (this.me ??= this.call('GET', '/agents/me').then((r) => {
-      if (r.status !== 200) throw new Error(`GET /agents/me answered ${r.status}`);
-      return r.body as Record<string, unknown>;
+      if (r.status === 200) return r.body as Record<string, unknown>;
+      // Over the platform's request budget (or any other refusal): the transport's answer, with its headers.
+      const retry = r.headers.get('Retry-After');
+      throw new TransportError(r.status, RPC.internal, errorText(r.body), retry ? { 'Retry-After': retry } : {});
     }));
   }
 

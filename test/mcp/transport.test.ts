@@ -166,4 +166,42 @@ describe('the MCP endpoint: Streamable HTTP, stateless, JSON-RPC', () => {
     expect(await call('/payments/mcp')).toBe(200);
     expect(await call('/mcp')).toBe(404);
   });
+
+  it('spends the platform’s request budget as its HTTP calls do: over it, 429 with Retry-After (a tool call: a tool error naming RATE_LIMITED)', async () => {
+    const a = await newAgent();
+    const tight = { ...env, RATE_LIMIT: env.TIGHT_RATE_LIMIT, EXPENSIVE_RATE_LIMIT: env.TIGHT_EXPENSIVE_RATE_LIMIT };
+    const send = async (message: unknown) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(
+        new Request(MCP, {
+          method: 'POST',
+          headers: {
+            Authorization: a.bearer,
+            Accept: JSON_AND_SSE,
+            'Content-Type': 'application/json',
+            'CF-Connecting-IP': '198.51.100.250',
+          },
+          body: JSON.stringify(message),
+        }),
+        tight,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+    };
+    let refused;
+    for (let i = 0; i < 20 && !refused; i++) {
+      const res = await send(rpc('ping'));
+      if (res.status === 429) refused = res;
+      else expect(res.status).toBe(200);
+    }
+    expect(refused?.headers.get('Retry-After')).toBe('10');
+    expect(refused?.body.error.message).toContain('RATE_LIMITED');
+    const call = await send(rpc('tools/call', { name: 'get_agent', arguments: {} }));
+    expect(call.status).toBe(200);
+    expect(call.body.result).toMatchObject({
+      isError: true,
+      structuredContent: { status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 10 },
+    });
+  });
 });
