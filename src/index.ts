@@ -3,8 +3,9 @@ import { settings, type Env } from './env';
 import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
 import { errorResponse, noRoute } from './http/errors';
 import { logger } from './http/log';
-import { apiBase, buildRouter, loggedPath, toErrorResponse } from './router';
+import { apiBase, buildRouter, loggedPath, ROUTES, toErrorResponse } from './router';
 import { consoleResponse } from './console/serve';
+import { mcpPath, mcpResponse } from './mcp/server';
 import { handleJobs, sweep } from './jobs';
 
 export { AccountDO } from './wallet/account-do';
@@ -26,11 +27,18 @@ export default {
       } else {
         let router = routers.get(s.apiPrefix);
         if (!router) routers.set(s.apiPrefix, (router = buildRouter(s.apiPrefix)));
-        // Paths outside the version base match no route at all, except the console's (`/`, `/console/*`).
-        response =
-          consoleResponse(request, s, apiBase(s.apiPrefix)) ??
-          (await withMeter(meter, () => router.fetch(request as never, env, exec, { settings: s, log }))) ??
-          errorResponse(noRoute());
+        const deps = { settings: s, log };
+        const api = async (req: Request) =>
+          ((await withMeter(meter, () => router.fetch(req as never, env, exec, deps))) as Response | undefined) ?? errorResponse(noRoute());
+        // Paths outside the version base match no route at all, except the console's (`/`, `/console/*`) and `/mcp`.
+        if (url.pathname === mcpPath(s.apiPrefix)) {
+          // Each tool call is a request through the same router, so MCP and HTTP calls are one and the same.
+          response = await mcpResponse(request, {
+            routes: ROUTES,
+            base: apiBase(s.apiPrefix),
+            api: (req) => api(req).catch((error: unknown) => toErrorResponse(error, log, req)),
+          });
+        } else response = consoleResponse(request, s, apiBase(s.apiPrefix)) ?? (await api(request));
       }
     } catch (error) {
       response = toErrorResponse(error, log, request);

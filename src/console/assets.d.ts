@@ -40,3 +40,7 @@ declare module '*/assets/reference.js' {
   const text: string;
   export default text;
 }
+declare module '*/assets/agents.js' {
+  const text: string;
+  export default text;
+}

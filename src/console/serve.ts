@@ -10,6 +10,7 @@ import transactionsJs from './assets/transactions.js';
 import webhooksJs from './assets/webhooks.js';
 import sandboxJs from './assets/sandbox.js';
 import referenceJs from './assets/reference.js';
+import agentsJs from './assets/agents.js';
 
 /**
  * The sandbox console: a page at `/` and its files under `/console/`, bundled into the Worker (no other
@@ -28,6 +29,7 @@ const FILES = new Map<string, { body: string; type: string }>(
     'webhooks.js': { body: webhooksJs, type: JS },
     'sandbox.js': { body: sandboxJs, type: JS },
     'reference.js': { body: referenceJs, type: JS },
+    'agents.js': { body: agentsJs, type: JS },
   }),
 );
 

@@ -7,6 +7,7 @@ import { transactionList, transactionPage } from './transactions.js';
 import { deliveryList, deliveryPage } from './webhooks.js';
 import { emailList, sandboxPage } from './sandbox.js';
 import { referencePage } from './reference.js';
+import { agentList, agentPage } from './agents.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -16,6 +17,7 @@ const sandboxOnly = mode === 'sandbox';
 const SECTIONS = [
   ['customers', 'Customers'],
   ['transactions', 'Transactions'],
+  ['agents', 'Agents'],
   ['webhooks', 'Webhooks'],
   ...(sandboxOnly
     ? [
@@ -29,6 +31,7 @@ const SECTIONS = [
 const VIEWS = {
   customers: (p) => (p ? customerPage : customerList),
   transactions: (p) => (p ? transactionPage : transactionList),
+  agents: (p) => (p ? agentPage : agentList),
   webhooks: (p) => (p ? deliveryPage : deliveryList),
   emails: () => (sandboxOnly ? emailList : null),
   sandbox: () => (sandboxOnly ? sandboxPage : null),
