@@ -19,6 +19,7 @@ const floors = [
   ['jobs'],
   ['sandbox'],
   ['router.ts', 'console'],
+  ['mcp'],
   ['index.ts'],
 ];
 
