@@ -9,6 +9,7 @@ import customersJs from './assets/customers.js';
 import transactionsJs from './assets/transactions.js';
 import webhooksJs from './assets/webhooks.js';
 import sandboxJs from './assets/sandbox.js';
+import faultsJs from './assets/faults.js';
 import referenceJs from './assets/reference.js';
 
 /**
@@ -27,6 +28,7 @@ const FILES = new Map<string, { body: string; type: string }>(
     'transactions.js': { body: transactionsJs, type: JS },
     'webhooks.js': { body: webhooksJs, type: JS },
     'sandbox.js': { body: sandboxJs, type: JS },
+    'faults.js': { body: faultsJs, type: JS },
     'reference.js': { body: referenceJs, type: JS },
   }),
 );

@@ -158,24 +158,27 @@ export async function beforeHandling(fired: Fired): Promise<Response | undefined
 
 /**
  * What a fired rule does to the real answer: AFTER_COMMIT replaces it with its error (what was done stays done,
- * and an Idempotency-Key replays the real answer); DISCONNECT sends its status and headers, then breaks off its
- * body (workerd cannot drop a connection before the headers: a client reading the body sees a network error).
+ * and an Idempotency-Key replays the real answer); DISCONNECT sends its status and headers with the real
+ * Content-Length, then half the body, then aborts the stream: workerd cannot drop a connection before the
+ * headers, but an aborted fixed-length body makes it cut the connection, and the client sees a truncated answer.
  */
-export function afterHandling(fired: Fired, response: Response): Response {
+export async function afterHandling(fired: Fired, response: Response): Promise<Response> {
   const e = fired.effect;
   if (e.type === 'AFTER_COMMIT') return faultError(fired, e.status, 'the request was handled and committed; its answer is replaced');
   const headers = new Headers(response.headers);
   headers.set(FAULT_HEADER, fired.id);
   headers.set(REQUEST_ID_HEADER, fired.requestId);
   if (e.type !== 'DISCONNECT') return new Response(response.body, { status: response.status, headers });
-  void response.body?.cancel();
-  headers.delete('Content-Length');
-  const broken = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      controller.error(new Error('Sandbox fault: connection dropped'));
-    },
-  });
-  return new Response(broken, { status: response.status, headers });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const { readable, writable } = new FixedLengthStream(Math.max(bytes.length, 1));
+  const writer = writable.getWriter();
+  void writer
+    .write(bytes.slice(0, Math.floor(bytes.length / 2)))
+    .then(() => writer.abort(new Error('Sandbox fault: connection dropped')))
+    .catch(() => {});
+  // Compressed on its way (a client accepting gzip), the aborted body would arrive as a complete empty one.
+  headers.set('Content-Encoding', 'identity');
+  return new Response(readable, { status: response.status, headers });
 }
 
 /** The code the reference answers `status` with: its own where the API has one (429 RATE_LIMITED), INTERNAL_ERROR for 5xx. */

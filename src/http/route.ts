@@ -252,7 +252,7 @@ export function defineRoute<
         response = json(done.body, done.status);
       } else response = result;
     }
-    return withBookmark(fired ? afterHandling(fired, response) : response, session);
+    return withBookmark(fired ? await afterHandling(fired, response) : response, session);
   };
   // An idempotent route documents its header from the same declaration that makes it honour it.
   const headers = spec.idempotent ? { ...idempotencyHeaderDoc, ...spec.headers } : spec.headers;

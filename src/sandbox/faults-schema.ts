@@ -14,14 +14,10 @@ const Id = z.string().min(1).max(100);
 export const FaultMatch = z
   .object({
     method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']),
-    path: z
-      .string()
-      .min(1)
-      .max(300)
-      .meta({
-        description: "The operation's path template below the versioned base, as /openapi.json spells it",
-        example: '/transfer-out',
-      }),
+    // No `example`: the hostile suites send examples as valid input, and a rule they made would fault their own later calls.
+    path: z.string().min(1).max(300).meta({
+      description: "The operation's path template below the versioned base, as /openapi.json spells it (`/quotes/{quoteId}/execute`)",
+    }),
     customerId: Id.optional().meta({ description: 'Only requests naming this customer (path, query or body)' }),
     accountId: Id.optional().meta({ description: 'Only requests naming this account (path, query or body)' }),
   })

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { api, BASE, expectError, failingFields, newPlatform, productionApi, tokenWith, type TestPlatform } from '../support/api';
 import { newAgent } from '../support/agents';
 import { balanceOf, customerWithAccounts, externalAccount, fund, idemKey } from '../support/payments';
+import { measured } from '../perf/counting';
 
 const createFault = async (p: TestPlatform, body: Record<string, unknown>) => {
   const res = await api('POST', '/sandbox/faults', { auth: p.auth, body });
@@ -318,5 +319,29 @@ describe('scope', () => {
     expect((await api('DELETE', '/sandbox/faults', { auth: p.auth })).status).toBe(204);
     expect((await api('GET', '/sandbox/faults', { auth: p.auth })).body).toEqual({ data: [] });
     expect((await config(p)).status).toBe(200);
+  });
+});
+
+describe('round trips', () => {
+  it('a platform whose rules are for other operations pays nothing extra; a matching rule costs one round trip', async () => {
+    const p = await newPlatform();
+    expect((await measured('GET', '/config', { auth: p.auth })).cost).toMatchObject({ d1: 1, account: [], queue: 0 });
+    await createFault(p, { match: { method: 'PATCH', path: '/config' }, effect: { type: 'ERROR', status: 500 }, times: 5 });
+    await createFault(p, {
+      match: { method: 'GET', path: '/customers/{customerId}', customerId: 'Customer:nobody' },
+      effect: { type: 'DISCONNECT' },
+    });
+    const unmatched = await measured('GET', '/config', { auth: p.auth });
+    expect(unmatched.status).toBe(200);
+    expect(unmatched.cost).toMatchObject({ d1: 1, account: [], queue: 0 });
+    const { customer } = await customerWithAccounts(p);
+    // A rule for the operation, narrowed to another customer: still nothing.
+    expect((await measured('GET', `/customers/${customer.id}`, { auth: p.auth })).cost.d1).toBe(1);
+    await createFault(p, onConfig({ type: 'LATENCY', delayMs: 0 }));
+    const matched = await measured('GET', '/config', { auth: p.auth });
+    expect(matched.headers.get('X-Sandbox-Fault')).toBeTruthy();
+    expect(matched.cost.d1).toBe(2);
+    // Spent: the platform row no longer carries it, and the call is back to one round trip.
+    expect((await measured('GET', '/config', { auth: p.auth })).cost.d1).toBe(1);
   });
 });
