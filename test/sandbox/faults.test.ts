@@ -232,6 +232,8 @@ describe('DISCONNECT', () => {
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('X-Sandbox-Fault')).toBe(rule.id);
+    // Sent uncompressed: compressed on its way, the cut body would end as a complete empty one.
+    expect(res.headers.get('Content-Encoding')).toBe('identity');
     await expect(res.text()).rejects.toThrow();
     // It was done, once: the keyed retry replays it.
     expect(await balanceOf(p, usd)).toBe(99_000);
@@ -256,9 +258,9 @@ describe('times and probability', () => {
     const [ra, rb] = [await createFault(a, rule), await createFault(b, rule)];
     expect(ra.seed).toBe(rb.seed);
     const rc = await createFault(c, { ...rule, seed: (ra.seed + 1) % 1000 });
-    const [pa, pb, pc] = [await pattern(a, 60), await pattern(b, 60), await pattern(c, 60)];
+    const [pa, pb, pc] = [await pattern(a, 60), await pattern(b, 60), await pattern(c, 30)];
     expect(pa).toEqual(pb);
-    expect(pc).not.toEqual(pa);
+    expect(pc).not.toEqual(pa.slice(0, 30));
     const share = pa.filter(Boolean).length;
     expect(share).toBeGreaterThanOrEqual(9);
     expect(share).toBeLessThanOrEqual(27);
