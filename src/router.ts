@@ -48,7 +48,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...documentRoutes,
   ...umaRoutes,
   ...paymentRoutes(agentActionDecider),
-  ...sandboxRoutes,
+  ...sandboxRoutes(() => ROUTES),
 ]);
 
 /** The event types of one object (`INCOMING_PAYMENT.` → INCOMING_PAYMENT.PENDING, …). */

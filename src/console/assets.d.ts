@@ -36,6 +36,10 @@ declare module '*/assets/sandbox.js' {
   const text: string;
   export default text;
 }
+declare module '*/assets/faults.js' {
+  const text: string;
+  export default text;
+}
 declare module '*/assets/reference.js' {
   const text: string;
   export default text;

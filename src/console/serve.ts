@@ -9,6 +9,7 @@ import customersJs from './assets/customers.js';
 import transactionsJs from './assets/transactions.js';
 import webhooksJs from './assets/webhooks.js';
 import sandboxJs from './assets/sandbox.js';
+import faultsJs from './assets/faults.js';
 import referenceJs from './assets/reference.js';
 import agentsJs from './assets/agents.js';
 
@@ -28,6 +29,7 @@ const FILES = new Map<string, { body: string; type: string }>(
     'transactions.js': { body: transactionsJs, type: JS },
     'webhooks.js': { body: webhooksJs, type: JS },
     'sandbox.js': { body: sandboxJs, type: JS },
+    'faults.js': { body: faultsJs, type: JS },
     'reference.js': { body: referenceJs, type: JS },
     'agents.js': { body: agentsJs, type: JS },
   }),

@@ -1,6 +1,6 @@
-// The tables of the machinery: idempotency keys, due transitions, webhook events and deliveries, counters.
+// The tables of the machinery: idempotency keys, due transitions, webhook events and deliveries, counters, sandbox fault rules.
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { WebhookDeliveryStatus } from './enums';
 
 /**
@@ -155,3 +155,65 @@ export const listCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.platformId, t.list] })],
 );
+
+/** What a sandbox fault rule matches: an operation (method and OpenAPI path template), optionally about one customer or account. */
+export interface FaultMatch {
+  method: string;
+  path: string;
+  customerId?: string;
+  accountId?: string;
+}
+
+/** What a sandbox fault rule does to a request it fires on. */
+export type FaultEffect =
+  | { type: 'ERROR'; status: number; retryAfterSeconds?: number }
+  | { type: 'LATENCY'; delayMs: number }
+  | { type: 'AFTER_COMMIT'; status: number }
+  | { type: 'DISCONNECT' };
+
+/** A live rule as `platforms.sandbox_faults` carries it to the request runner (matching needs no read). */
+export interface LiveFault {
+  id: string;
+  match: FaultMatch;
+}
+
+/**
+ * Sandbox fault rules (POST /sandbox/faults): each request the rule matches counts an evaluation; a seeded draw
+ * of (seed, evaluation number) below `probability` fires it while `remaining` > 0.
+ */
+export const sandboxFaults = sqliteTable(
+  'sandbox_faults',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    match: text('match', { mode: 'json' }).$type<FaultMatch>().notNull(),
+    effect: text('effect', { mode: 'json' }).$type<FaultEffect>().notNull(),
+    times: integer('times').notNull(),
+    remaining: integer('remaining').notNull(),
+    firedCount: integer('fired_count').notNull().default(0),
+    probability: real('probability').notNull(),
+    seed: integer('seed').notNull(),
+    evaluations: integer('evaluations').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('sandbox_faults_platform_idx').on(t.platformId, t.createdAt, t.id)],
+);
+
+/** The recent firings of each fault rule (the newest few per rule are kept). */
+export const sandboxFaultFirings = sqliteTable(
+  'sandbox_fault_firings',
+  {
+    faultId: text('fault_id').notNull(),
+    platformId: text('platform_id').notNull(),
+    at: integer('at').notNull(),
+    /** The rule's evaluation number that fired: orders firings of one rule and keys them. */
+    evaluation: integer('evaluation').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    requestId: text('request_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.faultId, t.evaluation] })],
+);
+
+export type SandboxFaultRow = typeof sandboxFaults.$inferSelect;
+export type SandboxFaultFiringRow = typeof sandboxFaultFirings.$inferSelect;

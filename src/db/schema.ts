@@ -14,6 +14,7 @@ import type {
   VerificationStatus,
 } from './enums';
 import type { CurrencyConfig, WalletConfig } from './json-shapes';
+import type { LiveFault } from './infra-schema';
 
 /** Times are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601. */
 const createdAt = () => integer('created_at').notNull();
@@ -39,6 +40,11 @@ export const platforms = sqliteTable(
     isRegulatedFinancialInstitution: integer('is_regulated', { mode: 'boolean' }).notNull(),
     /** Sandbox clock: how far this platform's time runs ahead of real time (POST /sandbox/clock/advance). */
     clockOffsetMs: integer('clock_offset_ms').notNull().default(0),
+    /**
+     * Sandbox: the platform's live fault rules (remaining > 0), NULL when none, kept by every batch that changes
+     * them, so authentication brings them to the request runner without a read of their own.
+     */
+    sandboxFaults: text('sandbox_faults', { mode: 'json' }).$type<LiveFault[]>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

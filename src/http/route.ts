@@ -22,6 +22,7 @@ import {
   type IdempotentOption,
 } from './idempotency';
 import { json } from './responses';
+import { afterHandling, beforeHandling, fireFault } from './faults';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
 interface RunDeps {
@@ -219,11 +220,24 @@ export function defineRoute<
         // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
         loaded: loaded as Loaded<L>,
       });
+    // Sandbox fault rules (faults.ts): the platform row brought them; none that match means no work at all.
+    const platform = auth && 'platform' in auth ? auth.platform : undefined;
+    const fired =
+      platform &&
+      (await fireFault(db, settings, platform, request, { method: spec.method, route: spec.path, input: { params, query, body } }, now));
+    const instead = fired && (await beforeHandling(fired));
+    if (instead) {
+      // Nothing was done: a key claimed with authentication is given back, so a retry acts.
+      const token = (loaded as Partial<Loaded<ClaimLoads>>).idempotencyClaim?.[0]?.claimToken;
+      if (claim && token && platform)
+        await d1Store.release(db, { platformId: platform.id, scope: claimScope(spec, auth), key: claim.key, token });
+      return withBookmark(instead, session);
+    }
     const deps = { db, queue: env.JOBS, log };
     let response: Response;
     if (claim && auth && 'platform' in auth) {
       const url = new URL(request.url);
-      const scope = spec.idempotent!.scope === 'agent' && 'agent' in auth ? `agent:${auth.agent.id}` : 'platform';
+      const scope = claimScope(spec, auth);
       const idempotent = { platformId: auth.platform.id, scope, key: request.headers.get(IDEMPOTENCY_HEADER), now };
       response = await runIdempotent(
         deps,
@@ -238,11 +252,16 @@ export function defineRoute<
         response = json(done.body, done.status);
       } else response = result;
     }
-    return withBookmark(response, session);
+    return withBookmark(fired ? await afterHandling(fired, response) : response, session);
   };
   // An idempotent route documents its header from the same declaration that makes it honour it.
   const headers = spec.idempotent ? { ...idempotencyHeaderDoc, ...spec.headers } : spec.headers;
   return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, headers, run };
+}
+
+/** The key space of a route's Idempotency-Key for this principal: the agent's own, or the platform's. */
+function claimScope(spec: { idempotent?: IdempotentOption }, auth: Principals[AuthKind]): string {
+  return spec.idempotent?.scope === 'agent' && auth && 'agent' in auth ? `agent:${auth.agent.id}` : 'platform';
 }
 
 /** The route's query schema refusing undeclared parameters, as bodies refuse unknown fields (a client's typo or unsupported filter would otherwise widen the list silently). */

@@ -137,6 +137,7 @@ export async function createPlatform(db: Db, input: PlatformCreate, now: number,
     embeddedWalletConfig: input.embeddedWalletConfig ? mergeWalletConfig(null, input.embeddedWalletConfig) : null,
     isRegulatedFinancialInstitution: input.isRegulatedFinancialInstitution,
     clockOffsetMs: 0,
+    sandboxFaults: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,17 +1,19 @@
-// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, the TEST webhook and reset.
+// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, the TEST webhook, fault rules and reset.
 import type { RouteDef } from '../http/route';
 import { clockRoutes } from './clock-routes';
 import { sandboxPaymentRoutes } from './payments-routes';
 import { sandboxFundRoutes } from './fund-routes';
 import { sandboxEmailRoutes } from './email-routes';
 import { sandboxWebhookRoutes } from './webhook-routes';
+import { faultRoutes } from './faults-routes';
 
-/** The sandbox's routes; the router hides them in production. */
-export const sandboxRoutes: RouteDef[] = [
+/** The sandbox's routes; the router hides them in production. `routes`: the API's route table (fault rules name its operations). */
+export const sandboxRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => [
   ...clockRoutes,
   ...sandboxFundRoutes,
   ...sandboxEmailRoutes,
   ...sandboxWebhookRoutes,
+  ...faultRoutes(routes),
   // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
   ...sandboxPaymentRoutes,
 ];

@@ -93,6 +93,11 @@ Object.assign(BUDGETS, {
   advanceSandboxClock: budget(3),
   sandboxReset: budget(2),
   listSandboxEmails: budget(1),
+  createSandboxFault: budget(2),
+  listSandboxFaults: budget(1),
+  getSandboxFault: budget(1),
+  deleteSandboxFault: budget(2),
+  deleteSandboxFaults: budget(2),
   // Embedded wallets
   listAuthCredentials: budget(1, 1),
   createAuthCredential: budget(3, 1),
@@ -498,6 +503,15 @@ describe('round trips of every operation (the production latency model)', () => 
     // --- the sandbox's clock and reset, last: they change everything above ---
     const doomed = await api('POST', '/customers', { auth, body: individualBody() });
     await m('deleteCustomerById', 'DELETE', `/customers/${doomed.body.id}`, { auth });
+    // A rule for an operation nothing below calls: deleted before the end, it changes no one's answer.
+    const fault = await m('createSandboxFault', 'POST', '/sandbox/faults', {
+      auth,
+      body: { match: { method: 'DELETE', path: '/tokens/{tokenId}' }, effect: { type: 'ERROR', status: 503 } },
+    });
+    await m('listSandboxFaults', 'GET', '/sandbox/faults', { auth });
+    await m('getSandboxFault', 'GET', `/sandbox/faults/${fault.body.id}`, { auth });
+    await m('deleteSandboxFault', 'DELETE', `/sandbox/faults/${fault.body.id}`, { auth });
+    await m('deleteSandboxFaults', 'DELETE', '/sandbox/faults', { auth });
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
     await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });

@@ -6,6 +6,7 @@ import { customerList, customerPage } from './customers.js';
 import { transactionList, transactionPage } from './transactions.js';
 import { deliveryList, deliveryPage } from './webhooks.js';
 import { emailList, sandboxPage } from './sandbox.js';
+import { faultList, faultPage } from './faults.js';
 import { referencePage } from './reference.js';
 import { agentList, agentPage } from './agents.js';
 
@@ -23,6 +24,7 @@ const SECTIONS = [
     ? [
         ['emails', 'E-mails'],
         ['sandbox', 'Sandbox'],
+        ['faults', 'Faults'],
       ]
     : []),
   ['reference', 'API reference'],
@@ -35,6 +37,7 @@ const VIEWS = {
   webhooks: (p) => (p ? deliveryPage : deliveryList),
   emails: () => (sandboxOnly ? emailList : null),
   sandbox: () => (sandboxOnly ? sandboxPage : null),
+  faults: (p) => (sandboxOnly ? (p ? faultPage : faultList) : null),
   reference: () => referencePage,
 };
 

@@ -1,0 +1,194 @@
+// Sandbox fault rules in the request runner: match a request against its platform's live rules, fire one, and
+// shape the answer it gives (ERROR, LATENCY, AFTER_COMMIT, DISCONNECT); plus the SQL that keeps the rules' copy on the platform row.
+import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
+import type { Settings } from '../env';
+import type { Db, Statement } from '../db/client';
+import { insertSelect } from '../db/insert-select';
+import { platforms, sandboxFaultFirings, sandboxFaults, type FaultEffect, type LiveFault, type PlatformRow } from '../db/schema';
+import { ERRORS, type ErrorCode } from './errors';
+import { json } from './responses';
+
+/** Response header naming the rule that produced or changed an answer. */
+export const FAULT_HEADER = 'X-Sandbox-Fault';
+/** Response header of a faulted answer: the id its firing is recorded under (GET /sandbox/faults/{id}). */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+/** Firings kept per rule, the newest. */
+export const FIRINGS_KEPT = 20;
+/** The routes that manage the rules: no rule ever applies to them. */
+export const FAULTS_PATH = '/sandbox/faults';
+
+/** An itty-router path (`/quotes/:quoteId/execute`) as the OpenAPI document spells it (`/quotes/{quoteId}/execute`). */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+/** A rule that fired on this request. */
+export interface Fired {
+  id: string;
+  effect: FaultEffect;
+  requestId: string;
+}
+
+/** The request as matching sees it: its operation and its validated input. */
+interface Matched {
+  method: string;
+  /** The route's itty-router path. */
+  route: string;
+  input: { params: unknown; query: unknown; body: unknown };
+}
+
+/**
+ * The oldest live rule of `platform` matching the request, evaluated (one round trip, only when one matches:
+ * a platform without rules, or with rules for other operations, costs nothing); the rule if it fired.
+ */
+export async function fireFault(
+  db: Db,
+  settings: Settings,
+  platform: PlatformRow,
+  request: Request,
+  req: Matched,
+  now: number,
+): Promise<Fired | undefined> {
+  const rules = platform.sandboxFaults;
+  if (!rules || settings.mode !== 'sandbox' || req.route.startsWith(FAULTS_PATH)) return undefined;
+  const path = openApiPath(req.route);
+  const rule = rules.find((r) => matches(r, req.method, path, req.input));
+  if (!rule) return undefined;
+  const requestId = crypto.randomUUID();
+  const url = new URL(request.url);
+  const [, fired] = (await db.batch(
+    firingStatements(db, platform.id, rule.id, { at: now, method: req.method, path: url.pathname, requestId }),
+  )) as [unknown, { effect: FaultEffect }[]];
+  return fired[0] ? { id: rule.id, effect: fired[0].effect, requestId } : undefined;
+}
+
+function matches(rule: LiveFault, method: string, path: string, input: Matched['input']): boolean {
+  const m = rule.match;
+  if (m.method !== method || m.path !== path) return false;
+  return (!m.customerId || mentions(input, m.customerId)) && (!m.accountId || mentions(input, m.accountId));
+}
+
+/** Whether `id` is a value anywhere in the path parameters, query or body. */
+function mentions(value: unknown, id: string, depth = 0): boolean {
+  if (value === id) return true;
+  if (depth > 8 || value === null || typeof value !== 'object') return false;
+  return Object.values(value).some((v) => mentions(v, id, depth + 1));
+}
+
+/**
+ * A rule's draw for its evaluation number `n`, in [0, 1): a fixed function of (seed, n), so the same rule
+ * fires on the same evaluations in every run. Integer arithmetic below 2^63, as SQLite keeps integers.
+ */
+const drawSql = (seed: SQL | unknown, n: SQL | unknown) => {
+  const P = 2147483647;
+  const x = sql`((${seed} + ${n} * 1327217885) % ${P})`;
+  const y = sql`((${x} * ${x} + ${seed}) % ${P})`;
+  return sql`(((${y} * 48271) % ${P}) * 1.0 / ${P})`;
+};
+
+/**
+ * One evaluation of rule `id`: count it; fire it if its draw is below its probability and it has firings left
+ * (its effect is returned), recording the firing (the newest FIRINGS_KEPT are kept) and, when that was its
+ * last, refreshing the platform's live rules.
+ */
+function firingStatements(
+  db: Db,
+  platformId: string,
+  id: string,
+  f: { at: number; method: string; path: string; requestId: string },
+): [Statement, ...Statement[]] {
+  const live = and(eq(sandboxFaults.id, id), eq(sandboxFaults.platformId, platformId), gt(sandboxFaults.remaining, 0));
+  return [
+    db
+      .update(sandboxFaults)
+      .set({ evaluations: sql`${sandboxFaults.evaluations} + 1` })
+      .where(live),
+    db
+      .update(sandboxFaults)
+      .set({ remaining: sql`${sandboxFaults.remaining} - 1`, firedCount: sql`${sandboxFaults.firedCount} + 1` })
+      .where(and(live, sql`${drawSql(sandboxFaults.seed, sandboxFaults.evaluations)} < ${sandboxFaults.probability}`))
+      .returning({ effect: sandboxFaults.effect }),
+    // changes(): the firing above happened.
+    insertSelect(
+      db,
+      sandboxFaultFirings,
+      { ...f, faultId: id, platformId, evaluation: sandboxFaults.evaluations },
+      sql`FROM ${sandboxFaults} WHERE ${sandboxFaults.id} = ${id} AND changes() > 0`,
+    ),
+    db
+      .delete(sandboxFaultFirings)
+      .where(
+        and(
+          eq(sandboxFaultFirings.faultId, id),
+          sql`${sandboxFaultFirings.evaluation} < (SELECT ${sandboxFaultFirings.evaluation} FROM ${sandboxFaultFirings} WHERE ${sandboxFaultFirings.faultId} = ${id} ORDER BY ${sandboxFaultFirings.evaluation} DESC LIMIT 1 OFFSET ${FIRINGS_KEPT - 1})`,
+        ),
+      ),
+    refreshLiveFaults(
+      db,
+      platformId,
+      sql`EXISTS (SELECT 1 FROM ${sandboxFaults} WHERE ${sandboxFaults.id} = ${id} AND ${sandboxFaults.remaining} = 0)`,
+    ),
+  ];
+}
+
+/**
+ * Rewrites the platform's copy of its live rules (remaining > 0, oldest first; NULL when none), where `when`
+ * holds: every batch that creates, deletes or exhausts a rule ends with it.
+ */
+export function refreshLiveFaults(db: Db, platformId: string, when: SQL = sql`1`): Statement {
+  const t = sandboxFaults;
+  const live = sql`(SELECT CASE WHEN count(*) = 0 THEN NULL ELSE json_group_array(json_object('id', id, 'match', json(match))) END FROM (SELECT ${t.id} AS id, ${t.match} AS match FROM ${t} WHERE ${t.platformId} = ${platformId} AND ${t.remaining} > 0 ORDER BY ${t.createdAt}, ${t.id}))`;
+  return db
+    .update(platforms)
+    .set({ sandboxFaults: live })
+    .where(and(eq(platforms.id, platformId), when));
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What a fired rule does before the request is handled: LATENCY waits; ERROR answers instead (the request is
+ * not handled at all). Undefined: handle the request.
+ */
+export async function beforeHandling(fired: Fired): Promise<Response | undefined> {
+  const e = fired.effect;
+  if (e.type === 'LATENCY') await wait(e.delayMs);
+  if (e.type !== 'ERROR') return undefined;
+  const headers: Record<string, string> = e.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(e.retryAfterSeconds) };
+  return faultError(fired, e.status, 'answered without handling the request', headers);
+}
+
+/**
+ * What a fired rule does to the real answer: AFTER_COMMIT replaces it with its error (what was done stays done,
+ * and an Idempotency-Key replays the real answer); DISCONNECT sends its status and headers with the real
+ * Content-Length, then half the body, then aborts the stream: workerd cannot drop a connection before the
+ * headers, but an aborted fixed-length body makes it cut the connection, and the client sees a truncated answer.
+ */
+export async function afterHandling(fired: Fired, response: Response): Promise<Response> {
+  const e = fired.effect;
+  if (e.type === 'AFTER_COMMIT') return faultError(fired, e.status, 'the request was handled and committed; its answer is replaced');
+  const headers = new Headers(response.headers);
+  headers.set(FAULT_HEADER, fired.id);
+  headers.set(REQUEST_ID_HEADER, fired.requestId);
+  if (e.type !== 'DISCONNECT') return new Response(response.body, { status: response.status, headers });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const { readable, writable } = new FixedLengthStream(Math.max(bytes.length, 1));
+  const writer = writable.getWriter();
+  void writer
+    .write(bytes.slice(0, Math.floor(bytes.length / 2)))
+    .then(() => writer.abort(new Error('Sandbox fault: connection dropped')))
+    .catch(() => {});
+  // Compressed on its way (a client accepting gzip), the aborted body would arrive as a complete empty one.
+  headers.set('Content-Encoding', 'identity');
+  return new Response(readable, { status: response.status, headers });
+}
+
+/** The code the reference answers `status` with: its own where the API has one (429 RATE_LIMITED), INTERNAL_ERROR for 5xx. */
+export function faultCode(status: number): ErrorCode {
+  if (status >= 500) return 'INTERNAL_ERROR';
+  const own = (Object.keys(ERRORS) as ErrorCode[]).find((code) => ERRORS[code] === status);
+  return own ?? 'INVALID_INPUT';
+}
+
+function faultError(fired: Fired, status: number, what: string, headers: Record<string, string> = {}): Response {
+  const body = { status, code: faultCode(status), message: `Sandbox fault ${fired.id}: ${what}`, details: { sandboxFault: fired.id } };
+  return json(body, status, { ...headers, [FAULT_HEADER]: fired.id, [REQUEST_ID_HEADER]: fired.requestId });
+}
