@@ -7,6 +7,7 @@ import { insertSelect } from '../db/insert-select';
 import { platforms, sandboxFaultFirings, sandboxFaults, type FaultEffect, type LiveFault, type PlatformRow } from '../db/schema';
 import { ERRORS, type ErrorCode } from './errors';
 import { json } from './responses';
+import { openApiPath } from './route-order';
 
 /** Response header naming the rule that produced or changed an answer. */
 export const FAULT_HEADER = 'X-Sandbox-Fault';
@@ -16,9 +17,6 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 export const FIRINGS_KEPT = 20;
 /** The routes that manage the rules: no rule ever applies to them. */
 export const FAULTS_PATH = '/sandbox/faults';
-
-/** An itty-router path (`/quotes/:quoteId/execute`) as the OpenAPI document spells it (`/quotes/{quoteId}/execute`). */
-export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 /** A rule that fired on this request. */
 export interface Fired {

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { defineRoute, type RouteDef } from './route';
 import { errorResponses } from './responses';
+import { openApiPath } from './route-order';
 import { DateTime } from '../common/time';
 
 type JsonSchema = Record<string, unknown>;
@@ -67,7 +68,7 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const path = r.path.replace(/:(\w+)/g, '{$1}');
+    const path = openApiPath(r.path);
     const parameters: unknown[] = [];
     for (const [where, schema] of [
       ['path', r.params],

@@ -1,5 +1,8 @@
-// The order routes are tried in, so that no literal path is shadowed by a parameter.
+// The order routes are tried in, so that no literal path is shadowed by a parameter, and paths as OpenAPI spells them.
 import type { RouteDef } from './route';
+
+/** An itty-router path (`/quotes/:quoteId/execute`) as the OpenAPI document spells it (`/quotes/{quoteId}/execute`). */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 /** True when `a` would answer requests meant for `b`: same method, and a parameter where `b` has a literal. */
 function shadows(a: RouteDef, b: RouteDef): boolean {

@@ -11,7 +11,8 @@ import { canonicalJson } from '../crypto/canonical';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { badRequest, invalidFields, notFound } from '../http/errors';
-import { FAULTS_PATH, FIRINGS_KEPT, openApiPath, refreshLiveFaults } from '../http/faults';
+import { FAULTS_PATH, FIRINGS_KEPT, refreshLiveFaults } from '../http/faults';
+import { openApiPath } from '../http/route-order';
 import type { RouteDef } from '../http/route';
 import { MAX_FAULTS, SEED_LIMIT, type FaultCreate, type SandboxFault } from './faults-schema';
 
