@@ -1,4 +1,4 @@
-// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, the TEST webhook and reset.
+// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, the TEST webhook, webhook chaos and reset.
 import type { RouteDef } from '../http/route';
 import { clockRoutes } from './clock-routes';
 import { sandboxPaymentRoutes } from './payments-routes';

@@ -7,7 +7,7 @@ import { ApiError, notFound, retryableConflict } from '../http/errors';
 import { keysetList } from '../http/pagination';
 import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
-import type { WebhookDelivery, WebhookType } from './schema';
+import type { WebhookDelivery, WebhookDeliveryMode, WebhookType } from './schema';
 
 export const deliveryNotFound = () => notFound('NOT_FOUND', 'Webhook delivery not found');
 
@@ -17,6 +17,7 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
     eventId: row.eventId,
     eventType: row.eventType as WebhookType,
     status: row.status,
+    mode: row.mode as WebhookDeliveryMode,
     attempts: row.attempts,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
