@@ -66,11 +66,14 @@ export const webhookDeliveries = sqliteTable(
     resourceId: text('resource_id'),
   },
   (t) => [
-    index('webhook_deliveries_event_idx').on(t.eventId),
+    // An event's deliveries (the queue's claim; the list by eventId, in its id order).
+    index('webhook_deliveries_event_idx').on(t.eventId, t.id),
     // A resource's deliveries, newest last (OUT_OF_ORDER finds its two latest events here).
     index('webhook_deliveries_resource_idx').on(t.platformId, t.resourceId, t.id),
-    // Replay: a platform's deliveries oldest first, within a creation-time range.
+    // Replay: a platform's deliveries oldest first within a creation-time range, all of them, of a type or in a status.
     index('webhook_deliveries_platform_created_idx').on(t.platformId, t.createdAt),
+    index('webhook_deliveries_platform_type_created_idx').on(t.platformId, t.eventType, t.createdAt),
+    index('webhook_deliveries_platform_status_created_idx').on(t.platformId, t.status, t.createdAt),
     index('webhook_deliveries_platform_idx').on(t.platformId, t.id),
     // The list's filters, each with the page order (id) after it.
     index('webhook_deliveries_platform_status_idx').on(t.platformId, t.status, t.id),
