@@ -108,11 +108,7 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
   const platformNow = platformNowSql(realNow);
   // Unary `+`: the event index finds the few rows of each event (the status index would walk every pending one).
   const isPending = sql`+${webhookDeliveries.status} = 'PENDING'`;
-  const due = and(
-    inArray(webhookDeliveries.eventId, eventIds),
-    isPending,
-    lte(webhookDeliveries.nextAttemptAt, platformNow),
-  );
+  const due = and(inArray(webhookDeliveries.eventId, eventIds), isPending, lte(webhookDeliveries.nextAttemptAt, platformNow));
   const noEndpoint = sql`(SELECT ${platforms.webhookEndpoint} FROM ${platforms} WHERE ${platforms.id} = ${webhookDeliveries.platformId}) IS NULL`;
   const skip = db
     .update(webhookDeliveries)
@@ -136,13 +132,7 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
         updatedAt: platformNow,
         sweepAt: realNow + LEASE_MS,
       })
-      .where(
-        and(
-          eq(webhookDeliveries.eventId, eventId),
-          isPending,
-          lte(webhookDeliveries.nextAttemptAt, platformNow),
-        ),
-      )
+      .where(and(eq(webhookDeliveries.eventId, eventId), isPending, lte(webhookDeliveries.nextAttemptAt, platformNow)))
       .returning(),
     db
       .select({ event: webhookEvents, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
