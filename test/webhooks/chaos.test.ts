@@ -6,7 +6,7 @@ import { newId } from '../../src/crypto/ids';
 import { purgeSettledDeliveries } from '../../src/webhooks/retention';
 import { eq } from 'drizzle-orm';
 import { api, expectError, failingFields, newPlatform, productionApi, type TestPlatform } from '../support/api';
-import { customerWithAccounts, fund } from '../support/payments';
+import { customerWithAccounts, externalAccount, fund } from '../support/payments';
 import { consume, fakeEndpoint, hookUrl, verifySignature } from '../support/webhooks';
 
 const T0 = Date.parse('2033-02-01T09:00:00.000Z');
@@ -63,6 +63,31 @@ describe('POST /sandbox/webhooks/send', () => {
     // Deliveries of ordinary events are NORMAL too.
     const all = await api('GET', '/webhooks/deliveries?limit=100', { auth: p.auth });
     expect(new Set(all.body.data.map((d: any) => d.mode))).toEqual(new Set(['NORMAL']));
+  });
+
+  it('resourceId sends a transaction and a customer as their GETs show them now', async () => {
+    const { p, hook, accountId } = await setup();
+    await fund(p, accountId, 5_000);
+    const customers = await api('GET', '/customers', { auth: p.auth });
+    const customer = customers.body.data[0];
+    const ext = await externalAccount(p, customer.id, 'USD', '321');
+    const out = await api('POST', '/transfer-out', {
+      auth: p.auth,
+      headers: { 'Idempotency-Key': 'chaos-out' },
+      body: { source: { accountId }, destination: { accountId: ext }, amount: 1_000 },
+    });
+    expect(out.status, JSON.stringify(out.body)).toBe(201);
+    for (const [type, id, path] of [
+      ['OUTGOING_PAYMENT.COMPLETED', out.body.id, `/transactions/${out.body.id}`],
+      ['CUSTOMER.KYC_APPROVED', customer.id, `/customers/${customer.id}`],
+    ]) {
+      const res = await send(p, { type, resourceId: id });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const { eventId } = res.body.deliveries[0];
+      await consume(deliver(eventId));
+      await vi.waitFor(() => expect(callsOf(hook, eventId)).toHaveLength(1));
+      expect(callsOf(hook, eventId)[0].data).toEqual((await api('GET', path!, { auth: p.auth })).body);
+    }
   });
 
   it('data is sent as given once it fits the type’s schema; a misfit is 400 naming the field', async () => {
