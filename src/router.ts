@@ -1,11 +1,10 @@
 // The API router: every area's routes in matching order, the webhooks documented, 404 and 405.
 import { Router, type IRequest } from 'itty-router';
-import * as z from 'zod';
 import type { Env, Settings } from './env';
 import { ApiError, errorResponse, noRoute } from './http/errors';
 import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
-import { openApiRoute, type WebhookDef } from './http/openapi';
+import { openApiRoute } from './http/openapi';
 import { inMatchingOrder } from './http/route-order';
 import type { CredentialLookups } from './http/auth';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
@@ -25,13 +24,7 @@ import { paymentRoutes } from './payments/routes';
 import { agentsRoutes } from './agents/routes';
 import { agentActionDecider } from './agents/actions-service';
 import { sandboxRoutes } from './sandbox/routes';
-import { WebhookType } from './webhooks/schema';
-import { IncomingPaymentWebhookData, OutgoingTransaction } from './payments/schema';
-import { AgentAction } from './agents/schema';
-import { BulkCustomerImportJob } from './customers/bulk-schema';
-import { Customer } from './customers/schema';
-import { InternalAccount } from './accounts/internal-schema';
-import { Verification } from './kyc/schema';
+import { WEBHOOKS } from './sandbox/webhook-catalog';
 
 export const API_VERSION = '2025-10-13';
 
@@ -51,64 +44,8 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...sandboxRoutes(() => ROUTES),
 ]);
 
-/** The event types of one object (`INCOMING_PAYMENT.` → INCOMING_PAYMENT.PENDING, …). */
-function typesOf(prefix: string): [string, ...string[]] {
-  return WebhookType.options.filter((t) => t.startsWith(prefix)) as [string, ...string[]];
-}
-
-/** The webhooks /openapi.json documents, named as the reference names them (its `webhooks:` section). */
-export const WEBHOOKS: WebhookDef[] = [
-  {
-    name: 'incoming-payment',
-    operationId: 'incomingPaymentWebhook',
-    summary: 'Incoming payment; PENDING with pendingPlatformApproval asks for approval',
-    types: typesOf('INCOMING_PAYMENT.'),
-    data: IncomingPaymentWebhookData,
-  },
-  {
-    name: 'outgoing-payment',
-    operationId: 'outgoingPaymentWebhook',
-    summary: 'Outgoing payment status change',
-    types: typesOf('OUTGOING_PAYMENT.'),
-    data: OutgoingTransaction,
-  },
-  {
-    name: 'agent-action',
-    operationId: 'agentActionWebhook',
-    summary: 'An agent action awaits approval',
-    types: typesOf('AGENT_ACTION.'),
-    data: AgentAction,
-  },
-  { name: 'test-webhook', operationId: 'testWebhook', summary: 'Endpoint check', types: typesOf('TEST'), data: z.object({}) },
-  {
-    name: 'bulk-upload',
-    operationId: 'bulkUploadWebhook',
-    summary: 'A bulk customer import ended',
-    types: typesOf('BULK_UPLOAD.'),
-    data: BulkCustomerImportJob,
-  },
-  {
-    name: 'customer-update',
-    operationId: 'customerStatusWebhook',
-    summary: 'A customer KYC/KYB status change',
-    types: typesOf('CUSTOMER.'),
-    data: Customer,
-  },
-  {
-    name: 'internal-account-status',
-    operationId: 'internalAccountStatusWebhook',
-    summary: 'An internal account status or balance change',
-    types: typesOf('INTERNAL_ACCOUNT.'),
-    data: InternalAccount,
-  },
-  {
-    name: 'verification-update',
-    operationId: 'verificationStatusWebhook',
-    summary: 'A verification status change',
-    types: typesOf('VERIFICATION.'),
-    data: Verification,
-  },
-];
+/** The webhooks /openapi.json documents (their table lives with the sandbox, which sends any of them on demand). */
+export { WEBHOOKS };
 
 /** A request path as log lines show it: the secret path parameters the routes declare, by name. */
 export const loggedPath = pathRedactor(ROUTES);

@@ -1,6 +1,6 @@
 // The tables of the machinery: idempotency keys, due transitions, webhook events and deliveries, counters, sandbox fault rules.
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { WebhookDeliveryStatus } from './enums';
 
 /**
@@ -24,7 +24,10 @@ export const webhookEvents = sqliteTable(
 
 export type { WebhookDeliveryStatus };
 
-/** Delivery state of one event to the platform's webhookEndpoint (one row per event). */
+/**
+ * Delivery state of an event to the platform's webhookEndpoint: one row per event, and more for the sandbox's
+ * webhook chaos (a DUPLICATE pair, an OUT_OF_ORDER redelivery), so `event_id` is not unique.
+ */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {
@@ -57,9 +60,20 @@ export const webhookDeliveries = sqliteTable(
      * from there). NULL only on rows an upgrade left settled.
      */
     sweepAt: integer('sweep_at'),
+    /** How the delivery was made (WebhookDeliveryMode): NORMAL, or a sandbox chaos mode. */
+    mode: text('mode').notNull().default('NORMAL'),
+    /** The `id` of the event's data (the resource it is about), so a resource's past events are found through an index. */
+    resourceId: text('resource_id'),
   },
   (t) => [
-    uniqueIndex('webhook_deliveries_event_uq').on(t.eventId),
+    // An event's deliveries (the queue's claim; the list by eventId, in its id order).
+    index('webhook_deliveries_event_idx').on(t.eventId, t.id),
+    // A resource's deliveries, newest last (OUT_OF_ORDER finds its two latest events here).
+    index('webhook_deliveries_resource_idx').on(t.platformId, t.resourceId, t.id),
+    // Replay: a platform's deliveries oldest first within a creation-time range, all of them, of a type or in a status.
+    index('webhook_deliveries_platform_created_idx').on(t.platformId, t.createdAt),
+    index('webhook_deliveries_platform_type_created_idx').on(t.platformId, t.eventType, t.createdAt),
+    index('webhook_deliveries_platform_status_created_idx').on(t.platformId, t.status, t.createdAt),
     index('webhook_deliveries_platform_idx').on(t.platformId, t.id),
     // The list's filters, each with the page order (id) after it.
     index('webhook_deliveries_platform_status_idx').on(t.platformId, t.status, t.id),

@@ -1,4 +1,4 @@
-// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, the TEST webhook, fault rules and reset.
+// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules and reset.
 import type { RouteDef } from '../http/route';
 import { clockRoutes } from './clock-routes';
 import { sandboxPaymentRoutes } from './payments-routes';

@@ -106,11 +106,9 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
   if (eventIds.length === 0) return [];
   const { db } = deps;
   const platformNow = platformNowSql(realNow);
-  const due = and(
-    inArray(webhookDeliveries.eventId, eventIds),
-    eq(webhookDeliveries.status, 'PENDING'),
-    lte(webhookDeliveries.nextAttemptAt, platformNow),
-  );
+  // Unary `+`: the event index finds the few rows of each event (the status index would walk every pending one).
+  const isPending = sql`+${webhookDeliveries.status} = 'PENDING'`;
+  const due = and(inArray(webhookDeliveries.eventId, eventIds), isPending, lte(webhookDeliveries.nextAttemptAt, platformNow));
   const noEndpoint = sql`(SELECT ${platforms.webhookEndpoint} FROM ${platforms} WHERE ${platforms.id} = ${webhookDeliveries.platformId}) IS NULL`;
   const skip = db
     .update(webhookDeliveries)
@@ -134,13 +132,7 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
         updatedAt: platformNow,
         sweepAt: realNow + LEASE_MS,
       })
-      .where(
-        and(
-          eq(webhookDeliveries.eventId, eventId),
-          eq(webhookDeliveries.status, 'PENDING'),
-          lte(webhookDeliveries.nextAttemptAt, platformNow),
-        ),
-      )
+      .where(and(eq(webhookDeliveries.eventId, eventId), isPending, lte(webhookDeliveries.nextAttemptAt, platformNow)))
       .returning(),
     db
       .select({ event: webhookEvents, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
@@ -156,11 +148,13 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
   const pending: Pending[] = [];
   const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEventRow; endpoint: string; now: number }[] = [];
   eventIds.forEach((_, index) => {
-    const claimed = results[2 * index]![0] as WebhookDeliveryRow | undefined;
     const context = results[2 * index + 1]![0] as { event: WebhookEventRow; endpoint: string | null; offset: number } | undefined;
     // A claimed delivery has an endpoint: those without one were settled by the skip, earlier in the same transaction.
-    if (!claimed || !context?.endpoint) return;
-    sends.push({ index, claimed, event: context.event, endpoint: context.endpoint, now: realNow + context.offset });
+    if (!context?.endpoint) return;
+    // Usually one row; a sandbox DUPLICATE has two deliveries of the event, both sent.
+    for (const claimed of results[2 * index] as WebhookDeliveryRow[]) {
+      sends.push({ index, claimed, event: context.event, endpoint: context.endpoint, now: realNow + context.offset });
+    }
   });
   const signingKey = deps.signingKey;
   if (sends.length > 0 && signingKey) {
@@ -196,7 +190,8 @@ async function attemptSend(
   now: number,
 ) {
   const body = claimed.payload ?? envelopeBody(event);
-  const { sent, delivered } = await sendAndDecide(deps, signingKey, event, endpoint, body, now);
+  const badSignature = claimed.mode === 'BAD_SIGNATURE';
+  const { sent, delivered } = await sendAndDecide(deps, signingKey, event, endpoint, body, now, badSignature);
   const base = attemptColumns(endpoint, body, sent, now);
   const outcome = { url: endpoint, responseStatus: sent.status, responseBody: sent.body, error: sent.error };
 
@@ -207,8 +202,9 @@ async function attemptSend(
     };
   }
   const next = now + retryDelayMs(claimed.attempts);
-  // A TEST event reports its single attempt to the caller; retrying it would only add noise.
-  if (event.type === 'TEST' || next > claimed.createdAt + GIVE_UP_AFTER_MS) {
+  // A TEST event reports its single attempt to the caller; retrying it would only add noise. A BAD_SIGNATURE
+  // delivery is meant to be refused: the refusal is its result, not a reason to retry.
+  if (event.type === 'TEST' || badSignature || next > claimed.createdAt + GIVE_UP_AFTER_MS) {
     return { outcome: { result: 'failed' as const, ...outcome }, changes: { ...base, status: 'FAILED' as const, nextAttemptAt: now } };
   }
   return {
@@ -221,6 +217,7 @@ async function attemptSend(
 /**
  * One attempt at an event, scheduled or a resend: the signed POST, and the decision its answer carries for
  * an event type that has one (applied idempotently). Delivered when the answer decided, or acknowledged it.
+ * `badSignature` (a sandbox BAD_SIGNATURE delivery) sends a signature that does not verify.
  */
 export async function sendAndDecide(
   deps: WebhookDeps,
@@ -229,9 +226,11 @@ export async function sendAndDecide(
   endpoint: string,
   body: string,
   now: number,
+  badSignature = false,
 ) {
   const handler = deps.answers?.[event.type as WebhookType];
-  const sent = await sendSigned(deps, signingKey, event.platformId, endpoint, body, handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES);
+  const bodyBytes = handler ? DECISION_BODY_BYTES : ECHOED_BODY_BYTES;
+  const sent = await sendSigned(deps, signingKey, event.platformId, endpoint, body, bodyBytes, badSignature);
   const decided =
     handler !== undefined &&
     sent.status !== undefined &&
@@ -261,10 +260,12 @@ async function sendSigned(
   endpoint: string,
   body: string,
   bodyBytes: number,
+  badSignature: boolean,
 ): Promise<Sent> {
   const refused = endpointProblem(endpoint, deps.mode === 'production');
   if (refused) return { error: `webhookEndpoint refused: ${refused}` };
-  const signature = await signWebhookBody(signingKey, platformId, body);
+  // A bad signature is the platform's own key over other bytes: well formed, and it does not verify.
+  const signature = await signWebhookBody(signingKey, platformId, badSignature ? `${body} ` : body);
   return { ...(await post(endpoint, body, signature, deps.log, bodyBytes)), signature };
 }
 

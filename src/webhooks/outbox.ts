@@ -33,13 +33,19 @@ export function eventStatements(db: Db, e: NewEvent): { statements: Statement[];
   const eventId = newId('Webhook', e.now);
   const statements: Statement[] = [
     db.insert(webhookEvents).values({ id: eventId, platformId: e.platformId, type: e.type, timestamp: e.now, data: e.data }),
-    db.insert(webhookDeliveries).values(pendingDelivery(e, eventId)),
+    db.insert(webhookDeliveries).values(pendingDelivery({ ...e, resourceId: resourceIdOf(e.data) }, eventId)),
   ];
   return { statements, eventId };
 }
 
+/** The resource an event is about: its data's `id`. */
+export const resourceIdOf = (data: Record<string, unknown>): string | null => (typeof data.id === 'string' ? data.id : null);
+
 /** The delivery row of a new event: pending, due now (its sweep time in wall-clock terms). */
-export function pendingDelivery(e: { platformId: string; type: WebhookType; now: number }, eventId: string) {
+export function pendingDelivery(
+  e: { platformId: string; type: WebhookType; now: number; resourceId: string | SQL | null },
+  eventId: string,
+) {
   return {
     id: newId('WebhookDelivery', e.now),
     platformId: e.platformId,
@@ -51,6 +57,7 @@ export function pendingDelivery(e: { platformId: string; type: WebhookType; now:
     sweepAt: sql`${e.now} - ${platformOffsetSql(e.platformId)}`,
     createdAt: e.now,
     updatedAt: e.now,
+    resourceId: e.resourceId,
   };
 }
 

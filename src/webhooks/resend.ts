@@ -27,7 +27,8 @@ export function resendLoads(db: Db, platformId: SQL, deliveryId: string) {
  * recorded by one update (`attempts + 1` in SQL, so parallel resends each count). It is an attempt like
  * any other: an answer that carries a decision (an incoming payment's approval) applies it, once; an
  * acknowledged or deciding answer makes the delivery DELIVERED; any other leaves its status (and a
- * PENDING delivery's retries) as they were.
+ * PENDING delivery's retries) as they were. A BAD_SIGNATURE delivery is sent again with a bad signature: it
+ * stays the check that the receiver refuses it.
  */
 export async function resendDelivery(
   deps: WebhookDeps,
@@ -43,7 +44,8 @@ export async function resendDelivery(
   }
   if (!deps.signingKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
   const body = delivery.payload ?? envelopeBody(event);
-  const { sent, delivered } = await sendAndDecide(deps, deps.signingKey, event, webhookEndpoint, body, now);
+  const badSignature = delivery.mode === 'BAD_SIGNATURE';
+  const { sent, delivered } = await sendAndDecide(deps, deps.signingKey, event, webhookEndpoint, body, now, badSignature);
   const attempt = { ...attemptColumns(webhookEndpoint, body, sent, now), attempts: sql<number>`${webhookDeliveries.attempts} + 1` };
   const [row] = await deps.db
     .update(webhookDeliveries)

@@ -1,5 +1,5 @@
 // Retention: settled deliveries and their events purged after WEBHOOK_RETENTION_DAYS.
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, inArray, lte, not, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../db/client';
 import { webhookDeliveries, webhookEvents } from '../db/schema';
 
@@ -10,8 +10,8 @@ const SETTLED = ['DELIVERED', 'FAILED', 'SKIPPED'] as const;
 /**
  * Cron: deletes settled deliveries (delivered, failed for good, skipped) that settled more than `retentionMs`
  * ago, wall clock, and their events, at most PURGE_BATCH of each status: one batch, read through the sweep
- * index (status, sweepAt), so it reads what it deletes. Each event goes with its delivery (an event has one);
- * the list counters follow by their triggers. PENDING deliveries are never purged.
+ * index (status, sweepAt), so it reads what it deletes. Each event goes with its last delivery (usually its
+ * only one); the list counters follow by their triggers. PENDING deliveries are never purged.
  */
 export async function purgeSettledDeliveries(db: Db, realNow: number, retentionMs: number, batch = PURGE_BATCH): Promise<number> {
   const statements: Statement[] = [];
@@ -24,8 +24,10 @@ export async function purgeSettledDeliveries(db: Db, realNow: number, retentionM
         .where(and(eq(webhookDeliveries.status, status), lte(webhookDeliveries.sweepAt, realNow - retentionMs)))
         .orderBy(webhookDeliveries.sweepAt)
         .limit(batch);
+    // An event goes with its last delivery: a sandbox DUPLICATE or OUT_OF_ORDER delivery may outlive another of the same event.
+    const keptDelivery = sql`EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.eventId} = ${webhookEvents.id} AND ${webhookDeliveries.id} NOT IN ${expired(webhookDeliveries.id)})`;
     statements.push(
-      db.delete(webhookEvents).where(inArray(webhookEvents.id, expired(webhookDeliveries.eventId))),
+      db.delete(webhookEvents).where(and(inArray(webhookEvents.id, expired(webhookDeliveries.eventId)), not(keptDelivery))),
       db
         .delete(webhookDeliveries)
         .where(inArray(webhookDeliveries.id, expired(webhookDeliveries.id)))

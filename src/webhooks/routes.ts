@@ -2,9 +2,19 @@
 import { webhookDeps, type AnswerHandlers } from './delivery';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { TestWebhookResponse, WebhookDelivery, WebhookDeliveryIdParams, WebhookDeliveryList, WebhookDeliveryListQuery } from './schema';
+import {
+  MAX_REPLAY,
+  TestWebhookResponse,
+  WebhookDelivery,
+  WebhookDeliveryIdParams,
+  WebhookDeliveryList,
+  WebhookDeliveryListQuery,
+  WebhookReplayRequest,
+  WebhookReplayResponse,
+} from './schema';
 import { deliveryFrom, deliveryList, deliveryLoads, sendTestWebhook } from './service';
 import { resendDelivery, resendLoads } from './resend';
+import { replayDeliveries } from './replay';
 
 const tag = 'Webhooks';
 
@@ -60,6 +70,26 @@ export const webhookRoutes = (answers: AnswerHandlers) => [
       json(
         await resendDelivery({ ...webhookDeps(c.env, c.settings, c.log, c.db), answers }, c.loaded, c.auth.platform.webhookEndpoint, c.now),
       ),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/deliveries/replay',
+    operationId: 'replayWebhookDeliveries',
+    summary: `Send the matching deliveries again (at most ${MAX_REPLAY}, oldest first), through the delivery queue: each becomes PENDING and due now, and is attempted with its same event id and payload bytes`,
+    tag,
+    auth: 'basic',
+    permission: 'MANAGE',
+    body: WebhookReplayRequest,
+    idempotent: { scope: 'platform' },
+    responses: {
+      202: { description: 'How many deliveries are re-sent, and their ids (oldest first)', schema: WebhookReplayResponse },
+      ...errorResponses(400, 401, 403, 409, 422),
+    },
+    handler: async (c) => {
+      const p = c.auth.platform;
+      const deps = webhookDeps(c.env, c.settings, c.log, c.db);
+      return json(await replayDeliveries(deps, p.id, c.body, c.now, c.now - p.clockOffsetMs), 202);
+    },
   }),
   // The path the SDK posts to; it serves both modes, and in production the delivery follows the production
   // endpoint rules (https, public host). sandbox/ declares the reference's path with the same builder.

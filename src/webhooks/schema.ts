@@ -47,12 +47,21 @@ export type WebhookType = z.infer<typeof WebhookType>;
  */
 export const ECHOED_BODY_BYTES = 1024;
 
+/** How a delivery was made: NORMAL, or one of the sandbox's webhook chaos modes (POST /sandbox/webhooks/send). */
+export const WebhookDeliveryMode = z.enum(['NORMAL', 'DUPLICATE', 'DELAYED', 'BAD_SIGNATURE', 'OUT_OF_ORDER']).meta({
+  id: 'WebhookDeliveryMode',
+  description:
+    'NORMAL: every event of the platform; sandbox only: DUPLICATE (one of two deliveries of the same event id), DELAYED (held back delaySeconds), BAD_SIGNATURE (its X-Service-Signature does not verify under webhookPublicKey; attempted once, never retried), OUT_OF_ORDER (an earlier event of a resource sent again after its latest)',
+});
+export type WebhookDeliveryMode = z.infer<typeof WebhookDeliveryMode>;
+
 export const WebhookDelivery = z
   .object({
     id: z.string().meta({ example: 'WebhookDelivery:019542f5-b3e7-1d02-0000-000000000001' }),
     eventId: z.string().meta({ example: 'Webhook:019542f5-b3e7-1d02-0000-000000000007' }),
     eventType: WebhookType,
     status: WebhookDeliveryStatus,
+    mode: WebhookDeliveryMode,
     attempts: z.int().min(0),
     url: z.string().optional().meta({ description: 'Endpoint of the last attempt' }),
     lastResponseStatus: z.int().optional().meta({ description: 'HTTP status of the last attempt; absent when it got no response' }),
@@ -104,3 +113,23 @@ export const TestWebhookResponse = z
     eventId: z.string().meta({ description: 'Id of the TEST event, as listed in GET /webhooks/deliveries' }),
   })
   .meta({ id: 'TestWebhookResponse' });
+
+/** At most this many deliveries are re-sent by one `POST /webhooks/deliveries/replay`. */
+export const MAX_REPLAY = 1_000;
+
+export const WebhookReplayRequest = z
+  .object({
+    type: WebhookType.optional().meta({ description: 'Only deliveries of this event type' }),
+    status: WebhookDeliveryStatus.optional().meta({ description: 'Only deliveries in this status' }),
+    createdAfter: DateTime.optional().meta({ description: 'Only deliveries created at or after this time' }),
+    createdBefore: DateTime.optional().meta({ description: 'Only deliveries created before this time' }),
+  })
+  .meta({ id: 'WebhookReplayRequest' });
+export type WebhookReplayRequest = z.infer<typeof WebhookReplayRequest>;
+
+export const WebhookReplayResponse = z
+  .object({
+    count: z.int().min(0).max(MAX_REPLAY).meta({ description: 'How many deliveries are re-sent' }),
+    deliveryIds: z.array(z.string()).meta({ description: 'The re-sent deliveries, oldest first' }),
+  })
+  .meta({ id: 'WebhookReplayResponse' });

@@ -1,5 +1,5 @@
 // Webhook deliveries: view, list, read, and sending the TEST event.
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';
 import { iso } from '../common/time';
@@ -7,7 +7,7 @@ import { ApiError, notFound, retryableConflict } from '../http/errors';
 import { keysetList } from '../http/pagination';
 import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
-import type { WebhookDelivery, WebhookType } from './schema';
+import type { WebhookDelivery, WebhookDeliveryMode, WebhookType } from './schema';
 
 export const deliveryNotFound = () => notFound('NOT_FOUND', 'Webhook delivery not found');
 
@@ -17,6 +17,7 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
     eventId: row.eventId,
     eventType: row.eventType as WebhookType,
     status: row.status,
+    mode: row.mode as WebhookDeliveryMode,
     attempts: row.attempts,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -44,11 +45,13 @@ interface DeliveryFilters {
 
 /**
  * GET /webhooks/deliveries: newest first, with the filters, each served by an index. `totalCount` comes from
- * the maintained counters (all, per status: migration triggers), or by counting where `eventId` (unique)
- * bounds the set to one row; it is omitted for `eventType` without `eventId`, which has no counter.
+ * the maintained counters (all, per status: migration triggers), or by counting where `eventId` bounds the
+ * set to its few rows (one, or a sandbox chaos pair); it is omitted for `eventType` without `eventId`, which has no counter.
  */
 export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => {
-  const where: (SQL | undefined)[] = [eq(webhookDeliveries.platformId, platformId)];
+  // With an event id, its index finds the event's few deliveries in id order (unary `+` keeps SQLite off the platform's index).
+  const mine = f.eventId ? sql`+${webhookDeliveries.platformId} = ${platformId}` : eq(webhookDeliveries.platformId, platformId);
+  const where: (SQL | undefined)[] = [mine];
   if (f.eventType) where.push(eq(webhookDeliveries.eventType, f.eventType));
   if (f.status) where.push(eq(webhookDeliveries.status, f.status));
   if (f.eventId) where.push(eq(webhookDeliveries.eventId, f.eventId));

@@ -29,7 +29,13 @@ export function sqlEventStatements(
   const delivery = insertSelect(
     db,
     webhookDeliveries,
-    pendingDelivery(e, eventId),
+    pendingDelivery(
+      {
+        ...e,
+        resourceId: sql`(SELECT json_extract(${webhookEvents.data}, '$.id') FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
+      },
+      eventId,
+    ),
     sql`WHERE EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.id} = ${eventId})`,
   );
   return { statements: [event, delivery], eventId };

@@ -515,3 +515,44 @@ test('faults: create a rule from the operations of /openapi.json, see it fire, d
   assert.deepEqual((await call('GET', '/sandbox/faults')).data, []);
   o.checkClean();
 });
+
+test('webhooks: Send event from the console (DUPLICATE) reaches a local receiver twice with one event id, and both deliveries are listed', async () => {
+  const receiver = await startReceiver();
+  const previous = (await call('GET', '/config')).webhookEndpoint ?? null;
+  try {
+    await call('PATCH', '/config', { webhookEndpoint: receiver.url });
+    const o = await open();
+    const { page } = o;
+    await signIn(page);
+    await go(page, 'Webhooks', '#/webhooks');
+    const form = page.locator('section', { has: page.getByRole('heading', { level: 2, name: 'Send event' }) });
+    await form.getByLabel('Type').selectOption('TEST');
+    await form.getByLabel('Data (JSON)').fill('{}');
+    await form.getByLabel('Mode').selectOption('DUPLICATE');
+    await withoutAlert(page, form.getByRole('button', { name: 'Send event' }).click());
+    const status = form.getByRole('status');
+    await status.filter({ hasText: /2 deliveries queued/ }).waitFor();
+    const ids = await status.getByRole('link').allInnerTexts();
+    assert.equal(ids.length, 2);
+
+    const { eventId } = await call('GET', `/webhooks/deliveries/${encodeURIComponent(ids[0])}`);
+    await until(
+      () => receiver.received.filter((r) => JSON.parse(r.body).id === eventId).length === 2,
+      'the same event twice at the receiver',
+      30_000,
+    );
+    const deliveries = (await call('GET', `/webhooks/deliveries?eventId=${encodeURIComponent(eventId)}`)).data;
+    assert.deepEqual(deliveries.map((d) => d.id).sort(), [...ids].sort());
+    assert.deepEqual(
+      deliveries.map((d) => d.mode),
+      ['DUPLICATE', 'DUPLICATE'],
+    );
+    const table = page.getByRole('table').first();
+    for (const id of ids) await itemLink(table, 'webhooks', id).waitFor();
+    await screenshot(page, 'webhooks-send-event');
+    o.checkClean();
+  } finally {
+    await call('PATCH', '/config', { webhookEndpoint: previous });
+    await receiver.close();
+  }
+});

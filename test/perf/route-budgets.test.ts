@@ -87,6 +87,8 @@ Object.assign(BUDGETS, {
   listWebhookDeliveries: budget(1),
   getWebhookDelivery: budget(1),
   resendWebhookDelivery: budget(2),
+  replayWebhookDeliveries: budget(3),
+  sendSandboxWebhook: budget(2),
   sandboxSend: budget(2),
   sandboxReceive: budget(2),
   getSandboxClock: budget(1),
@@ -365,6 +367,8 @@ describe('round trips of every operation (the production latency model)', () => 
     const deliveries = await api('GET', '/webhooks/deliveries?limit=1', { auth });
     await m('getWebhookDelivery', 'GET', `/webhooks/deliveries/${deliveries.body.data[0].id}`, { auth });
     await m('resendWebhookDelivery', 'POST', `/webhooks/deliveries/${deliveries.body.data[0].id}/resend`, { auth });
+    await m('replayWebhookDeliveries', 'POST', '/webhooks/deliveries/replay', { auth, body: { type: 'TEST' } });
+    await m('sendSandboxWebhook', 'POST', '/sandbox/webhooks/send', { auth, body: { type: 'TEST', data: {}, mode: 'DUPLICATE' } });
     const realtime = await createQuote(p, {
       source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
       destination: { destinationType: 'ACCOUNT', accountId: accounts.EUR },

@@ -29,6 +29,8 @@ describe('migrations on a database of an earlier release', () => {
       eventId: 'Webhook:old',
       eventType: 'TEST',
       status: 'DELIVERED',
+      // Deliveries made before the sandbox's webhook chaos are NORMAL.
+      mode: 'NORMAL',
       attempts: 1,
       url: 'https://hooks.example/',
       lastResponseStatus: 200,

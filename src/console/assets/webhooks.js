@@ -1,14 +1,19 @@
-// Webhooks: deliveries with their attempts, payload and the receiver's answer. Each signature is checked
-// here in the browser (WebCrypto) against the platform's public key from GET /config, exactly as a
-// platform's receiver would check it.
-import { api, enumValues, platformConfig } from './api.js';
-import { act, badge, changeWatch, errorBox, facts, field, fill, h, options, outcome, prettyJson, table, when } from './ui.js';
+// Webhooks: deliveries with their attempts, payload and the receiver's answer; replaying past deliveries and,
+// in the sandbox, sending any event in a chaos mode. Each signature is checked here in the browser (WebCrypto)
+// against the platform's public key from GET /config, exactly as a platform's receiver would check it.
+import { api, enumValues, mode, platformConfig } from './api.js';
+import { act, actionForm, badge, changeWatch, errorBox, facts, field, fill, h, options, outcome, prettyJson, table, when } from './ui.js';
 
 const POLL_MS = 2000;
 
 export async function deliveryList(main, _param, live) {
   // The configuration fresh (the endpoint may have changed since sign-in), the enums from /openapi.json.
-  const [config, statuses, types] = await Promise.all([api('/config'), enumValues('WebhookDeliveryStatus'), enumValues('WebhookType')]);
+  const [config, statuses, types, modes] = await Promise.all([
+    api('/config'),
+    enumValues('WebhookDeliveryStatus'),
+    enumValues('WebhookType'),
+    enumValues('WebhookDeliveryMode'),
+  ]);
   const any = ['', 'Any'];
   const status = h('select', { name: 'status' }, options([any, ...statuses.map((s) => [s, s])]));
   const eventType = h('select', { name: 'eventType' }, options([any, ...types.map((s) => [s, s])]));
@@ -25,6 +30,8 @@ export async function deliveryList(main, _param, live) {
     ),
     h('form', { class: 'filters', onsubmit: (e) => e.preventDefault() }, field('Status', status), field('Event type', eventType)),
     results,
+    mode === 'sandbox' ? sendSection(types, modes, () => reload()) : null,
+    replaySection(types, statuses, () => reload()),
   );
   const changed = changeWatch();
   const load = async () => {
@@ -37,6 +44,7 @@ export async function deliveryList(main, _param, live) {
         [
           { label: 'Event', cell: (d) => h('a', { href: `#/webhooks/${encodeURIComponent(d.id)}` }, d.eventType) },
           { label: 'Status', cell: (d) => badge(d.status) },
+          { label: 'Mode', cell: (d) => d.mode },
           { label: 'Attempts', cell: (d) => String(d.attempts) },
           { label: 'Last answer', cell: (d) => (d.lastResponseStatus ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? '–')) },
           { label: 'Created', cell: (d) => when(d.createdAt) },
@@ -55,6 +63,86 @@ export async function deliveryList(main, _param, live) {
   eventType.addEventListener('change', reload);
   await load();
   live.every(POLL_MS, reload);
+}
+
+/** Sandbox: POST /sandbox/webhooks/send, one event from a resource's current view or given data, in a chaos mode. */
+function sendSection(types, modes, refresh) {
+  const type = h('select', { name: 'type' }, options(types.map((t) => [t, t])));
+  const resourceId = h('input', { name: 'resourceId', placeholder: 'Transaction:…, Customer:…, InternalAccount:…' });
+  const data = h('textarea', { name: 'data', rows: 3, placeholder: '{"id": "Transaction:…", …}' });
+  const chaos = h(
+    'select',
+    { name: 'mode' },
+    options(
+      modes.map((m) => [m, m]),
+      'NORMAL',
+    ),
+  );
+  const delay = h('input', { name: 'delaySeconds', type: 'number', min: 1, max: 3600, value: 60 });
+  const delayField = field('Delay (s)', delay, 'DELAYED only; a clock advance releases it early');
+  const showDelay = () => (delayField.hidden = chaos.value !== 'DELAYED');
+  chaos.addEventListener('change', showDelay);
+  showDelay();
+  return h(
+    'section',
+    { 'aria-labelledby': 'send-event' },
+    h('h2', { id: 'send-event' }, 'Send event'),
+    h('p', { class: 'muted' }, 'Sends one event to the endpoint through the delivery queue: a resource as it is now, or the data given.'),
+    ...actionForm(
+      'Send event',
+      [
+        field('Type', type),
+        field('Resource ID', resourceId, 'Or leave empty and give data'),
+        field('Data (JSON)', data),
+        field('Mode', chaos),
+        delayField,
+      ],
+      async () => {
+        const body = { type: type.value, mode: chaos.value };
+        if (resourceId.value.trim()) body.resourceId = resourceId.value.trim();
+        if (data.value.trim()) body.data = JSON.parse(data.value);
+        if (chaos.value === 'DELAYED') body.delaySeconds = Number(delay.value);
+        const sent = await api('/sandbox/webhooks/send', { method: 'POST', body });
+        refresh();
+        const n = sent.deliveries.length;
+        return h(
+          'span',
+          null,
+          `${n} deliver${n === 1 ? 'y' : 'ies'} queued: `,
+          ...sent.deliveries.flatMap((d, i) => [i ? ', ' : '', h('a', { href: `#/webhooks/${encodeURIComponent(d.id)}` }, d.id)]),
+        );
+      },
+    ),
+  );
+}
+
+/** POST /webhooks/deliveries/replay with the filters: the matching deliveries sent again, oldest first. */
+function replaySection(types, statuses, refresh) {
+  const any = ['', 'Any'];
+  const type = h('select', { name: 'replayType' }, options([any, ...types.map((t) => [t, t])]));
+  const status = h('select', { name: 'replayStatus' }, options([any, ...statuses.map((s) => [s, s])]));
+  const after = h('input', { name: 'createdAfter', type: 'datetime-local' });
+  const before = h('input', { name: 'createdBefore', type: 'datetime-local' });
+  return h(
+    'section',
+    { 'aria-labelledby': 'replay' },
+    h('h2', { id: 'replay' }, 'Replay'),
+    h('p', { class: 'muted' }, 'Sends the matching deliveries again (at most 1,000, oldest first), each with its event id and payload.'),
+    ...actionForm(
+      'Replay',
+      [field('Event type', type), field('Status', status), field('Created after', after), field('Created before', before)],
+      async () => {
+        const body = {};
+        if (type.value) body.type = type.value;
+        if (status.value) body.status = status.value;
+        if (after.value) body.createdAfter = new Date(after.value).toISOString();
+        if (before.value) body.createdBefore = new Date(before.value).toISOString();
+        const replayed = await api('/webhooks/deliveries/replay', { method: 'POST', body });
+        refresh();
+        return `${replayed.count} deliver${replayed.count === 1 ? 'y' : 'ies'} sent again.`;
+      },
+    ),
+  );
 }
 
 export async function deliveryPage(main, id, live) {
@@ -87,6 +175,7 @@ export async function deliveryPage(main, id, live) {
         ['Event', d.eventType],
         ['Event ID', h('code', null, d.eventId)],
         ['Status', h('span', { data: { field: 'status' } }, badge(d.status))],
+        ['Mode', h('span', { data: { field: 'mode' } }, d.mode)],
         ['Attempts', h('span', { data: { field: 'attempts' } }, String(d.attempts))],
         [
           'Signature',

@@ -1,0 +1,92 @@
+// The webhook catalog: each reference webhook, its event types, its data schema and the resource it is about.
+import * as z from 'zod';
+import type { WebhookDef } from '../http/openapi';
+import { WebhookType } from '../webhooks/schema';
+import { IncomingPaymentWebhookData, OutgoingTransaction } from '../payments/schema';
+import { AgentAction } from '../agents/schema';
+import { BulkCustomerImportJob } from '../customers/bulk-schema';
+import { Customer } from '../customers/schema';
+import { InternalAccount } from '../accounts/internal-schema';
+import { Verification } from '../kyc/schema';
+
+/** The kinds of resource an event's data can be, by the prefix of their ids. */
+export type ResourceKind = 'Transaction' | 'AgentAction' | 'Job' | 'Customer' | 'InternalAccount' | 'Verification';
+
+/** A documented webhook, and the resource its data shows (none for TEST). */
+export interface CatalogWebhook extends WebhookDef {
+  resource?: ResourceKind;
+}
+
+/** The event types of one object (`INCOMING_PAYMENT.` → INCOMING_PAYMENT.PENDING, …). */
+function typesOf(prefix: string): [string, ...string[]] {
+  return WebhookType.options.filter((t) => t.startsWith(prefix)) as [string, ...string[]];
+}
+
+/**
+ * The webhooks /openapi.json documents, named as the reference names them (its `webhooks:` section); the
+ * sandbox's POST /sandbox/webhooks/send checks a given `data` against the same schemas.
+ */
+export const WEBHOOKS: CatalogWebhook[] = [
+  {
+    name: 'incoming-payment',
+    operationId: 'incomingPaymentWebhook',
+    summary: 'Incoming payment; PENDING with pendingPlatformApproval asks for approval',
+    types: typesOf('INCOMING_PAYMENT.'),
+    data: IncomingPaymentWebhookData,
+    resource: 'Transaction',
+  },
+  {
+    name: 'outgoing-payment',
+    operationId: 'outgoingPaymentWebhook',
+    summary: 'Outgoing payment status change',
+    types: typesOf('OUTGOING_PAYMENT.'),
+    data: OutgoingTransaction,
+    resource: 'Transaction',
+  },
+  {
+    name: 'agent-action',
+    operationId: 'agentActionWebhook',
+    summary: 'An agent action awaits approval',
+    types: typesOf('AGENT_ACTION.'),
+    data: AgentAction,
+    resource: 'AgentAction',
+  },
+  { name: 'test-webhook', operationId: 'testWebhook', summary: 'Endpoint check', types: typesOf('TEST'), data: z.object({}) },
+  {
+    name: 'bulk-upload',
+    operationId: 'bulkUploadWebhook',
+    summary: 'A bulk customer import ended',
+    types: typesOf('BULK_UPLOAD.'),
+    data: BulkCustomerImportJob,
+    resource: 'Job',
+  },
+  {
+    name: 'customer-update',
+    operationId: 'customerStatusWebhook',
+    summary: 'A customer KYC/KYB status change',
+    types: typesOf('CUSTOMER.'),
+    data: Customer,
+    resource: 'Customer',
+  },
+  {
+    name: 'internal-account-status',
+    operationId: 'internalAccountStatusWebhook',
+    summary: 'An internal account status or balance change',
+    types: typesOf('INTERNAL_ACCOUNT.'),
+    data: InternalAccount,
+    resource: 'InternalAccount',
+  },
+  {
+    name: 'verification-update',
+    operationId: 'verificationStatusWebhook',
+    summary: 'A verification status change',
+    types: typesOf('VERIFICATION.'),
+    data: Verification,
+    resource: 'Verification',
+  },
+];
+
+/** The catalog entry of an event type; undefined for a type the reference documents no webhook for (INVITATION.CLAIMED). */
+export function webhookOf(type: WebhookType): CatalogWebhook | undefined {
+  return WEBHOOKS.find((w) => w.types.includes(type));
+}
