@@ -5,7 +5,7 @@ import { ApiError, errorResponse, noRoute } from './http/errors';
 import { pathRedactor, type Logger } from './http/log';
 import type { RouteDef } from './http/route';
 import { openApiRoute } from './http/openapi';
-import { inMatchingOrder } from './http/route-order';
+import { inMatchingOrder, pathShadows } from './http/route-order';
 import type { CredentialLookups } from './http/auth';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
 import { findAgentByToken, findAgentByTokenAnd } from './agents/tokens';
@@ -72,24 +72,35 @@ export function buildRouter(prefix: string) {
   all.push(openApiRoute(() => all, base, WEBHOOKS));
   const router = Router<IRequest, Args>({ base });
   const methodsByPath = new Map<string, string[]>();
+  for (const route of all) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  // A literal path owns its requests: another method there is 405, not a parameter route of that method
+  // reading the literal as an id (GET /webhooks/deliveries/replay is not the delivery `replay`).
+  for (const [path, methods] of methodsByPath) {
+    if (![...methodsByPath.keys()].some((other) => pathShadows(other, path))) continue;
+    router.all(path, (req: IRequest, _env: Env, _exec: ExecutionContext, deps: Args[2]) => {
+      if (!methods.includes(req.method)) notAllowed(path, methods, deps.settings);
+    });
+  }
   for (const route of all) {
     router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) => {
       hideSandboxInProduction(route.path, deps.settings);
       return route.run(req as unknown as Request, env, exec, { ...deps, credentials });
     });
-    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) {
-    const allow = methods.join(', ');
-    router.all(path, (_req: IRequest, _env: Env, _exec: ExecutionContext, deps: Args[2]) => {
-      hideSandboxInProduction(path, deps.settings);
-      throw new ApiError('METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
-    });
+    router.all(path, (_req: IRequest, _env: Env, _exec: ExecutionContext, deps: Args[2]) => notAllowed(path, methods, deps.settings));
   }
   router.all('*', () => {
     throw noRoute();
   });
   return router;
+}
+
+/** 405 with `Allow` (404 for a sandbox path in production). */
+function notAllowed(path: string, methods: string[], s: Settings): never {
+  hideSandboxInProduction(path, s);
+  const allow = methods.join(', ');
+  throw new ApiError('METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
 }
 
 /** `/sandbox/*` does not exist in production: 404 before authentication, exactly like an unknown path. */

@@ -4,13 +4,16 @@ import type { RouteDef } from './route';
 /** An itty-router path (`/quotes/:quoteId/execute`) as the OpenAPI document spells it (`/quotes/{quoteId}/execute`). */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
-/** True when `a` would answer requests meant for `b`: same method, and a parameter where `b` has a literal. */
-function shadows(a: RouteDef, b: RouteDef): boolean {
-  if (a.method !== b.method || a.path === b.path) return false;
-  const x = a.path.split('/');
-  const y = b.path.split('/');
+/** True when path `a` matches every request meant for path `b`: a parameter where `b` has a literal. */
+export function pathShadows(a: string, b: string): boolean {
+  if (a === b) return false;
+  const x = a.split('/');
+  const y = b.split('/');
   return x.length === y.length && x.every((s, i) => s === y[i] || (s.startsWith(':') && !y[i]!.startsWith(':')));
 }
+
+/** True when `a` would answer requests meant for `b`: same method, and a parameter where `b` has a literal. */
+const shadows = (a: RouteDef, b: RouteDef) => a.method === b.method && pathShadows(a.path, b.path);
 
 /**
  * Routes in the order the router must try them: the areas' own order, except that a route is moved up

@@ -374,6 +374,7 @@ describe('Idempotency-Key in /openapi.json', () => {
         'agentExecuteQuote',
         'agentCreateTransferOut',
         'agentCreateTransferIn',
+        'replayWebhookDeliveries',
       ].sort(),
     );
   });

@@ -37,6 +37,19 @@ describe('routing and versioning', () => {
     expect(tokens.headers.get('Allow')).toBe('POST, GET');
   });
 
+  it('answers 405 for a literal path with a method only a parameter route beside it serves', async () => {
+    const p = await newPlatform();
+    // GET /webhooks/deliveries/{id} exists; `replay` is not a delivery id but an operation of its own.
+    const replay = await api('GET', '/webhooks/deliveries/replay', { auth: p.auth });
+    expectError(replay, 405, 'METHOD_NOT_ALLOWED');
+    expect(replay.headers.get('Allow')).toBe('POST');
+    const me = await api('PATCH', '/agents/me', { auth: p.auth });
+    expectError(me, 405);
+    expect(me.headers.get('Allow')).toBe('GET');
+    // The parameter route itself still answers its own method.
+    expectError(await api('GET', '/webhooks/deliveries/WebhookDelivery:nope', { auth: p.auth }), 404);
+  });
+
   it('mounts the API under API_PREFIX when set', async () => {
     const p = await newPlatform();
     const under = await fetchWith({ API_PREFIX: 'payments' }, `${ORIGIN}/payments/2025-10-13/config`, {
