@@ -32,7 +32,7 @@ import type { MagicValues, PaymentOutcome } from './magic-values-schema';
 type MagicSettings = Pick<Settings, 'sandboxUmaDomain' | 'webauthn' | 'oidcIssuers' | 'sessionTtlSeconds'>;
 
 /** A duration as people read it: `5 s`, `6 min`, `24 h`. */
-export function duration(ms: number): string {
+function duration(ms: number): string {
   if (ms >= 7_200_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${ms / 1000} s`;
