@@ -44,6 +44,9 @@ export interface Env {
 
 export type ServiceMode = 'sandbox' | 'production';
 
+/** The sandbox UMA counterparty's domain when SANDBOX_UMA_DOMAIN is not set. */
+export const DEFAULT_SANDBOX_UMA_DOMAIN = 'sandbox.uma.test';
+
 export interface Settings {
   mode: ServiceMode;
   apiPrefix: string;
@@ -87,7 +90,7 @@ export function settings(env: Env): Settings {
     webauthn: relyingParty(env, mode),
     sessionTtlSeconds: positiveInt(env.SESSION_TTL_SECONDS) ?? 900,
     webhookSigningKey: env.WEBHOOK_SIGNING_KEY || undefined,
-    sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || 'sandbox.uma.test').toLowerCase(),
+    sandboxUmaDomain: (env.SANDBOX_UMA_DOMAIN || DEFAULT_SANDBOX_UMA_DOMAIN).toLowerCase(),
     ratesUrl: env.RATES_URL?.trim() || undefined,
     console: mode === 'sandbox' || env.CONSOLE_ENABLED?.trim().toLowerCase() === 'true',
     rateLimits: env.RATE_LIMITS?.trim().toLowerCase() !== 'off',

@@ -33,30 +33,36 @@ function partialName(name: string): string {
   return parts.length > 1 ? [`${parts[0]!.charAt(0)}.`, ...parts.slice(1)].join(' ') : name.toUpperCase();
 }
 
+/** Spec 4.9: the beneficiary-verification suffixes; `INVALID_BANK_ACCOUNT` refuses the account (400). Other suffixes: MATCHED. */
+export const BENEFICIARY_SUFFIXES: Readonly<Record<string, BeneficiaryVerificationStatus | 'INVALID_BANK_ACCOUNT'>> = {
+  '102': 'NOT_MATCHED',
+  '103': 'PARTIAL_MATCH',
+  '104': 'PENDING',
+  '105': 'INVALID_BANK_ACCOUNT',
+  '106': 'UNSUPPORTED',
+  '107': 'CHECKED_BY_RECEIVING_FI',
+};
+export const BENEFICIARY_OTHERWISE: BeneficiaryVerificationStatus = 'MATCHED';
+
 /**
- * Beneficiary name verification. Sandbox: by the identifier suffix (spec 4.9: 102 NOT_MATCHED, 103 PARTIAL_MATCH,
- * 104 PENDING, 105 invalid account, 106 UNSUPPORTED, 107 CHECKED_BY_RECEIVING_FI, other MATCHED). Production:
+ * Beneficiary name verification. Sandbox: by the identifier suffix (BENEFICIARY_SUFFIXES). Production:
  * no name-verification provider is connected, so the result is UNSUPPORTED.
  */
 export function verifyBeneficiary(info: ExternalAccountCreateInfo, mode: ServiceMode): BeneficiaryCheck {
   if (mode !== 'sandbox') return { status: 'UNSUPPORTED' };
   const name = nameOf((info as { beneficiary?: Beneficiary }).beneficiary);
-  switch (sandboxSuffix(info.accountType, identifierOf(info))) {
-    case '102':
-      return { status: 'NOT_MATCHED' };
-    case '103':
-      return { status: 'PARTIAL_MATCH', ...(name ? { verifiedName: partialName(name) } : {}) };
-    case '104':
-      return { status: 'PENDING' };
-    case '105':
+  const suffix = sandboxSuffix(info.accountType, identifierOf(info)) ?? '';
+  const outcome = Object.hasOwn(BENEFICIARY_SUFFIXES, suffix) ? BENEFICIARY_SUFFIXES[suffix]! : BENEFICIARY_OTHERWISE;
+  switch (outcome) {
+    case 'INVALID_BANK_ACCOUNT':
       throw new ApiError('INVALID_BANK_ACCOUNT', 'Invalid account: the receiving institution rejected this account', {
         fields: [{ field: `accountInfo.${identifierField(info)}`, message: 'The account does not exist or cannot receive payments' }],
       });
-    case '106':
-      return { status: 'UNSUPPORTED' };
-    case '107':
-      return { status: 'CHECKED_BY_RECEIVING_FI' };
+    case 'PARTIAL_MATCH':
+      return { status: outcome, ...(name ? { verifiedName: partialName(name) } : {}) };
+    case 'MATCHED':
+      return { status: outcome, ...(name ? { verifiedName: name } : {}) };
     default:
-      return { status: 'MATCHED', ...(name ? { verifiedName: name } : {}) };
+      return { status: outcome };
   }
 }

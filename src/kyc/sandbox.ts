@@ -1,12 +1,23 @@
 // The sandbox's KYC and KYB outcomes, chosen by the last 3 characters (spec 4.9).
 import type { VerificationState } from '../db/schema';
 
-/** Spec 4.9: the last 3 characters choose the outcome (`001` PENDING, `002` REJECTED, any other APPROVED). */
-function sandboxOutcome(value: string): Exclude<VerificationState, 'UNVERIFIED'> {
+type Outcome = Exclude<VerificationState, 'UNVERIFIED'>;
+
+/** Spec 4.9: the last 3 characters that choose an outcome other than `SANDBOX_VERIFICATION_OTHERWISE`. */
+export const SANDBOX_VERIFICATION_SUFFIXES: Readonly<Record<string, Outcome>> = { '001': 'PENDING', '002': 'REJECTED' };
+export const SANDBOX_VERIFICATION_OTHERWISE: Outcome = 'APPROVED';
+/** An individual customer's KYC (`POST /verifications`) has no magic value: it always reaches this. */
+export const SANDBOX_INDIVIDUAL_KYC: Outcome = 'APPROVED';
+
+/** Where each sandbox verification reads its value (GET /sandbox/magic-values lists them). */
+export const SANDBOX_VERIFICATIONS = [
+  { kind: 'KYB', what: 'KYB of a business customer', operation: 'POST /verifications', field: 'businessInfo.registrationNumber' },
+  { kind: 'KYC', what: 'KYC of a beneficial owner', operation: 'POST /beneficial-owners', field: 'personalInfo.lastName' },
+] as const;
+
+function sandboxOutcome(value: string): Outcome {
   const suffix = value.slice(-3);
-  if (suffix === '001') return 'PENDING';
-  if (suffix === '002') return 'REJECTED';
-  return 'APPROVED';
+  return Object.hasOwn(SANDBOX_VERIFICATION_SUFFIXES, suffix) ? SANDBOX_VERIFICATION_SUFFIXES[suffix]! : SANDBOX_VERIFICATION_OTHERWISE;
 }
 
 /** KYB of a business by `businessInfo.registrationNumber` (spec 4.9). */

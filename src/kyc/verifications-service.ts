@@ -16,7 +16,7 @@ import { keysetList } from '../http/pagination';
 import { customerEventData, customerStatusEvent, loadActiveCustomer } from '../customers/service';
 import type { Statement } from '../db/client';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
-import { sandboxKybStatus } from './sandbox';
+import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from './sandbox';
 import type { VerificationErrorView } from './schema';
 import { verificationView } from './views';
 
@@ -70,7 +70,12 @@ export async function submitVerification(
   let outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = null;
   if (errors.length === 0) {
     const registrationNumber = (customer.info as { businessInfo?: { registrationNumber?: string } }).businessInfo?.registrationNumber;
-    outcome = mode !== 'sandbox' ? 'PENDING' : customer.customerType === 'BUSINESS' ? sandboxKybStatus(registrationNumber!) : 'APPROVED';
+    outcome =
+      mode !== 'sandbox'
+        ? 'PENDING'
+        : customer.customerType === 'BUSINESS'
+          ? sandboxKybStatus(registrationNumber!)
+          : SANDBOX_INDIVIDUAL_KYC;
   }
   const row: VerificationRow = {
     id: newId('Verification', now),

@@ -25,9 +25,9 @@ import type { Deps } from '../http/deps';
  */
 
 /** After a 202, how long the platform has to approve or reject through the API. */
-const ASYNC_DECISION_MS = 5_000;
+export const ASYNC_DECISION_MS = 5_000;
 /** How long the approval request is retried (5xx, no answer) before the payment fails undecided. */
-const ANSWER_WINDOW_MS = 60_000;
+export const ANSWER_WINDOW_MS = 60_000;
 const DEADLINE_TRANSITION = 'incoming.approval-deadline';
 const REASON_CHARS = 1_000;
 

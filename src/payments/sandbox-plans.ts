@@ -43,11 +43,12 @@ import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
  * Production honours no magic value: every payment follows the "other" row.
  */
 
-const SETTLE_MS = 5_000;
-const SLOW_PAYOUT_MS = 6 * 60_000;
-const RETURN_AFTER_MS = 60_000;
-const TRANSFER_FAIL_MS = 30_000;
-const LONG_PENDING_MS = 24 * 60 * 60_000;
+/** The plans' delays (GET /sandbox/magic-values lists them as its timings). */
+export const SETTLE_MS = 5_000;
+export const SLOW_PAYOUT_MS = 6 * 60_000;
+export const RETURN_AFTER_MS = 60_000;
+export const TRANSFER_FAIL_MS = 30_000;
+export const LONG_PENDING_MS = 24 * 60 * 60_000;
 
 export interface Step {
   /** Delay after the previous status; 0 applies it in the same batch. */
@@ -118,23 +119,71 @@ export function planOf(scenario: string | null): Plan {
   return plan;
 }
 
-/** Quote to an external account: spec 4.9's table by the account's suffix (no magic outside the sandbox). */
-export function payoutScenario(suffix: string | null, sandbox: boolean): Scenario {
-  if (!sandbox) return 'PAYOUT_SUCCESS';
-  const bySuffix: Record<string, Scenario> = {
-    '002': 'PAYOUT_EXECUTION_FAILED',
-    '003': 'PAYOUT_SLOW',
-    '004': 'PAYOUT_DELIVERY_FAILED',
-    '005': 'PAYOUT_RETURNED',
-    '006': 'PAYOUT_CANCELLED',
-    '007': 'PAYOUT_REFUND_FAILED',
-  };
-  return bySuffix[suffix ?? ''] ?? 'PAYOUT_SUCCESS';
+/** The scenarios an external account's suffix selects, per operation (spec 4.9's tables above). */
+export interface SuffixScenarios {
+  /** What the suffix stands for, in a few words. */
+  meaning: string;
+  quote: Scenario;
+  transferOut: Scenario;
+  transferIn: Scenario;
 }
+
+/** Spec 4.9: the sandbox suffixes with an outcome other than success, read by the code and by GET /sandbox/magic-values. */
+export const SANDBOX_SUFFIXES: Readonly<Record<string, SuffixScenarios>> = {
+  '002': {
+    meaning: 'execution fails (transfers: insufficient funds at the bank)',
+    quote: 'PAYOUT_EXECUTION_FAILED',
+    transferOut: 'TRANSFER_OUT_FAILED_AT_ONCE',
+    transferIn: 'TRANSFER_IN_FAILED_AT_ONCE',
+  },
+  '003': {
+    meaning: 'slow payout (transfers: account closed or invalid)',
+    quote: 'PAYOUT_SLOW',
+    transferOut: 'TRANSFER_OUT_FAILED_AT_ONCE',
+    transferIn: 'TRANSFER_IN_FAILED_AT_ONCE',
+  },
+  '004': {
+    meaning: 'delivery to the counterparty fails',
+    quote: 'PAYOUT_DELIVERY_FAILED',
+    transferOut: 'TRANSFER_OUT_REJECTED',
+    transferIn: 'TRANSFER_IN_REJECTED',
+  },
+  '005': {
+    meaning: 'returned by the bank',
+    quote: 'PAYOUT_RETURNED',
+    transferOut: 'TRANSFER_OUT_FAILED_LATER',
+    transferIn: 'TRANSFER_IN_FAILED_LATER',
+  },
+  '006': {
+    meaning: 'user cancellation',
+    quote: 'PAYOUT_CANCELLED',
+    transferOut: 'TRANSFER_OUT_SUCCESS',
+    transferIn: 'TRANSFER_IN_SUCCESS',
+  },
+  '007': {
+    meaning: 'payout and refund fail',
+    quote: 'PAYOUT_REFUND_FAILED',
+    transferOut: 'TRANSFER_OUT_SUCCESS',
+    transferIn: 'TRANSFER_IN_SUCCESS',
+  },
+};
+
+/** Any other suffix, no suffix, and every payment in production. */
+export const OTHER_SUFFIX: SuffixScenarios = {
+  meaning: 'success',
+  quote: 'PAYOUT_SUCCESS',
+  transferOut: 'TRANSFER_OUT_SUCCESS',
+  transferIn: 'TRANSFER_IN_SUCCESS',
+};
+
+const scenariosOf = (suffix: string | null, sandbox: boolean): SuffixScenarios =>
+  sandbox && suffix !== null && Object.hasOwn(SANDBOX_SUFFIXES, suffix) ? SANDBOX_SUFFIXES[suffix]! : OTHER_SUFFIX;
+
+/** Quote to an external account: spec 4.9's table by the account's suffix (no magic outside the sandbox). */
+export const payoutScenario = (suffix: string | null, sandbox: boolean): Scenario => scenariosOf(suffix, sandbox).quote;
 
 /** Transfers: spec 4.9's transfer table by the external account's suffix. */
 export function transferScenario(direction: 'IN' | 'OUT', suffix: string | null, sandbox: boolean): Scenario {
-  const s = sandbox ? suffix : null;
-  const outcome = s === '002' || s === '003' ? 'FAILED_AT_ONCE' : s === '004' ? 'REJECTED' : s === '005' ? 'FAILED_LATER' : 'SUCCESS';
-  return `TRANSFER_${direction}_${outcome}` as Scenario;
+  const scenarios = scenariosOf(suffix, sandbox);
+  return direction === 'IN' ? scenarios.transferIn : scenarios.transferOut;
 }

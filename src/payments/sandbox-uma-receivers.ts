@@ -10,7 +10,7 @@ interface UmaReceiver {
 }
 
 /** Spec 4.9's sandbox receivers, by local part; the domain is `settings.sandboxUmaDomain`. */
-const RECEIVERS: Record<string, Omit<UmaReceiver, 'address'>> = {
+export const SANDBOX_UMA_RECEIVERS: Readonly<Record<string, Omit<UmaReceiver, 'address'>>> = {
   '$success.usd': { currency: 'USD', scenario: 'UMA_SUCCESS', name: 'Sandbox Receiver USD' },
   '$success.eur': { currency: 'EUR', scenario: 'UMA_SUCCESS', name: 'Sandbox Receiver EUR' },
   '$success.mxn': { currency: 'MXN', scenario: 'UMA_SUCCESS', name: 'Sandbox Receiver MXN' },
@@ -23,6 +23,7 @@ export function sandboxUmaReceiver(address: string, s: Settings): UmaReceiver | 
   if (s.mode !== 'sandbox') return null;
   const at = address.lastIndexOf('@');
   if (address.slice(at + 1) !== s.sandboxUmaDomain) return null;
-  const receiver = RECEIVERS[address.slice(0, at)];
+  const local = address.slice(0, at);
+  const receiver = Object.hasOwn(SANDBOX_UMA_RECEIVERS, local) ? SANDBOX_UMA_RECEIVERS[local] : undefined;
   return receiver ? { address, ...receiver } : null;
 }

@@ -179,8 +179,8 @@ export async function sandboxReceiveUma(
  * The sandbox sender (local part, any domain) whose side asks for information about the recipient: its
  * approval request carries these in `requestedReceiverCustomerInfoFields`.
  */
-const INFO_REQUESTING_SENDER = 'requires.info';
-const INFO_REQUESTED: NonNullable<Approval['requestedFields']> = [
+export const INFO_REQUESTING_SENDER = 'requires.info';
+export const INFO_REQUESTED: NonNullable<Approval['requestedFields']> = [
   { name: 'NATIONALITY', mandatory: true },
   { name: 'POSTAL_ADDRESS', mandatory: false },
 ];

@@ -1,4 +1,4 @@
-// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules and reset.
+// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules, magic values and reset.
 import type { RouteDef } from '../http/route';
 import { clockRoutes } from './clock-routes';
 import { sandboxPaymentRoutes } from './payments-routes';
@@ -6,6 +6,7 @@ import { sandboxFundRoutes } from './fund-routes';
 import { sandboxEmailRoutes } from './email-routes';
 import { sandboxWebhookRoutes } from './webhook-routes';
 import { faultRoutes } from './faults-routes';
+import { magicValueRoutes } from './magic-values-routes';
 
 /** The sandbox's routes; the router hides them in production. `routes`: the API's route table (fault rules name its operations). */
 export const sandboxRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => [
@@ -14,6 +15,7 @@ export const sandboxRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => 
   ...sandboxEmailRoutes,
   ...sandboxWebhookRoutes,
   ...faultRoutes(routes),
+  ...magicValueRoutes,
   // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
   ...sandboxPaymentRoutes,
 ];

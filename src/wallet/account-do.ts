@@ -14,6 +14,7 @@ import { checkAssertion, conflictOf, credentialOfType, credentialRow, credential
 import { checkCode, dayLocked, sendRefused } from './otp-rules';
 import { prepareSession, PURGE_AFTER_MS, PURGE_INTERVAL_MS, sessionRow, type PreparedSession } from './session-rules';
 import { applyEffect, challengePayload, retryMismatch, signerRefused, type Prepared, type Retry } from './signed-retry-rules';
+import { WALLET_SANDBOX_VALUES } from './sandbox-values';
 import {
   CHALLENGE_TTL_MS,
   fail,
@@ -33,8 +34,7 @@ import {
   type SignedChallenge,
 } from './account-protocol';
 
-const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
-const SANDBOX_OTP = '000000';
+const { walletSignature: SANDBOX_SIGNATURE, otp: SANDBOX_OTP } = WALLET_SANDBOX_VALUES;
 
 const unknownRequest = () => fail('UNAUTHORIZED', 'Request-Id is unknown, already used or expired');
 const unknownChallenge = () => fail('UNAUTHORIZED', 'Request-Id is unknown, already used, expired or not for this credential');
@@ -137,12 +137,12 @@ export class AccountDO extends DurableObject<Env> {
     retry: Retry & { requestId: string; signature: string; sandbox: boolean; reservedId?: string },
   ): Promise<Outcome<{ result: EffectResult }>> {
     await this.ensure(meta);
-    const magic = retry.sandbox && retry.signature === SANDBOX_SIGNATURE;
+    const magic = retry.sandbox && retry.signature === SANDBOX_SIGNATURE.value;
     const stamp = magic ? undefined : parseStamp(retry.signature);
     if (stamp && !stamp.ok) {
       // In sandbox an unreadable header is a wrong magic value (spec 4.9); in production it is malformed.
       return retry.sandbox
-        ? fail('UNAUTHORIZED', 'Invalid Service-Wallet-Signature', 'Invalid Service-Wallet-Signature')
+        ? fail('UNAUTHORIZED', SANDBOX_SIGNATURE.refusal, SANDBOX_SIGNATURE.refusal)
         : fail('WALLET_SIGNATURE_MALFORMED', `Service-Wallet-Signature is malformed: ${stamp.reason}`);
     }
     const pending = this.store.pending(retry.requestId, meta.now);
@@ -245,11 +245,11 @@ export class AccountDO extends DurableObject<Env> {
     if (isFailure(credential)) return credential;
     const locked = this.otpLocked(input.credentialId, now);
     if (locked) return locked;
-    if (input.sandbox && input.otp === SANDBOX_OTP) return null;
+    if (input.sandbox && input.otp === SANDBOX_OTP.value) return null;
     const answer = checkCode(this.store.otpCode(input.credentialId), input.otp, now);
     if (answer === 'ok') return null;
     if (answer === 'wrong') this.store.recordOtpFailure(input.credentialId, now, now - OTP_DAY_MS);
-    return fail('UNAUTHORIZED', 'Invalid OTP code', 'Invalid OTP code');
+    return fail('UNAUTHORIZED', SANDBOX_OTP.refusal, SANDBOX_OTP.refusal);
   }
 
   private otpLocked(credentialId: string, now: number): Failure | null {

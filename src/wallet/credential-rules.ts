@@ -4,9 +4,10 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import type { AccountStore, CredentialRow, SessionRow } from './account-store';
 import { fail, type AuthMethodView, type Failure, type NewCredential, type Outcome, type SessionView } from './account-protocol';
 import { verifyPasskeyAssertion, type PasskeyAssertion, type RelyingParty } from './webauthn';
+import { WALLET_SANDBOX_VALUES } from './sandbox-values';
 
 /** The passkey signature the sandbox accepts without a real authenticator. */
-const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+const SANDBOX_PASSKEY = WALLET_SANDBOX_VALUES.passkeySignature;
 
 /** A verify body of another credential type than the credential's (400, naming the `type` field). */
 const typeMismatch = (actual: string, sent: string): Failure => ({
@@ -88,7 +89,7 @@ export async function checkAssertion(
   rp: RelyingParty,
   sandbox: boolean,
 ): Promise<Outcome<{ counter: number }>> {
-  if (sandbox && assertion.signature === SANDBOX_PASSKEY_SIGNATURE) return { ok: true, counter: credential.counter };
+  if (sandbox && assertion.signature === SANDBOX_PASSKEY.value) return { ok: true, counter: credential.counter };
   const verified = await verifyPasskeyAssertion(
     {
       assertion,
@@ -104,6 +105,6 @@ export async function checkAssertion(
   );
   if (verified.ok) return { ok: true, counter: verified.counter };
   return sandbox
-    ? fail('UNAUTHORIZED', 'Invalid passkey signature', 'Invalid passkey signature')
+    ? fail('UNAUTHORIZED', SANDBOX_PASSKEY.refusal, SANDBOX_PASSKEY.refusal)
     : fail('UNAUTHORIZED', `Passkey assertion rejected: ${verified.reason}`);
 }

@@ -4,13 +4,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { textFromBase64url } from '../crypto/base64';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { ServiceMode } from '../env';
-
-/** The fixed sandbox token of older sandboxes (spec 4.9: no longer accepted). */
-const RETIRED_SANDBOX_OIDC_TOKEN = 'sandbox-valid-oidc-token';
-/** Spec 8: `iat` at most 60 s before the request. */
-const OIDC_MAX_AGE_MS = 60_000;
-/** Spec 4.9: sandbox allows 5 s of clock skew; the same margin bounds an `iat` ahead of our clock in both modes. */
-const OIDC_CLOCK_SKEW_MS = 5_000;
+import { OIDC_CLOCK_SKEW_MS, OIDC_MAX_AGE_MS, RETIRED_SANDBOX_OIDC_TOKEN } from './sandbox-values';
 
 /** Algorithms an OIDC provider signs ID tokens with; symmetric ones are refused (they would need a shared secret). */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];

@@ -100,6 +100,7 @@ Object.assign(BUDGETS, {
   getSandboxFault: budget(1),
   deleteSandboxFault: budget(2),
   deleteSandboxFaults: budget(2),
+  getSandboxMagicValues: budget(1),
   // Embedded wallets
   listAuthCredentials: budget(1, 1),
   createAuthCredential: budget(3, 1),
@@ -518,6 +519,7 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('deleteSandboxFaults', 'DELETE', '/sandbox/faults', { auth });
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
     await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
+    await m('getSandboxMagicValues', 'GET', '/sandbox/magic-values', { auth });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
   });
 

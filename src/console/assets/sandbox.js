@@ -1,6 +1,6 @@
 // The sandbox's own pages: the e-mail outbox (OTP codes), and the controls that drive the simulation:
 // fund an account, advance the clock, simulate an incoming UMA payment, pay a real-time-funding quote,
-// reset. Every control is one public API call with the signed-in token.
+// reset; and the magic-values catalogue. Every control is one public API call with the signed-in token.
 import { api, platformConfig } from './api.js';
 import { act, actionForm, changeWatch, errorBox, field, fill, h, money, options, outcome, table, toMinorUnits, when } from './ui.js';
 import { customerName } from './customers.js';
@@ -47,7 +47,12 @@ export async function emailList(main, _param, live) {
 }
 
 export async function sandboxPage(main, _param, live) {
-  const [config, clock, accounts] = await Promise.all([platformConfig(), api('/sandbox/clock'), allInternalAccounts()]);
+  const [config, clock, accounts, magic] = await Promise.all([
+    platformConfig(),
+    api('/sandbox/clock'),
+    allInternalAccounts(),
+    api('/sandbox/magic-values'),
+  ]);
   fill(
     main,
     h('h1', null, 'Sandbox'),
@@ -57,6 +62,7 @@ export async function sandboxPage(main, _param, live) {
     receiveSection(config, accounts),
     quoteSection(),
     resetSection(),
+    magicValuesSection(magic),
   );
 }
 
@@ -279,4 +285,129 @@ function resetSection() {
     }),
   );
   return section('Reset', "Start over with this platform's sandbox data.", open, dialog, nodes);
+}
+
+/** Text whose `code` spans (Markdown backticks, as the document's summaries write them) show as code. */
+const rich = (text) => text.split('`').map((part, i) => (i % 2 ? h('code', null, part) : part));
+
+/** One group of the catalogue: folded, except the first. */
+const group = (title, open, ...content) =>
+  h('details', { class: 'magic-group', open, data: { group: title } }, h('summary', null, title), content);
+
+/** The catalogue of GET /sandbox/magic-values: what each sandbox trigger does, as the service itself declares it. */
+function magicValuesSection(doc) {
+  const { accountSuffixes: a, beneficiaryVerification: b, umaReceivers: u, wallet: w } = doc;
+  const suffixRows = [...a.values, { suffix: 'other', ...a.otherwise }];
+  const sender = u.infoRequestingSender;
+  return section(
+    'Magic values',
+    'What the sandbox does with special values (from GET /sandbox/magic-values). Production honours none of them.',
+    h('div', { data: { field: 'magic-values' } }, [
+      group(
+        'Account suffixes',
+        true,
+        h('p', { class: 'muted' }, rich(`Selected by ${a.selectedBy}.`)),
+        table(
+          [
+            { label: 'Suffix', cell: (r) => h('code', null, r.suffix) },
+            { label: 'Meaning', cell: (r) => r.meaning },
+            { label: 'Quote (executed)', cell: (r) => rich(r.quote.summary) },
+            { label: 'Transfer out', cell: (r) => rich(r.transferOut.summary) },
+            { label: 'Transfer in', cell: (r) => rich(r.transferIn.summary) },
+          ],
+          suffixRows,
+          'No suffixes.',
+        ),
+      ),
+      group(
+        'Beneficiary verification',
+        false,
+        h('p', { class: 'muted' }, rich(`Selected by ${b.selectedBy}.`)),
+        table(
+          [
+            { label: 'Suffix', cell: (v) => h('code', null, v.suffix) },
+            { label: 'Result', cell: (v) => (v.error ? `refused: ${v.error.status} ${v.error.code}` : v.status) },
+          ],
+          [...b.values, { suffix: 'other', status: b.otherwise }],
+          'No suffixes.',
+        ),
+      ),
+      group(
+        'UMA receivers',
+        false,
+        table(
+          [
+            { label: 'Address', cell: (r) => h('code', null, r.address) },
+            { label: 'Currency', cell: (r) => r.currency },
+            { label: 'Quote to it (executed)', cell: (r) => rich(r.outcome.summary) },
+          ],
+          u.receivers,
+          'No receivers.',
+        ),
+        h(
+          'p',
+          null,
+          `A sender whose local part is `,
+          h('code', null, sender.localPart),
+          ` (any domain, ${sender.operation}) asks for `,
+          sender.requestedFields.map((f, i) => [i ? ', ' : '', h('code', null, f.name), f.mandatory ? ' (mandatory)' : ' (optional)']),
+          '.',
+        ),
+      ),
+      group(
+        'KYC and KYB',
+        false,
+        table(
+          [
+            { label: 'What', cell: (v) => `${v.what} (${v.operation})` },
+            { label: 'Selected by', cell: (v) => (v.field ? ['last 3 characters of ', h('code', null, v.field)] : '–') },
+            {
+              label: 'Outcome',
+              cell: (v) => [
+                ...v.values.map((x) => [h('code', null, x.suffix), ` ${x.status}, `]),
+                v.values.length ? 'other ' : '',
+                v.otherwise,
+              ],
+            },
+          ],
+          doc.verifications,
+          'No verifications.',
+        ),
+      ),
+      group(
+        'Embedded wallets',
+        false,
+        table(
+          [
+            { label: 'Where', cell: (v) => [v.operation, ': ', h('code', null, v.field)] },
+            { label: 'Value', cell: (v) => h('code', null, v.value) },
+            { label: 'A wrong value', cell: (v) => `401 UNAUTHORIZED, "${v.refusal}"` },
+          ],
+          [w.otp, w.passkey, w.walletSignature],
+          'No values.',
+        ),
+        h(
+          'p',
+          null,
+          'OAUTH: any signature segment passes; the claims are checked (issuers: ',
+          w.oauth.issuers.map((iss, i) => [i ? ', ' : '', h('code', null, iss)]),
+          `; iat within ${describeOffset(w.oauth.maxAgeMs / 1000)} + ${describeOffset(w.oauth.clockSkewMs / 1000)} skew). `,
+          w.passkey.rpId ? ['Passkeys: relying party ', h('code', null, w.passkey.rpId), '.'] : null,
+        ),
+      ),
+      group(
+        'Timings',
+        false,
+        table(
+          [
+            { label: 'Timing', cell: (t) => h('code', null, t.name) },
+            { label: 'Duration', cell: (t) => describeOffset(t.ms / 1000) },
+            { label: 'What', cell: (t) => t.description },
+          ],
+          doc.timings,
+          'No timings.',
+        ),
+      ),
+    ]),
+  );
 }
