@@ -424,6 +424,9 @@ test('sandbox: fund an account, simulate an incoming UMA payment, pay a real-tim
   await go(page, 'Sandbox', '#/sandbox');
   const section = (name) => page.locator('section').filter({ has: page.getByRole('heading', { level: 2, name }) });
   const said = (name, text) => section(name).getByRole('status').filter({ hasText: text }).waitFor();
+  // The magic-values catalogue is rendered from GET /sandbox/magic-values: the transfer-failure suffix is listed.
+  const catalogue = page.locator('[data-field="magic-values"]');
+  await catalogue.getByRole('cell', { name: '005', exact: true }).waitFor();
 
   // Fund: a malformed amount is refused on the page, in words, and sends nothing; then 12.34 USD in main
   // units becomes 1234 in the smallest unit (and the refusal goes away).
