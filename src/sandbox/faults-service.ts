@@ -1,6 +1,6 @@
 // Sandbox fault rules: create (checked against the route table), list, read with firings, delete; each change
 // refreshes the platform row's copy of its live rules in the same batch (http/faults.ts reads that copy).
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { namedGuard, type Db, type Loaded } from '../db/client';
@@ -135,11 +135,12 @@ export async function deleteFault(db: Db, platformId: string, id: string): Promi
   if (deleted.length === 0) throw faultNotFound();
 }
 
-/** Deletes every rule of the platform. */
+/** Deletes every rule of the platform, firings first: found by rule through their key, not by a walk of every platform's firings. */
 export async function deleteFaults(db: Db, platformId: string): Promise<void> {
+  const rules = db.select({ id: sandboxFaults.id }).from(sandboxFaults).where(eq(sandboxFaults.platformId, platformId));
   await db.batch([
+    db.delete(sandboxFaultFirings).where(inArray(sandboxFaultFirings.faultId, rules)),
     db.delete(sandboxFaults).where(eq(sandboxFaults.platformId, platformId)),
-    db.delete(sandboxFaultFirings).where(eq(sandboxFaultFirings.platformId, platformId)),
     db.update(platforms).set({ sandboxFaults: null }).where(eq(platforms.id, platformId)),
   ]);
 }
