@@ -7,6 +7,8 @@ export interface Env {
   ACCOUNT: DurableObjectNamespace<AccountDO>;
   JOBS: Queue<unknown>;
   DOCUMENTS: R2Bucket;
+  /** The console's files (wrangler.toml `[assets]`), served only through src/console/serve.ts. */
+  ASSETS: Fetcher;
   /** Per-platform request budget, and the lower one of expensive calls (wrangler.toml `ratelimits`). */
   RATE_LIMIT?: RateLimit;
   EXPENSIVE_RATE_LIMIT?: RateLimit;

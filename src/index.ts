@@ -38,7 +38,7 @@ export default {
             base: apiBase(s.apiPrefix),
             api: (req) => api(req).catch((error: unknown) => toErrorResponse(error, log, req)),
           });
-        } else response = consoleResponse(request, s, apiBase(s.apiPrefix)) ?? (await api(request));
+        } else response = (await consoleResponse(request, env, s, apiBase(s.apiPrefix))) ?? (await api(request));
       }
     } catch (error) {
       response = toErrorResponse(error, log, request);

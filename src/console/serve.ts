@@ -1,39 +1,16 @@
 // The sandbox console: its page and files at /, with their security headers.
-import type { Settings } from '../env';
-import indexHtml from './assets/index.html';
-import styleCss from './assets/style.css';
-import appJs from './assets/app.js';
-import apiJs from './assets/api.js';
-import uiJs from './assets/ui.js';
-import customersJs from './assets/customers.js';
-import transactionsJs from './assets/transactions.js';
-import webhooksJs from './assets/webhooks.js';
-import sandboxJs from './assets/sandbox.js';
-import faultsJs from './assets/faults.js';
-import referenceJs from './assets/reference.js';
-import agentsJs from './assets/agents.js';
+import type { Env, Settings } from '../env';
 
 /**
- * The sandbox console: a page at `/` and its files under `/console/`, bundled into the Worker (no other
- * host, so it works offline). It calls the public API with the signed-in token, so it can do nothing a
- * token cannot. On in sandbox; in production only with CONSOLE_ENABLED=true.
+ * The sandbox console: a page at `/` and its files under `/console/`, static assets of this Worker
+ * (wrangler.toml `[assets]`, src/console/assets) that only this code serves, so the security headers, the
+ * mode switch and the page's settings apply to each. No other host: it works offline. It calls the public
+ * API with the signed-in token, so it can do nothing a token cannot. On in sandbox; in production only with
+ * CONSOLE_ENABLED=true.
  */
-const JS = 'text/javascript; charset=utf-8';
-const FILES = new Map<string, { body: string; type: string }>(
-  Object.entries({
-    'style.css': { body: styleCss, type: 'text/css; charset=utf-8' },
-    'app.js': { body: appJs, type: JS },
-    'api.js': { body: apiJs, type: JS },
-    'ui.js': { body: uiJs, type: JS },
-    'customers.js': { body: customersJs, type: JS },
-    'transactions.js': { body: transactionsJs, type: JS },
-    'webhooks.js': { body: webhooksJs, type: JS },
-    'sandbox.js': { body: sandboxJs, type: JS },
-    'faults.js': { body: faultsJs, type: JS },
-    'reference.js': { body: referenceJs, type: JS },
-    'agents.js': { body: agentsJs, type: JS },
-  }),
-);
+const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+/** A console file's name: a flat name with a served type (not the page's template, nothing else). */
+const FILE = /^[a-z][a-z0-9-]*\.(js|css)$/;
 
 /**
  * Everything from this origin and nothing else: no inline script or style, no framing, no form posting
@@ -60,16 +37,16 @@ const HEADERS = {
 };
 
 /** The console's answer to a request, or undefined when the path is not the console's (or it is off). */
-export function consoleResponse(request: Request, s: Settings, apiBase: string): Response | undefined {
+export async function consoleResponse(request: Request, env: Env, s: Settings, apiBase: string): Promise<Response | undefined> {
   if (!s.console || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
   const { pathname } = new URL(request.url);
+  const name = pathname === '/' ? 'index.html' : pathname.startsWith('/console/') ? pathname.slice('/console/'.length) : '';
+  const type = name === 'index.html' ? 'text/html; charset=utf-8' : TYPES[FILE.exec(name)?.[1] ?? ''];
+  if (!type) return undefined;
+  const asset = await env.ASSETS.fetch(new Request(new URL(`/${name}`, request.url)));
+  if (!asset.ok) return undefined;
   // The page learns where the API is and which mode it runs in from its own meta tags (no inline script).
-  const file =
-    pathname === '/'
-      ? { body: indexHtml.replace('{{API_BASE}}', apiBase).replace('{{MODE}}', s.mode), type: 'text/html; charset=utf-8' }
-      : pathname.startsWith('/console/')
-        ? FILES.get(pathname.slice('/console/'.length))
-        : undefined;
-  if (!file) return undefined;
-  return new Response(request.method === 'HEAD' ? null : file.body, { headers: { ...HEADERS, 'Content-Type': file.type } });
+  const body =
+    name === 'index.html' ? (await asset.text()).replace('{{API_BASE}}', apiBase).replace('{{MODE}}', s.mode) : await asset.text();
+  return new Response(request.method === 'HEAD' ? null : body, { headers: { ...HEADERS, 'Content-Type': type } });
 }
