@@ -13,7 +13,7 @@ import { badRequest, notFound } from '../http/errors';
 import { keysetList } from '../http/pagination';
 import { iso } from '../common/time';
 import type { StoreState } from '../wallet/account-store';
-import { deleteFiles, deletePlatformData, documentsPrefix, PLATFORM_DATA } from './reset';
+import { deleteFiles, documentsPrefix, PLATFORM_DATA } from './reset';
 
 /** Snapshots a platform may keep (hidden ones, a fixtures load's rollback points, are not counted). */
 export const MAX_SNAPSHOTS = 10;
@@ -252,12 +252,36 @@ export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id
   );
   const fromSnapshot = (kind: string) =>
     sql`FROM ${sandboxSnapshotRows} WHERE ${sandboxSnapshotRows.snapshotId} = ${id} AND ${sandboxSnapshotRows.kind} = ${kind}`;
+  // Only what differs is written: a row whose captured form is in the snapshot stays, the others are deleted,
+  // and captured rows not in the table are inserted (a changed row is both). Writes, with their triggers and
+  // indexes, are what costs; reads of both sides are cheap. A table whose columns changed since the capture
+  // (a migration) is replaced whole.
+  const tables = PLATFORM_DATA.map((t) => {
+    const columns = columnsOf(t.table);
+    const captured = snapshot.columns[t.kind] ?? [];
+    const same = captured.length === columns.length && columns.every((c, i) => c.name === captured[i]);
+    return { ...t, columns, captured, same };
+  });
   const statements: Statement[] = [
     namedGuard(db, SNAPSHOT_GONE, sql`EXISTS (SELECT 1 FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id})`),
-    ...deletePlatformData(db, platformId),
-    ...[...PLATFORM_DATA].reverse().map(({ kind, table }) => {
-      const values = columnsOf(table).map((c) => restored(c, snapshot.columns[kind] ?? []));
-      return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${fromSnapshot(kind)}`);
+    // Foreign keys are checked at the commit: a changed parent is deleted and inserted again under unchanged children.
+    db.run(sql`PRAGMA defer_foreign_keys = on`),
+    ...tables.map(({ kind, table, rowsOf, columns, same }) =>
+      db
+        .delete(table)
+        .where(
+          and(
+            rowsOf(platformId),
+            same ? sql`${rowJson(columns)} NOT IN (SELECT ${sandboxSnapshotRows.row} ${fromSnapshot(kind)})` : undefined,
+          ),
+        ),
+    ),
+    ...[...tables].reverse().map(({ kind, table, rowsOf, columns, captured, same }) => {
+      const values = columns.map((c) => restored(c, captured));
+      const missing = same
+        ? sql` AND ${sandboxSnapshotRows.row} NOT IN (SELECT ${rowJson(columns)} FROM ${table} WHERE ${rowsOf(platformId)})`
+        : sql``;
+      return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${fromSnapshot(kind)}${missing}`);
     }),
     db.update(platforms).set({ clockOffsetMs: snapshot.clockOffsetMs }).where(eq(platforms.id, platformId)),
   ];
