@@ -100,6 +100,13 @@ Object.assign(BUDGETS, {
   getSandboxFault: budget(1),
   deleteSandboxFault: budget(2),
   deleteSandboxFaults: budget(2),
+  // Snapshots: the platform's wallets are read (take) or written (restore) one Durable Object call each; the
+  // measured platform has 7 of them.
+  createSandboxSnapshot: budget(3, 7),
+  listSandboxSnapshots: budget(1),
+  getSandboxSnapshot: budget(1),
+  restoreSandboxSnapshot: budget(3, 7),
+  deleteSandboxSnapshot: budget(2),
   getSandboxMagicValues: budget(1),
   // Embedded wallets
   listAuthCredentials: budget(1, 1),
@@ -159,6 +166,9 @@ const ROWS: Record<string, number> = {
   deleteCustomerById: 450,
   // Each pending action's view loads its transaction, quote and customer: about 15 rows per action of the page.
   listAgentApprovals: 15 * 20 + 40,
+  // A restore compares the platform's rows with the snapshot's (each side read about twice) and writes only what
+  // differs: reads follow the platform's size (the measured one holds about 260,000 rows), not its writes.
+  restoreSandboxSnapshot: 4 * 270_000,
 };
 /**
  * Operations whose work is the platform's data itself (sandbox reset deletes all of it): rows read at most this
@@ -166,7 +176,14 @@ const ROWS: Record<string, number> = {
  */
 // A clock advance moves the platform's pending deliveries and transitions' sweep times with it (the sweep reads
 // only what is due, in real time): a bounded update of that platform's pending rows.
-const PER_ROW_WRITTEN: Record<string, number> = { sandboxReset: 2, advanceSandboxClock: 2 };
+const PER_ROW_WRITTEN: Record<string, number> = {
+  sandboxReset: 2,
+  advanceSandboxClock: 2,
+  // Taking a snapshot copies the platform's rows: each read about once per row it writes.
+  createSandboxSnapshot: 2,
+  // Deleting a snapshot's rows reads each through its index entry, then the row (2 per row deleted, and the snapshot's).
+  deleteSandboxSnapshot: 3,
+};
 
 /** The rows-read budget of `op` as measured: lists by their page (`limit`, default 20), else READ or WRITE. */
 function rowsBudget(op: string, { method, path, cost }: Measured): number {
@@ -520,6 +537,11 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
     await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
     await m('getSandboxMagicValues', 'GET', '/sandbox/magic-values', { auth });
+    const snapshot = await m('createSandboxSnapshot', 'POST', '/sandbox/snapshots', { auth, body: { name: 'measured' } });
+    await m('listSandboxSnapshots', 'GET', '/sandbox/snapshots', { auth });
+    await m('getSandboxSnapshot', 'GET', `/sandbox/snapshots/${snapshot.body.id}`, { auth });
+    await m('restoreSandboxSnapshot', 'POST', `/sandbox/snapshots/${snapshot.body.id}/restore`, { auth });
+    await m('deleteSandboxSnapshot', 'DELETE', `/sandbox/snapshots/${snapshot.body.id}`, { auth });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
   });
 
