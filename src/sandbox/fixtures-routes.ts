@@ -2,7 +2,7 @@
 import { defineRoute, json, type Ctx, type RouteDef } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { readJson } from '../http/body';
-import { invalidFields, zodIssues } from '../http/errors';
+import { ApiError, ERRORS, invalidFields, zodIssues } from '../http/errors';
 import { IDEMPOTENCY_HEADER } from '../http/idempotency';
 import type { CredentialLookups } from '../http/auth';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from '../platform/tokens-service';
@@ -50,7 +50,13 @@ function inProcess(c: Ctx<'basic'>, routes: readonly RouteDef[]): CallApi {
     const response = await route.run(request, c.env, c.exec, { settings, log: c.log, credentials });
     bookmark = response.headers.get(BOOKMARK_HEADER) ?? bookmark;
     const text = await response.text();
-    return text ? JSON.parse(text) : undefined;
+    const answer = text ? JSON.parse(text) : undefined;
+    // An idempotent route answers its refusal (recorded with the key) rather than throwing it.
+    if (response.status >= 300)
+      throw answer?.code in ERRORS
+        ? new ApiError(answer.code, answer.message, answer.details, undefined, answer.reason)
+        : new ApiError('CONFLICT', `${operationId} answered ${response.status}`);
+    return answer;
   };
 }
 

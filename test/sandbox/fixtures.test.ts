@@ -127,10 +127,196 @@ describe('POST /sandbox/fixtures', () => {
     expect((await api('GET', `/transactions/${refs.pull}`, { auth: p.auth })).body.status).toBe('COMPLETED');
   });
 
+  it('answers device codes for agents not redeemed, keyed by ref or, without one, by id', async () => {
+    const p = await newPlatform();
+    const res = await load(p, {
+      customers: [{ ref: 'c', ...individualBody() }],
+      agents: [{ ref: 'a', name: 'A', customerId: { $ref: 'c' }, policy: policy() }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const status = await api('GET', `/agents/device-codes/${res.body.agents.a.deviceCode.code}/status`, { auth: p.auth });
+    expect(status.body).toMatchObject({ redeemed: false });
+  });
+
   it('is 404 in production', async () => {
     const p = await newPlatform();
     expectError(await productionApi('POST', '/sandbox/fixtures', { auth: p.auth, body: {} }), 404, 'NOT_FOUND');
   });
 });
 
-export { failingFields };
+/** A document that is valid on its own: one funded customer with a bank account. */
+const base = () => ({
+  ref: 'alice',
+  ...individualBody(),
+  balances: { USD: 1_000 },
+  externalAccounts: [{ ref: 'alice-bank', currency: 'USD', accountInfo: bankInfo('USD', '000') }],
+});
+const out = (source: unknown, destination: unknown, amount = 100) => ({
+  transferOut: { source: { accountId: source }, destination: { accountId: destination }, amount },
+});
+
+/** 400 INVALID_INPUT naming `fields` (and only those), and the platform still without customers. */
+async function refused(p: TestPlatform, doc: unknown, fields: string[]) {
+  const res = await load(p, doc);
+  expectError(res, 400, 'INVALID_INPUT');
+  expect(failingFields(res)).toEqual(fields);
+  expect((await api('GET', '/customers', { auth: p.auth })).body.totalCount).toBe(0);
+  return res.body;
+}
+
+describe('POST /sandbox/fixtures refuses a bad document whole, naming its JSON paths, and creates nothing', () => {
+  it('an unknown ref', async () => {
+    const p = await newPlatform();
+    await refused(p, { customers: [base()], payments: [out({ $ref: 'alice.accounts.USD' }, { $ref: 'bob-bank' })] }, [
+      'payments[0].transferOut.destination.accountId.$ref',
+    ]);
+    // A currency the platform lacks is no account either.
+    await refused(p, { customers: [base()], payments: [out({ $ref: 'alice.accounts.GBP' }, { $ref: 'alice-bank' })] }, [
+      'payments[0].transferOut.source.accountId.$ref',
+    ]);
+  });
+
+  it('a duplicate ref', async () => {
+    const p = await newPlatform();
+    await refused(p, { customers: [base(), { ...individualBody(), ref: 'alice' }] }, ['customers[1].ref']);
+  });
+
+  it('a forward ref', async () => {
+    const p = await newPlatform();
+    const quote = {
+      source: { sourceType: 'ACCOUNT', accountId: { $ref: 'alice.accounts.USD' } },
+      destination: { destinationType: 'ACCOUNT', accountId: { $ref: 'alice-bank' } },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100,
+      description: { $ref: 'later' },
+    };
+    await refused(
+      p,
+      { customers: [base()], payments: [{ quote }, { ref: 'later', ...out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' }) }] },
+      ['payments[0].quote.description.$ref'],
+    );
+  });
+
+  it('a ref of the wrong kind', async () => {
+    const p = await newPlatform();
+    await refused(p, { customers: [base()], payments: [out({ $ref: 'alice-bank' }, { $ref: 'alice' })] }, [
+      'payments[0].transferOut.source.accountId.$ref',
+      'payments[0].transferOut.destination.accountId.$ref',
+    ]);
+    await refused(p, { customers: [base()], agents: [{ name: 'A', customerId: { $ref: 'alice.accounts.USD' }, policy: policy() }] }, [
+      'agents[0].customerId.$ref',
+    ]);
+  });
+
+  it("a body its route's own schema refuses", async () => {
+    const p = await newPlatform();
+    const bad = {
+      ...base(),
+      ref: 'bob',
+      externalAccounts: [{ currency: 'EUR', accountInfo: { ...bankInfo('EUR', '000'), iban: 'DE00' } }],
+    };
+    await refused(p, { customers: [base(), bad] }, ['customers[1].externalAccounts[0].accountInfo.iban']);
+    await refused(p, { customers: [{ ...base(), birthDate: 'yesterday' }] }, ['customers[0].birthDate']);
+    await refused(p, { customers: [base()], agents: [{ customerId: { $ref: 'alice' }, policy: policy() }] }, ['agents[0].name']);
+    await refused(p, { customers: [base()], payments: [{ transferOut: {}, transferIn: {} }] }, ['payments[0]']);
+    await refused(p, { customers: [base()], extra: [] }, ['extra']);
+  });
+
+  it('a kycStatus the sandbox cannot reach, or not a status at all', async () => {
+    const p = await newPlatform();
+    await refused(p, { customers: [{ ...base(), kycStatus: 'REJECTED' }] }, ['customers[0].kycStatus']);
+    await refused(p, { customers: [{ ...base(), kycStatus: 'MAYBE' }] }, ['customers[0].kycStatus']);
+    // A business reaches the outcome of its registration number's suffix (002: REJECTED), and needs its details on file.
+    await refused(p, { customers: [{ ...businessBody({}, { registrationNumber: '5523001' }), kycStatus: 'REJECTED' }] }, [
+      'customers[0].kycStatus',
+    ]);
+    await refused(p, { customers: [{ ...individualBody({ birthDate: undefined }), kycStatus: 'APPROVED' }] }, ['customers[0].birthDate']);
+  });
+
+  it('currencies the platform lacks', async () => {
+    const p = await newPlatform();
+    await refused(p, { customers: [{ ...base(), balances: { USD: 1, GBP: 5 } }] }, ['customers[0].balances.GBP']);
+    await refused(p, { customers: [{ ...base(), currencies: ['USD', 'GBP'] }] }, ['customers[0].currencies[1]']);
+  });
+
+  it('a wallet the customer cannot have this way', async () => {
+    const p = await newPlatform();
+    await refused(p, { customers: [{ ...base(), wallet: { type: 'EMAIL_OTP' } }] }, ['customers[0].email']);
+    await refused(p, { customers: [{ ...base(), email: 'a@example.com', wallet: { type: 'OAUTH', oidcToken: 'x' } }] }, [
+      'customers[0].wallet.type',
+    ]);
+    const noWallets = await newPlatform({ embeddedWalletConfig: undefined });
+    await refused(noWallets, { customers: [{ ...base(), email: 'a@example.com', wallet: { type: 'EMAIL_OTP' } }] }, [
+      'customers[0].wallet',
+    ]);
+  });
+
+  it('over the size limit; a document at the limit is checked whole', async () => {
+    const p = await newPlatform();
+    const customer = (i: number) => ({ ref: `c${i}`, ...individualBody({ platformCustomerId: `c-${i}` }) });
+    const customers = Array.from({ length: 1_000 }, (_, i) => customer(i));
+    await refused(p, { customers: [...customers, customer(1_000)] }, ['customers']);
+    const payment = (i: number) => ({
+      ref: `p${i}`,
+      transferIn: {
+        source: { accountId: 'ExternalAccount:x' },
+        destination: { accountId: { $ref: `c${i % 1_000}.accounts.USD` } },
+        amount: 1,
+      },
+    });
+    const payments = Array.from({ length: 10_000 }, (_, i) => payment(i));
+    await refused(p, { customers, payments: [...payments, payment(10_000)] }, ['payments']);
+    // At the limit, every entry is checked: one bad ref among 11,000 entries is found, and named.
+    payments[9_999]!.transferIn.destination.accountId = { $ref: 'c1000.accounts.USD' };
+    await refused(p, { customers, payments }, ['payments[9999].transferIn.destination.accountId.$ref']);
+  });
+});
+
+describe('POST /sandbox/fixtures, all or nothing', () => {
+  it("rolls back what the call created when a step fails, answering that step's error with its entry", async () => {
+    const p = await newPlatform();
+    const before = await api('POST', '/customers', { auth: p.auth, body: individualBody() });
+    expect(before.status).toBe(201);
+    const res = await load(p, {
+      customers: [base(), { ...individualBody(), ref: 'bob', kycStatus: 'APPROVED', balances: { USD: 50 } }],
+      payments: [
+        { ref: 'ok', ...out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' }, 500), settle: true },
+        out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' }, 5_000),
+      ],
+    });
+    const error = expectError(res, 400, 'INSUFFICIENT_FUNDS');
+    expect(error.message).toContain('payments[1]');
+    expect(error.details).toMatchObject({ entry: 'payments[1]' });
+    // Only the customer made before the call is left; the clock the settle moved is back too.
+    const list = await api('GET', '/customers', { auth: p.auth });
+    expect(list.body.totalCount).toBe(1);
+    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([before.body.id]);
+    expect((await api('GET', '/transactions', { auth: p.auth })).body.totalCount).toBe(0);
+    expect((await api('GET', '/sandbox/clock', { auth: p.auth })).body.clockOffsetSeconds).toBe(0);
+    // No snapshot is left behind either.
+    expect((await api('GET', '/sandbox/snapshots', { auth: p.auth })).body.data).toEqual([]);
+    // The same document, corrected, loads.
+    const again = await load(p, { customers: [base()], payments: [out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' }, 500)] });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+  });
+});
+
+describe('POST /sandbox/fixtures per platform', () => {
+  it("never resolves a ref to another platform's data, and refuses another platform's ids", async () => {
+    const a = await newPlatform();
+    const b = await newPlatform();
+    const loaded = await load(a, { customers: [base()] });
+    expect(loaded.status).toBe(201);
+    // Refs live in one document: b's document cannot name a's entries.
+    await refused(b, { payments: [out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' })] }, [
+      'payments[0].transferOut.source.accountId.$ref',
+      'payments[0].transferOut.destination.accountId.$ref',
+    ]);
+    // a's ids, written out, are not b's: 404, and b is left as it was.
+    const res = await load(b, { customers: [base()], payments: [out(loaded.body.refs['alice.accounts.USD'], { $ref: 'alice-bank' })] });
+    expectError(res, 404);
+    expect(res.body.message).toContain('payments[0]');
+    expect((await api('GET', '/customers', { auth: b.auth })).body.totalCount).toBe(0);
+    expect(await balanceOf(a, loaded.body.refs['alice.accounts.USD'])).toBe(1_000);
+  });
+});
