@@ -101,6 +101,8 @@ Object.assign(BUDGETS, {
   deleteSandboxFault: budget(2),
   deleteSandboxFaults: budget(2),
   getSandboxMagicValues: budget(1),
+  // One customer with a balance; grows with the document (each step costs its own operation's budget) and the platform's wallets (the rollback point).
+  loadSandboxFixtures: budget(10, 7),
   // Embedded wallets
   listAuthCredentials: budget(1, 1),
   createAuthCredential: budget(3, 1),
@@ -520,6 +522,10 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
     await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
     await m('getSandboxMagicValues', 'GET', '/sandbox/magic-values', { auth });
+    await m('loadSandboxFixtures', 'POST', '/sandbox/fixtures', {
+      auth,
+      body: { customers: [{ ...individualBody(), balances: { USD: 100 } }] },
+    });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
   });
 
