@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run fixtures -- <file.json>`: loads a fixture document into the running local service (`npm start`) through POST /sandbox/fixtures.
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,27 +34,33 @@ const progress = setInterval(() => {
   else console.log(line);
 }, 2000);
 
-let res;
-try {
-  res = await fetch(`${baseUrl}/sandbox/fixtures`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
-      'Content-Type': 'application/json',
-    },
-    body,
+// node:http, not fetch: fetch gives up waiting for the answer's headers after 300 s, and a document at the
+// limit takes longer than that to apply locally.
+const { status, text } = await new Promise((done) => {
+  const url = new URL(`${baseUrl}/sandbox/fixtures`);
+  const headers = {
+    Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+  };
+  const req = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers }, (res) => {
+    let data = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk) => (data += chunk));
+    res.on('end', () => done({ status: res.statusCode, text: data }));
   });
-} catch (error) {
-  clearInterval(progress);
-  console.error(`\nCannot reach ${baseUrl}: ${error.message} (is \`npm start\` running?)`);
-  process.exit(1);
-}
-const text = await res.text();
+  req.on('error', (error) => {
+    clearInterval(progress);
+    console.error(`\nCannot reach ${baseUrl}: ${error.message} (is \`npm start\` running?)`);
+    process.exit(1);
+  });
+  req.end(body);
+});
 clearInterval(progress);
 if (process.stdout.isTTY) process.stdout.write('\r');
 const answer = text ? JSON.parse(text) : null;
-if (res.status !== 201) {
-  console.error(`Failed after ${seconds()} s: HTTP ${res.status} ${answer?.code ?? ''} ${answer?.message ?? text}`);
+if (status !== 201) {
+  console.error(`Failed after ${seconds()} s: HTTP ${status} ${answer?.code ?? ''} ${answer?.message ?? text}`);
   for (const f of answer?.details?.fields ?? []) console.error(`  ${f.field}: ${f.message}`);
   console.error('Nothing was created (a failure while applying is rolled back).');
   process.exit(1);
