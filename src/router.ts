@@ -28,6 +28,14 @@ import { WEBHOOKS } from './sandbox/webhook-catalog';
 
 export const API_VERSION = '2025-10-13';
 
+/** How authentication finds stored credentials: platform API tokens and agent tokens. */
+const credentials: CredentialLookups = {
+  tokenWithPlatform: findTokenWithPlatform,
+  tokenWithPlatformAnd: findTokenWithPlatformAnd,
+  agentByToken: findAgentByToken,
+  agentByTokenAnd: findAgentByTokenAnd,
+};
+
 /** Every endpoint, one list per area, in matching order (no literal path is shadowed by a parameter). */
 export const ROUTES: RouteDef[] = inMatchingOrder([
   ...platformRoutes,
@@ -41,7 +49,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...documentRoutes,
   ...umaRoutes,
   ...paymentRoutes(agentActionDecider),
-  ...sandboxRoutes(() => ROUTES),
+  ...sandboxRoutes(() => ROUTES, credentials),
 ]);
 
 /** The webhooks /openapi.json documents (their table lives with the sandbox, which sends any of them on demand). */
@@ -51,14 +59,6 @@ export { WEBHOOKS };
 export const loggedPath = pathRedactor(ROUTES);
 
 type Args = [Env, ExecutionContext, { settings: Settings; log: Logger }];
-
-/** How authentication finds stored credentials: platform API tokens and agent tokens. */
-const credentials: CredentialLookups = {
-  tokenWithPlatform: findTokenWithPlatform,
-  tokenWithPlatformAnd: findTokenWithPlatformAnd,
-  agentByToken: findAgentByToken,
-  agentByTokenAnd: findAgentByTokenAnd,
-};
 
 /** The path every API route is under: `/<API_PREFIX>/2025-10-13`. */
 export function apiBase(prefix: string): string {

@@ -5,8 +5,6 @@ import { readJson } from '../http/body';
 import { ApiError, ERRORS, invalidFields, zodIssues } from '../http/errors';
 import { IDEMPOTENCY_HEADER } from '../http/idempotency';
 import type { CredentialLookups } from '../http/auth';
-import { findTokenWithPlatform, findTokenWithPlatformAnd } from '../platform/tokens-service';
-import { findAgentByToken, findAgentByTokenAnd } from '../agents/tokens';
 import { FIXTURE_LIMITS, FixtureDocument, FixtureResult } from './fixtures-schema';
 import { applyFixtures, jsonPath, planFixtures, type CallApi } from './fixtures-service';
 import { withRollback } from './fixtures-rollback';
@@ -14,20 +12,12 @@ import { withRollback } from './fixtures-rollback';
 const PATH = '/sandbox/fixtures';
 const BOOKMARK_HEADER = 'X-D1-Bookmark';
 
-/** The same credential lookups the router gives every route. */
-const credentials: CredentialLookups = {
-  tokenWithPlatform: findTokenWithPlatform,
-  tokenWithPlatformAnd: findTokenWithPlatformAnd,
-  agentByToken: findAgentByToken,
-  agentByTokenAnd: findAgentByTokenAnd,
-};
-
 /**
  * Runs operations as the caller, through each route's own runner (authentication, validation, idempotency,
  * rules), as an HTTP request would. Each step's key derives from this call and the step's number, so a retried
  * step is safe. Steps skip the rate limiter: the fixtures request itself was counted (as an expensive call).
  */
-function inProcess(c: Ctx<'basic'>, routes: readonly RouteDef[]): CallApi {
+function inProcess(c: Ctx<'basic'>, routes: readonly RouteDef[], credentials: CredentialLookups): CallApi {
   const byId = new Map(routes.map((r) => [r.operationId, r]));
   const url = new URL(c.request.url);
   const base = url.pathname.slice(0, -PATH.length);
@@ -60,8 +50,8 @@ function inProcess(c: Ctx<'basic'>, routes: readonly RouteDef[]): CallApi {
   };
 }
 
-/** The route; `routes` is the API's route table, whose operations the steps run. */
-export const fixtureRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => [
+/** The route; `routes` is the API's route table, whose operations the steps run with the router's `credentials`. */
+export const fixtureRoutes = (routes: () => readonly RouteDef[], credentials: CredentialLookups): RouteDef[] => [
   {
     ...defineRoute({
       method: 'POST',
@@ -86,7 +76,7 @@ export const fixtureRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => 
             zodIssues(parsed.error).map((i) => ({ ...i, field: jsonPath(i.field) })),
           );
         const steps = planFixtures(parsed.data, c.auth.platform, routes());
-        const call = inProcess(c, routes());
+        const call = inProcess(c, routes(), credentials);
         return json(await withRollback(c, () => applyFixtures(steps, call)), 201);
       },
     }),

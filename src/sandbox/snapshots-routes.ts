@@ -26,8 +26,7 @@ export const snapshotRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: SnapshotCreate,
-    idempotent: { scope: 'platform' },
-    responses: { 201: { description: 'The snapshot', schema: SandboxSnapshot }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422) },
+    responses: { 201: { description: 'The snapshot', schema: SandboxSnapshot }, ...errorResponses(400, 401, 403, 404, 413, 415) },
     handler: async (c) => json(snapshotView(await takeSnapshot(c, c.auth.platform.id, c.body.name)), 201),
   }),
   defineRoute({
