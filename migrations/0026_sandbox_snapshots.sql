@@ -17,4 +17,5 @@ CREATE TABLE `sandbox_snapshots` (
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `sandbox_snapshots_platform_idx` ON `sandbox_snapshots` (`platform_id`,`hidden`,`id`);
+CREATE INDEX `sandbox_snapshots_platform_idx` ON `sandbox_snapshots` (`platform_id`,`hidden`,`id`);--> statement-breakpoint
+CREATE INDEX `sandbox_snapshots_hidden_idx` ON `sandbox_snapshots` (`created_at`) WHERE "sandbox_snapshots"."hidden" = 1;

@@ -6,9 +6,15 @@ import { logger } from './http/log';
 import { apiBase, buildRouter, loggedPath, ROUTES, toErrorResponse } from './router';
 import { consoleResponse } from './console/serve';
 import { mcpPath, mcpResponse } from './mcp/server';
-import { handleJobs, sweep } from './jobs';
+import { handleJobs, sweep, type SweepStep } from './jobs';
+import { purgeAbandonedRollbackPoints } from './sandbox/snapshots-service';
 
 export { AccountDO } from './wallet/account-do';
+
+/** The sandbox's own sweep: rollback points a stopped fixtures load left behind. */
+const SANDBOX_SWEEP: SweepStep[] = [
+  ['fixtures rollback points', (deps, env, now) => purgeAbandonedRollbackPoints({ db: deps.db, env, now })],
+];
 
 const routers = new Map<string, ReturnType<typeof buildRouter>>();
 
@@ -65,7 +71,7 @@ export default {
   async scheduled(controller: ScheduledController, env: Env): Promise<void> {
     const log = logger(settings(env).logLevel);
     const meter = newMeter(currentMeter());
-    await withMeter(meter, () => sweep(env, controller.scheduledTime, log));
+    await withMeter(meter, () => sweep(env, controller.scheduledTime, log, SANDBOX_SWEEP));
     if (log.enabled('info')) log.info('sweep', meterFields(meter));
   },
 } satisfies ExportedHandler<Env>;

@@ -253,7 +253,13 @@ export const sandboxSnapshots = sqliteTable(
     rowCount: integer('row_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('sandbox_snapshots_platform_idx').on(t.platformId, t.hidden, t.id)],
+  (t) => [
+    index('sandbox_snapshots_platform_idx').on(t.platformId, t.hidden, t.id),
+    // The sweep's search for rollback points a stopped fixtures load left behind.
+    index('sandbox_snapshots_hidden_idx')
+      .on(t.createdAt)
+      .where(sql`${t.hidden} = 1`),
+  ],
 );
 
 /** The captured rows of each snapshot: per table (`kind`), each row as a JSON array of arrays of its column values. */

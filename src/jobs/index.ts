@@ -6,7 +6,7 @@ import { deliverEvents } from '../webhooks/delivery';
 import { sweepDueWebhooks } from '../webhooks/sweep';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { purgeSettledDeliveries } from '../webhooks/retention';
-import { jobDeps } from './deps';
+import { jobDeps, type JobDeps } from './deps';
 import { resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { processBulkChunk } from '../customers/bulk-chunks';
 import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
@@ -58,12 +58,16 @@ export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Lo
   }
 }
 
+/** A sweep step from above this floor: its name (for the log) and its work. */
+export type SweepStep = [string, (deps: JobDeps, env: Env, now: number) => Promise<unknown>];
+
 /**
  * Cron backstop (every minute): whatever is overdue, on each platform's own clock, and retention. Each step
  * reads only what is due (wall-clock `sweepAt` indexes); a backlog beyond what one tick handles itself is
- * fanned out through the queue (README "Background work").
+ * fanned out through the queue (README "Background work"). `more`: steps of floors above this one (the
+ * sandbox's), run after these.
  */
-export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
+export async function sweep(env: Env, now: number, log: Logger, more: SweepStep[] = []): Promise<void> {
   const s = settings(env);
   const deps = jobDeps(env, s, log);
   const steps: [string, () => Promise<unknown>][] = [
@@ -73,6 +77,7 @@ export async function sweep(env: Env, now: number, log: Logger): Promise<void> {
     ['applied transitions', () => purgeAppliedTransitions(deps.db, now)],
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
+    ...more.map(([name, step]): [string, () => Promise<unknown>] => [name, () => step(deps, env, now)]),
   ];
   // Each step on its own: one failing does not starve the others.
   for (const [name, step] of steps) {

@@ -1,5 +1,5 @@
 // Sandbox snapshots: capture a platform's sandbox data (D1 rows, wallet Durable Objects, documents' files) and restore it.
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Env } from '../env';
 import type { Db, Statement } from '../db/client';
@@ -343,6 +343,23 @@ export async function deleteSnapshot(deps: SnapshotDeps, platformId: string, id:
   ]);
   if (deleted.length === 0) throw snapshotNotFound();
   await deleteFiles(deps.env.DOCUMENTS, filesPrefix(id));
+}
+
+/** How long a hidden snapshot (a fixtures load's rollback point) may outlive its load: far past the longest load. */
+export const ROLLBACK_POINT_TTL_MS = 60 * 60_000;
+
+/**
+ * The sweep: deletes rollback points a fixtures load left behind when its Worker stopped mid-call (a finished
+ * load deletes its own), a few per tick, found through the index of hidden snapshots.
+ */
+export async function purgeAbandonedRollbackPoints(deps: SnapshotDeps): Promise<number> {
+  const stale = await deps.db
+    .select({ id: sandboxSnapshots.id, platformId: sandboxSnapshots.platformId })
+    .from(sandboxSnapshots)
+    .where(and(eq(sandboxSnapshots.hidden, true), lt(sandboxSnapshots.createdAt, deps.now - ROLLBACK_POINT_TTL_MS)))
+    .limit(10);
+  for (const { id, platformId } of stale) await deleteSnapshot(deps, platformId, id);
+  return stale.length;
 }
 
 /** A snapshot as the API shows it. */

@@ -1,4 +1,5 @@
-import { env } from 'cloudflare:test';
+import { createScheduledController, env } from 'cloudflare:test';
+import worker from '../../src/index';
 import { describe, expect, it } from 'vitest';
 import { api, expectError, newPlatform, productionApi, tokenWith, type TestPlatform } from '../support/api';
 import { ADDRESS, businessBody, createCustomer, individualBody, postForm } from '../support/customers';
@@ -7,9 +8,9 @@ import { credentialsOf, newWallet, otpSession, sessionsOf, signed, type TestWall
 import { fakeEndpoint, hookUrl } from '../support/webhooks';
 import { policy } from '../support/agents';
 import { sandboxOidc } from '../wallet/oidc-fixtures';
-import { deleteSnapshot, MAX_SNAPSHOTS, restoreSnapshot, takeSnapshot } from '../../src/sandbox/snapshots-service';
+import { deleteSnapshot, MAX_SNAPSHOTS, restoreSnapshot, ROLLBACK_POINT_TTL_MS, takeSnapshot } from '../../src/sandbox/snapshots-service';
 import { database } from '../../src/db/client';
-import { sandboxSnapshotRows } from '../../src/db/schema';
+import { sandboxSnapshotRows, sandboxSnapshots } from '../../src/db/schema';
 import { eq } from 'drizzle-orm';
 
 const ok = <T extends { status: number; body: unknown }>(res: T, status = 200): T => {
@@ -347,6 +348,21 @@ describe('sandbox snapshots', () => {
     expect(ok(await api('GET', '/customers', { auth: p.auth })).body.totalCount).toBe(1);
     await deleteSnapshot(deps, p.id, hidden.id);
     expect(await db().select().from(sandboxSnapshotRows).where(eq(sandboxSnapshotRows.snapshotId, hidden.id))).toEqual([]);
+  });
+
+  it('the cron deletes a rollback point a stopped fixtures load left behind, once it is an hour old', async () => {
+    const p = await newPlatform();
+    const deps = { db: database(env.DB), env, now: Date.now() };
+    const left = await takeSnapshot(deps, p.id, 'rollback', { hidden: true });
+    const visible = await take(p, 'kept');
+    const tick = (at: number) => worker.scheduled(createScheduledController({ scheduledTime: at, cron: '* * * * *' }), env);
+    await tick(Date.now() + ROLLBACK_POINT_TTL_MS - 60_000);
+    expect(await db().select().from(sandboxSnapshots).where(eq(sandboxSnapshots.id, left.id))).toHaveLength(1);
+    await tick(Date.now() + ROLLBACK_POINT_TTL_MS + 60_000);
+    expect(await db().select().from(sandboxSnapshots).where(eq(sandboxSnapshots.id, left.id))).toEqual([]);
+    expect(await db().select().from(sandboxSnapshotRows).where(eq(sandboxSnapshotRows.snapshotId, left.id))).toEqual([]);
+    // A snapshot the platform took is its to delete, however old.
+    ok(await api('GET', `/sandbox/snapshots/${visible.id}`, { auth: p.auth }));
   });
 
   it.each([
