@@ -334,7 +334,9 @@ function snapshotsSection() {
           onclick: () => {
             chosen = s;
             restore.ask(
-              `The sandbox data returns to “${s.name}”, taken ${new Date(s.createdAt).toLocaleString()}: what was created or changed since is undone. API tokens and the webhook endpoint stay.`,
+              `The sandbox data returns to “${s.name}”, taken `,
+              when(s.createdAt),
+              ': what was created or changed since is undone. API tokens and the webhook endpoint stay.',
             );
           },
         },
