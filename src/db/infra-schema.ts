@@ -231,3 +231,40 @@ export const sandboxFaultFirings = sqliteTable(
 
 export type SandboxFaultRow = typeof sandboxFaults.$inferSelect;
 export type SandboxFaultFiringRow = typeof sandboxFaultFirings.$inferSelect;
+
+/**
+ * Sandbox snapshots (POST /sandbox/snapshots): a captured copy of one platform's sandbox data. `hidden` ones
+ * (a fixtures load's rollback point) are not listed and do not count toward the per-platform limit. `columns`
+ * names each captured table's columns in the order its rows hold them, so a snapshot taken before a migration
+ * restores by name after it.
+ */
+export const sandboxSnapshots = sqliteTable(
+  'sandbox_snapshots',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    name: text('name').notNull(),
+    hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
+    /** The platform's sandbox clock offset at capture. */
+    clockOffsetMs: integer('clock_offset_ms').notNull(),
+    columns: text('columns', { mode: 'json' }).$type<Record<string, string[]>>().notNull(),
+    /** Rows per captured kind (API names: customers, walletCredentials…). */
+    counts: text('counts', { mode: 'json' }).$type<Record<string, number>>().notNull(),
+    rowCount: integer('row_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('sandbox_snapshots_platform_idx').on(t.platformId, t.hidden, t.id)],
+);
+
+/** The captured rows of each snapshot: per table (`kind`), each row as a JSON array of arrays of its column values. */
+export const sandboxSnapshotRows = sqliteTable(
+  'sandbox_snapshot_rows',
+  {
+    snapshotId: text('snapshot_id').notNull(),
+    kind: text('kind').notNull(),
+    row: text('row').notNull(),
+  },
+  (t) => [index('sandbox_snapshot_rows_idx').on(t.snapshotId, t.kind)],
+);
+
+export type SandboxSnapshotRow = typeof sandboxSnapshots.$inferSelect;

@@ -20,7 +20,7 @@ import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from './sandbox';
 import type { VerificationErrorView } from './schema';
 import { verificationView } from './views';
 
-const missing = (customer: CustomerRow, field: string, reason: string): VerificationErrorView => ({
+const missing = (customer: Pick<CustomerRow, 'id'>, field: string, reason: string): VerificationErrorView => ({
   resourceId: customer.id,
   type: 'MISSING_FIELD',
   field: `customer.${field}`,
@@ -28,7 +28,7 @@ const missing = (customer: CustomerRow, field: string, reason: string): Verifica
 });
 
 /** What must be on file before KYC (individuals) or KYB (businesses) can run. */
-function missingInformation(customer: CustomerRow): VerificationErrorView[] {
+export function missingInformation(customer: Pick<CustomerRow, 'id' | 'customerType' | 'info'>): VerificationErrorView[] {
   const info = customer.info as Record<string, any>;
   const errors: VerificationErrorView[] = [];
   if (!info.address) errors.push(missing(customer, 'address', 'Address is required'));

@@ -1,5 +1,7 @@
-// POST /sandbox/reset: a platform's data deleted (but its tokens and configuration), its clock set back.
-import { eq, inArray } from 'drizzle-orm';
+// POST /sandbox/reset: a platform's data deleted (but its tokens and configuration), its clock set back; and
+// PLATFORM_DATA, the one list of the tables that hold a platform's sandbox data (reset deletes them, snapshots capture them).
+import { eq, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import {
   beneficialOwners,
@@ -31,52 +33,87 @@ import {
 } from '../db/schema';
 import type { Statement } from '../db/client';
 
+/** One table of a platform's data: its API-facing name (a snapshot's `counts` key) and its rows of the platform. */
+export interface PlatformTable {
+  kind: string;
+  table: SQLiteTable;
+  rowsOf: (platformId: string) => SQL;
+}
+
+const byPlatform = (kind: string, table: SQLiteTable & { platformId: SQLiteColumn }): PlatformTable => ({
+  kind,
+  table,
+  rowsOf: (platformId) => eq(table.platformId, platformId),
+});
+// Import chunks carry no platform id: they are the platform's through their job.
+const byJob = (kind: string, table: SQLiteTable & { jobId: SQLiteColumn }): PlatformTable => ({
+  kind,
+  table,
+  rowsOf: (platformId) =>
+    sql`${table.jobId} IN (SELECT ${bulkImportJobs.id} FROM ${bulkImportJobs} WHERE ${bulkImportJobs.platformId} = ${platformId})`,
+});
+
+/**
+ * Every table of a platform's data, children before parents (foreign keys: delete in this order, insert in the
+ * reverse). Not here: the platform row itself (its clock is handled apart), API tokens, fault rules, and what
+ * triggers derive from these tables (list counts, the customer search index and currencies, quotes' status).
+ */
+export const PLATFORM_DATA: readonly PlatformTable[] = [
+  byJob('bulkImportChunks', bulkImportChunks),
+  byJob('bulkImportChunksDone', bulkImportChunksDone),
+  byJob('bulkImportErrors', bulkImportErrors),
+  byPlatform('bulkImportJobs', bulkImportJobs),
+  byPlatform('documents', documents),
+  byPlatform('beneficialOwners', beneficialOwners),
+  byPlatform('kycVerifications', verifications),
+  byPlatform('externalAccounts', externalAccounts),
+  byPlatform('agentActions', agentActions),
+  byPlatform('agentTokens', agentTokens),
+  byPlatform('agentDeviceCodes', agentDeviceCodes),
+  byPlatform('agents', agents),
+  byPlatform('internalAccounts', internalAccounts),
+  byPlatform('customers', customers),
+  byPlatform('ledgerEntries', ledgerEntries),
+  byPlatform('transactionHistory', transactionHistory),
+  byPlatform('transactions', transactions),
+  byPlatform('quotes', quotes),
+  byPlatform('dueTransitions', dueTransitions),
+  byPlatform('webhookDeliveries', webhookDeliveries),
+  byPlatform('webhookEvents', webhookEvents),
+  byPlatform('idempotencyRecords', idempotencyKeys),
+  byPlatform('walletAuthIndex', walletAuthIndex),
+  byPlatform('emails', sandboxEmails),
+  byPlatform('otpEmailSends', otpEmailSends),
+];
+
+/** Deletes of all of a platform's data, in PLATFORM_DATA's order (children first). */
+export const deletePlatformData = (db: Db, platformId: string): Statement[] =>
+  PLATFORM_DATA.map(({ table, rowsOf }) => db.delete(table).where(rowsOf(platformId)));
+
 /**
  * POST /sandbox/reset: deletes all of one platform's data except its API tokens and configuration
- * (customers, accounts, agents, ledger, quotes, transactions, documents and their stored files, import jobs,
+ * (PLATFORM_DATA: customers, accounts, agents, ledger, quotes, transactions, documents and their stored files, import jobs,
  * webhook events and deliveries, idempotency keys, due transitions, wallet index rows, sandbox e-mails and their per-address counts)
  * and sets its sandbox clock back to real time. One D1 batch, children before parents (foreign keys);
- * then the documents' files. Queue messages still in flight find nothing and do nothing.
+ * then the documents' files. Queue messages still in flight find nothing and do nothing. Snapshots are kept.
  */
 export async function resetPlatform(db: Db, bucket: R2Bucket, platformId: string): Promise<void> {
-  const jobIds = db.select({ id: bulkImportJobs.id }).from(bulkImportJobs).where(eq(bulkImportJobs.platformId, platformId));
   const statements: Statement[] = [
-    db.delete(bulkImportChunks).where(inArray(bulkImportChunks.jobId, jobIds)),
-    db.delete(bulkImportChunksDone).where(inArray(bulkImportChunksDone.jobId, jobIds)),
-    db.delete(bulkImportErrors).where(inArray(bulkImportErrors.jobId, jobIds)),
-    db.delete(bulkImportJobs).where(eq(bulkImportJobs.platformId, platformId)),
-    db.delete(documents).where(eq(documents.platformId, platformId)),
-    db.delete(beneficialOwners).where(eq(beneficialOwners.platformId, platformId)),
-    db.delete(verifications).where(eq(verifications.platformId, platformId)),
-    db.delete(externalAccounts).where(eq(externalAccounts.platformId, platformId)),
-    db.delete(agentActions).where(eq(agentActions.platformId, platformId)),
-    db.delete(agentTokens).where(eq(agentTokens.platformId, platformId)),
-    db.delete(agentDeviceCodes).where(eq(agentDeviceCodes.platformId, platformId)),
-    db.delete(agents).where(eq(agents.platformId, platformId)),
-    db.delete(internalAccounts).where(eq(internalAccounts.platformId, platformId)),
-    db.delete(customers).where(eq(customers.platformId, platformId)),
-    db.delete(ledgerEntries).where(eq(ledgerEntries.platformId, platformId)),
-    db.delete(transactionHistory).where(eq(transactionHistory.platformId, platformId)),
-    db.delete(transactions).where(eq(transactions.platformId, platformId)),
-    db.delete(quotes).where(eq(quotes.platformId, platformId)),
-    db.delete(dueTransitions).where(eq(dueTransitions.platformId, platformId)),
-    db.delete(webhookDeliveries).where(eq(webhookDeliveries.platformId, platformId)),
-    db.delete(webhookEvents).where(eq(webhookEvents.platformId, platformId)),
-    db.delete(idempotencyKeys).where(eq(idempotencyKeys.platformId, platformId)),
-    db.delete(walletAuthIndex).where(eq(walletAuthIndex.platformId, platformId)),
-    db.delete(sandboxEmails).where(eq(sandboxEmails.platformId, platformId)),
-    db.delete(otpEmailSends).where(eq(otpEmailSends.platformId, platformId)),
+    ...deletePlatformData(db, platformId),
     db.update(platforms).set({ clockOffsetMs: 0 }).where(eq(platforms.id, platformId)),
   ];
   await db.batch(statements as [Statement, ...Statement[]]);
-  await deleteDocumentFiles(bucket, platformId);
+  await deleteFiles(bucket, documentsPrefix(platformId));
 }
 
-/** Every stored file under the platform's documents prefix, 1000 keys per call (R2's limit). */
-async function deleteDocumentFiles(bucket: R2Bucket, platformId: string): Promise<void> {
+/** Where a platform's documents' files are stored in R2 (DOCUMENTS): `documents/<platformId>/…`. */
+export const documentsPrefix = (platformId: string) => `documents/${platformId}/`;
+
+/** Every stored file under `prefix`, 1000 keys per call (R2's limit). */
+export async function deleteFiles(bucket: R2Bucket, prefix: string): Promise<void> {
   let cursor: string | undefined;
   do {
-    const listed = await bucket.list({ prefix: `documents/${platformId}/`, cursor, limit: 1000 });
+    const listed = await bucket.list({ prefix, cursor, limit: 1000 });
     if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
     cursor = listed.truncated ? listed.cursor : undefined;
   } while (cursor);

@@ -1,4 +1,4 @@
-// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules, magic values and reset.
+// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules, magic values, snapshots, fixtures and reset.
 import type { RouteDef } from '../http/route';
 import { clockRoutes } from './clock-routes';
 import { sandboxPaymentRoutes } from './payments-routes';
@@ -7,6 +7,8 @@ import { sandboxEmailRoutes } from './email-routes';
 import { sandboxWebhookRoutes } from './webhook-routes';
 import { faultRoutes } from './faults-routes';
 import { magicValueRoutes } from './magic-values-routes';
+import { snapshotRoutes } from './snapshots-routes';
+import { fixtureRoutes } from './fixtures-routes';
 
 /** The sandbox's routes; the router hides them in production. `routes`: the API's route table (fault rules name its operations). */
 export const sandboxRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => [
@@ -16,6 +18,8 @@ export const sandboxRoutes = (routes: () => readonly RouteDef[]): RouteDef[] => 
   ...sandboxWebhookRoutes,
   ...faultRoutes(routes),
   ...magicValueRoutes,
+  ...snapshotRoutes,
+  ...fixtureRoutes(routes),
   // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
   ...sandboxPaymentRoutes,
 ];

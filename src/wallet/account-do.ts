@@ -9,7 +9,7 @@ import { generateOtp, hashOtp, newOtpSalt } from '../crypto/otp';
 import { parseStamp, verifyStamp } from '../crypto/stamp';
 import type { PasskeyAssertion, RelyingParty } from './webauthn';
 import type { OidcIdentity } from './oidc';
-import { AccountStore, type CredentialRow } from './account-store';
+import { AccountStore, type CredentialRow, type StoreState } from './account-store';
 import { checkAssertion, conflictOf, credentialOfType, credentialRow, credentialView, isFailure, sessionView } from './credential-rules';
 import { checkCode, dayLocked, sendRefused } from './otp-rules';
 import { prepareSession, PURGE_AFTER_MS, PURGE_INTERVAL_MS, sessionRow, type PreparedSession } from './session-rules';
@@ -329,6 +329,21 @@ export class AccountDO extends DurableObject<Env> {
       this.store.setPasskeyCounter(input.credentialId, checked.counter);
       return { ok: true as const, session: this.startSession(credential, prepared, meta.now, input.ttlMs) };
     });
+  }
+
+  // --- whole state (sandbox snapshots) ---
+
+  /** Everything the object stores, as rows per table (a sandbox snapshot's copy). */
+  async exportState(): Promise<StoreState> {
+    return this.store.exportState();
+  }
+
+  /** Puts back exactly `state` (from `exportState`), or empties the object (`{}`), atomically. */
+  async importState(state: StoreState): Promise<void> {
+    this.transaction(() => this.store.importState(state));
+    // The cached meta row may be another state's (or gone): read it again on next use.
+    this.metaRow = undefined;
+    this.lastPurge = 0;
   }
 
   // --- setup and helpers ---

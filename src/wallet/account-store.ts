@@ -76,6 +76,9 @@ export interface OtpCodeRow extends Record<string, SqlStorageValue> {
   attempts: number;
 }
 
+/** A whole AccountDO's stored state, every table's rows (a sandbox snapshot's copy of the wallet). */
+export type StoreState = Record<string, Record<string, SqlStorageValue>[]>;
+
 interface MetaRow extends Record<string, SqlStorageValue> {
   account_id: string;
   wallet_secret: string;
@@ -312,6 +315,56 @@ export class AccountStore {
 
   usePasskeyChallenge(requestId: string, now: number): void {
     this.sql.exec('UPDATE passkey_challenges SET used_at = ? WHERE request_id = ?', now, requestId);
+  }
+
+  // --- whole state (sandbox snapshots) ---
+
+  /** The object's own tables (not SQLite's or the runtime's), with their columns. */
+  private tables(): Map<string, Set<string>> {
+    const names = this.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+      .toArray();
+    return new Map(
+      names.map(({ name }) => [
+        name,
+        new Set(
+          this.sql
+            .exec<{ name: string }>('SELECT name FROM pragma_table_info(?)', name)
+            .toArray()
+            .map((c) => c.name),
+        ),
+      ]),
+    );
+  }
+
+  /** Every row of every table; tables without rows are left out. */
+  exportState(): StoreState {
+    const state: StoreState = {};
+    for (const name of this.tables().keys()) {
+      const rows = this.sql.exec(`SELECT * FROM "${name}"`).toArray();
+      if (rows.length > 0) state[name] = rows;
+    }
+    return state;
+  }
+
+  /** Replaces every table's rows with `state`'s (none: emptied); names not of this store's tables are refused. */
+  importState(state: StoreState): void {
+    const tables = this.tables();
+    for (const [name, rows] of Object.entries(state)) {
+      const columns = tables.get(name);
+      if (!columns) throw new Error(`unknown wallet table ${name}`);
+      for (const row of rows) for (const key of Object.keys(row)) if (!columns.has(key)) throw new Error(`unknown column ${name}.${key}`);
+    }
+    for (const name of tables.keys()) this.sql.exec(`DELETE FROM "${name}"`);
+    for (const [name, rows] of Object.entries(state)) {
+      for (const row of rows) {
+        const keys = Object.keys(row);
+        this.sql.exec(
+          `INSERT INTO "${name}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`,
+          ...keys.map((k) => row[k]!),
+        );
+      }
+    }
   }
 
   /** Drops sessions and challenges that ended before `before`. */

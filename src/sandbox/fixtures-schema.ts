@@ -1,0 +1,102 @@
+// The sandbox fixture document (POST /sandbox/fixtures), its limits and its answer.
+import * as z from 'zod';
+import { AgentDeviceCode, DeviceCodeRedeem } from '../agents/schema';
+
+/** The largest document accepted: counts per section and bytes of the body. */
+export const FIXTURE_LIMITS = {
+  customers: 1_000,
+  agents: 1_000,
+  payments: 10_000,
+  externalAccountsPerCustomer: 20,
+  bytes: 8 * 1024 * 1024,
+};
+
+/** What a customer entry may ask its KYC/KYB status to end as (the sandbox outcomes of POST /verifications). */
+export const FixtureKycStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']);
+
+const Ref = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'Letters, digits, _ and - (1 to 64)')
+  .meta({ description: 'A name later entries refer to with {"$ref": "<name>"}' });
+/** An embedded request body: validated by its route's own schema once its `$ref`s are resolved. */
+const Body = (description: string) => z.record(z.string(), z.unknown()).meta({ description });
+
+const FixtureCustomer = z
+  .looseObject({
+    ref: Ref.optional(),
+    kycStatus: FixtureKycStatus.optional().meta({
+      description:
+        'The status to reach through POST /verifications: an individual reaches APPROVED, a business the outcome its registrationNumber suffix selects',
+    }),
+    balances: z
+      .record(z.string(), z.int().positive().max(100_000_000_000))
+      .optional()
+      .meta({ description: 'Currency to amount (smallest unit), funded through POST /sandbox/internal-accounts/{id}/fund' }),
+    externalAccounts: z
+      .array(
+        z
+          .looseObject({ ref: Ref.optional() })
+          .meta({ description: 'A POST /customers/external-accounts body; customerId is this customer' }),
+      )
+      .max(FIXTURE_LIMITS.externalAccountsPerCustomer)
+      .optional(),
+    wallet: Body(
+      'A POST /auth/credentials body without accountId (the customer\'s embedded wallet), e.g. {"type": "EMAIL_OTP"}',
+    ).optional(),
+  })
+  .meta({ description: 'A POST /customers body plus these fields' });
+
+const FixtureAgent = z
+  .looseObject({
+    ref: Ref.optional(),
+    redeem: z.boolean().optional().meta({ description: 'Redeem the device code and answer the access token' }),
+  })
+  .meta({ description: 'A POST /agents body (customerId may be a $ref) plus these fields' });
+
+const settle = z.boolean().optional().meta({ description: 'Advance the sandbox clock until the payment reaches a final status' });
+const FixturePayment = z.union([
+  z.strictObject({ ref: Ref.optional(), transferOut: Body('A POST /transfer-out body'), settle }),
+  z.strictObject({ ref: Ref.optional(), transferIn: Body('A POST /transfer-in body'), settle }),
+  z.strictObject({
+    ref: Ref.optional(),
+    quote: Body('A POST /quotes body'),
+    execute: z.boolean().optional().meta({ description: 'Execute the quote (POST /quotes/{id}/execute)' }),
+    settle,
+  }),
+]);
+
+export const FixtureDocument = z
+  .strictObject({
+    customers: z.array(FixtureCustomer).max(FIXTURE_LIMITS.customers).optional(),
+    agents: z.array(FixtureAgent).max(FIXTURE_LIMITS.agents).optional(),
+    payments: z.array(FixturePayment).max(FIXTURE_LIMITS.payments).optional(),
+  })
+  .meta({
+    id: 'SandboxFixtureDocument',
+    description:
+      'Any value in an embedded body may be {"$ref": "<name>"} or {"$ref": "<name>.<path>"} naming an earlier entry: a customer, ' +
+      '<customer>.accounts.<CURRENCY> or <customer>.accounts.wallet, an external account, an agent, a payment (its transaction) or <quote>.quote',
+  });
+export type FixtureDocument = z.infer<typeof FixtureDocument>;
+export type FixtureCustomer = z.infer<typeof FixtureCustomer>;
+export type FixturePayment = z.infer<typeof FixturePayment>;
+
+export const FixtureResult = z
+  .object({
+    refs: z.record(z.string(), z.string()).meta({ description: 'Each name (and <customer>.accounts.<CURRENCY>) to its id' }),
+    counts: z.object({
+      customers: z.int(),
+      verifications: z.int(),
+      fundings: z.int(),
+      externalAccounts: z.int(),
+      walletCredentials: z.int(),
+      agents: z.int(),
+      payments: z.int(),
+      settled: z.int(),
+    }),
+    agents: z
+      .record(z.string(), z.union([z.object({ deviceCode: AgentDeviceCode }), DeviceCodeRedeem]))
+      .meta({ description: 'Per agent (its ref, else its id): its device code, or with "redeem": true its access token' }),
+  })
+  .meta({ id: 'SandboxFixtureResult' });
+export type FixtureResult = z.infer<typeof FixtureResult>;

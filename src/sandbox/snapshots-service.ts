@@ -1,0 +1,337 @@
+// Sandbox snapshots: capture a platform's sandbox data (D1 rows, wallet Durable Objects, documents' files) and restore it.
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Env } from '../env';
+import type { Db, Statement } from '../db/client';
+import { namedGuard } from '../db/client';
+import { errorText, isNamedGuardFailure } from '../db/errors';
+import { storedValue } from '../db/insert-select';
+import { MAX_JSON_BYTES } from '../db/json-rows';
+import { internalAccounts, platforms, sandboxSnapshotRows, sandboxSnapshots, type SandboxSnapshotRow } from '../db/schema';
+import { newId } from '../crypto/ids';
+import { badRequest, notFound } from '../http/errors';
+import { keysetList } from '../http/pagination';
+import { iso } from '../common/time';
+import type { StoreState } from '../wallet/account-store';
+import { deleteFiles, deletePlatformData, documentsPrefix, PLATFORM_DATA } from './reset';
+
+/** Snapshots a platform may keep (hidden ones, a fixtures load's rollback points, are not counted). */
+export const MAX_SNAPSHOTS = 10;
+/**
+ * Rows one snapshot may hold, all kinds together: room for the bench's platform (1,000 customers, 10,000
+ * transactions with their history, ledger, events and deliveries, about 100,000 rows) several times over.
+ */
+export const MAX_SNAPSHOT_ROWS = 500_000;
+
+/** What the snapshot functions need: D1, the wallets' Durable Objects, the documents' bucket, and the time. */
+export interface SnapshotDeps {
+  db: Db;
+  env: Pick<Env, 'ACCOUNT' | 'DOCUMENTS'>;
+  now: number;
+}
+
+const SNAPSHOT_CAP = 'snapshot_cap';
+const SNAPSHOT_SIZE = 'snapshot_size';
+const SNAPSHOT_GONE = 'snapshot_gone';
+/** Kind of the rows holding a wallet Durable Object's state: `{accountId, state}`. */
+const WALLET = 'wallet';
+/** Columns per inner JSON array of a captured row (D1 allows few arguments per SQL function). */
+const GROUP = 32;
+
+const snapshotNotFound = () => notFound('NOT_FOUND', 'Sandbox snapshot not found');
+
+const columnsOf = (table: (typeof PLATFORM_DATA)[number]['table']) => Object.values(getTableColumns(table)) as SQLiteColumn[];
+
+// A table of a kind SQLite's JSON cannot carry as is would not round-trip: refuse at load, not at restore.
+for (const { kind, table } of PLATFORM_DATA) {
+  for (const column of columnsOf(table)) {
+    if (/Blob|BigInt/.test(column.columnType)) throw new Error(`snapshots cannot capture ${kind}.${column.name} (${column.columnType})`);
+  }
+}
+
+/**
+ * A column's value as captured: REAL as text of 17 significant digits (JSON's rendering of a double may round;
+ * the column's REAL affinity reads the text back to the same double), the rest as stored.
+ */
+function captured(column: SQLiteColumn): SQL {
+  const ref = sql.identifier(column.name);
+  return column.columnType === 'SQLiteReal' ? sql`CASE WHEN ${ref} IS NULL THEN NULL ELSE printf('%!.17g', ${ref}) END` : sql`${ref}`;
+}
+
+/** `json_array(json_array(c1…c32), json_array(c33…)…)` of a table's columns, in `getTableColumns` order. */
+function rowJson(columns: SQLiteColumn[]): SQL {
+  const groups: SQL[] = [];
+  for (let i = 0; i < columns.length; i += GROUP) {
+    groups.push(sql`json_array(${sql.join(columns.slice(i, i + GROUP).map(captured), sql`, `)})`);
+  }
+  return sql`json_array(${sql.join(groups, sql`, `)})`;
+}
+
+/** The platform's embedded-wallet accounts, each with its Durable Object. */
+async function walletAccounts(deps: SnapshotDeps, platformId: string): Promise<string[]> {
+  const rows = await deps.db
+    .select({ id: internalAccounts.id })
+    .from(internalAccounts)
+    .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')));
+  return rows.map((r) => r.id);
+}
+
+const walletStub = (deps: SnapshotDeps, accountId: string) => deps.env.ACCOUNT.get(deps.env.ACCOUNT.idFromName(accountId));
+
+/** Where a snapshot keeps its copies of the documents' files. */
+const filesPrefix = (snapshotId: string) => `sandbox-snapshots/${snapshotId}/`;
+
+/** Copies every file under `from` to the same key with `from` replaced by `to`. */
+async function copyFiles(bucket: R2Bucket, from: string, to: string): Promise<string[]> {
+  const copied: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix: from, cursor, limit: 1000 });
+    await Promise.all(
+      listed.objects.map(async (o) => {
+        const object = await bucket.get(o.key);
+        if (!object) return;
+        const key = to + o.key.slice(from.length);
+        await bucket.put(key, await object.arrayBuffer(), { httpMetadata: object.httpMetadata, customMetadata: object.customMetadata });
+        copied.push(key);
+      }),
+    );
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+  return copied;
+}
+
+/** Statements inserting wallet states as rows of `snapshotId`, each JSON parameter under MAX_JSON_BYTES. */
+function walletRowStatements(db: Db, snapshotId: string, wallets: { accountId: string; state: StoreState }[]): Statement[] {
+  const statements: Statement[] = [];
+  let group: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (group.length === 0) return;
+    statements.push(
+      db.insert(sandboxSnapshotRows).select(sql`SELECT ${snapshotId}, ${WALLET}, value FROM json_each(${`[${group.join(',')}]`})`),
+    );
+    group = [];
+    size = 0;
+  };
+  for (const wallet of wallets) {
+    const json = JSON.stringify(wallet);
+    if (size + json.length > MAX_JSON_BYTES) flush();
+    group.push(json);
+    size += json.length + 1;
+  }
+  flush();
+  return statements;
+}
+
+/**
+ * Captures the platform's sandbox data as a new snapshot: every PLATFORM_DATA table's rows and the clock in one
+ * D1 batch (one transaction, copied inside D1 by INSERT … SELECT), each wallet Durable Object's whole state
+ * (read just before), and the documents' files (copied just before). `hidden`: not listed, not counted toward
+ * MAX_SNAPSHOTS. Refused (400, nothing kept) past MAX_SNAPSHOTS or MAX_SNAPSHOT_ROWS.
+ */
+export async function takeSnapshot(
+  deps: SnapshotDeps,
+  platformId: string,
+  name: string,
+  opts: { hidden?: boolean } = {},
+): Promise<SandboxSnapshotRow> {
+  const { db } = deps;
+  const hidden = opts.hidden ?? false;
+  const id = newId('SandboxSnapshot', deps.now);
+  const [accounts, files] = await Promise.all([
+    walletAccounts(deps, platformId),
+    copyFiles(deps.env.DOCUMENTS, documentsPrefix(platformId), filesPrefix(id)),
+  ]);
+  const exported = await Promise.all(
+    accounts.map(async (accountId) => ({ accountId, state: await walletStub(deps, accountId).exportState() })),
+  );
+  const wallets = exported.filter((w) => Object.keys(w.state).length > 0);
+  const walletCounts = {
+    wallets: wallets.length,
+    walletCredentials: wallets.reduce((n, w) => n + (w.state.credentials?.length ?? 0), 0),
+    walletSessions: wallets.reduce((n, w) => n + (w.state.sessions?.length ?? 0), 0),
+    documentFiles: files.length,
+  };
+  const columns = Object.fromEntries(PLATFORM_DATA.map(({ kind, table }) => [kind, columnsOf(table).map((c) => c.name)]));
+  const visible = sql`(SELECT count(*) FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.platformId} = ${platformId} AND ${sandboxSnapshots.hidden} = 0)`;
+  const rowsOfSnapshot = sql`FROM ${sandboxSnapshotRows} WHERE ${sandboxSnapshotRows.snapshotId} = ${id}`;
+  const statements: Statement[] = [
+    ...(hidden ? [] : [namedGuard(db, SNAPSHOT_CAP, sql`${visible} < ${MAX_SNAPSHOTS}`)]),
+    db.insert(sandboxSnapshots).select(
+      sql`SELECT ${id}, ${platformId}, ${name}, ${hidden ? 1 : 0}, ${platforms.clockOffsetMs}, ${JSON.stringify(columns)},
+        ${JSON.stringify(walletCounts)}, 0, ${deps.now} FROM ${platforms} WHERE ${platforms.id} = ${platformId}`,
+    ),
+    ...PLATFORM_DATA.map(({ kind, table, rowsOf }) =>
+      db
+        .insert(sandboxSnapshotRows)
+        .select(sql`SELECT ${id}, ${kind}, ${rowJson(columnsOf(table))} FROM ${table} WHERE ${rowsOf(platformId)}`),
+    ),
+    ...walletRowStatements(db, id, wallets),
+    db
+      .update(sandboxSnapshots)
+      .set({
+        counts: sql`json_patch(${sandboxSnapshots.counts}, (SELECT json_group_object(kind, n) FROM (SELECT ${sandboxSnapshotRows.kind} AS kind, count(*) AS n ${rowsOfSnapshot} AND ${sandboxSnapshotRows.kind} <> ${WALLET} GROUP BY ${sandboxSnapshotRows.kind})))`,
+        rowCount: sql`(SELECT count(*) ${rowsOfSnapshot})`,
+      })
+      .where(eq(sandboxSnapshots.id, id)),
+    namedGuard(
+      db,
+      SNAPSHOT_SIZE,
+      sql`(SELECT ${sandboxSnapshots.rowCount} FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id}) <= ${MAX_SNAPSHOT_ROWS}`,
+    ),
+  ];
+  try {
+    await db.batch(statements as [Statement, ...Statement[]]);
+  } catch (error) {
+    await deleteFiles(deps.env.DOCUMENTS, filesPrefix(id));
+    const text = errorText(error);
+    if (isNamedGuardFailure(text, SNAPSHOT_CAP)) {
+      throw badRequest(`A platform keeps at most ${MAX_SNAPSHOTS} snapshots; delete one first`, {
+        fields: [{ field: 'name', message: `At most ${MAX_SNAPSHOTS} snapshots` }],
+      });
+    }
+    if (isNamedGuardFailure(text, SNAPSHOT_SIZE)) {
+      throw badRequest(`A snapshot holds at most ${MAX_SNAPSHOT_ROWS} rows; this platform's data is larger`, {
+        fields: [{ field: 'name', message: `At most ${MAX_SNAPSHOT_ROWS} rows` }],
+      });
+    }
+    throw error;
+  }
+  const [row] = await db.select().from(sandboxSnapshots).where(eq(sandboxSnapshots.id, id));
+  return row!;
+}
+
+/** The platform's snapshot `id`, or 404 (another platform's too). */
+async function snapshotOf(db: Db, platformId: string, id: string): Promise<SandboxSnapshotRow> {
+  const [row] = await db
+    .select()
+    .from(sandboxSnapshots)
+    .where(and(eq(sandboxSnapshots.id, id), eq(sandboxSnapshots.platformId, platformId)));
+  if (!row) throw snapshotNotFound();
+  return row;
+}
+
+/** A column's value read back from a captured row (`columns`: the captured order), or its default when it was not captured. */
+function restored(column: SQLiteColumn, columns: string[]): SQL {
+  const i = columns.indexOf(column.name);
+  if (i >= 0) return sql.raw(`json_extract("row", '$[${Math.floor(i / GROUP)}][${i % GROUP}]')`);
+  const value = storedValue(column, undefined);
+  return value === null ? sql`NULL` : sql`${value}`;
+}
+
+/**
+ * Returns the platform's data to snapshot `id`: first each wallet Durable Object (the captured state, or
+ * emptied for a wallet the snapshot did not hold) and the documents' files; then one D1 batch (one
+ * transaction: a concurrent request sees all of the before or all of the after) that deletes the platform's
+ * rows, inserts the captured ones (triggers rebuild counts, search and quotes' status) and sets the clock back.
+ * Due transitions created after the snapshot are gone with it; their queue messages find nothing to apply.
+ */
+export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id: string): Promise<SandboxSnapshotRow> {
+  const { db, env } = deps;
+  const snapshot = await snapshotOf(db, platformId, id);
+  const [walletRows, accounts] = await Promise.all([
+    db
+      .select({ row: sandboxSnapshotRows.row })
+      .from(sandboxSnapshotRows)
+      .where(and(eq(sandboxSnapshotRows.snapshotId, id), eq(sandboxSnapshotRows.kind, WALLET))),
+    walletAccounts(deps, platformId),
+  ]);
+  const states = new Map<string, StoreState>();
+  for (const { row } of walletRows) {
+    const wallet = JSON.parse(row) as { accountId: string; state: StoreState };
+    states.set(wallet.accountId, wallet.state);
+  }
+  const kept = new Set(await copyFiles(env.DOCUMENTS, filesPrefix(id), documentsPrefix(platformId)));
+  await Promise.all(
+    [...new Set([...accounts, ...states.keys()])].map((accountId) => walletStub(deps, accountId).importState(states.get(accountId) ?? {})),
+  );
+  const fromSnapshot = (kind: string) =>
+    sql`FROM ${sandboxSnapshotRows} WHERE ${sandboxSnapshotRows.snapshotId} = ${id} AND ${sandboxSnapshotRows.kind} = ${kind}`;
+  const statements: Statement[] = [
+    namedGuard(db, SNAPSHOT_GONE, sql`EXISTS (SELECT 1 FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id})`),
+    ...deletePlatformData(db, platformId),
+    ...[...PLATFORM_DATA].reverse().map(({ kind, table }) => {
+      const values = columnsOf(table).map((c) => restored(c, snapshot.columns[kind] ?? []));
+      return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${fromSnapshot(kind)}`);
+    }),
+    db.update(platforms).set({ clockOffsetMs: snapshot.clockOffsetMs }).where(eq(platforms.id, platformId)),
+  ];
+  try {
+    await db.batch(statements as [Statement, ...Statement[]]);
+  } catch (error) {
+    if (isNamedGuardFailure(errorText(error), SNAPSHOT_GONE)) throw snapshotNotFound();
+    throw error;
+  }
+  // Files of documents the snapshot did not hold: their rows are gone now.
+  await deleteFilesExcept(env.DOCUMENTS, documentsPrefix(platformId), kept);
+  return snapshot;
+}
+
+async function deleteFilesExcept(bucket: R2Bucket, prefix: string, kept: Set<string>): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix, cursor, limit: 1000 });
+    const gone = listed.objects.map((o) => o.key).filter((key) => !kept.has(key));
+    if (gone.length > 0) await bucket.delete(gone);
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+}
+
+/** Deletes snapshot `id` of the platform (404 if none), its rows and its files. */
+export async function deleteSnapshot(deps: SnapshotDeps, platformId: string, id: string): Promise<void> {
+  const { db } = deps;
+  const [deleted] = await db.batch([
+    db
+      .delete(sandboxSnapshots)
+      .where(and(eq(sandboxSnapshots.id, id), eq(sandboxSnapshots.platformId, platformId)))
+      .returning({ id: sandboxSnapshots.id }),
+    db.delete(sandboxSnapshotRows).where(
+      and(
+        eq(sandboxSnapshotRows.snapshotId, id),
+        // Only once the first statement deleted it (not another platform's snapshot of that id).
+        sql`NOT EXISTS (SELECT 1 FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id})`,
+      ),
+    ),
+  ]);
+  if (deleted.length === 0) throw snapshotNotFound();
+  await deleteFiles(deps.env.DOCUMENTS, filesPrefix(id));
+}
+
+/** A snapshot as the API shows it. */
+export const snapshotView = (row: SandboxSnapshotRow) => ({
+  id: row.id,
+  name: row.name,
+  createdAt: iso(row.createdAt),
+  counts: row.counts,
+});
+
+/** GET /sandbox/snapshots: the platform's snapshots (not hidden ones), newest first. */
+export const snapshotList = keysetList(
+  (platformId: SQL, q: { limit: number; cursor?: string }) => ({
+    table: sandboxSnapshots,
+    idColumn: sandboxSnapshots.id,
+    where: and(eq(sandboxSnapshots.platformId, platformId), eq(sandboxSnapshots.hidden, false)),
+    order: 'desc' as const,
+    limit: q.limit,
+    cursor: q.cursor,
+    // At most MAX_SNAPSHOTS rows: counting them is bounded.
+    withTotal: true,
+  }),
+  snapshotView,
+);
+
+/** One snapshot of the platform, read in the authentication round trip. */
+export const snapshotLoads = (db: Db, platformId: SQL, id: string) => ({
+  snapshot: db
+    .select()
+    .from(sandboxSnapshots)
+    .where(and(eq(sandboxSnapshots.id, id), eq(sandboxSnapshots.platformId, platformId))),
+});
+
+/** The loaded snapshot's view, or 404. */
+export function loadedSnapshot(loaded: { snapshot: SandboxSnapshotRow[] }) {
+  const row = loaded.snapshot[0];
+  if (!row) throw snapshotNotFound();
+  return snapshotView(row);
+}
