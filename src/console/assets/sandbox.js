@@ -3,7 +3,22 @@
 // snapshots (take, restore, delete), load a fixture document, reset; and the magic-values catalogue. Every
 // control is one public API call with the signed-in token.
 import { api, platformConfig } from './api.js';
-import { act, actionForm, changeWatch, errorBox, field, fill, h, money, options, outcome, table, toMinorUnits, when } from './ui.js';
+import {
+  act,
+  actionForm,
+  changeWatch,
+  errorBox,
+  field,
+  fill,
+  h,
+  money,
+  options,
+  outcome,
+  prettyJson,
+  table,
+  toMinorUnits,
+  when,
+} from './ui.js';
 import { customerName } from './customers.js';
 
 const POLL_MS = 3000;
@@ -395,7 +410,7 @@ function fixturesSection() {
   });
   const file = h('input', { name: 'file', type: 'file', accept: 'application/json,.json' });
   file.addEventListener('change', async () => {
-    if (file.files?.[0]) doc.value = await file.files[0].text();
+    if (file.files?.[0]) doc.value = prettyJson(await file.files[0].text());
   });
   const result = h('div', { data: { field: 'fixture-result' } });
   const fields = [
