@@ -21,7 +21,7 @@ const Ref = z
 /** An embedded request body: validated by its route's own schema once its `$ref`s are resolved. */
 const Body = (description: string) => z.record(z.string(), z.unknown()).meta({ description });
 
-const FixtureCustomer = z
+export const FixtureCustomer = z
   .looseObject({
     ref: Ref.optional(),
     kycStatus: FixtureKycStatus.optional().meta({
@@ -46,7 +46,7 @@ const FixtureCustomer = z
   })
   .meta({ description: 'A POST /customers body plus these fields' });
 
-const FixtureAgent = z
+export const FixtureAgent = z
   .looseObject({
     ref: Ref.optional(),
     redeem: z.boolean().optional().meta({ description: 'Redeem the device code and answer the access token' }),
@@ -54,7 +54,7 @@ const FixtureAgent = z
   .meta({ description: 'A POST /agents body (customerId may be a $ref) plus these fields' });
 
 const settle = z.boolean().optional().meta({ description: 'Advance the sandbox clock until the payment reaches a final status' });
-const FixturePayment = z.union([
+export const FixturePayment = z.union([
   z.strictObject({ ref: Ref.optional(), transferOut: Body('A POST /transfer-out body'), settle }),
   z.strictObject({ ref: Ref.optional(), transferIn: Body('A POST /transfer-in body'), settle }),
   z.strictObject({
@@ -65,11 +65,25 @@ const FixturePayment = z.union([
   }),
 ]);
 
+/**
+ * A section: a list of entries, each checked by its own schema above (so a body's fields stay the route's, and
+ * every JSON path is the document's own); the document shows them as objects described here.
+ */
+const section = (max: number, description: string) => z.array(z.record(z.string(), z.unknown()).meta({ description })).max(max).optional();
+
 export const FixtureDocument = z
   .strictObject({
-    customers: z.array(FixtureCustomer).max(FIXTURE_LIMITS.customers).optional(),
-    agents: z.array(FixtureAgent).max(FIXTURE_LIMITS.agents).optional(),
-    payments: z.array(FixturePayment).max(FIXTURE_LIMITS.payments).optional(),
+    customers: section(
+      FIXTURE_LIMITS.customers,
+      'A POST /customers body plus: ref; kycStatus (UNVERIFIED, or the outcome POST /verifications reaches: APPROVED for an individual, ' +
+        'the registrationNumber suffix outcome for a business); balances ({"USD": 100000}); externalAccounts (POST /customers/external-accounts ' +
+        'bodies without customerId, each with its ref); wallet (a POST /auth/credentials body without accountId, e.g. {"type": "EMAIL_OTP"})',
+    ),
+    agents: section(FIXTURE_LIMITS.agents, 'A POST /agents body (customerId a $ref) plus ref and redeem (answer the access token)'),
+    payments: section(
+      FIXTURE_LIMITS.payments,
+      'One of {"transferOut": body}, {"transferIn": body}, {"quote": body, "execute": true}, plus ref and settle (advance the sandbox clock until final)',
+    ),
   })
   .meta({
     id: 'SandboxFixtureDocument',
@@ -79,6 +93,7 @@ export const FixtureDocument = z
   });
 export type FixtureDocument = z.infer<typeof FixtureDocument>;
 export type FixtureCustomer = z.infer<typeof FixtureCustomer>;
+export type FixtureAgent = z.infer<typeof FixtureAgent>;
 export type FixturePayment = z.infer<typeof FixturePayment>;
 
 export const FixtureResult = z

@@ -7,7 +7,7 @@ import type { RouteDef } from '../http/route';
 import { missingInformation } from '../kyc/verifications-service';
 import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from '../kyc/sandbox';
 import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-plans';
-import type { FixtureDocument, FixtureResult } from './fixtures-schema';
+import { FixtureAgent, FixtureCustomer, FixturePayment, type FixtureDocument, type FixtureResult } from './fixtures-schema';
 
 /** What a `$ref` names. */
 type Kind = 'customer' | 'internalAccount' | 'externalAccount' | 'agent' | 'payment' | 'quote';
@@ -90,21 +90,30 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     if (declared.has(name)) issue(`${path}.ref`, `Duplicate ref "${name}" (first at ${declared.get(name)!.path})`);
     else declared.set(name, { kind, seq: seq++, path });
   };
-  const customers = doc.customers ?? [];
-  customers.forEach((c, i) => {
+  // Each entry by its own schema; one that fails still declares its ref, so refs to it add no noise.
+  const parse = <T>(schema: z.ZodType<T>, list: Record<string, unknown>[] | undefined, section: string) =>
+    (list ?? []).map((value, i) => {
+      const r = schema.safeParse(value);
+      if (!r.success) for (const x of zodIssues(r.error)) issue(at(`${section}[${i}]`, x.field), x.message);
+      return { entry: r.success ? r.data : undefined, ref: value.ref };
+    });
+  const customers = parse(FixtureCustomer, doc.customers, 'customers');
+  const agents = parse(FixtureAgent, doc.agents, 'agents');
+  const payments = parse(FixturePayment, doc.payments, 'payments');
+  customers.forEach(({ entry: c, ref }, i) => {
     const path = `customers[${i}]`;
-    declare(c.ref, 'customer', path);
-    if (typeof c.ref === 'string') {
+    declare(ref, 'customer', path);
+    if (typeof ref === 'string') {
       // Every customer holds an account in each platform currency (`customerAccountRows`).
-      for (const code of platformCurrencies) declare(`${c.ref}.accounts.${code}`, 'internalAccount', path);
-      if (hasWallets) declare(`${c.ref}.accounts.wallet`, 'internalAccount', path);
+      for (const code of platformCurrencies) declare(`${ref}.accounts.${code}`, 'internalAccount', path);
+      if (hasWallets) declare(`${ref}.accounts.wallet`, 'internalAccount', path);
     }
-    c.externalAccounts?.forEach((a, j) => declare(a.ref, 'externalAccount', `${path}.externalAccounts[${j}]`));
+    c?.externalAccounts?.forEach((a, j) => declare(a.ref, 'externalAccount', `${path}.externalAccounts[${j}]`));
   });
-  doc.agents?.forEach((a, i) => declare(a.ref, 'agent', `agents[${i}]`));
-  doc.payments?.forEach((p, i) => {
-    declare(p.ref, 'payment', `payments[${i}]`);
-    if ('quote' in p && typeof p.ref === 'string') declare(`${p.ref}.quote`, 'quote', `payments[${i}]`);
+  agents.forEach(({ ref }, i) => declare(ref, 'agent', `agents[${i}]`));
+  payments.forEach(({ entry: p, ref }, i) => {
+    declare(ref, 'payment', `payments[${i}]`);
+    if (p && 'quote' in p && typeof ref === 'string') declare(`${ref}.quote`, 'quote', `payments[${i}]`);
   });
 
   /** Declares the refs of entries up to `path` as usable, then checks `body` for operation `op` at `path`. */
@@ -130,7 +139,8 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
   };
 
   const steps: Step[] = [];
-  customers.forEach((c, i) => {
+  customers.forEach(({ entry: c }, i) => {
+    if (!c) return;
     const path = `customers[${i}]`;
     const body = without(c, FIXTURE_KEYS.customer);
     const customer = check('createCustomer', path, body);
@@ -216,7 +226,8 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     });
   });
 
-  doc.agents?.forEach((a, i) => {
+  agents.forEach(({ entry: a }, i) => {
+    if (!a) return;
     const path = `agents[${i}]`;
     const body = without(a, FIXTURE_KEYS.agent);
     check('createAgent', path, body);
@@ -239,7 +250,8 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     });
   });
 
-  doc.payments?.forEach((p, i) => {
+  payments.forEach(({ entry: p }, i) => {
+    if (!p) return;
     const path = `payments[${i}]`;
     const [op, key] =
       'transferOut' in p

@@ -68,13 +68,11 @@ function rowJson(columns: SQLiteColumn[]): SQL {
 }
 
 /** The platform's embedded-wallet accounts, each with its Durable Object. */
-async function walletAccounts(deps: SnapshotDeps, platformId: string): Promise<string[]> {
-  const rows = await deps.db
+const walletAccountsQuery = (db: Db, platformId: string) =>
+  db
     .select({ id: internalAccounts.id })
     .from(internalAccounts)
     .where(and(eq(internalAccounts.platformId, platformId), eq(internalAccounts.type, 'EMBEDDED_WALLET')));
-  return rows.map((r) => r.id);
-}
 
 const walletStub = (deps: SnapshotDeps, accountId: string) => deps.env.ACCOUNT.get(deps.env.ACCOUNT.idFromName(accountId));
 
@@ -140,7 +138,7 @@ export async function takeSnapshot(
   const hidden = opts.hidden ?? false;
   const id = newId('SandboxSnapshot', deps.now);
   const [accounts, files] = await Promise.all([
-    walletAccounts(deps, platformId),
+    walletAccountsQuery(db, platformId).then((rows) => rows.map((r) => r.id)),
     copyFiles(deps.env.DOCUMENTS, documentsPrefix(platformId), filesPrefix(id)),
   ]);
   const exported = await Promise.all(
@@ -174,15 +172,17 @@ export async function takeSnapshot(
         counts: sql`json_patch(${sandboxSnapshots.counts}, (SELECT json_group_object(kind, n) FROM (SELECT ${sandboxSnapshotRows.kind} AS kind, count(*) AS n ${rowsOfSnapshot} AND ${sandboxSnapshotRows.kind} <> ${WALLET} GROUP BY ${sandboxSnapshotRows.kind})))`,
         rowCount: sql`(SELECT count(*) ${rowsOfSnapshot})`,
       })
-      .where(eq(sandboxSnapshots.id, id)),
+      .where(eq(sandboxSnapshots.id, id))
+      .returning(),
     namedGuard(
       db,
       SNAPSHOT_SIZE,
       sql`(SELECT ${sandboxSnapshots.rowCount} FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id}) <= ${MAX_SNAPSHOT_ROWS}`,
     ),
   ];
+  let results: unknown[];
   try {
-    await db.batch(statements as [Statement, ...Statement[]]);
+    results = await db.batch(statements as [Statement, ...Statement[]]);
   } catch (error) {
     await deleteFiles(deps.env.DOCUMENTS, filesPrefix(id));
     const text = errorText(error);
@@ -198,18 +198,8 @@ export async function takeSnapshot(
     }
     throw error;
   }
-  const [row] = await db.select().from(sandboxSnapshots).where(eq(sandboxSnapshots.id, id));
-  return row!;
-}
-
-/** The platform's snapshot `id`, or 404 (another platform's too). */
-async function snapshotOf(db: Db, platformId: string, id: string): Promise<SandboxSnapshotRow> {
-  const [row] = await db
-    .select()
-    .from(sandboxSnapshots)
-    .where(and(eq(sandboxSnapshots.id, id), eq(sandboxSnapshots.platformId, platformId)));
-  if (!row) throw snapshotNotFound();
-  return row;
+  // The counts' update, before the last guard, returned the row.
+  return (results[results.length - 2] as SandboxSnapshotRow[])[0]!;
 }
 
 /** A column's value read back from a captured row (`columns`: the captured order), or its default when it was not captured. */
@@ -229,14 +219,26 @@ function restored(column: SQLiteColumn, columns: string[]): SQL {
  */
 export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id: string): Promise<SandboxSnapshotRow> {
   const { db, env } = deps;
-  const snapshot = await snapshotOf(db, platformId, id);
-  const [walletRows, accounts] = await Promise.all([
+  // One round trip: the snapshot, its wallets' states and the platform's wallets now.
+  const [snapshots, walletRows, accounts] = await db.batch([
+    db
+      .select()
+      .from(sandboxSnapshots)
+      .where(and(eq(sandboxSnapshots.id, id), eq(sandboxSnapshots.platformId, platformId))),
     db
       .select({ row: sandboxSnapshotRows.row })
       .from(sandboxSnapshotRows)
-      .where(and(eq(sandboxSnapshotRows.snapshotId, id), eq(sandboxSnapshotRows.kind, WALLET))),
-    walletAccounts(deps, platformId),
+      .where(
+        and(
+          eq(sandboxSnapshotRows.snapshotId, id),
+          eq(sandboxSnapshotRows.kind, WALLET),
+          sql`EXISTS (SELECT 1 FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id} AND ${sandboxSnapshots.platformId} = ${platformId})`,
+        ),
+      ),
+    walletAccountsQuery(db, platformId),
   ]);
+  const snapshot = snapshots[0];
+  if (!snapshot) throw snapshotNotFound();
   const states = new Map<string, StoreState>();
   for (const { row } of walletRows) {
     const wallet = JSON.parse(row) as { accountId: string; state: StoreState };
@@ -244,7 +246,9 @@ export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id
   }
   const kept = new Set(await copyFiles(env.DOCUMENTS, filesPrefix(id), documentsPrefix(platformId)));
   await Promise.all(
-    [...new Set([...accounts, ...states.keys()])].map((accountId) => walletStub(deps, accountId).importState(states.get(accountId) ?? {})),
+    [...new Set([...accounts.map((a) => a.id), ...states.keys()])].map((accountId) =>
+      walletStub(deps, accountId).importState(states.get(accountId) ?? {}),
+    ),
   );
   const fromSnapshot = (kind: string) =>
     sql`FROM ${sandboxSnapshotRows} WHERE ${sandboxSnapshotRows.snapshotId} = ${id} AND ${sandboxSnapshotRows.kind} = ${kind}`;

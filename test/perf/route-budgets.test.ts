@@ -100,7 +100,16 @@ Object.assign(BUDGETS, {
   getSandboxFault: budget(1),
   deleteSandboxFault: budget(2),
   deleteSandboxFaults: budget(2),
+  // Snapshots: the platform's wallets are read (take) or written (restore) one Durable Object call each; the
+  // measured platform has 7 of them.
+  createSandboxSnapshot: budget(3, 7),
+  listSandboxSnapshots: budget(1),
+  getSandboxSnapshot: budget(1),
+  restoreSandboxSnapshot: budget(3, 7),
+  deleteSandboxSnapshot: budget(2),
   getSandboxMagicValues: budget(1),
+  // One customer with a balance; grows with the document (each step costs its own operation's budget) and the platform's wallets (the rollback point).
+  loadSandboxFixtures: budget(10, 7),
   // Embedded wallets
   listAuthCredentials: budget(1, 1),
   createAuthCredential: budget(3, 1),
@@ -166,7 +175,15 @@ const ROWS: Record<string, number> = {
  */
 // A clock advance moves the platform's pending deliveries and transitions' sweep times with it (the sweep reads
 // only what is due, in real time): a bounded update of that platform's pending rows.
-const PER_ROW_WRITTEN: Record<string, number> = { sandboxReset: 2, advanceSandboxClock: 2 };
+const PER_ROW_WRITTEN: Record<string, number> = {
+  sandboxReset: 2,
+  advanceSandboxClock: 2,
+  // A snapshot copies (take) or puts back (restore) the platform's rows: each read about once per row it writes.
+  createSandboxSnapshot: 2,
+  restoreSandboxSnapshot: 2,
+  // Deleting a snapshot's rows reads each through its index entry, then the row (2 per row deleted, and the snapshot's).
+  deleteSandboxSnapshot: 3,
+};
 
 /** The rows-read budget of `op` as measured: lists by their page (`limit`, default 20), else READ or WRITE. */
 function rowsBudget(op: string, { method, path, cost }: Measured): number {
@@ -520,6 +537,15 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('advanceSandboxClock', 'POST', '/sandbox/clock/advance', { auth, body: { seconds: 1 } });
     await m('getSandboxClock', 'GET', '/sandbox/clock', { auth });
     await m('getSandboxMagicValues', 'GET', '/sandbox/magic-values', { auth });
+    const snapshot = await m('createSandboxSnapshot', 'POST', '/sandbox/snapshots', { auth, body: { name: 'measured' } });
+    await m('listSandboxSnapshots', 'GET', '/sandbox/snapshots', { auth });
+    await m('getSandboxSnapshot', 'GET', `/sandbox/snapshots/${snapshot.body.id}`, { auth });
+    await m('restoreSandboxSnapshot', 'POST', `/sandbox/snapshots/${snapshot.body.id}/restore`, { auth });
+    await m('deleteSandboxSnapshot', 'DELETE', `/sandbox/snapshots/${snapshot.body.id}`, { auth });
+    await m('loadSandboxFixtures', 'POST', '/sandbox/fixtures', {
+      auth,
+      body: { customers: [{ ...individualBody(), balances: { USD: 100 } }] },
+    });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
   });
 

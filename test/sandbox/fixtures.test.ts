@@ -3,6 +3,7 @@ import { api, expectError, failingFields, newPlatform, productionApi, type TestP
 import { businessBody, individualBody } from '../support/customers';
 import { bankInfo, balanceOf } from '../support/payments';
 import { policy } from '../support/agents';
+import sample from '../../scripts/fixtures/sample.json';
 
 const T0 = Date.parse('2032-08-01T09:00:00.000Z');
 beforeEach(() => vi.setSystemTime(T0));
@@ -136,6 +137,15 @@ describe('POST /sandbox/fixtures', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const status = await api('GET', `/agents/device-codes/${res.body.agents.a.deviceCode.code}/status`, { auth: p.auth });
     expect(status.body).toMatchObject({ redeemed: false });
+  });
+
+  it('loads the sample document of the README (scripts/fixtures/sample.json)', async () => {
+    const p = await newPlatform();
+    const res = await load(p, sample);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.counts).toMatchObject({ customers: 2, externalAccounts: 2, walletCredentials: 1, agents: 1, payments: 3, settled: 3 });
+    expect((await api('GET', `/customers/${res.body.refs.acme}`, { auth: p.auth })).body.kybStatus).toBe('PENDING');
+    expect((await api('GET', `/transactions/${res.body.refs['to-mexico']}`, { auth: p.auth })).body.status).toBe('COMPLETED');
   });
 
   it('is 404 in production', async () => {
