@@ -282,6 +282,26 @@ describe('POST /sandbox/fixtures refuses a bad document whole, naming its JSON p
   });
 });
 
+describe('POST /sandbox/fixtures body size', () => {
+  it("reads a document past an ordinary body's 1 MiB, and refuses one past 8 MiB with 413", async () => {
+    const p = await newPlatform();
+    const padded = (bytes: number) => JSON.stringify({ customers: [base()] }).replace('{', `{${' '.repeat(bytes)}`);
+    const big = await api('POST', '/sandbox/fixtures', {
+      auth: p.auth,
+      raw: padded(2 * 1024 * 1024),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(big.status, JSON.stringify(big.body)).toBe(201);
+    const tooBig = await api('POST', '/sandbox/fixtures', {
+      auth: p.auth,
+      raw: padded(8 * 1024 * 1024),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expectError(tooBig, 413, 'PAYLOAD_TOO_LARGE');
+    expect((await api('GET', '/customers', { auth: p.auth })).body.totalCount).toBe(1);
+  });
+});
+
 describe('POST /sandbox/fixtures, all or nothing', () => {
   it("rolls back what the call created when a step fails, answering that step's error with its entry", async () => {
     const p = await newPlatform();
