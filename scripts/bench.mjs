@@ -4,6 +4,7 @@
 // secrets to a temporary env file (a copy of .dev.vars, completed with fresh local secrets).
 import autocannon from 'autocannon';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoop } from './bench/loop.mjs';
@@ -354,13 +355,36 @@ function describeTarget(t) {
       .join(', ');
     return `${t.name}: ${all} (target >= ${t.min.toFixed(2)}x @${t.connections}): ${status}`;
   }
+  if (t.kind === 'snapshot') return `${t.name}: ${t.detail}: ${status}`;
   if (t.kind === 'seconds')
     return `${t.name}: ${t.value === undefined ? '-' : `${t.value.toFixed(1)} s`} (target <= ${t.max} s): ${status}`;
   return `${t.name}: worst ${t.value === undefined ? '-' : `${t.value.toFixed(1)} ms (${t.worst})`} (target <= ${t.maxMs} ms): ${status}`;
 }
 
+/** The snapshot phase (scripts/bench-snapshots.mjs): its own service and platform, after the scenarios. */
+function snapshotPhase() {
+  const file = join(tmp, 'snapshots.json');
+  const r = spawnSync(process.execPath, [join(root, 'scripts', 'bench-snapshots.mjs'), '--json', file], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the snapshot phase failed');
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+/** BENCH_ONLY=snapshots: the snapshot phase alone (no scenario, no reference Worker). */
+const SNAPSHOTS_ONLY =
+  ONLY !== undefined && ONLY.every((x) => 'snapshots'.includes(x)) && !scenarios.some((s) => ONLY.some((x) => s.name.includes(x)));
+const SNAPSHOT_TARGET_MS = 1_000;
+
 async function main() {
   const started = Date.now();
+  if (SNAPSHOTS_ONLY) {
+    const snapshots = snapshotPhase();
+    mkdirSync(join(root, 'bench'), { recursive: true });
+    writeFileSync(
+      join(root, 'bench', 'snapshot-results.json'),
+      `${JSON.stringify({ startedAt: new Date(started).toISOString(), snapshots }, null, 2)}\n`,
+    );
+    console.log('Wrote bench/snapshot-results.json');
+    return 0;
+  }
   const chosen = scenarios.filter((s) => !ONLY || s.server === 'empty' || s.server === 'd1' || ONLY.some((x) => s.name.includes(x)));
   console.log(`Starting the service and the reference Workers (state in ${tmp})...`);
   const [service, empty, d1] = await Promise.all([startBenchService(), startReference('empty'), startReference('d1')]);
@@ -409,7 +433,22 @@ async function main() {
   // Timed scenarios last: their background work would disturb the load runs.
   for (const s of chosen.filter((x) => x.measure)) results.push(await measureTimed(s, ctx));
 
+  const snapshots = ONLY && !ONLY.some((x) => 'snapshots'.includes(x)) ? undefined : snapshotPhase();
   const judged = judge(results);
+  if (snapshots) {
+    for (const [what, figures] of [
+      ['snapshot take', snapshots.takeMs],
+      ['snapshot restore', snapshots.restoreMs],
+    ]) {
+      judged.push({
+        name: `${what} at 1,000 customers, 10,000 transactions, 100 wallet credentials (under ${SNAPSHOT_TARGET_MS} ms)`,
+        kind: 'snapshot',
+        value: figures.median,
+        met: figures.median < SNAPSHOT_TARGET_MS,
+        detail: `median ${Math.round(figures.median)} ms (runs ${figures.runs.join(', ')})`,
+      });
+    }
+  }
   console.log(`\n${table(results)}\n`);
   console.log('Targets (from the same run):');
   for (const t of judged) console.log(`  - ${describeTarget(t)}`);
@@ -420,6 +459,7 @@ async function main() {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, platform: process.platform },
     settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, runs: RUNS, connections: CONNECTIONS },
     results,
+    ...(snapshots ? { snapshots } : {}),
     targets: judged,
   };
   mkdirSync(join(root, 'bench'), { recursive: true });

@@ -13,9 +13,12 @@ rm -f .sandbox/credentials.json
 chmod 644 .dev.vars
 
 # Its own process group, so stopping it stops wrangler and workerd too.
-PORT=$port setsid npm start >"$log" 2>&1 &
-pid=$!
+start() {
+  PORT=$port setsid npm start >>"$log" 2>&1 &
+  pid=$!
+}
 stop() { kill -TERM -- "-$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+start
 trap stop EXIT
 
 for _ in $(seq 1 240); do
@@ -55,4 +58,27 @@ for _ in $(seq 1 20); do grep -Eq 'wrangler:info.* POST [^ ]*/redeem' "$log" && 
 grep -q 'device-codes/:code/status' "$log" || { echo "FAIL no request line for the device-code status"; cat "$log"; exit 1; }
 if grep -n "$code" "$log"; then echo "FAIL npm start printed a device code"; exit 1; fi
 echo "ok   no device code in the output of npm start"
+
+# Snapshots survive a restart: take one, stop npm start, start it again on the same state, restore it there.
+json_of() { node -e "console.log(JSON.parse(require('fs').readFileSync('/tmp/smoke-body','utf8')).$1)"; }
+person='"customerType":"INDIVIDUAL","fullName":"Smoke Test","birthDate":"1990-01-15","nationality":"US","address":{"line1":"1 Main Street","city":"San Francisco","state":"CA","postalCode":"94105","country":"US"}'
+check POST /customers 201 "{\"platformCustomerId\":\"smoke-$RANDOM$RANDOM\",$person}"
+kept=$(json_of id)
+check POST /sandbox/snapshots 201 '{"name":"smoke"}'
+snapshot=$(json_of id)
+stop
+start
+for _ in $(seq 1 240); do
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+  if ! kill -0 "$pid" 2>/dev/null; then echo "npm start exited on restart:"; cat "$log"; exit 1; fi
+  sleep 0.5
+done
+check GET "/sandbox/snapshots/$snapshot" 200
+check POST /customers 201 "{\"platformCustomerId\":\"smoke-$RANDOM$RANDOM\",$person}"
+late=$(json_of id)
+check POST "/sandbox/snapshots/$snapshot/restore" 200
+check GET "/customers/$kept" 200
+check GET "/customers/$late" 404
+check DELETE "/sandbox/snapshots/$snapshot" 204
+echo "ok   a snapshot survives a restart of npm start and restores there"
 echo "smoke passed"

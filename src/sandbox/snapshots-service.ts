@@ -1,6 +1,6 @@
 // Sandbox snapshots: capture a platform's sandbox data (D1 rows, wallet Durable Objects, documents' files) and restore it.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { getTableConfig, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Env } from '../env';
 import type { Db, Statement } from '../db/client';
 import { namedGuard } from '../db/client';
@@ -13,7 +13,7 @@ import { badRequest, notFound } from '../http/errors';
 import { keysetList } from '../http/pagination';
 import { iso } from '../common/time';
 import type { StoreState } from '../wallet/account-store';
-import { deleteFiles, deletePlatformData, documentsPrefix, PLATFORM_DATA } from './reset';
+import { deleteFiles, documentsPrefix, PLATFORM_DATA } from './reset';
 
 /** Snapshots a platform may keep (hidden ones, a fixtures load's rollback points, are not counted). */
 export const MAX_SNAPSHOTS = 10;
@@ -40,7 +40,8 @@ const GROUP = 32;
 
 const snapshotNotFound = () => notFound('NOT_FOUND', 'Sandbox snapshot not found');
 
-const columnsOf = (table: (typeof PLATFORM_DATA)[number]['table']) => Object.values(getTableColumns(table)) as SQLiteColumn[];
+type PlatformTableDef = (typeof PLATFORM_DATA)[number]['table'];
+const columnsOf = (table: PlatformTableDef) => Object.values(getTableColumns(table)) as SQLiteColumn[];
 
 // A table of a kind SQLite's JSON cannot carry as is would not round-trip: refuse at load, not at restore.
 for (const { kind, table } of PLATFORM_DATA) {
@@ -170,7 +171,13 @@ export async function takeSnapshot(
       .update(sandboxSnapshots)
       .set({
         counts: sql`json_patch(${sandboxSnapshots.counts}, (SELECT json_group_object(kind, n) FROM (SELECT ${sandboxSnapshotRows.kind} AS kind, count(*) AS n ${rowsOfSnapshot} AND ${sandboxSnapshotRows.kind} <> ${WALLET} GROUP BY ${sandboxSnapshotRows.kind})))`,
-        rowCount: sql`(SELECT count(*) ${rowsOfSnapshot})`,
+      })
+      .where(eq(sandboxSnapshots.id, id)),
+    // The rows: those counted per table, and one per wallet (its credentials and sessions are inside it).
+    db
+      .update(sandboxSnapshots)
+      .set({
+        rowCount: sql`(SELECT sum(value) FROM json_each(${sandboxSnapshots.counts}) WHERE key NOT IN ('walletCredentials', 'walletSessions', 'documentFiles'))`,
       })
       .where(eq(sandboxSnapshots.id, id))
       .returning(),
@@ -202,10 +209,19 @@ export async function takeSnapshot(
   return (results[results.length - 2] as SandboxSnapshotRow[])[0]!;
 }
 
+/** The columns of a table's primary key. */
+function primaryKeyOf(table: PlatformTableDef): SQLiteColumn[] {
+  const composite = getTableConfig(table).primaryKeys[0];
+  if (composite) return composite.columns as SQLiteColumn[];
+  const single = columnsOf(table).filter((c) => c.primary);
+  if (single.length === 0) throw new Error(`${getTableConfig(table).name} has no primary key`);
+  return single;
+}
+
 /** A column's value read back from a captured row (`columns`: the captured order), or its default when it was not captured. */
 function restored(column: SQLiteColumn, columns: string[]): SQL {
   const i = columns.indexOf(column.name);
-  if (i >= 0) return sql.raw(`json_extract("row", '$[${Math.floor(i / GROUP)}][${i % GROUP}]')`);
+  if (i >= 0) return sql.raw(`json_extract("sandbox_snapshot_rows"."row", '$[${Math.floor(i / GROUP)}][${i % GROUP}]')`);
   const value = storedValue(column, undefined);
   return value === null ? sql`NULL` : sql`${value}`;
 }
@@ -252,12 +268,39 @@ export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id
   );
   const fromSnapshot = (kind: string) =>
     sql`FROM ${sandboxSnapshotRows} WHERE ${sandboxSnapshotRows.snapshotId} = ${id} AND ${sandboxSnapshotRows.kind} = ${kind}`;
+  // Only what differs is written: a row whose captured form is in the snapshot stays, the others are deleted,
+  // and captured rows not in the table are inserted (a changed row is both). Writes, with their triggers and
+  // indexes, are what costs; reads of both sides are cheap. A table whose columns changed since the capture
+  // (a migration) is replaced whole.
+  const tables = PLATFORM_DATA.map((t) => {
+    const columns = columnsOf(t.table);
+    const captured = snapshot.columns[t.kind] ?? [];
+    const same = captured.length === columns.length && columns.every((c, i) => c.name === captured[i]);
+    return { ...t, columns, captured, same };
+  });
   const statements: Statement[] = [
     namedGuard(db, SNAPSHOT_GONE, sql`EXISTS (SELECT 1 FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id})`),
-    ...deletePlatformData(db, platformId),
-    ...[...PLATFORM_DATA].reverse().map(({ kind, table }) => {
-      const values = columnsOf(table).map((c) => restored(c, snapshot.columns[kind] ?? []));
-      return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${fromSnapshot(kind)}`);
+    // Foreign keys are checked at the commit: a changed parent is deleted and inserted again under unchanged children.
+    db.run(sql`PRAGMA defer_foreign_keys = on`),
+    ...tables.map(({ kind, table, rowsOf, columns, same }) =>
+      db
+        .delete(table)
+        .where(
+          and(
+            rowsOf(platformId),
+            same ? sql`${rowJson(columns)} NOT IN (SELECT ${sandboxSnapshotRows.row} ${fromSnapshot(kind)})` : undefined,
+          ),
+        ),
+    ),
+    ...[...tables].reverse().map(({ kind, table, rowsOf, columns, captured, same }) => {
+      const values = columns.map((c) => restored(c, captured));
+      // What stayed equals its captured row, so a captured row is missing exactly when its key is not in the table.
+      const present = sql.join(
+        primaryKeyOf(table).map((c) => sql`${table}.${sql.identifier(c.name)} = ${restored(c, captured)}`),
+        sql` AND `,
+      );
+      const missing = same ? sql` AND NOT EXISTS (SELECT 1 FROM ${table} WHERE ${present})` : sql``;
+      return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${fromSnapshot(kind)}${missing}`);
     }),
     db.update(platforms).set({ clockOffsetMs: snapshot.clockOffsetMs }).where(eq(platforms.id, platformId)),
   ];

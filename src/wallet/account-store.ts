@@ -349,6 +349,8 @@ export class AccountStore {
 
   /** Replaces every table's rows with `state`'s (none: emptied); names not of this store's tables are refused. */
   importState(state: StoreState): void {
+    // Already that state (the usual case for a wallet untouched since the snapshot): nothing to write.
+    if (JSON.stringify(this.exportState()) === JSON.stringify(state)) return;
     const tables = this.tables();
     for (const [name, rows] of Object.entries(state)) {
       const columns = tables.get(name);

@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// The snapshot phase of `npm run bench` (also alone: `node scripts/bench-snapshots.mjs`, or BENCH_ONLY=snapshots
+// npm run bench): times POST /sandbox/snapshots and POST /sandbox/snapshots/{id}/restore on a platform of
+// 1,000 customers, 10,000 transactions (with their history, ledger, quotes, webhook events and deliveries) and
+// 100 wallet credentials. Starts the service on throwaway state, makes the platform and its 100 wallets
+// through the API (each customer's e-mail gives its wallet an EMAIL_OTP credential), stops it, seeds the rest
+// with the SQL of scripts/lib/seed.mjs through `wrangler d1 execute --local`, starts it again and times RUNS
+// take/restore pairs. Prints the figures; `--json <file>` also writes them there (scripts/bench.mjs reads them).
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { seedPlatform } from './lib/seed.mjs';
+import { createPlatform, freePort, root, SANDBOX_PLATFORM, scratchWorkspace, startService, stopChild, wrangler } from './lib/service.mjs';
+
+const { values: opts } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, json: { type: 'string' }, keep: { type: 'boolean', default: false } },
+});
+const RUNS = Number(opts.runs);
+const SIZE = { customers: 1_000, transactions: 10_000, walletCredentials: 100 };
+
+let service;
+const { dir, secrets, envFile } = scratchWorkspace('bench-snapshots', () => service, { keep: opts.keep });
+const persistTo = join(dir, 'state');
+const t0 = Date.now();
+const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s  ${msg}`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+async function start() {
+  service = await startService({
+    port: await freePort(),
+    inspectorPort: await freePort(),
+    persistTo,
+    envFile,
+    vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '', RATE_LIMITS: 'off' },
+    extraArgs: ['--log-level', 'warn'],
+    stdio: ['ignore', process.env.SNAP_DEBUG ? 'inherit' : 'ignore', 'inherit'],
+    quietMigrations: true,
+  });
+}
+
+async function stop() {
+  await stopChild(service?.child);
+  service = undefined;
+}
+
+/** Runs SQL statements on the local database (the service stopped), in one file: one wrangler start. */
+function execute(statements, name) {
+  const file = join(dir, `${name}.sql`);
+  writeFileSync(file, `${statements.map((s) => s.trim().replace(/;+$/, '')).join(';\n')};\n`);
+  const r = spawnSync(wrangler, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', file, '--yes'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`seeding (${name}) failed:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+  rmSync(file);
+}
+
+async function call(platform, method, path, body) {
+  const started = performance.now();
+  const r = await fetch(`${service.apiBase}${path}`, {
+    method,
+    headers: { Authorization: platform.auth, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  const ms = performance.now() - started;
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+  return { ms, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The seed: SQL for the customers' side at 1,000 rows per list, and for 10,000 transactions with what hangs on them. */
+function seedStatements(platformId, umaDomain) {
+  const now = Date.now();
+  const people = seedPlatform({ platformId, umaDomain, n: SIZE.customers - SIZE.walletCredentials, now, tag: 1 });
+  // Half the transactions plain, half a quote's: 5,000 of each, with their quotes, events and deliveries.
+  const payments = seedPlatform({ platformId, umaDomain, n: SIZE.transactions / 2, now, tag: 2 });
+  const q = `'${platformId}'`;
+  return [
+    ...people.statements.filter((s) => !/INSERT INTO (transactions|quotes|api_tokens) /.test(s)),
+    ...payments.statements.filter((s) => /INSERT INTO (transactions|quotes|webhook_events|webhook_deliveries) /.test(s)),
+    // Each transaction's status history (two steps) and its two ledger entries.
+    `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
+       SELECT id, 1, platform_id, NULL, 'PENDING', created_at FROM transactions WHERE platform_id = ${q}`,
+    `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
+       SELECT id, 2, platform_id, 'PENDING', status, updated_at FROM transactions WHERE platform_id = ${q} AND status <> 'PENDING'`,
+    `INSERT INTO ledger_entries (id, platform_id, account_id, amount, currency, reference, kind, created_at)
+       SELECT 'LedgerEntry:' || id || ':d', platform_id, coalesce(source_account_id, 'external'), -received_amount, received_currency, id, 'seed.debit', created_at
+       FROM transactions WHERE platform_id = ${q}`,
+    `INSERT INTO ledger_entries (id, platform_id, account_id, amount, currency, reference, kind, created_at)
+       SELECT 'LedgerEntry:' || id || ':c', platform_id, coalesce(destination_account_id, 'external'), received_amount, received_currency, id, 'seed.credit', created_at
+       FROM transactions WHERE platform_id = ${q}`,
+  ];
+}
+
+async function main() {
+  log(`state in ${dir}`);
+  await start();
+  const umaDomain = `snap-${randomUUID().slice(0, 8)}.bench.test`;
+  const platform = await createPlatform(service.apiBase, secrets.OPERATOR_TOKEN, {
+    ...SANDBOX_PLATFORM,
+    name: 'Snapshot bench platform',
+    umaDomain,
+  });
+  log(`making ${SIZE.walletCredentials} customers with a wallet (an EMAIL_OTP credential each) through the API`);
+  for (let i = 0; i < SIZE.walletCredentials; i += 10) {
+    await Promise.all(
+      Array.from({ length: 10 }, (_, j) =>
+        call(platform, 'POST', '/customers', {
+          customerType: 'INDIVIDUAL',
+          platformCustomerId: `wallet-${i + j}`,
+          email: `wallet-${i + j}@example.com`,
+          fullName: `Wallet Holder ${i + j}`,
+          birthDate: '1990-01-15',
+          nationality: 'US',
+          address: { line1: '1 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+        }).then(async (created) => {
+          const accounts = await call(
+            platform,
+            'GET',
+            `/customers/internal-accounts?customerId=${encodeURIComponent(created.body.id)}&limit=100`,
+          );
+          const wallet = accounts.body.data.find((a) => a.type === 'EMBEDDED_WALLET');
+          // The wallet's first call makes its EMAIL_OTP credential (its Durable Object starts lazily).
+          await call(platform, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet.id)}`);
+        }),
+      ),
+    );
+  }
+  await stop();
+  log('seeding 900 more customers and 10,000 transactions by SQL');
+  execute(seedStatements(platform.platformId, umaDomain), 'seed');
+  await start();
+  const counts = {
+    customers: (await call(platform, 'GET', '/customers?limit=1')).body.totalCount,
+    transactions: (await call(platform, 'GET', '/transactions?limit=1')).body.totalCount,
+  };
+  log(`platform: ${JSON.stringify(counts)}`);
+  const take = [];
+  const restore = [];
+  let snapshot;
+  for (let i = 0; i < RUNS; i++) {
+    const taken = await call(platform, 'POST', '/sandbox/snapshots', { name: `bench-${i}` });
+    snapshot = taken.body;
+    // Something to undo: a customer made after the snapshot.
+    await call(platform, 'POST', '/customers', {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: `late-${i}`,
+      fullName: 'Late Customer',
+      birthDate: '1990-01-15',
+      nationality: 'US',
+      address: { line1: '1 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+    });
+    const restored = await call(platform, 'POST', `/sandbox/snapshots/${snapshot.id}/restore`);
+    await call(platform, 'DELETE', `/sandbox/snapshots/${snapshot.id}`);
+    take.push(taken.ms);
+    restore.push(restored.ms);
+    log(`run ${i + 1}: take ${taken.ms.toFixed(0)} ms, restore ${restored.ms.toFixed(0)} ms`);
+  }
+  const after = (await call(platform, 'GET', '/customers?limit=1')).body.totalCount;
+  if (after !== counts.customers) throw new Error(`restore left ${after} customers, expected ${counts.customers}`);
+  await stop();
+  const result = {
+    size: { ...SIZE, ...counts },
+    snapshotCounts: snapshot.counts,
+    takeMs: { median: median(take), runs: take.map(Math.round) },
+    restoreMs: { median: median(restore), runs: restore.map(Math.round) },
+  };
+  console.log(
+    `\nSnapshot of ${counts.customers} customers, ${counts.transactions} transactions, ${snapshot.counts.walletCredentials} wallet credentials ` +
+      `(${Object.values(snapshot.counts).reduce((a, b) => a + b, 0)} rows): take median ${result.takeMs.median.toFixed(0)} ms ` +
+      `(${result.takeMs.runs.join(', ')}), restore median ${result.restoreMs.median.toFixed(0)} ms (${result.restoreMs.runs.join(', ')}); target under 1,000 ms each`,
+  );
+  if (opts.json) writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  console.error(error.stack ?? error);
+  process.exit(1);
+}
