@@ -1,8 +1,24 @@
 // The sandbox's own pages: the e-mail outbox (OTP codes), and the controls that drive the simulation:
 // fund an account, advance the clock, simulate an incoming UMA payment, pay a real-time-funding quote,
-// reset; and the magic-values catalogue. Every control is one public API call with the signed-in token.
+// snapshots (take, restore, delete), load a fixture document, reset; and the magic-values catalogue. Every
+// control is one public API call with the signed-in token.
 import { api, platformConfig } from './api.js';
-import { act, actionForm, changeWatch, errorBox, field, fill, h, money, options, outcome, table, toMinorUnits, when } from './ui.js';
+import {
+  act,
+  actionForm,
+  changeWatch,
+  errorBox,
+  field,
+  fill,
+  h,
+  money,
+  options,
+  outcome,
+  prettyJson,
+  table,
+  toMinorUnits,
+  when,
+} from './ui.js';
 import { customerName } from './customers.js';
 
 const POLL_MS = 3000;
@@ -61,6 +77,8 @@ export async function sandboxPage(main, _param, live) {
     fundSection(accounts),
     receiveSection(config, accounts),
     quoteSection(),
+    snapshotsSection(),
+    fixturesSection(),
     resetSection(),
     magicValuesSection(magic),
   );
@@ -260,31 +278,204 @@ function quoteSection() {
   );
 }
 
-function resetSection() {
-  const { nodes, say } = outcome();
-  const confirm = h('button', { type: 'button', class: 'danger' }, 'Reset');
-  const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+/**
+ * A modal asking before an action that cannot be undone. `ask(...text)` opens it; its confirm button runs
+ * `action` through `act` (reported by `say`) and closes it.
+ */
+function confirmDialog(title, confirmLabel, say, action) {
+  const titleId = `confirm-${title.replace(/\W+/g, '-').toLowerCase()}`;
+  const text = h('p');
+  const confirm = h('button', { type: 'button', class: 'danger' }, confirmLabel);
+  const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel');
   const dialog = h(
     'dialog',
-    { 'aria-labelledby': 'reset-title' },
-    h('h2', { id: 'reset-title' }, 'Reset the sandbox?'),
-    h(
-      'p',
-      null,
-      "This deletes all of this platform's customers, accounts, transactions, webhooks and e-mails, and sets the clock back. API tokens and the configuration stay.",
-    ),
+    { 'aria-labelledby': titleId },
+    h('h2', { id: titleId }, title),
+    text,
     h('div', { class: 'actions' }, cancel, confirm),
   );
-  const open = h('button', { type: 'button', class: 'danger', onclick: () => dialog.showModal() }, 'Reset sandbox…');
-  cancel.addEventListener('click', () => dialog.close());
   confirm.addEventListener('click', () =>
     act(confirm, say, async () => {
-      await api('/sandbox/reset', { method: 'POST' });
-      dialog.close();
-      return 'The sandbox is empty again; its clock is back to real time.';
+      // Closed either way: an error shows in the section, not hidden behind the modal.
+      try {
+        return await action();
+      } finally {
+        dialog.close();
+      }
     }),
   );
-  return section('Reset', "Start over with this platform's sandbox data.", open, dialog, nodes);
+  const ask = (...content) => {
+    fill(text, content);
+    dialog.showModal();
+  };
+  return { dialog, ask };
+}
+
+/** "customers: 3, transactions: 12": the non-zero counts of a snapshot or a fixture load. */
+const countsText = (counts) =>
+  Object.entries(counts ?? {})
+    .filter(([, n]) => n)
+    .map(([kind, n]) => `${kind}: ${n}`)
+    .join(', ') || 'nothing';
+
+/** What the Snapshots section says once the page is drawn again after a restore. */
+let restoredNotice;
+
+function snapshotsSection() {
+  const { nodes, say } = outcome();
+  const list = h('div', { data: { field: 'snapshots' } });
+  let chosen;
+  const restore = confirmDialog('Restore the snapshot?', 'Restore', say, async () => {
+    await api(`/sandbox/snapshots/${encodeURIComponent(chosen.id)}/restore`, { method: 'POST' });
+    // Every section (accounts, balances, the clock) shows the restored data: the router draws the view again.
+    restoredNotice = `Restored “${chosen.name}”: the sandbox data is as it was when it was taken.`;
+    restore.dialog.close();
+    window.dispatchEvent(new HashChangeEvent('hashchange'));
+  });
+  const remove = (s) => async () => {
+    await api(`/sandbox/snapshots/${encodeURIComponent(s.id)}`, { method: 'DELETE' });
+    await load();
+    return `Deleted “${s.name}”.`;
+  };
+  const buttons = (s) =>
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => {
+            chosen = s;
+            restore.ask(
+              `The sandbox data returns to “${s.name}”, taken `,
+              when(s.createdAt),
+              ': what was created or changed since is undone. API tokens and the webhook endpoint stay.',
+            );
+          },
+        },
+        'Restore…',
+      ),
+      h('button', { type: 'button', class: 'secondary', onclick: (e) => act(e.currentTarget, say, remove(s)) }, 'Delete'),
+    );
+  const load = async () => {
+    const page = await api('/sandbox/snapshots', { query: { limit: 100 } });
+    fill(
+      list,
+      table(
+        [
+          { label: 'Name', cell: (s) => s.name },
+          { label: 'Taken', cell: (s) => when(s.createdAt) },
+          { label: 'Contents', cell: (s) => h('small', null, countsText(s.counts)) },
+          { label: 'Actions', cell: buttons },
+        ],
+        page.data,
+        'No snapshots yet.',
+      ),
+    );
+  };
+  load().catch((error) => fill(list, errorBox(error)));
+  if (restoredNotice) say(restoredNotice);
+  restoredNotice = undefined;
+  const name = h('input', { name: 'name', required: true, maxlength: '100', autocomplete: 'off', placeholder: 'after-setup' });
+  return section(
+    'Snapshots',
+    "Save this platform's sandbox data under a name, and return to it later.",
+    actionForm('Take snapshot', field('Name', name), async () => {
+      const taken = await api('/sandbox/snapshots', { method: 'POST', body: { name: name.value.trim() } });
+      await load();
+      return `Took “${taken.name}”: ${countsText(taken.counts)}.`;
+    }),
+    list,
+    nodes,
+    restore.dialog,
+  );
+}
+
+/** An id of a fixture's refs, linked to its console page when it has one (by its type: `Customer:…`). */
+const PAGES = { Customer: 'customers', Transaction: 'transactions', Agent: 'agents' };
+const idLink = (id) => {
+  const page = PAGES[String(id).split(':')[0]];
+  return page ? h('a', { href: `#/${page}/${encodeURIComponent(id)}` }, id) : h('code', null, id);
+};
+
+function fixturesSection() {
+  const doc = h('textarea', {
+    name: 'document',
+    rows: 8,
+    required: true,
+    spellcheck: 'false',
+    placeholder: '{"customers": [{"ref": "alice", …}]}',
+  });
+  const file = h('input', { name: 'file', type: 'file', accept: 'application/json,.json' });
+  file.addEventListener('change', async () => {
+    if (file.files?.[0]) doc.value = prettyJson(await file.files[0].text());
+  });
+  const result = h('div', { data: { field: 'fixture-result' } });
+  const fields = [
+    field(
+      'Document (JSON)',
+      doc,
+      'Sections customers, agents, payments; a later entry names an earlier one as {"$ref": "alice.accounts.USD"}.',
+    ),
+    field('Or upload a file', file),
+  ];
+  const load = async () => {
+    fill(result);
+    let body;
+    try {
+      body = JSON.parse(doc.value);
+    } catch (error) {
+      throw new Error(`The document is not JSON: ${error.message}`);
+    }
+    const loaded = await api('/sandbox/fixtures', { method: 'POST', body }).catch((error) => {
+      // A refused document: each failing JSON path and why.
+      const issues = error.details?.fields ?? [];
+      if (issues.length)
+        fill(
+          result,
+          h(
+            'ul',
+            null,
+            issues.map((i) => h('li', null, h('code', null, i.field), ': ', i.message)),
+          ),
+        );
+      throw error;
+    });
+    const agents = Object.keys(loaded.agents ?? {}).length ? loaded.agents : null;
+    fill(
+      result,
+      table(
+        [
+          { label: 'Ref', cell: ([ref]) => h('code', null, ref) },
+          { label: 'ID', cell: ([, id]) => idLink(id) },
+        ],
+        Object.entries(loaded.refs ?? {}),
+        'The document names no refs.',
+      ),
+      agents && h('details', null, h('summary', null, 'Agent credentials'), h('pre', { class: 'code' }, JSON.stringify(agents, null, 2))),
+    );
+    return `Loaded: ${countsText(loaded.counts)}.`;
+  };
+  return section(
+    'Load fixtures',
+    'Create customers, accounts, agents and payments from one document (POST /sandbox/fixtures). A document that fails creates nothing.',
+    actionForm('Load fixtures', fields, load),
+    result,
+  );
+}
+
+function resetSection() {
+  const { nodes, say } = outcome();
+  const reset = confirmDialog('Reset the sandbox?', 'Reset', say, async () => {
+    await api('/sandbox/reset', { method: 'POST' });
+    return 'The sandbox is empty again; its clock is back to real time.';
+  });
+  const text =
+    "This deletes all of this platform's customers, accounts, transactions, webhooks and e-mails, and sets the clock back. API tokens, the configuration and the snapshots stay.";
+  const open = h('button', { type: 'button', class: 'danger', onclick: () => reset.ask(text) }, 'Reset sandbox…');
+  return section('Reset', "Start over with this platform's sandbox data.", open, reset.dialog, nodes);
 }
 
 /** Text whose `code` spans (Markdown backticks, as the document's summaries write them) show as code. */
