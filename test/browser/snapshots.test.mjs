@@ -108,12 +108,12 @@ test('sandbox: take a snapshot, load fixtures, restore the snapshot after confir
 
   // Restore asks first: Cancel changes nothing.
   const dialog = page.getByRole('dialog', { name: 'Restore the snapshot?' });
-  await row.getByRole('button', { name: 'Restore…' }).click();
+  await row.getByRole('button', { name: `Restore “${name}”…` }).click();
   await dialog.getByText(name).waitFor();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'hidden' });
   assert.equal((await call('GET', `/customers/${encodeURIComponent(added.id)}`)).id, added.id);
-  await row.getByRole('button', { name: 'Restore…' }).click();
+  await row.getByRole('button', { name: `Restore “${name}”…` }).click();
   await dialog.getByRole('button', { name: 'Restore' }).click();
   await saidOrFail(section('Snapshots'), `Restored “${name}”`);
 
@@ -132,7 +132,11 @@ test('sandbox: take a snapshot, load fixtures, restore the snapshot after confir
 
   // The snapshot outlives its restore; Delete removes it.
   await toSandbox();
-  await section('Snapshots').getByRole('row').filter({ hasText: name }).getByRole('button', { name: 'Delete' }).click();
+  await section('Snapshots')
+    .getByRole('row')
+    .filter({ hasText: name })
+    .getByRole('button', { name: `Delete “${name}”` })
+    .click();
   await saidOrFail(section('Snapshots'), `Deleted “${name}”`);
   await section('Snapshots').getByText('No snapshots yet.').waitFor();
   assert.deepEqual((await call('GET', '/sandbox/snapshots')).data, []);

@@ -346,6 +346,7 @@ function snapshotsSection() {
         {
           type: 'button',
           class: 'secondary',
+          'aria-label': `Restore “${s.name}”…`,
           onclick: () => {
             chosen = s;
             restore.ask(
@@ -357,7 +358,11 @@ function snapshotsSection() {
         },
         'Restore…',
       ),
-      h('button', { type: 'button', class: 'secondary', onclick: (e) => act(e.currentTarget, say, remove(s)) }, 'Delete'),
+      h(
+        'button',
+        { type: 'button', class: 'secondary', 'aria-label': `Delete “${s.name}”`, onclick: (e) => act(e.currentTarget, say, remove(s)) },
+        'Delete',
+      ),
     );
   const load = async () => {
     const page = await api('/sandbox/snapshots', { query: { limit: 100 } });
