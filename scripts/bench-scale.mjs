@@ -9,12 +9,11 @@
 //
 //   npm run bench:scale -- [--sizes 1000,100000,1000000] [--samples 11] [--case-seconds 20] [--timeout 120] [--neighbours 1] [--write] [--keep]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPlatform } from './lib/seed.mjs';
-import { createPlatform, freePort, root, startService, stopChild, scratchWorkspace, wrangler } from './lib/service.mjs';
+import { createPlatform, executeLocalSql, freePort, median, root, startService, stopChild, scratchWorkspace } from './lib/service.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -44,11 +43,6 @@ const { dir, secrets, envFile } = scratchWorkspace('bench-scale', () => service,
 const t0 = Date.now();
 const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s  ${msg}`);
 const fmtN = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 async function start() {
   service = await startService({
@@ -67,20 +61,6 @@ async function start() {
 async function stop() {
   await stopChild(service?.child);
   service = undefined;
-}
-
-/** Runs SQL statements on the local database (the service stopped), in one file: one wrangler start. */
-function execute(statements, name) {
-  const file = join(dir, `${name}.sql`);
-  writeFileSync(file, `${statements.map((s) => s.trim().replace(/;+$/, '')).join(';\n')};\n`);
-  const r = spawnSync(wrangler, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', file, '--yes'], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0) throw new Error(`seeding (${name}) failed:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
-  rmSync(file);
 }
 
 /** The requests timed at every size; `{name}` is a value of the first seed's sample. */
@@ -189,10 +169,14 @@ for (const size of SIZES) {
   };
   log(`seeding ${fmtN(size)} rows per list…`);
   const started = Date.now();
-  execute(seed.statements, `seed-${size}`);
+  executeLocalSql({ dir, persistTo }, seed.statements, `seed-${size}`);
   for (let i = 0; i < NEIGHBOURS; i++) {
     const neighbour = { platformId: `Platform:${randomUUID()}`, umaDomain: `neighbour-${i}-${randomUUID().slice(0, 8)}.bench.test` };
-    execute(seedPlatform({ ...neighbour, n: size, now, createPlatform: true }).statements, `neighbour-${i}-${size}`);
+    executeLocalSql(
+      { dir, persistTo },
+      seedPlatform({ ...neighbour, n: size, now, createPlatform: true }).statements,
+      `neighbour-${i}-${size}`,
+    );
   }
   results.seedSeconds[size] = (Date.now() - started) / 1000;
   log(`seeded in ${results.seedSeconds[size].toFixed(1)} s; timing ${CASES.length} requests`);

@@ -6,13 +6,22 @@
 // through the API (each customer's e-mail gives its wallet an EMAIL_OTP credential), stops it, seeds the rest
 // with the SQL of scripts/lib/seed.mjs through `wrangler d1 execute --local`, starts it again and times RUNS
 // take/restore pairs. Prints the figures; `--json <file>` also writes them there (scripts/bench.mjs reads them).
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPlatform } from './lib/seed.mjs';
-import { createPlatform, freePort, root, SANDBOX_PLATFORM, scratchWorkspace, startService, stopChild, wrangler } from './lib/service.mjs';
+import {
+  createPlatform,
+  freePort,
+  root,
+  SANDBOX_PLATFORM,
+  executeLocalSql,
+  median,
+  scratchWorkspace,
+  startService,
+  stopChild,
+} from './lib/service.mjs';
 
 const { values: opts } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, json: { type: 'string' }, keep: { type: 'boolean', default: false } },
@@ -25,11 +34,6 @@ const { dir, secrets, envFile } = scratchWorkspace('bench-snapshots', () => serv
 const persistTo = join(dir, 'state');
 const t0 = Date.now();
 const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s  ${msg}`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 async function start() {
   service = await startService({
@@ -47,20 +51,6 @@ async function start() {
 async function stop() {
   await stopChild(service?.child);
   service = undefined;
-}
-
-/** Runs SQL statements on the local database (the service stopped), in one file: one wrangler start. */
-function execute(statements, name) {
-  const file = join(dir, `${name}.sql`);
-  writeFileSync(file, `${statements.map((s) => s.trim().replace(/;+$/, '')).join(';\n')};\n`);
-  const r = spawnSync(wrangler, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', file, '--yes'], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0) throw new Error(`seeding (${name}) failed:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
-  rmSync(file);
 }
 
 async function call(platform, method, path, body) {
@@ -136,7 +126,7 @@ async function main() {
   }
   await stop();
   log('seeding 900 more customers and 10,000 transactions by SQL');
-  execute(seedStatements(platform.platformId, umaDomain), 'seed');
+  executeLocalSql({ dir, persistTo }, seedStatements(platform.platformId, umaDomain), 'seed');
   await start();
   const counts = {
     customers: (await call(platform, 'GET', '/customers?limit=1')).body.totalCount,

@@ -15,6 +15,7 @@ import {
   freePort,
   host,
   killChildNow,
+  median,
   readDevVars,
   root,
   spawnWranglerDev,
@@ -129,11 +130,6 @@ async function startBenchService() {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
 
 /** autocannon options for one scenario's request(s) against its server. */

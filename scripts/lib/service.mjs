@@ -245,3 +245,27 @@ export async function createPlatform(apiBase, operatorToken, body = SANDBOX_PLAT
     auth: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
   };
 }
+
+/** The median of a list of numbers (the benches' figure of several runs). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Runs SQL statements on the local database in `persistTo` (the service stopped), as one file in `dir`: one
+ * wrangler start. `name` names the file and the error.
+ */
+export function executeLocalSql({ dir, persistTo }, statements, name) {
+  const file = join(dir, `${name}.sql`);
+  writeFileSync(file, `${statements.map((s) => s.trim().replace(/;+$/, '')).join(';\n')};\n`);
+  const r = spawnSync(wrangler, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', file, '--yes'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`seeding (${name}) failed:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+  rmSync(file);
+}

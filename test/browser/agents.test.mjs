@@ -2,28 +2,10 @@
 // the agent's page shows its MCP URL and client configurations, issues a device code, and the token that code
 // redeems for lists the agent's tools at that URL.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { apiClient, createCustomer, launchBrowser, openPage, screenshot, startService, tag } from './lib/harness.mjs';
+import { test } from 'node:test';
+import { browser, call, createCustomer, openPage, screenshot, service, tag, useSuite } from './lib/harness.mjs';
 
-let service;
-let browser;
-let call;
-let opened;
-
-before(
-  async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    call = apiClient(service);
-  },
-  { timeout: 240_000 },
-);
-
-after(async () => {
-  await opened?.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await service?.stop();
-});
+useSuite();
 
 test(
   'agents: a customer’s agent is listed; its page shows the MCP URL and configuration; its device code connects an MCP client',
@@ -41,7 +23,7 @@ test(
       },
     });
 
-    opened = await openPage(browser, service.origin);
+    const opened = await openPage(browser, service.origin);
     const { page } = opened;
     await page.goto('/');
     await page.getByLabel('Client ID').fill(service.clientId);

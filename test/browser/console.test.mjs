@@ -7,42 +7,26 @@ import { createPublicKey, verify } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test as nodeTest } from 'node:test';
+import { test as nodeTest } from 'node:test';
 import {
-  PHONE,
-  apiClient,
+  browser,
+  call,
   createCustomer,
   createUsdExternalAccount,
   itemLink,
-  launchBrowser,
   openPage,
+  PHONE,
   screenshot,
+  service,
   startReceiver,
-  startService,
   tag,
   until,
+  useSuite,
 } from './lib/harness.mjs';
 
-let service;
-let browser;
-let call;
 const opened = [];
 
-before(
-  async () => {
-    // Fail at once, with the fix, when the browser is missing (before spending time on the service).
-    browser = await launchBrowser();
-    service = await startService();
-    call = apiClient(service);
-  },
-  { timeout: 240_000 },
-);
-
-after(async () => {
-  await Promise.allSettled(opened.map((o) => o.close()));
-  await browser?.close().catch(() => {});
-  await service?.stop();
-});
+useSuite();
 
 /** A watched page on the service's origin; closed at the end of the suite at the latest. */
 async function open(options) {

@@ -3,28 +3,10 @@
 // change the data (a customer through the API, a fixture document from the console), restore after
 // confirming, and see the customers as they were.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { apiClient, createCustomer, launchBrowser, openPage, screenshot, startService, tag } from './lib/harness.mjs';
+import { test } from 'node:test';
+import { browser, call, createCustomer, openPage, screenshot, service, tag, useSuite } from './lib/harness.mjs';
 
-let service;
-let browser;
-let call;
-let opened;
-
-before(
-  async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    call = apiClient(service);
-  },
-  { timeout: 240_000 },
-);
-
-after(async () => {
-  await opened?.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await service?.stop();
-});
+useSuite();
 
 /** A fixture customer entry: a POST /customers body with its ref. */
 const fixtureCustomer = (ref, fullName, extra = {}) => ({
@@ -42,7 +24,7 @@ test('sandbox: take a snapshot, load fixtures, restore the snapshot after confir
   const t = tag();
   const { customer: kept } = await createCustomer(call, { fullName: `Kept Before ${t}` });
 
-  opened = await openPage(browser, service.origin);
+  const opened = await openPage(browser, service.origin);
   const { page } = opened;
   await page.goto('/');
   await page.getByLabel('Client ID').fill(service.clientId);

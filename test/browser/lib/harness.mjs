@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSyn
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -128,6 +129,31 @@ export async function launchBrowser() {
   });
 }
 
+/** This test file's browser, `npm start` and API client, set by `useSuite()`'s before hook (live bindings). */
+export let browser;
+export let service;
+export let call;
+/** Every context `openPage` made: whatever a test left open is closed after the file. */
+const contexts = [];
+
+/** Starts the browser, then the service, before the file's tests, and stops all of it after them. */
+export function useSuite() {
+  before(
+    async () => {
+      // Fail at once, with the fix, when the browser is missing (before spending time on the service).
+      browser = await launchBrowser();
+      service = await startService();
+      call = apiClient(service);
+    },
+    { timeout: 240_000 },
+  );
+  after(async () => {
+    await Promise.allSettled(contexts.map((c) => c.close()));
+    await browser?.close().catch(() => {});
+    await service?.stop();
+  });
+}
+
 /**
  * A fresh browser context and page that records what the suite forbids: a request to another origin
  * than the service's, a console error, an uncaught page error. `checkClean()` fails on any of them,
@@ -150,6 +176,7 @@ export async function openPage(browser, origin, { viewport = DESKTOP } = {}) {
   context.on('page', watch);
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT_MS);
+  contexts.push(context);
   return {
     context,
     page,
