@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
-import { ADDRESS, businessBody, createCustomer, individualBody, productionApi, walk } from '../support/customers';
-
-const personalInfo = (overrides: Record<string, unknown> = {}) => ({
-  firstName: 'Jane',
-  lastName: 'Smith',
-  birthDate: '1978-06-15',
-  nationality: 'US',
-  email: 'jane.smith@acmecorp.com',
-  phoneNumber: '+14155550192',
-  address: ADDRESS,
-  idType: 'SSN',
-  identifier: '123-45-6789',
-  ...overrides,
-});
+import { ADDRESS, businessBody, createCustomer, individualBody, personalInfo, productionApi, walk } from '../support/customers';
 
 const ownerBody = (customerId: string, info: Record<string, unknown> = {}) => ({
   customerId,

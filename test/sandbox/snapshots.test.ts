@@ -2,7 +2,7 @@ import { createScheduledController, env } from 'cloudflare:test';
 import worker from '../../src/index';
 import { describe, expect, it } from 'vitest';
 import { api, expectError, newPlatform, productionApi, tokenWith, type TestPlatform } from '../support/api';
-import { ADDRESS, businessBody, createCustomer, individualBody, postForm } from '../support/customers';
+import { businessBody, createCustomer, individualBody, personalInfo, postForm } from '../support/customers';
 import { advance, customerWithAccounts, db, externalAccount, fund, idemKey, transfer, tx } from '../support/payments';
 import { credentialsOf, newWallet, otpSession, sessionsOf, signed, type TestWallet } from '../support/wallets';
 import { fakeEndpoint, hookUrl } from '../support/webhooks';
@@ -23,18 +23,6 @@ async function take(p: TestPlatform, name = 'after-setup') {
 }
 
 const restore = (p: TestPlatform, id: string) => api('POST', `/sandbox/snapshots/${id}/restore`, { auth: p.auth });
-
-const personalInfo = {
-  firstName: 'Jane',
-  lastName: 'Smith',
-  birthDate: '1978-06-15',
-  nationality: 'US',
-  email: 'jane.smith@acmecorp.com',
-  phoneNumber: '+14155550192',
-  address: ADDRESS,
-  idType: 'SSN',
-  identifier: '123-45-6789',
-};
 
 async function uploadDocument(p: TestPlatform, holder: string, text: string) {
   const res = await postForm('/documents', p.auth, [
@@ -62,7 +50,7 @@ async function world() {
   ok(
     await api('POST', '/beneficial-owners', {
       auth: p.auth,
-      body: { customerId: biz.id, roles: ['UBO'], ownershipPercentage: 51, personalInfo },
+      body: { customerId: biz.id, roles: ['UBO'], ownershipPercentage: 51, personalInfo: personalInfo() },
     }),
     201,
   );
@@ -186,7 +174,7 @@ describe('sandbox snapshots', () => {
     ok(
       await api('POST', '/beneficial-owners', {
         auth: p.auth,
-        body: { customerId: s.biz.id, roles: ['DIRECTOR'], ownershipPercentage: 10, personalInfo },
+        body: { customerId: s.biz.id, roles: ['DIRECTOR'], ownershipPercentage: 10, personalInfo: personalInfo() },
       }),
       201,
     );

@@ -7,6 +7,20 @@ export const uniqueId = (prefix = 'cust') => `${prefix}-${Date.now().toString(36
 
 export const ADDRESS = { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
 
+/** A beneficial owner's `personalInfo`, with `overrides`. */
+export const personalInfo = (overrides: Record<string, unknown> = {}) => ({
+  firstName: 'Jane',
+  lastName: 'Smith',
+  birthDate: '1978-06-15',
+  nationality: 'US',
+  email: 'jane.smith@acmecorp.com',
+  phoneNumber: '+14155550192',
+  address: ADDRESS,
+  idType: 'SSN',
+  identifier: '123-45-6789',
+  ...overrides,
+});
+
 export const individualBody = (overrides: Record<string, unknown> = {}) => ({
   customerType: 'INDIVIDUAL',
   platformCustomerId: uniqueId('ind'),
