@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPlatform } from './lib/seed.mjs';
-import { createPlatform, executeLocalSql, freePort, median, root, startService, stopChild, scratchWorkspace } from './lib/service.mjs';
+import { createPlatform, executeLocalSql, median, root, startBenchService, stopChild, scratchWorkspace } from './lib/service.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -45,17 +45,7 @@ const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padSta
 const fmtN = (n) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
 
 async function start() {
-  service = await startService({
-    port: await freePort(),
-    inspectorPort: await freePort(),
-    persistTo,
-    envFile,
-    // One platform drives every request far past its budget; searches are "expensive" calls.
-    vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '', RATE_LIMITS: 'off' },
-    extraArgs: ['--log-level', 'warn'],
-    stdio: ['ignore', 'ignore', 'inherit'],
-    quietMigrations: true,
-  });
+  service = await startBenchService({ persistTo, envFile });
 }
 
 async function stop() {

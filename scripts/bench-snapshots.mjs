@@ -13,13 +13,11 @@ import { parseArgs } from 'node:util';
 import { seedPlatform } from './lib/seed.mjs';
 import {
   createPlatform,
-  freePort,
-  root,
   SANDBOX_PLATFORM,
   executeLocalSql,
   median,
   scratchWorkspace,
-  startService,
+  startBenchService,
   stopChild,
 } from './lib/service.mjs';
 
@@ -36,16 +34,7 @@ const t0 = Date.now();
 const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s  ${msg}`);
 
 async function start() {
-  service = await startService({
-    port: await freePort(),
-    inspectorPort: await freePort(),
-    persistTo,
-    envFile,
-    vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '', RATE_LIMITS: 'off' },
-    extraArgs: ['--log-level', 'warn'],
-    stdio: ['ignore', process.env.SNAP_DEBUG ? 'inherit' : 'ignore', 'inherit'],
-    quietMigrations: true,
-  });
+  service = await startBenchService({ persistTo, envFile, stdout: process.env.SNAP_DEBUG ? 'inherit' : 'ignore' });
 }
 
 async function stop() {

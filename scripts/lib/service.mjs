@@ -269,3 +269,20 @@ export function executeLocalSql({ dir, persistTo }, statements, name) {
   if (r.status !== 0) throw new Error(`seeding (${name}) failed:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
   rmSync(file);
 }
+
+/**
+ * The benches' service: `npm start`'s on `persistTo`, on free ports, quiet, with the request budgets off (one
+ * platform drives every request far past them; searches are "expensive" calls). `stdout`: 'ignore' or 'inherit'.
+ */
+export async function startBenchService({ persistTo, envFile, stdout = 'ignore' }) {
+  return startService({
+    port: await freePort(),
+    inspectorPort: await freePort(),
+    persistTo,
+    envFile,
+    vars: { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '', RATE_LIMITS: 'off' },
+    extraArgs: ['--log-level', 'warn'],
+    stdio: ['ignore', stdout, 'inherit'],
+    quietMigrations: true,
+  });
+}

@@ -3,7 +3,7 @@
 // redeems for lists the agent's tools at that URL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { browser, call, createCustomer, openPage, screenshot, service, tag, useSuite } from './lib/harness.mjs';
+import { browser, call, createCustomer, openPage, screenshot, service, signIn, tag, useSuite } from './lib/harness.mjs';
 
 useSuite();
 
@@ -25,10 +25,7 @@ test(
 
     const opened = await openPage(browser, service.origin);
     const { page } = opened;
-    await page.goto('/');
-    await page.getByLabel('Client ID').fill(service.clientId);
-    await page.getByLabel('Client secret').fill(service.clientSecret);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents', exact: true }).click();
     await page.waitForURL((url) => url.hash === '#/agents');
     await page.getByLabel('Customer ID').fill(customer.id);

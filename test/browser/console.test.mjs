@@ -18,6 +18,7 @@ import {
   PHONE,
   screenshot,
   service,
+  signIn,
   startReceiver,
   tag,
   until,
@@ -62,14 +63,6 @@ function test(name, options, fn) {
 
 const nav = (page) => page.getByRole('navigation', { name: 'Main' });
 const heading = (page) => page.locator('h1');
-
-async function signIn(page, { clientId = service.clientId, clientSecret = service.clientSecret } = {}) {
-  await page.goto('/');
-  await page.getByLabel('Client ID').fill(clientId);
-  await page.getByLabel('Client secret').fill(clientSecret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
 
 /** Follows a link of the main navigation and waits for the view's hash route and its single <h1>. */
 async function go(page, linkName, hash) {

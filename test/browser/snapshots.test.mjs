@@ -4,7 +4,7 @@
 // confirming, and see the customers as they were.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { browser, call, createCustomer, openPage, screenshot, service, tag, useSuite } from './lib/harness.mjs';
+import { browser, call, createCustomer, openPage, screenshot, service, signIn, tag, useSuite } from './lib/harness.mjs';
 
 useSuite();
 
@@ -26,10 +26,7 @@ test('sandbox: take a snapshot, load fixtures, restore the snapshot after confir
 
   const opened = await openPage(browser, service.origin);
   const { page } = opened;
-  await page.goto('/');
-  await page.getByLabel('Client ID').fill(service.clientId);
-  await page.getByLabel('Client secret').fill(service.clientSecret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page);
   const nav = page.getByRole('navigation', { name: 'Main' });
   const toSandbox = async () => {
     await nav.getByRole('link', { name: 'Sandbox', exact: true }).click();

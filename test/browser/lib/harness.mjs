@@ -200,6 +200,15 @@ export async function openPage(browser, origin, { viewport = DESKTOP } = {}) {
   };
 }
 
+/** Signs in on the console's page with the service's credentials (or others) and waits for the signed-in page. */
+export async function signIn(page, { clientId = service.clientId, clientSecret = service.clientSecret } = {}) {
+  await page.goto('/');
+  await page.getByLabel('Client ID').fill(clientId);
+  await page.getByLabel('Client secret').fill(clientSecret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
 /** A JSON client of the API with HTTP Basic; `call(method, path, body, expectedStatus)` returns the body. */
 export function apiClient({ baseUrl, clientId, clientSecret }) {
   const auth = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
