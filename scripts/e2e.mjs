@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run e2e`: money movement end to end against a running `npm start` (wrangler dev), in real time.
+// `npm run e2e`: money movement end to end against a running `npm start`, in real time.
 // Shows a transfer-out to an account ending in 005 failing on its own about 30 s later (a delayed queue
 // message drives it: no clock advance, no further call), funded quotes completing, and incoming UMA payments
 // approved (200) and rejected (403) by a local webhook receiver.
