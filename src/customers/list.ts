@@ -93,10 +93,17 @@ function pageOrder(q: CustomerListQuery) {
   return {};
 }
 
+/**
+ * A filter on a field unique among live customers (`platformCustomerId`, `umaAddress`) selects at most one: its
+ * total is counted through that unique index (one row at most), whatever the other filters.
+ */
+const uniqueFilter = (q: CustomerListQuery) => !q.isIncludingDeleted && (q.platformCustomerId !== undefined || q.umaAddress !== undefined);
+
 /** The keyset query of GET /customers but `search`: each filter read through its index in the page's order. */
 function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<CustomerRow> {
   const list = countedList(q);
-  const common = { limit: q.limit, cursor: q.cursor, ...(list ? { counted: { platformId, list } } : {}) };
+  const total = list ? { counted: { platformId, list } } : uniqueFilter(q) ? { withTotal: true } : {};
+  const common = { limit: q.limit, cursor: q.cursor, ...total };
   const where = customerFilters(platformId, q);
   if (q.currency !== undefined) {
     return {

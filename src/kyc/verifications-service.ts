@@ -132,13 +132,17 @@ export function verificationFrom(loaded: Loaded<ReturnType<typeof verificationLo
   return verificationView(row);
 }
 
-/** GET /verifications: by id, with the filters; the total only unfiltered, from the platform's maintained count. */
+/**
+ * GET /verifications: by id, with the filters; the total unfiltered or of one customer, from the platform's or the
+ * customer's maintained count (with a status filter, none).
+ */
 export const verificationList = keysetList(
   (platformId: SQL, q: { customerId?: string; verificationStatus?: VerificationStatus; limit: number; cursor?: string }) => {
     const where: SQL[] = [eq(verifications.platformId, platformId)];
     if (q.customerId) where.push(eq(verifications.customerId, q.customerId));
     if (q.verificationStatus) where.push(eq(verifications.verificationStatus, q.verificationStatus));
-    const counted = where.length === 1 ? { platformId, list: 'verifications' } : undefined;
+    const list = q.verificationStatus ? undefined : q.customerId ? `verifications:${q.customerId}` : 'verifications';
+    const counted = list ? { platformId, list } : undefined;
     return { table: verifications, idColumn: verifications.id, where: and(...where), limit: q.limit, cursor: q.cursor, counted };
   },
   verificationView,
