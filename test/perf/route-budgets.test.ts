@@ -166,6 +166,10 @@ const ROWS: Record<string, number> = {
   // Closes each of the customer's accounts (six) with its event, each checked to hold no money; the customer's
   // counters, search row and deliveries' counters follow by trigger.
   deleteCustomerById: 450,
+  // The search index splits the customer's searched text (platformCustomerId, names, e-mail: about 70 characters
+  // here) into its pieces in SQL, one row read per character and index: its size, never the platform's.
+  createCustomer: WRITE + 3 * 70,
+  updateCustomerById: WRITE + 3 * 70,
   // Each pending action's view loads its transaction, quote and customer: about 15 rows per action of the page.
   listAgentApprovals: 15 * 20 + 40,
   // A restore compares the platform's rows with the snapshot's (each side read about twice) and writes only what
