@@ -224,7 +224,19 @@ export function defineRoute<
     const platform = auth && 'platform' in auth ? auth.platform : undefined;
     const fired =
       platform &&
-      (await fireFault(db, settings, platform, request, { method: spec.method, route: spec.path, input: { params, query, body } }, now));
+      (await fireFault(
+        db,
+        settings,
+        platform,
+        request,
+        {
+          method: spec.method,
+          route: spec.path,
+          input: { params, query, body },
+          customerId: auth && 'agent' in auth ? auth.agent.customerId : undefined,
+        },
+        now,
+      ));
     const instead = fired && (await beforeHandling(fired));
     if (instead) {
       // Nothing was done: a key claimed with authentication is given back, so a retry acts.
