@@ -7,6 +7,7 @@
 // 40 parallel writes. Clients here talk to the Worker's runtime directly. It also fires the cron trigger
 // (which `wrangler dev` never does) and serves /cdn-cgi/handler/scheduled, which fails in `wrangler dev` once
 // a Worker has static assets.
+import { createHash } from 'node:crypto';
 import { builtinModules } from 'node:module';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,11 +113,16 @@ export async function startLocalWorker({
 
   let mf;
   let reloads = 0;
+  // The bundle the runtime runs: a build that writes the same bytes (watch's own first build, a save that changes
+  // nothing) must not restart it, which would drop the requests in flight.
+  let loaded;
+  const bundleHash = () => createHash('sha256').update(readFileSync(script)).digest('hex');
   const reload = {
     name: 'reload',
     setup(build) {
       build.onEnd(async (result) => {
-        if (!mf || result.errors.length) return;
+        if (!mf || result.errors.length || bundleHash() === loaded) return;
+        loaded = bundleHash();
         await mf.setOptions(miniflareOptions());
         print(`Reloaded the Worker after a source change (${++reloads})`, 'stdout');
       });
@@ -142,6 +148,7 @@ export async function startLocalWorker({
     rmSync(outdir, { recursive: true, force: true });
     throw new Error(`bundling ${relative(process.cwd(), main)} failed:\n${built.errors.map((e) => e.text ?? e).join('\n')}`);
   }
+  loaded = bundleHash();
   mf = new Miniflare(miniflareOptions());
   const url = await mf.ready;
   log.info(`Ready on ${url.origin}`);
