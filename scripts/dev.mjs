@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // `npm start`: local secrets, local D1 migrations, the Worker on this machine (scripts/serve.mjs), a ready sandbox
-// platform. Quiet: one line for the migrations, then the banner and the Worker's own log; `--verbose` shows it all.
+// platform. Quiet: one line for the migrations, then the banner and the Worker's own log; `--verbose` adds each
+// migration's name, the runner's own lines and a line per request.
 // First: an unsupported Node.js stops here with a clear message, before anything else loads.
 import './check-node.mjs';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { applyLocalMigrations } from './lib/local-worker.mjs';
 import {
   API_VERSION,
   LOCAL_SECRETS,
   SANDBOX_PLATFORM,
-  applyMigrations,
   createPlatform,
   host,
   migrationSummary,
@@ -91,14 +92,19 @@ async function bootstrap(apiBase, operatorToken) {
 }
 
 async function main() {
-  // `--verbose`: wrangler's whole migration output, the runner's own lines and a line per request; the other
-  // arguments go to scripts/serve.mjs (`--inspector-port N`).
+  // `--verbose`: each migration applied, the runner's own lines and a line per request; the other arguments go
+  // to scripts/serve.mjs (`--inspector-port N`).
   const args = process.argv.slice(2);
   const verbose = args.includes('--verbose');
   const serveArgs = args.filter((a) => a !== '--verbose');
   const vars = ensureDevVars();
-  const migrated = applyMigrations({ persistTo, quiet: !verbose });
-  if (!verbose) console.log(migrationSummary(migrated));
+  // One runtime for all pending migrations (wrangler's `d1 migrations apply` prints a table per migration).
+  const applied = await applyLocalMigrations({
+    config: join(root, 'wrangler.toml'),
+    persistTo: persistTo ?? join(root, '.wrangler', 'state'),
+  });
+  if (verbose) for (const name of applied) console.log(`Applied ${name}`);
+  console.log(migrationSummary(applied));
   // Settings given in the shell override wrangler.toml's [vars] for this run. The request budgets are a
   // deployment's (many platforms share it); on one developer's machine they are off unless RATE_LIMITS=on.
   const overrides = {

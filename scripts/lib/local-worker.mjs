@@ -9,12 +9,12 @@
 // a Worker has static assets.
 import { createHash } from 'node:crypto';
 import { builtinModules } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import * as esbuild from 'esbuild';
 import { Log, LogLevel, Miniflare, Response } from 'miniflare';
-import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangler';
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from 'wrangler';
 
 /** The cron expression the runner fires at every minute boundary; any other one is a deployment's only. */
 const EVERY_MINUTE = '* * * * *';
@@ -183,6 +183,52 @@ export async function startLocalWorker({
     rmSync(outdir, { recursive: true, force: true });
   };
   return { url, fireScheduled, close };
+}
+
+/**
+ * Applies the D1 migrations of `config` not yet applied to the local databases under `persistTo`, as
+ * `wrangler d1 migrations apply --local` does (the same `d1_migrations` table, each migration with its row in one
+ * atomic batch), in one runtime instead of one per migration. Returns the names applied, in order.
+ */
+export async function applyLocalMigrations({ config = 'wrangler.toml', persistTo = '.wrangler/state' } = {}) {
+  const wrangler = unstable_readConfig({ config });
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
+  const databases = wrangler.d1_databases.filter((d) => workerOptions.d1Databases?.[d.binding]);
+  if (!databases.length) return [];
+  const mf = new Miniflare({
+    modules: true,
+    script: 'export default {}',
+    compatibilityDate: workerOptions.compatibilityDate,
+    d1Databases: Object.fromEntries(databases.map((d) => [d.binding, workerOptions.d1Databases[d.binding]])),
+    defaultPersistRoot: join(resolve(persistTo), 'v3'),
+    cf: false,
+    log: new Log(LogLevel.WARN),
+  });
+  const applied = [];
+  try {
+    for (const d of databases) {
+      const db = await mf.getD1Database(d.binding);
+      const table = d.migrations_table || 'd1_migrations';
+      const dir = resolve(dirname(resolve(config)), d.migrations_dir || 'migrations');
+      await db
+        .prepare(
+          `CREATE TABLE IF NOT EXISTS ${table}(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`,
+        )
+        .run();
+      const done = new Set((await db.prepare(`SELECT name FROM ${table}`).all()).results.map((r) => r.name));
+      const pending = readdirSync(dir)
+        .filter((f) => f.endsWith('.sql') && !done.has(f))
+        .sort();
+      for (const name of pending) {
+        const statements = unstable_splitSqlQuery(readFileSync(join(dir, name), 'utf8'));
+        await db.batch([...statements.map((q) => db.prepare(q)), db.prepare(`INSERT INTO ${table} (name) VALUES (?)`).bind(name)]);
+        applied.push(name);
+      }
+    }
+  } finally {
+    await mf.dispose();
+  }
+  return applied;
 }
 
 /** Miniflare's log, written through `print` (`[service:info] …`; warnings and errors to stderr). */

@@ -65,10 +65,7 @@ function runWrangler(args, { cwd = root, quiet = false } = {}) {
   return quiet ? `${r.stdout}${r.stderr}` : '';
 }
 
-/**
- * Applies the D1 migrations locally (into `persistTo` when given, else wrangler's default state). Quiet, it
- * returns wrangler's output (which `migrationSummary` makes one line of).
- */
+/** Applies the D1 migrations locally (into `persistTo` when given, else wrangler's default state). */
 export function applyMigrations({ persistTo, config, quiet = false } = {}) {
   return runWrangler(
     [
@@ -84,10 +81,9 @@ export function applyMigrations({ persistTo, config, quiet = false } = {}) {
   );
 }
 
-/** One line for `wrangler d1 migrations apply`'s output (a table per migration): what it applied. */
-export function migrationSummary(output) {
+/** One line for the migrations `applied` (their file names, in order) out of the project's. */
+export function migrationSummary(applied) {
   const total = readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).length;
-  const applied = [...new Set(output.match(/\b\d{4}_[\w-]+\.sql\b/g) ?? [])];
   if (!applied.length) return `Database up to date (${total} migrations)`;
   const names = applied.length === 1 ? applied[0] : `${applied[0]} … ${applied.at(-1)}`;
   return `Database: applied ${applied.length} of ${total} migrations (${names})`;
