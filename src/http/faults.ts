@@ -180,13 +180,14 @@ export async function afterHandling(fired: Fired, response: Response): Promise<R
 }
 
 /**
- * The code a fault answers `status` with: the API's generic code for it (the first of the status in the
- * table: 404 REFERENCE_NOT_FOUND, 429 RATE_LIMITED), else INTERNAL_ERROR for 5xx and INVALID_INPUT for 4xx.
- * A status the reference closes without such a code (412, 424, 501) is refused when the rule is made.
+ * The code a fault answers `status` with: INTERNAL_ERROR for 5xx, else the API's generic code for it (the first
+ * of the status in the table: 404 REFERENCE_NOT_FOUND, 429 RATE_LIMITED), else INVALID_INPUT. A status the
+ * reference closes without such a code (412, 424, 501) is refused when the rule is made.
  */
 export function faultCode(status: number): ErrorCode {
+  if (status >= 500) return 'INTERNAL_ERROR';
   const own = (Object.keys(ERRORS) as ErrorCode[]).find((code) => ERRORS[code] === status);
-  return own ?? (status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_INPUT');
+  return own ?? 'INVALID_INPUT';
 }
 
 /** Whether a fault may answer `status`: with a code inside the reference's enum where the reference closes it. */
