@@ -118,12 +118,13 @@ export async function tokenWith(platform: TestPlatform, permissions: string[]): 
   return basic(res.body.clientId, res.body.clientSecret);
 }
 
-/** Asserts the spec's error shape and returns the body. */
-export function expectError(res: ApiResult, status: number, code?: string) {
+/** Asserts the spec's error shape and returns the body; `reason` is the finer case named in `details.reason`. */
+export function expectError(res: ApiResult, status: number, code?: string, reason?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.headers.get('Content-Type')).toContain('application/json');
   expect(res.body).toMatchObject({ status, code: expect.any(String), message: expect.any(String) });
-  if (code) expect(res.body.code).toBe(code);
+  if (code) expect(res.body.code, JSON.stringify(res.body)).toBe(code);
+  if (reason) expect(res.body.details?.reason, JSON.stringify(res.body)).toBe(reason);
   return res.body;
 }
 
