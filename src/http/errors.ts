@@ -1,4 +1,4 @@
-// Every error code with its HTTP status, ApiError, and the error body it is answered as.
+// Every error code with its HTTP status, the finer cases answered inside a code, ApiError, and the error bodies.
 import * as z from 'zod';
 
 /**
