@@ -68,7 +68,7 @@ export function internalAccountView(row: InternalAccountRow, mode: ServiceMode):
   return view;
 }
 
-export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
+export const internalAccountNotFound = () => notFound('INTERNAL_ACCOUNT_NOT_FOUND', 'Internal account not found');
 
 /**
  * A condition checked on the few accounts of one holder (a customer, the platform), never an index search:

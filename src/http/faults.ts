@@ -5,7 +5,7 @@ import type { Settings } from '../env';
 import type { Db, Statement } from '../db/client';
 import { insertSelect } from '../db/insert-select';
 import { platforms, sandboxFaultFirings, sandboxFaults, type FaultEffect, type LiveFault, type PlatformRow } from '../db/schema';
-import { ERRORS, type ErrorCode } from './errors';
+import { CLOSED_STATUSES, ERRORS, type ErrorCode } from './errors';
 import { json } from './responses';
 import { openApiPath } from './route-order';
 
@@ -179,12 +179,20 @@ export async function afterHandling(fired: Fired, response: Response): Promise<R
   return new Response(readable, { status: response.status, headers });
 }
 
-/** The code the reference answers `status` with: its own where the API has one (429 RATE_LIMITED), INTERNAL_ERROR for 5xx. */
+/**
+ * The code a fault answers `status` with: INTERNAL_ERROR for 5xx, else the API's generic code for it (the first
+ * of the status in the table: 404 REFERENCE_NOT_FOUND, 429 RATE_LIMITED), else INVALID_INPUT. A status the
+ * reference closes without such a code (412, 424, 501) is refused when the rule is made.
+ */
 export function faultCode(status: number): ErrorCode {
   if (status >= 500) return 'INTERNAL_ERROR';
   const own = (Object.keys(ERRORS) as ErrorCode[]).find((code) => ERRORS[code] === status);
   return own ?? 'INVALID_INPUT';
 }
+
+/** Whether a fault may answer `status`: with a code inside the reference's enum where the reference closes it. */
+export const faultAnswerable = (status: number): boolean =>
+  !CLOSED_STATUSES.includes(status) || (Object.values(ERRORS) as number[]).includes(status);
 
 function faultError(fired: Fired, status: number, what: string, headers: Record<string, string> = {}): Response {
   const body = { status, code: faultCode(status), message: `Sandbox fault ${fired.id}: ${what}`, details: { sandboxFault: fired.id } };

@@ -259,7 +259,7 @@ export async function runIdempotent(
     response = result;
   } catch (error) {
     // Another attempt holds the key now: it answers for the key.
-    if (error instanceof ApiError && error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') throw error;
+    if (error instanceof ApiError && error.is('IDEMPOTENCY_REQUEST_IN_PROGRESS')) throw error;
     if (!(error instanceof ApiError) || error.status >= 500) {
       await store.release(db, mine);
       throw error;

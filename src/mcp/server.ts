@@ -256,8 +256,10 @@ function splitArguments(tool: AgentTool, args: Record<string, unknown>): Split {
 }
 
 const errorText = (body: unknown) => {
-  const e = (body ?? {}) as { code?: string; message?: string; status?: number };
-  return `Error ${e.code ?? 'UNKNOWN'} (HTTP ${e.status ?? '?'}): ${e.message ?? 'no message'}`;
+  const e = (body ?? {}) as { code?: string; message?: string; status?: number; details?: { reason?: unknown } };
+  // The finer case (details.reason), e.g. INVALID_AMOUNT's INSUFFICIENT_FUNDS, tells the model what to do next.
+  const reason = typeof e.details?.reason === 'string' ? `, ${e.details.reason}` : '';
+  return `Error ${e.code ?? 'UNKNOWN'} (HTTP ${e.status ?? '?'}${reason}): ${e.message ?? 'no message'}`;
 };
 
 function errorResult(body: Record<string, unknown>) {

@@ -16,7 +16,7 @@ import { openApiPath } from '../http/route-order';
 import type { RouteDef } from '../http/route';
 import { MAX_FAULTS, SEED_LIMIT, type FaultCreate, type SandboxFault } from './faults-schema';
 
-const faultNotFound = () => notFound('NOT_FOUND', 'Sandbox fault not found');
+const faultNotFound = () => notFound('SANDBOX_FAULT_NOT_FOUND', 'Sandbox fault not found');
 const FAULT_CAP = 'SANDBOX_FAULT_CAP';
 
 /** 400 naming the field when the rule names no operation the API serves (or one of the rules' own). */

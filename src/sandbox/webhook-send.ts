@@ -131,7 +131,7 @@ export async function sendWebhook(
       throw refuse('resourceId', `${body.type} takes ${expected}`);
     }
     const view = await currentView(deps.db, kind, loaded, deps.mode);
-    if (!view) throw notFound('NOT_FOUND', `${kind} not found`);
+    if (!view) throw notFound('REFERENCE_NOT_FOUND', `${kind} not found`);
     data = view;
   } else {
     const parsed = (webhook?.data ?? z.record(z.string(), z.unknown())).safeParse(body.data);
