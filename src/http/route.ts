@@ -7,8 +7,9 @@ import type { AgentRow, Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
 import { admit, forgetCredentials, rememberPlatform } from './rate-limit';
 import { requestSession, withBookmark } from './session';
-import { mediaType, readJson, strictBody, unsupportedMediaType } from './body';
-import { forbidden, invalidFields, zodIssues } from './errors';
+import { strictBody } from './body';
+import { readInput, strictQuery } from './input';
+import { forbidden } from './errors';
 import type { Logger } from './log';
 import { commitChange, isChange, type Change } from './change';
 import {
@@ -264,13 +265,6 @@ function claimScope(spec: { idempotent?: IdempotentOption }, auth: Principals[Au
   return spec.idempotent?.scope === 'agent' && auth && 'agent' in auth ? `agent:${auth.agent.id}` : 'platform';
 }
 
-/** The route's query schema refusing undeclared parameters, as bodies refuse unknown fields (a client's typo or unsupported filter would otherwise widen the list silently). */
-function strictQuery(spec: { operationId: string; query?: z.ZodType }): z.ZodType | undefined {
-  if (!spec.query) return undefined;
-  if (!(spec.query instanceof z.ZodObject)) throw new Error(`${spec.operationId}: the query schema must be a z.object`);
-  return spec.query.strict();
-}
-
 /**
  * A browser marks every request with `Sec-Fetch-Site`. The API serves no CORS, so a browser page on another
  * site can only reach it with simple requests, which carry the browser's cached Basic credentials: the 415
@@ -282,58 +276,6 @@ function refuseCrossSiteWrite(request: Request): void {
   if (request.method !== 'GET' && site !== null && site !== 'same-origin' && site !== 'none') {
     throw forbidden('Requests from a page of another site are refused');
   }
-}
-
-/** Path parameters, query and JSON body, validated (400 naming the fields; 415 for a body of the wrong media type). */
-async function readInput(spec: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType | 'multipart' }, request: Request) {
-  const params = parse(
-    spec.params,
-    decodeParams((request as unknown as { params?: Record<string, string> }).params),
-    'path parameters',
-    '',
-  );
-  const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
-  let body: unknown;
-  let rawBody = '';
-  if (spec.body === 'multipart') {
-    // The handler streams the form itself; whatever else was sent is the wrong type, not malformed input.
-    if (mediaType(request.headers.get('Content-Type')).type !== 'multipart/form-data') throw unsupportedMediaType('multipart/form-data');
-  } else if (spec.body) {
-    const read = await readJson(request);
-    rawBody = read.raw;
-    body = parse(spec.body, read.value, 'request body', '');
-  }
-  return { params, query, body, rawBody };
-}
-
-function parse(schema: z.ZodType | undefined, value: unknown, where: string, prefix: string): unknown {
-  if (!schema) return value;
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidFields(where, zodIssues(result.error, prefix));
-  return result.data;
-}
-
-function decodeParams(raw: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw ?? {})) {
-    try {
-      out[k] = decodeURIComponent(v);
-    } catch {
-      out[k] = v; // undecodable ids simply match nothing
-    }
-  }
-  return out;
-}
-
-/** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). */
-function queryObject(url: URL): Record<string, string | string[]> {
-  // No prototype: `__proto__` is a parameter like any other (refused as unknown), not a setter.
-  const out: Record<string, string | string[]> = Object.create(null);
-  for (const [k, v] of url.searchParams) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
-  }
-  return out;
 }
 
 export { json, noContent } from './responses';
