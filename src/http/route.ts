@@ -1,29 +1,30 @@
-// defineRoute: one endpoint's declaration, and the runner every request takes (authenticate, validate, load, claim, handle, commit).
-import * as z from 'zod';
-import { sql, type SQL } from 'drizzle-orm';
+// defineRoute: one endpoint's declaration, and the runner every request takes: its stages, composed in one place.
+import type * as z from 'zod';
 import type { Env, Settings } from '../env';
 import type { Db, Loaded, Loads } from '../db/client';
 import type { AgentRow, Permission } from '../db/schema';
-import { authenticate, type CredentialLookups, type Principals } from './auth';
-import { admit, forgetCredentials, rememberPlatform } from './rate-limit';
+import type { CredentialLookups, Principals } from './auth';
+import { admit } from './rate-limit';
 import { requestSession, withBookmark } from './session';
 import { strictBody } from './body';
-import { readInput, strictQuery } from './input';
+import { readEarly, readInput, strictQuery } from './input';
+import { authenticateWithLoads, type LoadInput } from './auth-loads';
+import { authorize } from './authorize';
 import { forbidden } from './errors';
 import type { Logger } from './log';
-import { commitChange, isChange, type Change } from './change';
+import { committed, type Change } from './change';
 import {
-  claimInAuthBatch,
-  d1Store,
-  IDEMPOTENCY_HEADER,
   idempotencyHeaderDoc,
+  idempotentRequest,
   keyOf,
+  releaseClaim,
   runIdempotent,
   type ClaimLoads,
   type IdempotentOption,
 } from './idempotency';
-import { json } from './responses';
 import { afterHandling, beforeHandling, fireFault } from './faults';
+
+export type { LoadInput } from './auth-loads';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
 interface RunDeps {
@@ -62,21 +63,6 @@ export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   headers?: Record<string, string>;
-}
-
-/** What `RouteSpec.load` gets: the valid input, and SQL for the platform the credentials authenticate. */
-export interface LoadInput<B, P = unknown, Q = unknown> {
-  db: Db;
-  request: Request;
-  params: P;
-  query: Q;
-  body: B;
-  rawBody: string;
-  platformId: SQL;
-  /** Agent-bearer routes: SQL for the authenticated agent's id (NULL when authentication fails). */
-  agentId: SQL;
-  /** The wall clock `c.now` derives from (`c.now` adds the platform's sandbox clock offset). */
-  now: number;
 }
 
 export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoads> {
@@ -131,78 +117,39 @@ export function defineRoute<
   B = undefined,
   L extends Loads = NoLoads,
 >(spec: RouteSpec<A, P, Q, B, L>): RouteDef {
+  // An agent's own key space needs an agent to own it.
+  if (spec.idempotent?.scope === 'agent' && spec.auth !== 'agent')
+    throw new Error(`${spec.operationId}: agent-scoped keys need auth 'agent'`);
   // Unknown fields are refused at every depth of a JSON body; the OpenAPI document shows the same schema.
   const body = spec.body && spec.body !== 'multipart' ? strictBody(spec.body) : spec.body;
   const input = { params: spec.params, query: strictQuery(spec), body };
+  // The stages read the declaration as every route's (their own types are structural).
+  const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
   const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials }) => {
     refuseCrossSiteWrite(request);
-    // Before any D1 work: a request over its platform's budget costs nothing more (see rate-limit.ts).
-    const limited = await admit(env, settings, request, spec);
-    // The one place a request's database is chosen: a D1 session (primary or replica, see session.ts).
+    // Before any D1 work: a request over its platform's budget costs nothing more (rate-limit.ts).
+    const budget = await admit(env, settings, request, spec);
+    // The one place a request's database is chosen: a D1 session (primary or replica, session.ts).
     const session = requestSession(env.DB, request, spec.auth);
-    const db = session.db;
+    const { db } = session;
     const wall = Date.now();
     // With loads (or a key to claim) the input is read first, so an invalid request adds nothing to the
-    // authentication round trip; its error still comes after authentication's.
-    const early = spec.load || spec.idempotent ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
-    const valid = early && !('error' in early) ? early : undefined;
-    const keyed = spec.idempotent && valid ? keyOf(request, valid.rawBody) : undefined;
-    const claim = keyed && !('error' in keyed) ? keyed : undefined;
-    // A load refusing the input (an invalid cursor) refuses it after authentication, like validation does.
-    let refused: { error: unknown } | undefined;
-    const load =
-      valid && (spec.load || claim) && !session.refused
-        ? (platformId: SQL, agentId: SQL = sql`NULL`) => {
-            try {
-              const loads = spec.load?.({
-                db,
-                request,
-                params: valid.params as P,
-                query: valid.query as Q,
-                body: valid.body as B,
-                rawBody: valid.rawBody,
-                platformId,
-                agentId,
-                now: wall,
-              });
-              // The claim first: the route's loads see the key as claimed.
-              if (!claim) return loads ?? {};
-              const scope = spec.idempotent!.scope === 'agent' ? sql`'agent:' || ${agentId}` : 'platform';
-              return { ...claimInAuthBatch(db, scope, claim, platformId, wall), ...loads };
-            } catch (error) {
-              refused = { error };
-              return {};
-            }
-          }
-        : undefined;
-    const { principal: auth, loaded } = await authenticate(spec.auth, request, {
-      db,
-      settings,
-      credentials,
-      permission: spec.permission,
-      load,
-    }).catch((error: unknown) => {
-      forgetCredentials(limited);
-      throw error;
-    });
-    rememberPlatform(limited, auth && 'platform' in auth ? auth.platform.id : undefined);
-    if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
-      throw forbidden(`This API token lacks the ${spec.permission} permission`);
-    }
-    const anyOf = spec.agentPermission && [spec.agentPermission].flat();
-    if (anyOf && auth && 'agent' in auth && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {
-      // A key claimed with authentication is given back: this refusal is not the key's answer.
-      const token = (loaded as Partial<Loaded<ClaimLoads>>).idempotencyClaim?.[0]?.claimToken;
-      if (claim && token)
-        await d1Store.release(db, { platformId: auth.platform.id, scope: `agent:${auth.agent.id}`, key: claim.key, token });
-      throw forbidden(`The agent's policy does not grant ${anyOf.join(' or ')}`);
-    }
+    // authentication round trip; its refusal still comes after authentication's.
+    const early = spec.load || spec.idempotent ? await readEarly(input, request) : {};
+    const key = spec.idempotent && early.input ? keyOf(request, early.input.rawBody) : undefined;
+    const keyed = key && !('error' in key) ? key : undefined;
+    const ready = session.refused ? undefined : early.input;
+    const authed = await authenticateWithLoads(route, request, { db, settings, credentials, input: ready, keyed, wall, budget });
+    const { auth, loaded, held } = authed;
+    await authorize(spec, auth, db, held);
     if (session.refused) throw session.refused;
-    if (early && 'error' in early) throw early.error;
-    if (refused) throw refused.error;
-    if (keyed && 'error' in keyed) throw keyed.error;
-    const { params, query, body, rawBody } = valid ?? (await readInput(input, request));
-    const now = wall + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0);
+    if (early.refused) throw early.refused.error;
+    if (authed.refused) throw authed.refused.error;
+    if (key && 'error' in key) throw key.error;
+    const { params, query, body, rawBody } = early.input ?? (await readInput(input, request));
+    const platform = auth && 'platform' in auth ? auth.platform : undefined;
+    // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
+    const now = wall + (platform?.clockOffsetMs ?? 0);
     const handle = async () =>
       spec.handler({
         request,
@@ -211,7 +158,6 @@ export function defineRoute<
         settings,
         log,
         db,
-        // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
         now,
         auth: auth as Principals[A],
         params: params as P,
@@ -222,47 +168,28 @@ export function defineRoute<
         loaded: loaded as Loaded<L>,
       });
     // Sandbox fault rules (faults.ts): the platform row brought them; none that match means no work at all.
-    const platform = auth && 'platform' in auth ? auth.platform : undefined;
     const fired =
       platform &&
       (await fireFault(db, settings, platform, request, { method: spec.method, route: spec.path, input: { params, query, body } }, now));
     const instead = fired && (await beforeHandling(fired));
     if (instead) {
       // Nothing was done: a key claimed with authentication is given back, so a retry acts.
-      const token = (loaded as Partial<Loaded<ClaimLoads>>).idempotencyClaim?.[0]?.claimToken;
-      if (claim && token && platform)
-        await d1Store.release(db, { platformId: platform.id, scope: claimScope(spec, auth), key: claim.key, token });
+      await releaseClaim(db, held);
       return withBookmark(instead, session);
     }
     const deps = { db, queue: env.JOBS, log };
-    let response: Response;
-    if (claim && auth && 'platform' in auth) {
-      const url = new URL(request.url);
-      const scope = claimScope(spec, auth);
-      const idempotent = { platformId: auth.platform.id, scope, key: request.headers.get(IDEMPOTENCY_HEADER), now };
-      response = await runIdempotent(
-        deps,
-        { ...idempotent, method: request.method, path: url.pathname + url.search, body: rawBody },
-        handle,
-        { replays: spec.idempotent!.replays, claimed: loaded as Loaded<ClaimLoads> },
-      );
-    } else {
-      const result = await handle();
-      if (isChange(result)) {
-        const done = await commitChange(deps, result);
-        response = json(done.body, done.status);
-      } else response = result;
-    }
+    const response =
+      platform && authed.scope !== undefined
+        ? await runIdempotent(deps, idempotentRequest(request, platform.id, authed.scope, rawBody, now), handle, {
+            replays: spec.idempotent!.replays,
+            claimed: loaded as Loaded<ClaimLoads>,
+          })
+        : await committed(deps, await handle());
     return withBookmark(fired ? await afterHandling(fired, response) : response, session);
   };
   // An idempotent route documents its header from the same declaration that makes it honour it.
   const headers = spec.idempotent ? { ...idempotencyHeaderDoc, ...spec.headers } : spec.headers;
-  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, headers, run };
-}
-
-/** The key space of a route's Idempotency-Key for this principal: the agent's own, or the platform's. */
-function claimScope(spec: { idempotent?: IdempotentOption }, auth: Principals[AuthKind]): string {
-  return spec.idempotent?.scope === 'agent' && auth && 'agent' in auth ? `agent:${auth.agent.id}` : 'platform';
+  return { ...route, body, headers, run };
 }
 
 /**
