@@ -7,6 +7,7 @@ import type { RouteDef } from './http/route';
 import { openApiRoute } from './http/openapi';
 import { inMatchingOrder, pathShadows } from './http/route-order';
 import type { CredentialLookups } from './http/auth';
+import type { RunHooks } from './http/hooks';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
 import { findAgentByToken, findAgentByTokenAnd } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
@@ -24,6 +25,7 @@ import { paymentRoutes } from './payments/routes';
 import { agentsRoutes } from './agents/routes';
 import { agentActionDecider } from './agents/actions-service';
 import { sandboxRoutes } from './sandbox/routes';
+import { faultsAround } from './sandbox/faults';
 import { WEBHOOKS } from './sandbox/webhook-catalog';
 
 export const API_VERSION = '2025-10-13';
@@ -35,6 +37,10 @@ const credentials: CredentialLookups = {
   agentByToken: findAgentByToken,
   agentByTokenAnd: findAgentByTokenAnd,
 };
+
+/** What the sandbox adds to every request's runner (its fault rules); a production router installs no hook. */
+const SANDBOX_HOOKS: RunHooks = { aroundHandling: faultsAround };
+const PRODUCTION_HOOKS: RunHooks = {};
 
 /** Every endpoint, one list per area, in matching order (no literal path is shadowed by a parameter). */
 export const ROUTES: RouteDef[] = inMatchingOrder([
@@ -84,7 +90,8 @@ export function buildRouter(prefix: string) {
   for (const route of all) {
     router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) => {
       hideSandboxInProduction(route.path, deps.settings);
-      return route.run(req as unknown as Request, env, exec, { ...deps, credentials });
+      const hooks = deps.settings.mode === 'sandbox' ? SANDBOX_HOOKS : PRODUCTION_HOOKS;
+      return route.run(req as unknown as Request, env, exec, { ...deps, credentials, hooks });
     });
   }
   for (const [path, methods] of methodsByPath) {

@@ -22,15 +22,17 @@ import {
   type ClaimLoads,
   type IdempotentOption,
 } from './idempotency';
-import { afterHandling, beforeHandling, fireFault } from './faults';
+import type { RunHooks } from './hooks';
 
 export type { LoadInput } from './auth-loads';
 
-/** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
+/** What the router gives every route besides the request: settings, the request's logger, credential lookups, hooks. */
 interface RunDeps {
   settings: Settings;
   log: Logger;
   credentials: CredentialLookups;
+  /** What the router installs around handling (sandbox: fault rules); none in production. */
+  hooks: RunHooks;
 }
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -125,7 +127,7 @@ export function defineRoute<
   const input = { params: spec.params, query: strictQuery(spec), body };
   // The stages read the declaration as every route's (their own types are structural).
   const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
-  const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials }) => {
+  const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials, hooks }) => {
     refuseCrossSiteWrite(request);
     // Before any D1 work: a request over its platform's budget costs nothing more (rate-limit.ts).
     const budget = await admit(env, settings, request, spec);
@@ -167,15 +169,13 @@ export function defineRoute<
         // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
         loaded: loaded as Loaded<L>,
       });
-    // Sandbox fault rules (faults.ts): the platform row brought them; none that match means no work at all.
-    const fired =
+    const around =
       platform &&
-      (await fireFault(db, settings, platform, request, { method: spec.method, route: spec.path, input: { params, query, body } }, now));
-    const instead = fired && (await beforeHandling(fired));
-    if (instead) {
+      (await hooks.aroundHandling?.({ db, platform, request, method: spec.method, route: spec.path, input: { params, query, body }, now }));
+    if (around?.instead) {
       // Nothing was done: a key claimed with authentication is given back, so a retry acts.
       await releaseClaim(db, held);
-      return withBookmark(instead, session);
+      return withBookmark(around.instead, session);
     }
     const deps = { db, queue: env.JOBS, log };
     const response =
@@ -185,7 +185,7 @@ export function defineRoute<
             claimed: loaded as Loaded<ClaimLoads>,
           })
         : await committed(deps, await handle());
-    return withBookmark(fired ? await afterHandling(fired, response) : response, session);
+    return withBookmark(around?.after ? await around.after(response) : response, session);
   };
   // An idempotent route documents its header from the same declaration that makes it honour it.
   const headers = spec.idempotent ? { ...idempotencyHeaderDoc, ...spec.headers } : spec.headers;

@@ -8,6 +8,7 @@ import type { CredentialLookups } from '../http/auth';
 import { FIXTURE_LIMITS, FixtureDocument, FixtureResult } from './fixtures-schema';
 import { applyFixtures, jsonPath, planFixtures, type CallApi } from './fixtures-service';
 import { withRollback } from './fixtures-rollback';
+import { faultsAround } from './faults';
 
 const PATH = '/sandbox/fixtures';
 const BOOKMARK_HEADER = 'X-D1-Bookmark';
@@ -37,7 +38,12 @@ function inProcess(c: Ctx<'basic'>, routes: readonly RouteDef[], credentials: Cr
     const request = new Request(target, { method: route.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     // What the router would have matched: the runner reads path parameters from the request.
     Object.assign(request, { params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, encodeURIComponent(v)])) });
-    const response = await route.run(request, c.env, c.exec, { settings, log: c.log, credentials });
+    const response = await route.run(request, c.env, c.exec, {
+      settings,
+      log: c.log,
+      credentials,
+      hooks: { aroundHandling: faultsAround },
+    });
     bookmark = response.headers.get(BOOKMARK_HEADER) ?? bookmark;
     const text = await response.text();
     const answer = text ? JSON.parse(text) : undefined;

@@ -39,7 +39,7 @@ async function run(bearer: string, key: string) {
     method: 'POST',
     headers: { Authorization: bearer, 'Idempotency-Key': key },
   });
-  const deps = { settings: settings(env), log: logger('error'), credentials };
+  const deps = { settings: settings(env), log: logger('error'), credentials, hooks: {} };
   return platformKeyed.run(request, env, createExecutionContext(), deps).catch((error: unknown) => {
     if (error instanceof ApiError) return new Response(null, { status: error.status });
     throw error;
