@@ -26,7 +26,7 @@ import { agentsRoutes } from './agents/routes';
 import { agentActionDecider } from './agents/actions-service';
 import { sandboxRoutes } from './sandbox/routes';
 import { faultsAround } from './sandbox/faults';
-import { WEBHOOKS } from './sandbox/webhook-catalog';
+import { WEBHOOKS } from './webhook-catalog';
 
 export const API_VERSION = '2025-10-13';
 
@@ -55,10 +55,10 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...documentRoutes,
   ...umaRoutes,
   ...paymentRoutes(agentActionDecider),
-  ...sandboxRoutes(() => ROUTES, credentials),
+  ...sandboxRoutes({ routes: () => ROUTES, credentials, webhooks: WEBHOOKS }),
 ]);
 
-/** The webhooks /openapi.json documents (their table lives with the sandbox, which sends any of them on demand). */
+/** The webhooks /openapi.json documents (the sandbox sends any of them on demand). */
 export { WEBHOOKS };
 
 /** A request path as log lines show it: the secret path parameters the routes declare, by name. */
