@@ -1,5 +1,5 @@
-// The sandbox payment routes: pay a quote's instructions, receive a UMA payment, reset the platform.
-import { defineRoute, json, noContent } from '../http/route';
+// The sandbox payment routes: pay a quote's instructions, receive a UMA payment.
+import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { IncomingTransaction, OutgoingTransaction } from '../payments/schema';
 import { paymentDeps } from '../payments/transaction-change';
@@ -7,7 +7,6 @@ import { quoteLoads } from '../payments/quotes-service';
 import { transactionView } from '../payments/views';
 import { SandboxSendRequest, SandboxUmaReceiveRequest } from './payments-schema';
 import { receiverLoads, sandboxReceiveUma, sandboxSend } from './payments-service';
-import { resetPlatform } from './reset';
 
 const tag = 'Sandbox';
 
@@ -48,19 +47,5 @@ export const sandboxPaymentRoutes = [
     },
     load: ({ db, platformId, body }) => receiverLoads(db, platformId, body),
     handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.loaded, c.now))),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/sandbox/reset',
-    operationId: 'sandboxReset',
-    summary: "Sandbox: delete all of this platform's data except its API tokens and configuration, and reset its clock",
-    tag,
-    auth: 'basic',
-    permission: 'MANAGE',
-    responses: { 204: { description: 'Reset' }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => {
-      await resetPlatform(c.db, c.env.DOCUMENTS, c.auth.platform.id);
-      return noContent();
-    },
   }),
 ];

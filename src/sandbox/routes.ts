@@ -11,6 +11,7 @@ import { faultRoutes } from './faults-routes';
 import { magicValueRoutes } from './magic-values-routes';
 import { snapshotRoutes } from './snapshots-routes';
 import { fixtureRoutes } from './fixtures-routes';
+import { resetRoutes } from './reset-routes';
 
 /** What the router hands the sandbox: the API's route table, its credential lookups and its webhook catalog. */
 export interface SandboxWiring {
@@ -32,6 +33,7 @@ export const sandboxRoutes = ({ routes, credentials, webhooks }: SandboxWiring):
   ...magicValueRoutes,
   ...snapshotRoutes,
   ...fixtureRoutes(routes, credentials),
-  // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
   ...sandboxPaymentRoutes,
+  // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
+  ...resetRoutes,
 ];
