@@ -3,7 +3,7 @@ import { settings, type Env } from './env';
 import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
 import { errorResponse, noRoute } from './http/errors';
 import { logger } from './http/log';
-import { apiBase, buildRouter, loggedPath, ROUTES, toErrorResponse } from './router';
+import { apiBase, buildRouter, loggedPath, operationsFor, ROUTES, toErrorResponse } from './router';
 import { consoleResponse } from './console/serve';
 import { mcpPath, mcpResponse } from './mcp/server';
 import { handleJobs, sweep, type SweepStep } from './jobs';
@@ -38,12 +38,9 @@ export default {
           ((await withMeter(meter, () => router.fetch(req as never, env, exec, deps))) as Response | undefined) ?? errorResponse(noRoute());
         // Paths outside the version base match no route at all, except the console's (`/`, `/console/*`) and `/mcp`.
         if (url.pathname === mcpPath(s.apiPrefix)) {
-          // Each tool call is a request through the same router, so MCP and HTTP calls are one and the same.
-          response = await mcpResponse(request, {
-            routes: ROUTES,
-            base: apiBase(s.apiPrefix),
-            api: (req) => api(req).catch((error: unknown) => toErrorResponse(error, log, req)),
-          });
+          // Each tool call runs its operation in process as its HTTP request would, so MCP and HTTP calls are one and the same.
+          const call = operationsFor({ request, env, exec, settings: s, log });
+          response = await withMeter(meter, () => mcpResponse(request, { routes: ROUTES, base: apiBase(s.apiPrefix), call }));
         } else response = (await consoleResponse(request, env, s, apiBase(s.apiPrefix))) ?? (await api(request));
       }
     } catch (error) {

@@ -67,6 +67,7 @@ const executeResponses = { 200: { description: actionDescription, schema: AgentA
 function act<B, P>(toRequest: (input: { body: B; params: P }) => MoneyRequest, status: 200 | 201) {
   return {
     idempotent: { scope: 'agent' } as const,
+    movesMoney: true,
     load: (p: LoadInput<B, P>) => actionLoads(p.db, p, toRequest(p), platformClock(p.platformId, p.now)),
     handler: (c: Ctx<'agent', P, unknown, B, ReturnType<typeof actionLoads>>) => {
       const req = toRequest(c);
@@ -188,6 +189,7 @@ export const agentMeRoutes = [
     auth: 'agent',
     agentPermission: 'CREATE_QUOTES',
     body: QuoteRequest,
+    followUp: 'agentExecuteQuote',
     responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404), ...ratesUnavailableResponse },
     handler: async (c) => {
       const agent = c.auth.agent;

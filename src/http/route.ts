@@ -103,6 +103,10 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
    * commits the Change it returns together with the recorded answer, and replays that answer to repeats.
    */
   idempotent?: IdempotentOption;
+  /** The operation moves money (an agent's payment): its MCP tool says so, and what it costs. */
+  movesMoney?: boolean;
+  /** The operation that acts on what this one creates (a quote and its execute): its MCP tool names it as the next step. */
+  followUp?: string;
   /** Answers with a Response, or with a Change the runner commits (its answer becomes the response). */
   handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response | Change> | Response | Change;
 }

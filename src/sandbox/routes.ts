@@ -1,6 +1,6 @@
 // Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules, magic values, snapshots, fixtures and reset.
 import type { RouteDef } from '../http/route';
-import type { CredentialLookups } from '../http/auth';
+import type { OperationCalls } from '../http/call';
 import type { CatalogWebhook } from '../webhooks/schema';
 import { clockRoutes } from './clock-routes';
 import { sandboxPaymentRoutes } from './payments-routes';
@@ -13,18 +13,18 @@ import { snapshotRoutes } from './snapshots-routes';
 import { fixtureRoutes } from './fixtures-routes';
 import { resetRoutes } from './reset-routes';
 
-/** What the router hands the sandbox: the API's route table, its credential lookups and its webhook catalog. */
+/** What the router hands the sandbox: the API's route table, its in-process caller and its webhook catalog. */
 export interface SandboxWiring {
   /** Every API route: fault rules name its operations; fixtures run them. */
   routes: () => readonly RouteDef[];
-  /** The lookups fixtures' steps authenticate with. */
-  credentials: CredentialLookups;
+  /** Runs an operation in process, as its HTTP request would run: fixtures' steps. */
+  calls: OperationCalls;
   /** The webhooks /openapi.json documents: a sandbox send is checked against their data schemas. */
   webhooks: readonly CatalogWebhook[];
 }
 
 /** The sandbox's routes; the router hides them in production. */
-export const sandboxRoutes = ({ routes, credentials, webhooks }: SandboxWiring): RouteDef[] => [
+export const sandboxRoutes = ({ routes, calls, webhooks }: SandboxWiring): RouteDef[] => [
   ...clockRoutes,
   ...sandboxFundRoutes,
   ...sandboxEmailRoutes,
@@ -32,7 +32,7 @@ export const sandboxRoutes = ({ routes, credentials, webhooks }: SandboxWiring):
   ...faultRoutes(routes),
   ...magicValueRoutes,
   ...snapshotRoutes,
-  ...fixtureRoutes(routes, credentials),
+  ...fixtureRoutes(routes, calls),
   ...sandboxPaymentRoutes,
   // Last: POST /sandbox/reset deletes what the routes above work on (the OpenAPI document lists them in this order).
   ...resetRoutes,
