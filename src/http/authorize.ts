@@ -11,11 +11,12 @@ type AgentPermissionName = AgentRow['policy']['permissions'][number];
 interface GuardedRoute {
   permission?: Permission;
   agentPermission?: AgentPermissionName | readonly AgentPermissionName[];
+  acting?: boolean;
 }
 
 /**
- * 403 for an API token without the route's permission, or an agent whose policy grants none of the route's.
- * A key claimed with authentication is given back first: the refusal is not the key's answer, so the same key
+ * 403 for an API token without the route's permission, an agent whose policy grants none of the route's, or a
+ * paused agent on a route where it acts. A key claimed with authentication is given back first: the refusal is not the key's answer, so the same key
  * acts once the permission is granted.
  */
 export async function authorize(route: GuardedRoute, auth: Principals[keyof Principals], db: Db, held: HeldKey | undefined): Promise<void> {
@@ -34,5 +35,6 @@ function refusalOf(route: GuardedRoute, auth: Principals[keyof Principals]): Api
   if (anyOf && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {
     return forbidden(`The agent's policy does not grant ${anyOf.join(' or ')}`);
   }
+  if (route.acting && auth.agent.isPaused) return forbidden('The agent is paused');
   return undefined;
 }

@@ -79,6 +79,11 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   permission?: Permission;
   /** Agent-bearer routes: the agent-policy permission needed (a list: any one of them); none means any agent. */
   agentPermission?: AgentPermissionName | readonly AgentPermissionName[];
+  /**
+   * Agent-bearer routes where the agent acts for its customer (a write): a paused agent is refused (403), as a
+   * policy without the permission is, before anything is done or its Idempotency-Key is recorded.
+   */
+  acting?: boolean;
   params?: z.ZodType<P>;
   /** Path parameters that are secrets (a redeemable code): log lines show their `:name`, never the value. */
   secretParams?: readonly (keyof P & string)[];
@@ -123,9 +128,9 @@ export function defineRoute<
   B = undefined,
   L extends Loads = NoLoads,
 >(spec: RouteSpec<A, P, Q, B, L>): RouteDef {
-  // An agent's own key space needs an agent to own it.
-  if (spec.idempotent?.scope === 'agent' && spec.auth !== 'agent')
-    throw new Error(`${spec.operationId}: agent-scoped keys need auth 'agent'`);
+  // An agent's own key space, and its acting, need an agent.
+  if ((spec.idempotent?.scope === 'agent' || spec.acting) && spec.auth !== 'agent')
+    throw new Error(`${spec.operationId}: needs auth 'agent'`);
   // Unknown fields are refused at every depth of a JSON body; the OpenAPI document shows the same schema.
   const body = spec.body && spec.body !== 'multipart' ? strictBody(spec.body) : spec.body;
   const input = { params: spec.params, query: strictQuery(spec), body };
