@@ -1,6 +1,5 @@
 // Idempotency-Key: the protocol a route's runner follows (claim, act, record with the change, replay) and the
 // store behind it (claim, record, replay, release on `idempotency_keys`), with fingerprints and the purge.
-import { KEY_TTL_MS } from '../common/idempotency';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -18,6 +17,8 @@ import { json } from './responses';
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_KEY_LENGTH = 255;
+/** An Idempotency-Key is remembered this long; afterwards a request with it acts again. */
+export const KEY_TTL_MS = 24 * 60 * 60_000;
 /** An in-flight claim older than this belongs to a worker that died; the key may be claimed again. */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 
