@@ -25,7 +25,7 @@ export default {
     const started = Date.now();
     const url = new URL(request.url);
     // The request's D1 work, awaited or not; an enclosing meter (a test's) gets the same sums.
-    const meter = newMeter(currentMeter());
+    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
     let response: Response;
     try {
       if (url.pathname === '/healthz' && request.method === 'GET') {
@@ -59,15 +59,17 @@ export default {
   },
 
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    const log = logger(settings(env).logLevel);
-    const meter = newMeter(currentMeter());
+    const s = settings(env);
+    const log = logger(s.logLevel);
+    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
     await withMeter(meter, () => handleJobs(batch, env, log));
     if (log.enabled('info')) log.info('queue batch', { messages: batch.messages.length, ...meterFields(meter) });
   },
 
   async scheduled(controller: ScheduledController, env: Env): Promise<void> {
-    const log = logger(settings(env).logLevel);
-    const meter = newMeter(currentMeter());
+    const s = settings(env);
+    const log = logger(s.logLevel);
+    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
     await withMeter(meter, () => sweep(env, controller.scheduledTime, log, SANDBOX_SWEEP));
     if (log.enabled('info')) log.info('sweep', meterFields(meter));
   },
