@@ -6,8 +6,8 @@ import type { Db, Loaded, Loads } from '../db/client';
 import type { Permission } from '../db/schema';
 import { authenticate, type CredentialLookups, type Principals } from './auth';
 import { forgetCredentials, rememberPlatform } from './rate-limit';
-import { claimInAuthBatch, keyScope, type ClaimLoads, type HeldKey, type IdempotentOption, type Keyed } from './idempotency';
-import type { Input } from './input';
+import { claimInAuthBatch, keyOf, keyScope, type ClaimLoads, type HeldKey, type IdempotentOption, type Keyed } from './idempotency';
+import { readInput, type Input, type InputSchemas } from './input';
 
 type AuthKind = keyof Principals;
 
@@ -24,6 +24,31 @@ export interface LoadInput<B, P = unknown, Q = unknown> {
   agentId: SQL;
   /** The wall clock `c.now` derives from (`c.now` adds the platform's sandbox clock offset). */
   now: number;
+}
+
+/** What is read before authentication: the valid input and the request's key, or why they were refused. */
+export interface Early {
+  input?: Input;
+  keyed?: Keyed;
+  /** The input's refusal, answered after authentication's (as any invalid input is). */
+  refused?: unknown;
+  /** The Idempotency-Key's refusal (400), answered after the input's. */
+  keyRefused?: unknown;
+}
+
+/**
+ * For a route whose loads or key claim ride on authentication, its input and key are read first, so an invalid
+ * request adds nothing to that round trip; their refusals still come after authentication's.
+ */
+export async function readEarly(route: AuthenticatedRoute, schemas: InputSchemas, request: Request): Promise<Early> {
+  if (!route.load && !route.idempotent) return {};
+  const read: Early = await readInput(schemas, request).then(
+    (input) => ({ input }),
+    (refused: unknown) => ({ refused }),
+  );
+  const key = route.idempotent && read.input ? keyOf(request, read.input.rawBody) : undefined;
+  if (!key) return read;
+  return 'error' in key ? { ...read, keyRefused: key.error } : { ...read, keyed: key };
 }
 
 /** What the stage needs of a route. */
@@ -43,22 +68,23 @@ export interface Authenticated {
   /** The key, when this request claimed it with authentication: given back if the request is refused before it acts. */
   held?: HeldKey;
   /** The route's `load` refused the input (an invalid cursor): refused after authentication, as invalid input is. */
-  refused?: { error: unknown };
+  refused?: unknown;
 }
 
 /**
- * Authenticates the request. With valid `input` already read, the route's loads and the key's claim (the claim
- * first: the loads see the key as claimed) ride on the credential lookup, filtered on the platform it
+ * Authenticates the request. With its valid input read `early`, the route's loads and the key's claim (the
+ * claim first: the loads see the key as claimed) ride on the credential lookup, filtered on the platform it
  * authenticates (`LoadInput.platformId`), so a refused request reads and writes nothing. `budget` is the rate
  * limiter's key for the credentials (`admit`): it learns their platform, or forgets them when they fail.
  */
 export async function authenticateWithLoads(
   route: AuthenticatedRoute,
   request: Request,
-  r: { db: Db; settings: Settings; credentials: CredentialLookups; input?: Input; keyed?: Keyed; wall: number; budget?: string },
+  r: { db: Db; settings: Settings; credentials: CredentialLookups; early: Early; wall: number; budget?: string },
 ): Promise<Authenticated> {
-  const { db, input, keyed, wall } = r;
-  let refused: { error: unknown } | undefined;
+  const { db, wall } = r;
+  const { input, keyed } = r.early;
+  let refused: unknown;
   const load =
     input && (route.load || keyed)
       ? (platformId: SQL, agentId: SQL = sql`NULL`) => {
@@ -67,7 +93,7 @@ export async function authenticateWithLoads(
             if (!keyed) return loads ?? {};
             return { ...claimInAuthBatch(db, keyScope(route.idempotent!, agentId), keyed, platformId, wall), ...loads };
           } catch (error) {
-            refused = { error };
+            refused = error;
             return {};
           }
         }

@@ -26,18 +26,6 @@ export function strictQuery(spec: { operationId: string; query?: z.ZodType }): z
   return spec.query.strict();
 }
 
-/**
- * The input read before authentication (a route whose loads or key claim ride on it), or why it was refused:
- * that refusal is answered after authentication's, as any invalid input is.
- */
-export async function readEarly(spec: InputSchemas, request: Request): Promise<{ input?: Input; refused?: { error: unknown } }> {
-  try {
-    return { input: await readInput(spec, request) };
-  } catch (error) {
-    return { refused: { error } };
-  }
-}
-
 /** Path parameters, query and JSON body, validated (400 naming the fields; 415 for a body of the wrong media type). */
 export async function readInput(spec: InputSchemas, request: Request): Promise<Input> {
   const params = parse(spec.params, decodeParams(pathParams(request)), 'path parameters', '');
@@ -86,4 +74,10 @@ function queryObject(url: URL): Record<string, string | string[]> {
     out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
   }
   return out;
+}
+
+/** Throws the first refusal given (the order a client fixes them in), if any. */
+export function refuseFirst(...refusals: unknown[]): void {
+  const first = refusals.find((r) => r !== undefined);
+  if (first !== undefined) throw first;
 }

@@ -7,8 +7,8 @@ import type { CredentialLookups, Principals } from './auth';
 import { admit } from './rate-limit';
 import { requestSession, withBookmark } from './session';
 import { strictBody } from './body';
-import { readEarly, readInput, strictQuery } from './input';
-import { authenticateWithLoads, type LoadInput } from './auth-loads';
+import { readInput, refuseFirst, strictQuery } from './input';
+import { authenticateWithLoads, readEarly, type LoadInput } from './auth-loads';
 import { authorize } from './authorize';
 import { forbidden } from './errors';
 import type { Logger } from './log';
@@ -16,7 +16,6 @@ import { committed, type Change } from './change';
 import {
   idempotencyHeaderDoc,
   idempotentRequest,
-  keyOf,
   releaseClaim,
   runIdempotent,
   type ClaimLoads,
@@ -136,31 +135,40 @@ export function defineRoute<
   const input = { params: spec.params, query: strictQuery(spec), body };
   // The stages read the declaration as every route's (their own types are structural).
   const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
+  // The runner: its stages in order (README, "Code layout"). Each refusal is an answer in the spec's shape.
   const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials, hooks }) => {
+    // 1. A browser page of another site writes nothing.
     refuseCrossSiteWrite(request);
-    // Before any D1 work: a request over its platform's budget costs nothing more (rate-limit.ts).
+    // 2. The rate limit, before any D1 work: a request over its platform's budget costs nothing more.
     const budget = await admit(env, settings, request, spec);
-    // The one place a request's database is chosen: a D1 session (primary or replica, session.ts).
+    // 3. The request's D1 session, the one place its database is chosen (primary or replica).
     const session = requestSession(env.DB, request, spec.auth);
     const { db } = session;
     const wall = Date.now();
-    // With loads (or a key to claim) the input is read first, so an invalid request adds nothing to the
-    // authentication round trip; its refusal still comes after authentication's.
-    const early = spec.load || spec.idempotent ? await readEarly(input, request) : {};
-    const key = spec.idempotent && early.input ? keyOf(request, early.input.rawBody) : undefined;
-    const keyed = key && !('error' in key) ? key : undefined;
-    const ready = session.refused ? undefined : early.input;
-    const authed = await authenticateWithLoads(route, request, { db, settings, credentials, input: ready, keyed, wall, budget });
+    // 4. The input and Idempotency-Key, read before authentication when loads or a claim ride on it.
+    const early = await readEarly(route, input, request);
+    // 5. Authentication, with the route's loads and the key's claim in its round trip (none under a bad bookmark).
+    const ride = session.refused ? {} : early;
+    const authed = await authenticateWithLoads(route, request, { db, settings, credentials, early: ride, wall, budget });
     const { auth, loaded, held } = authed;
+    // 6. Permissions: the token's, the agent's policy, a paused agent; a refusal gives the claimed key back.
     await authorize(spec, auth, db, held);
-    if (session.refused) throw session.refused;
-    if (early.refused) throw early.refused.error;
-    if (authed.refused) throw authed.refused.error;
-    if (key && 'error' in key) throw key.error;
+    // 7. The input's refusals, after authentication's, in the order a client fixes them.
+    refuseFirst(session.refused, early.refused, authed.refused, early.keyRefused);
     const { params, query, body, rawBody } = early.input ?? (await readInput(input, request));
     const platform = auth && 'platform' in auth ? auth.platform : undefined;
     // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
     const now = wall + (platform?.clockOffsetMs ?? 0);
+    // 8. The router's hook around handling (sandbox: fault rules; none in production).
+    const around =
+      platform &&
+      (await hooks.aroundHandling?.({ db, platform, request, method: spec.method, route: spec.path, input: { params, query, body }, now }));
+    if (around?.instead) {
+      // Nothing was done: a key claimed with authentication is given back, so a retry acts.
+      await releaseClaim(db, held);
+      return withBookmark(around.instead, session);
+    }
+    // 9. The handler, once; its Change committed (with the key's record, under a key).
     const handle = async () =>
       spec.handler({
         request,
@@ -178,14 +186,6 @@ export function defineRoute<
         // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
         loaded: loaded as Loaded<L>,
       });
-    const around =
-      platform &&
-      (await hooks.aroundHandling?.({ db, platform, request, method: spec.method, route: spec.path, input: { params, query, body }, now }));
-    if (around?.instead) {
-      // Nothing was done: a key claimed with authentication is given back, so a retry acts.
-      await releaseClaim(db, held);
-      return withBookmark(around.instead, session);
-    }
     const deps = { db, queue: env.JOBS, log };
     const response =
       platform && authed.scope !== undefined
@@ -194,6 +194,7 @@ export function defineRoute<
             claimed: loaded as Loaded<ClaimLoads>,
           })
         : await committed(deps, await handle());
+    // 10. The hook's change of the answer, and the session's bookmark.
     return withBookmark(around?.after ? await around.after(response) : response, session);
   };
   // An idempotent route documents its header from the same declaration that makes it honour it.
