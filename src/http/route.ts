@@ -13,6 +13,7 @@ import { authorize } from './authorize';
 import { forbidden } from './errors';
 import type { Logger } from './log';
 import { committed, type Change } from './change';
+import type { ResponseSpec } from './responses';
 import {
   idempotencyHeaderDoc,
   idempotentRequest,
@@ -24,6 +25,7 @@ import {
 import type { RunHooks } from './hooks';
 
 export type { LoadInput } from './auth-loads';
+export type { ResponseSpec } from './responses';
 
 /** What the router gives every route besides the request: settings, the request's logger, credential lookups, hooks. */
 interface RunDeps {
@@ -59,12 +61,6 @@ export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B 
 }
 
 type NoLoads = Record<never, never>;
-
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-  headers?: Record<string, string>;
-}
 
 export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoads> {
   method: Method;
