@@ -8,7 +8,7 @@ import { openApiRoute } from './http/openapi';
 import { inMatchingOrder, pathShadows } from './http/route-order';
 import type { CredentialLookups } from './http/auth';
 import type { RunHooks } from './http/hooks';
-import { operationCaller, type OperationCalls } from './http/call';
+import { operationCaller, type CallOperation, type CallSite } from './http/call';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
 import { findAgentByToken, findAgentByTokenAnd } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
@@ -116,7 +116,7 @@ function runRoute(route: RouteDef, request: Request, env: Env, exec: ExecutionCo
  * The API's operations called in process from `site` (MCP's tools, fixtures' steps): each runs as its HTTP
  * request would (`runRoute`), and an error is answered as the Worker answers it.
  */
-export function operationsFor(site: Parameters<OperationCalls>[0]): ReturnType<OperationCalls> {
+export function operationsFor(site: CallSite): CallOperation {
   const at = { origin: new URL(site.request.url).origin, base: apiBase(site.settings.apiPrefix) };
   return operationCaller(ROUTES, at, (route, request) =>
     runRoute(route, request, site.env, site.exec, site).catch((error: unknown) => toErrorResponse(error, site.log, request)),
