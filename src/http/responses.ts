@@ -1,6 +1,13 @@
 // Error responses as the OpenAPI document declares them, and the 409 retry headers.
-import type { ResponseSpec } from './route';
+import type * as z from 'zod';
 import { errorSchema, SHOULD_RETRY_HEADER } from './errors';
+
+/** One response an operation declares, for the OpenAPI document. */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (INVALID_INPUT names the fields in details)',

@@ -1,13 +1,13 @@
 // Request and response schemas of the sandbox fault rules (/sandbox/faults).
 import * as z from 'zod';
 import { DateTime } from '../common/time';
-import { faultAnswerable } from '../http/faults';
+import { faultAnswerable } from './faults';
 
 /** Rules a platform may hold at once (live or spent): the list needs no pages. */
 export const MAX_FAULTS = 50;
 export const MAX_TIMES = 1000;
 export const MAX_DELAY_MS = 30_000;
-/** Seeds are below this prime (the draw's modulus, http/faults.ts). */
+/** Seeds are below this prime (the draw's modulus, faults.ts). */
 export const SEED_LIMIT = 2147483647;
 
 const Id = z.string().min(1).max(100);

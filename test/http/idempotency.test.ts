@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { idempotencyKeys } from '../../src/db/schema';
 import { ApiError, notFound } from '../../src/http/errors';
-import { KEY_TTL_MS } from '../../src/common/idempotency';
 import {
   d1Store,
   IN_FLIGHT_LEASE_MS,
+  KEY_TTL_MS,
   purgeExpiredIdempotencyKeys,
   runIdempotent,
   type IdempotentRequest,

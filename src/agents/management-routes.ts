@@ -45,7 +45,7 @@ const MISSING_PERMISSIONS =
   'The token lacks MANAGE, or a power the agent would get (details.missingPermissions): money permissions, AUTO and looser limits need TRANSACT, VIEW_TRANSACTIONS needs VIEW';
 
 /** Platform-side agent management (HTTP Basic). */
-export const agentRoutes = [
+export const agentManagementRoutes = [
   defineRoute({
     method: 'POST',
     path: '/agents',
