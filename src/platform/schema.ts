@@ -85,7 +85,7 @@ export const PlatformConfig = z
   .meta({ id: 'PlatformConfig' });
 export type PlatformConfigView = z.infer<typeof PlatformConfig>;
 
-/** PATCH /config (spec 4.7): omitted fields unchanged; read-only fields rejected by name. */
+/** PATCH /config: omitted fields unchanged; read-only fields rejected by name. */
 export const PlatformConfigUpdate = z
   .strictObject({
     umaDomain: Domain.optional(),
@@ -104,7 +104,7 @@ export const PlatformConfigUpdate = z
   .meta({ id: 'PlatformConfigUpdateRequest' });
 export type PlatformConfigUpdate = z.infer<typeof PlatformConfigUpdate>;
 
-// --- API tokens (spec 2.12, 4.7) ---
+// --- API tokens ---
 
 export const ApiToken = z
   .object({
