@@ -5,7 +5,7 @@
 //   - every accepted transfer is COMPLETED, or still in flight with its outcome due (the 005 ones, which
 //     the restarted server's queue and cron then turn FAILED and refund);
 //   - the account balance equals the funding minus the transfers that completed;
-//   - no request key produced two transfers.
+//   - no Idempotency-Key produced two transfers.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

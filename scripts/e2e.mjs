@@ -100,7 +100,7 @@ async function main() {
     return `${country}${String(98n - (BigInt(numeric) % 97n)).padStart(2, '0')}${bban}`;
   };
 
-  step('Transfer out 125.50 USD to a bank account ending in 005 (spec 4.9: pending about 30 s, then fails)');
+  step('Transfer out 125.50 USD to a bank account ending in 005 (sandbox: pending about 30 s, then fails)');
   const slow = await external('USD', { accountType: 'USD_ACCOUNT', accountNumber: `${digits}005`, routingNumber: '021000021' });
   const out = await must(
     'POST',

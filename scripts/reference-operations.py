@@ -150,7 +150,7 @@ print(len(write_backs), 'write-backs')
 
 # Every operation (in scope or not: the enums are the reference's for the status) answers status S with `ErrorS`.
 # A code named after the hosted service (the first word of the document's title) takes the neutral word, as the
-# specification writes it (section 7: SERVICE_SWITCH_ERROR).
+# specification writes it (SERVICE_SWITCH_ERROR).
 OWN_NAME = doc['info']['title'].split()[0].upper() + '_'
 
 

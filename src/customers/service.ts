@@ -281,7 +281,7 @@ function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unkn
 
 /**
  * PATCH /customers/{id}: ordinary field updates, e-mail included. Every customer update goes through here,
- * so the embedded-wallet e-mail change (signed retry, spec 4.4) extends this one function.
+ * so the embedded-wallet e-mail change (a signed retry) extends this one function.
  * Optimistic: the write applies only if the row is unchanged since it was read, else it re-reads and re-merges.
  */
 export async function updateCustomer(

@@ -94,7 +94,7 @@ export const transactions = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
-    // Spec 2.7 and 8: fees are never negative; amounts are positive.
+    // Fees are never negative; amounts are positive.
     check('transactions_fees_non_negative', sql`${t.fees} >= 0`),
     check('transactions_amounts_positive', sql`${t.receivedAmount} > 0 AND (${t.sentAmount} IS NULL OR ${t.sentAmount} > 0)`),
     // GET /transactions: one index per filter, platform first, then the filter, then the list's order

@@ -54,7 +54,7 @@ const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationSt
 
 /**
  * POST /verifications: checks the customer's information and submits it. Sandbox: KYB outcome by the
- * registration number suffix (spec 4.9; individuals are approved); production: submitted for review (PENDING).
+ * registration number suffix (individuals are approved); production: submitted for review (PENDING).
  * The verification row and the customer's kycStatus/kybStatus change in one batch.
  */
 export async function submitVerification(

@@ -97,7 +97,7 @@ export function quoteRequestLoads(db: Db, platformId: SQL, input: QuoteRequest) 
 }
 export type QuoteRequestLoaded = Loaded<ReturnType<typeof quoteRequestLoads>>;
 
-/** The platform's limits for the sending currency (spec 2.9 supportedCurrencies). */
+/** The platform's limits for the sending currency: its `supportedCurrencies` entry (OUTGOING enabled, min and max). */
 function checkSendingLimits(platform: PlatformRow, code: string, amount: number, requireConfig: boolean): void {
   const config = platform.supportedCurrencies.find((c) => c.currencyCode === code);
   if (!config) {

@@ -37,7 +37,7 @@ import { ApiError } from '../http/errors';
  *                                   + ceil(counterpartyFixedFee / (exchangeRate × 10^(dR − dS))).
  */
 
-/** How long a snapshot of rates holds (spec 8: cached about 5 minutes), in both modes. */
+/** How long a snapshot of rates holds (rates are cached about 5 minutes), in both modes. */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
 /** What the service keeps on each conversion, below mid-market (see the header: no arbitrage). */

@@ -1,4 +1,4 @@
-// The sandbox's UMA receivers (spec 4.9), by local part.
+// The sandbox's UMA receivers, by local part.
 import type { Settings } from '../env';
 import type { Scenario } from './sandbox-plans';
 
@@ -9,7 +9,7 @@ interface UmaReceiver {
   name: string;
 }
 
-/** Spec 4.9's sandbox receivers, by local part; the domain is `settings.sandboxUmaDomain`. */
+/** The sandbox receivers, by local part; the domain is `settings.sandboxUmaDomain`. */
 export const SANDBOX_UMA_RECEIVERS: Readonly<Record<string, Omit<UmaReceiver, 'address'>>> = {
   '$success.usd': { currency: 'USD', scenario: 'UMA_SUCCESS', name: 'Sandbox Receiver USD' },
   '$success.eur': { currency: 'EUR', scenario: 'UMA_SUCCESS', name: 'Sandbox Receiver EUR' },

@@ -85,7 +85,7 @@ export const PlatformConfig = z
 export type PlatformConfigView = z.infer<typeof PlatformConfig>;
 
 /**
- * PATCH /config (spec 4.7): omitted fields unchanged. The whole GET /config answer may be sent back: the fields the
+ * PATCH /config: omitted fields unchanged. The whole GET /config answer may be sent back: the fields the
  * service derives are read-only (accepted and ignored), the operator's accepted at their current value only.
  */
 export const PlatformConfigUpdate = z
@@ -106,7 +106,7 @@ export const PlatformConfigUpdate = z
   .meta({ id: 'PlatformConfigUpdateRequest' });
 export type PlatformConfigUpdate = z.infer<typeof PlatformConfigUpdate>;
 
-// --- API tokens (spec 2.12, 4.7) ---
+// --- API tokens ---
 
 export const ApiToken = z
   .object({

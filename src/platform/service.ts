@@ -50,7 +50,7 @@ function checkWebhookEndpoint(url: string | null | undefined, s: Settings) {
   if (problem) throw invalidFields('request body', [{ field: 'webhookEndpoint', message: problem }]);
 }
 
-/** The PlatformConfig view of a platform row (spec 2.9), with the provider-required fields filled in. */
+/** The PlatformConfig view of a platform row, with the provider-required fields filled in. */
 export function configView(p: PlatformRow, extras: ConfigExtras): PlatformConfigView {
   const view: PlatformConfigView = {
     id: p.configId,
@@ -92,7 +92,7 @@ async function claimingUmaDomain<T>(umaDomain: string | undefined, write: () => 
   }
 }
 
-/** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
+/** PATCH /config merge: omitted top-level fields unchanged; wallet config merged field by field. */
 export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
   checkWebhookEndpoint(patch.webhookEndpoint, s);
   // The operator's fields come back with a whole GET /config answer: as they are, they change nothing.

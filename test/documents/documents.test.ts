@@ -185,7 +185,7 @@ describe('POST /documents', () => {
   });
 });
 
-describe('GET /documents (spec 4.7)', () => {
+describe('GET /documents', () => {
   it("filters by documentHolder and pages: limit 1..100 default 20, nextCursor only when hasMore, totalCount the platform's or the holder's", async () => {
     const p = await newPlatform();
     const a = await createCustomer(p);

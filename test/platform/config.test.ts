@@ -45,7 +45,7 @@ describe('GET /config', () => {
   });
 });
 
-describe('PATCH /config merge rules (spec 4.7)', () => {
+describe('PATCH /config merge rules', () => {
   it('changes only the fields sent', async () => {
     const p = await newPlatform();
     const before = (await api('GET', '/config', { auth: p.auth })).body;

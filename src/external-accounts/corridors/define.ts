@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 
 /**
- * Spec 4.9 magic suffix of an identifier as typed: its last 3 characters when they are digits; for
+ * The sandbox magic suffix of an identifier as typed: its last 3 characters when they are digits; for
  * identifiers with a domain part (`user102@domain`) the digits at the end of the username part.
  */
 export function textSuffix(identifier: string): string | null {

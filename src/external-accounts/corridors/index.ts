@@ -36,7 +36,7 @@ export function identifierOf(info: { accountType: string }): string {
   return String((info as Record<string, unknown>)[identifierField(info)]);
 }
 
-/** The spec 4.9 sandbox suffix of an account's primary identifier; null: no magic. */
+/** The sandbox magic suffix of an account's primary identifier; null: no magic. */
 export function sandboxSuffix(accountType: string, identifier: string): string | null {
   return (corridorOf(accountType)?.suffixOf ?? textSuffix)(identifier);
 }
