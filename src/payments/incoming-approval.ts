@@ -34,11 +34,12 @@ const REASON_CHARS = 1_000;
 type Fields = NonNullable<Approval['requestedFields']>;
 
 /**
- * The receiver fields the sender's side asks for: the currency's counterparty fields that customer
- * registration does not already give the service (`providerRequiredCounterpartyCustomerFields` minus
- * `providerRequiredCustomerFields`), each mandatory.
+ * What one side of a payment in a currency asks about the other: the currency's counterparty fields that
+ * customer registration does not already give the service (`providerRequiredCounterpartyCustomerFields` minus
+ * `providerRequiredCustomerFields`), each mandatory. The sender's side asks it of an incoming payment's
+ * receiver; a receiver's look-up asks it of the payer (`requiredPayerDataFields`).
  */
-function requestedReceiverFields(currencyCode: string): Fields {
+export function askedCounterpartyFields(currencyCode: string): Fields {
   const info = currencyInfo(currencyCode);
   return info.counterpartyFields.filter((f) => !info.customerFields.includes(f)).map((name) => ({ name, mandatory: true }));
 }
@@ -54,7 +55,7 @@ export function incomingApproval(
   now: number,
   asked: Fields = [],
 ): { approval: Approval; deadline: ScheduledTransition } {
-  const byCurrency = requestedReceiverFields(row.receivedCurrency);
+  const byCurrency = askedCounterpartyFields(row.receivedCurrency);
   const requested = [...byCurrency, ...asked.filter((f) => !byCurrency.some((c) => c.name === f.name))];
   const approval: Approval = {
     action: { type: 'INCOMING_PAYMENT' },
