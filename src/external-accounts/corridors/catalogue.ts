@@ -15,7 +15,7 @@ import {
   UPI_VPA,
   UUID,
 } from '../../common/identifiers';
-import { corridor, payloadSuffix, textSuffix } from './define';
+import { corridor, institutions, payloadSuffix, textSuffix, type Institution } from './define';
 import {
   accountNumber,
   bankAccountType,
@@ -66,6 +66,7 @@ const swiftBank = <const T extends string, S extends z.ZodRawShape>(
   rails: ('BANK_TRANSFER' | 'PAYNOW' | 'FAST')[],
   example: Record<string, unknown>,
   extra: S,
+  banks: Institution[],
 ) =>
   corridor({
     accountType,
@@ -75,6 +76,7 @@ const swiftBank = <const T extends string, S extends z.ZodRawShape>(
     countries: [country],
     identifier: ['accountNumber'],
     fields: { bankName, accountNumber, swiftCode, ...extra, beneficiary: beneficiary(name) },
+    institutions: banks,
     example: { accountType, bankName: 'Example Bank', accountNumber: '1234567890', ...example },
   });
 
@@ -204,6 +206,7 @@ export const CORRIDORS = [
       phoneNumber: phone().optional(),
       beneficiary: beneficiary('Cop', [], copDocument),
     },
+    institutions: institutions('Bancolombia', ['Banco de Bogota', 'Banco de Bogotá'], 'Davivienda', 'BBVA Colombia'),
     example: { accountType: 'COP_ACCOUNT', bankName: 'Bancolombia', accountNumber: '1234567890', bankAccountType: 'CHECKING' },
   }),
   corridor({
@@ -231,6 +234,7 @@ export const CORRIDORS = [
       swiftCode: swiftCode.optional(),
       beneficiary: beneficiary('Egp', ['address', 'countryOfResidence', 'phoneNumber']),
     },
+    institutions: institutions('National Bank of Egypt', 'Banque Misr', ['CIB', 'Commercial International Bank']),
     example: {
       accountType: 'EGP_ACCOUNT',
       bankName: 'Example Bank',
@@ -280,7 +284,20 @@ export const CORRIDORS = [
     fields: { accountNumber, bankAccountType, beneficiary: beneficiary('Gtq', ['countryOfResidence', 'phoneNumber']) },
     example: { accountType: 'GTQ_ACCOUNT', accountNumber: '1234567890', bankAccountType: 'CHECKING' },
   }),
-  swiftBank('HKD_ACCOUNT', 'Hkd', 'HK', ['BANK_TRANSFER'], { accountNumber: '123456789012', swiftCode: 'HSBCHKHHHKH' }, {}),
+  swiftBank(
+    'HKD_ACCOUNT',
+    'Hkd',
+    'HK',
+    ['BANK_TRANSFER'],
+    { accountNumber: '123456789012', swiftCode: 'HSBCHKHHHKH' },
+    {},
+    institutions(
+      ['HSBC', 'The Hongkong and Shanghai Banking Corporation'],
+      'Bank of China (Hong Kong)',
+      'Hang Seng Bank',
+      'Standard Chartered Hong Kong',
+    ),
+  ),
   corridor({
     accountType: 'HTG_ACCOUNT',
     name: 'Htg',
@@ -298,6 +315,12 @@ export const CORRIDORS = [
     ['BANK_TRANSFER'],
     { bankName: 'Bank Central Asia', swiftCode: 'CENAIDJA', phoneNumber: '+6281234567890' },
     { phoneNumber: phone(/^\+62[0-9]{9,12}$/) },
+    institutions(
+      ['Bank Central Asia', 'Bank Central Asia (BCA)'],
+      'Bank Mandiri',
+      ['Bank Rakyat Indonesia', 'Bank Rakyat Indonesia (BRI)'],
+      ['Bank Negara Indonesia', 'Bank Negara Indonesia (BNI)'],
+    ),
   ),
   corridor({
     accountType: 'INR_ACCOUNT',
@@ -334,7 +357,15 @@ export const CORRIDORS = [
     fields: { clabeNumber, beneficiary: beneficiary('Mxn') },
     example: { accountType: 'MXN_ACCOUNT', clabeNumber: '032180000118359719' },
   }),
-  swiftBank('MYR_ACCOUNT', 'Myr', 'MY', ['BANK_TRANSFER'], { swiftCode: 'MABORUMMYYY' }, {}),
+  swiftBank(
+    'MYR_ACCOUNT',
+    'Myr',
+    'MY',
+    ['BANK_TRANSFER'],
+    { swiftCode: 'MABORUMMYYY' },
+    {},
+    institutions('Maybank', 'CIMB Bank', 'Public Bank', 'RHB Bank'),
+  ),
   corridor({
     accountType: 'NGN_ACCOUNT',
     name: 'Ngn',
@@ -347,6 +378,13 @@ export const CORRIDORS = [
       bankName,
       beneficiary: beneficiary('Ngn'),
     },
+    institutions: institutions(
+      'Access Bank',
+      'Zenith Bank',
+      ['GTBank', 'Guaranty Trust Bank'],
+      ['First Bank', 'First Bank of Nigeria'],
+      ['UBA', 'United Bank for Africa'],
+    ),
     example: { accountType: 'NGN_ACCOUNT', accountNumber: '0123456789', bankName: 'Example Bank' },
   }),
   corridor({
@@ -357,6 +395,12 @@ export const CORRIDORS = [
     countries: ['PH'],
     identifier: ['accountNumber'],
     fields: { bankName, accountNumber: digits(8, 16), beneficiary: beneficiary('Php') },
+    institutions: institutions(
+      'BDO Unibank',
+      ['BPI', 'Bank of the Philippine Islands'],
+      ['Metrobank', 'Metropolitan Bank and Trust Company'],
+      ['Landbank', 'Land Bank of the Philippines'],
+    ),
     example: { accountType: 'PHP_ACCOUNT', bankName: 'BDO Unibank', accountNumber: '001234567890' },
   }),
   corridor({
@@ -373,6 +417,7 @@ export const CORRIDORS = [
       bankName: bankName.optional(),
       beneficiary: beneficiary('Pkr'),
     },
+    institutions: institutions(['HBL', 'Habib Bank Limited'], 'MCB Bank', ['UBL', 'United Bank Limited'], 'Meezan Bank'),
     example: {
       accountType: 'PKR_ACCOUNT',
       accountNumber: '1234567890',
@@ -389,6 +434,7 @@ export const CORRIDORS = [
     ['PAYNOW', 'FAST', 'BANK_TRANSFER'],
     { bankName: 'DBS Bank Ltd', accountNumber: '0123456789', swiftCode: 'DBSSSGSG' },
     {},
+    institutions(['DBS Bank Ltd', 'DBS Bank'], ['OCBC Bank', 'Oversea-Chinese Banking Corporation'], ['UOB', 'United Overseas Bank']),
   ),
   corridor({
     accountType: 'SLV_ACCOUNT',
@@ -405,9 +451,22 @@ export const CORRIDORS = [
       phoneNumber: phone().optional(),
       beneficiary: beneficiary('Slv'),
     },
+    institutions: institutions(
+      ['Banco Cuscatlan', 'Banco Cuscatlán'],
+      ['Banco Agricola', 'Banco Agrícola'],
+      ['BAC Credomatic', 'Banco de América Central (BAC)'],
+    ),
     example: { accountType: 'SLV_ACCOUNT', bankName: 'Banco Cuscatlan', accountNumber: '0123456789', bankAccountType: 'CHECKING' },
   }),
-  swiftBank('THB_ACCOUNT', 'Thb', 'TH', ['BANK_TRANSFER'], { swiftCode: 'BKKBTHBK' }, {}),
+  swiftBank(
+    'THB_ACCOUNT',
+    'Thb',
+    'TH',
+    ['BANK_TRANSFER'],
+    { swiftCode: 'BKKBTHBK' },
+    {},
+    institutions('Bangkok Bank', 'Kasikornbank', ['SCB', 'Siam Commercial Bank'], 'Krungthai Bank'),
+  ),
   mobileMoney('TZS_ACCOUNT', 'Tzs', ['TZS', 'TZ'], /^\+255[0-9]{9}$/, '+255712345678'),
   mobileMoney('UGX_ACCOUNT', 'Ugx', ['UGX', 'UG']),
   corridor({
@@ -424,9 +483,18 @@ export const CORRIDORS = [
       bankName: bankName.optional(),
       beneficiary: beneficiary('Usd'),
     },
+    institutions: institutions(['Chase', 'JPMorgan Chase Bank'], 'Bank of America', 'Wells Fargo', 'Citibank'),
     example: { accountType: 'USD_ACCOUNT', accountNumber: '1234567890', routingNumber: '021000021' },
   }),
-  swiftBank('VND_ACCOUNT', 'Vnd', 'VN', ['BANK_TRANSFER'], { swiftCode: 'BFTVVNVX' }, {}),
+  swiftBank(
+    'VND_ACCOUNT',
+    'Vnd',
+    'VN',
+    ['BANK_TRANSFER'],
+    { swiftCode: 'BFTVVNVX' },
+    {},
+    institutions('Vietcombank', 'VietinBank', ['BIDV', 'Bank for Investment and Development of Vietnam'], 'Techcombank'),
+  ),
   corridor({
     accountType: 'XAF_ACCOUNT',
     name: 'Xaf',
@@ -465,6 +533,7 @@ export const CORRIDORS = [
     countries: ['ZA'],
     identifier: ['accountNumber'],
     fields: { accountNumber: digits(9, 13), bankName, beneficiary: beneficiary('Zar') },
+    institutions: institutions('Standard Bank', ['FNB', 'First National Bank'], ['Absa', 'Absa Bank'], 'Nedbank', 'Capitec Bank'),
     example: { accountType: 'ZAR_ACCOUNT', accountNumber: '1234567890', bankName: 'Example Bank' },
   }),
   mobileMoney('ZMW_ACCOUNT', 'Zmw', ['ZMW', 'ZM'], /^\+260[0-9]{9}$/, '+260971234567'),
