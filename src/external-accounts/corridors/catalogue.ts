@@ -15,7 +15,7 @@ import {
   UPI_VPA,
   UUID,
 } from '../../common/identifiers';
-import { corridor, institutions, payloadSuffix, textSuffix, type Institution } from './define';
+import { corridor, institutions, payloadSuffix, textSuffix, type Institution, type NetworkFee } from './define';
 import {
   accountNumber,
   bankAccountType,
@@ -91,13 +91,23 @@ const PIX_KEY_RULES: Record<string, [(key: string) => boolean, string]> = {
   RANDOM: [(k) => UUID.test(k), 'Must be a random key (EVP): a UUID'],
 };
 
-const evmWallet = <const T extends string>(accountType: T, name: string) =>
+/** An ERC-20 USDC transfer (about 65,000 gas) at a typical gas price of the chain, in wei of its fee asset. */
+const erc20 = (network: string, feeAsset: string, gwei: number, feeAssetUsd: number): NetworkFee => ({
+  network,
+  feeAsset,
+  feeAssetDecimals: 18,
+  fee: Math.round(65_000 * gwei * 1e9),
+  feeAssetUsd,
+});
+
+const evmWallet = <const T extends string>(accountType: T, name: string, network: NetworkFee) =>
   corridor({
     accountType,
     name,
     currency: 'USDC',
     rails: [],
     identifier: ['address'],
+    network,
     fields: {
       address: z
         .string()
@@ -553,13 +563,15 @@ export const CORRIDORS = [
     },
     example: { accountType: 'SWIFT_ACCOUNT', country: 'NG', swiftCode: 'DEUTDEFF', bankName: 'Deutsche Bank', accountNumber: '1234567890' },
   }),
-  evmWallet('BASE_WALLET', 'BaseWallet'),
-  evmWallet('ETHEREUM_WALLET', 'EthereumWallet'),
+  evmWallet('BASE_WALLET', 'BaseWallet', erc20('BASE', 'ETH', 0.01, 3_000)),
+  evmWallet('ETHEREUM_WALLET', 'EthereumWallet', erc20('ETHEREUM', 'ETH', 2, 3_000)),
   corridor({
     accountType: 'LIGHTNING',
     name: 'Lightning',
     currency: 'BTC',
     rails: [],
+    // A routing fee of a few satoshis.
+    network: { network: 'LIGHTNING', feeAsset: 'BTC', feeAssetDecimals: 8, fee: 5 },
     identifier: ['lightningAddress', 'bolt12', 'invoice'],
     fields: {
       invoice: z
@@ -584,12 +596,14 @@ export const CORRIDORS = [
     suffix: (id) => (id.includes('@') ? textSuffix(id) : payloadSuffix(bolt12Words(id) ?? bolt11Words(id), 32)),
     example: { accountType: 'LIGHTNING', invoice: BOLT11_EXAMPLE },
   }),
-  evmWallet('POLYGON_WALLET', 'PolygonWallet'),
+  evmWallet('POLYGON_WALLET', 'PolygonWallet', erc20('POLYGON', 'POL', 30, 0.5)),
   corridor({
     accountType: 'SOLANA_WALLET',
     name: 'SolanaWallet',
     currency: 'USDC',
     rails: [],
+    // The base fee of one signature: 5,000 lamports.
+    network: { network: 'SOLANA', feeAsset: 'SOL', feeAssetDecimals: 9, fee: 5_000, feeAssetUsd: 150 },
     identifier: ['address'],
     fields: {
       address: z
@@ -605,6 +619,8 @@ export const CORRIDORS = [
     name: 'SparkWallet',
     currency: 'BTC',
     rails: [],
+    // Transfers between Spark wallets carry no network fee.
+    network: { network: 'SPARK', feeAsset: 'BTC', feeAssetDecimals: 8, fee: 0 },
     identifier: ['address'],
     fields: {
       address: z
@@ -620,6 +636,8 @@ export const CORRIDORS = [
     name: 'TronWallet',
     currency: 'USDC',
     rails: [],
+    // A TRC-20 transfer without staked energy burns about 13 TRX.
+    network: { network: 'TRON', feeAsset: 'TRX', feeAssetDecimals: 6, fee: 13_000_000, feeAssetUsd: 0.25 },
     identifier: ['address'],
     fields: {
       address: z

@@ -55,7 +55,26 @@ interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
    * `bankName` field takes (so only a corridor with that field, of one country and currency, lists any).
    */
   institutions?: readonly Institution[];
+  /** Wallets: the chain a payout to one travels on, and what that costs there. */
+  network?: NetworkFee;
   example: Record<string, unknown>;
+}
+
+/**
+ * A wallet corridor's chain and the fee the chain charges for one withdrawal to it (POST
+ * /crypto/estimate-withdrawal-fee): the typical cost of a token transfer there, fixed, so the sandbox is
+ * deterministic; production needs a live fee source instead.
+ */
+export interface NetworkFee {
+  /** The reference's `cryptoNetwork` name. */
+  network: string;
+  /** The asset the chain charges its fee in, and that asset's decimals. */
+  feeAsset: string;
+  feeAssetDecimals: number;
+  /** The fee of one withdrawal, in the smallest unit of the fee asset (lamports, wei, sun, satoshis). */
+  fee: number;
+  /** USD per whole fee asset, when it is not the corridor's currency (a fixed sandbox price). */
+  feeAssetUsd?: number;
 }
 
 /** A receiving institution of a corridor: the `bankName` to give, and the name people know it by. */
