@@ -17,13 +17,10 @@ const NETWORK_NAMES = [...WALLET_NETWORKS.keys()] as [string, ...string[]];
 
 export const EstimateCryptoWithdrawalFeeRequest = z
   .object({
-    internalAccountId: z
-      .string()
-      .max(128)
-      .meta({
-        description: 'The crypto internal account (INTERNAL_CRYPTO) to withdraw from',
-        example: 'InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123',
-      }),
+    internalAccountId: z.string().max(128).meta({
+      description: 'The crypto internal account (INTERNAL_CRYPTO) to withdraw from',
+      example: 'InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123',
+    }),
     currency: CurrencyCode.meta({ description: 'The asset withdrawn: the currency the account holds', example: 'USDC' }),
     cryptoNetwork: z
       .enum(NETWORK_NAMES, { error: `Must be a chain a wallet corridor pays out on: ${NETWORK_NAMES.join(', ')}` })
