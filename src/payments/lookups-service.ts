@@ -37,7 +37,8 @@ export function lookupLoads(db: Db, platformId: SQL, query: LookupQuery, account
       .limit(1);
   return {
     senderById: customer(eq(customers.id, query.customerId ?? '')),
-    senderByUma: customer(query.senderUmaAddress ? umaAddressIs(query.senderUmaAddress) : sql`0`),
+    // Without an address, a primary-key probe that finds nothing (never a scan).
+    senderByUma: customer(query.senderUmaAddress ? umaAddressIs(query.senderUmaAddress) : eq(customers.id, '')),
     account: liveExternalAccount(db, platformId, accountId).limit(1),
   };
 }
