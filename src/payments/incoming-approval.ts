@@ -34,12 +34,11 @@ const REASON_CHARS = 1_000;
 type Fields = NonNullable<Approval['requestedFields']>;
 
 /**
- * What one side of a payment in a currency asks about the other: the currency's counterparty fields that
- * customer registration does not already give the service (`providerRequiredCounterpartyCustomerFields` minus
- * `providerRequiredCustomerFields`), each mandatory. The sender's side asks it of an incoming payment's
- * receiver; a receiver's look-up asks it of the payer (`requiredPayerDataFields`).
+ * The receiver fields the sender's side asks for: the currency's counterparty fields that customer
+ * registration does not already give the service (`providerRequiredCounterpartyCustomerFields` minus
+ * `providerRequiredCustomerFields`), each mandatory.
  */
-export function askedCounterpartyFields(currencyCode: string): Fields {
+function requestedReceiverFields(currencyCode: string): Fields {
   const info = currencyInfo(currencyCode);
   return info.counterpartyFields.filter((f) => !info.customerFields.includes(f)).map((name) => ({ name, mandatory: true }));
 }
@@ -55,7 +54,7 @@ export function incomingApproval(
   now: number,
   asked: Fields = [],
 ): { approval: Approval; deadline: ScheduledTransition } {
-  const byCurrency = askedCounterpartyFields(row.receivedCurrency);
+  const byCurrency = requestedReceiverFields(row.receivedCurrency);
   const requested = [...byCurrency, ...asked.filter((f) => !byCurrency.some((c) => c.name === f.name))];
   const approval: Approval = {
     action: { type: 'INCOMING_PAYMENT' },

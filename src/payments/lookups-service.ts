@@ -2,15 +2,22 @@
 // asks, the stored look-up a quote names (`lookupId`), and its purge.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
-import { customers, receiverLookups, umaAddressIs, type CustomerRow, type PlatformRow, type ReceiverLookupRow } from '../db/schema';
+import {
+  customers,
+  receiverLookups,
+  umaAddressIs,
+  type CustomerRow,
+  type PlatformRow,
+  type ReceiverLookupRow,
+  type RequiredPayerField,
+} from '../db/schema';
 import type { CurrencyConfig } from '../db/json-shapes';
-import { currency } from '../common/currencies';
+import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { badRequest, invalidFields, notFound, type FieldIssue } from '../http/errors';
 import { liveExternalAccount } from '../external-accounts/service';
 import { customerDeleted, customerNotFound } from '../customers/service';
-import { askedCounterpartyFields } from './incoming-approval';
 import { computeExchange, type MidMarket } from './rates';
 import type { CurrencyPreference, LookupAnswer, LookupQuery } from './lookups-schema';
 
@@ -96,6 +103,43 @@ function preference(platform: PlatformRow, config: CurrencyConfig, receiving: st
   return { currency: currency(receiving), estimatedExchangeRate: most.exchangeRate, min, max: most.totalReceivingAmount };
 }
 
+/**
+ * The counterparty fields the service holds about a sender, from its registration (an individual's name, birth
+ * date, nationality and address; a business's legal name, tax id and registration number; an e-mail), or
+ * the platform's name when it sends itself.
+ */
+function heldAbout(sender: CustomerRow | null): Set<string> {
+  if (!sender) return new Set(['FULL_NAME']);
+  const info = sender.info as {
+    fullName?: string;
+    birthDate?: string;
+    nationality?: string;
+    address?: unknown;
+    businessInfo?: { legalName?: string; taxId?: string; registrationNumber?: string };
+  };
+  const held: [string, unknown][] = [
+    ['FULL_NAME', info.fullName ?? info.businessInfo?.legalName],
+    ['BIRTH_DATE', info.birthDate],
+    ['NATIONALITY', info.nationality],
+    ['POSTAL_ADDRESS', info.address],
+    ['TAX_ID', info.businessInfo?.taxId],
+    ['REGISTRATION_NUMBER', info.businessInfo?.registrationNumber],
+    ['EMAIL', sender.email],
+  ];
+  return new Set(held.filter(([, value]) => value !== undefined && value !== null && value !== '').map(([name]) => name));
+}
+
+/**
+ * What the receiver needs about the payer that the service does not hold (reference `requiredPayerDataFields`:
+ * beyond what customer registration gave): the counterparty fields of each currency it accepts
+ * (`providerRequiredCounterpartyCustomerFields`) missing from the sender's registration, each mandatory.
+ */
+function payerFieldsAsked(currencies: string[], sender: CustomerRow | null): RequiredPayerField[] {
+  const held = heldAbout(sender);
+  const asked = new Set(currencies.flatMap((code) => currencyInfo(code).counterpartyFields));
+  return [...asked].filter((name) => !held.has(name)).map((name) => ({ name, mandatory: true }));
+}
+
 /** What a look-up found about its receiver. */
 export interface FoundReceiver {
   receiverType: ReceiverLookupRow['receiverType'];
@@ -106,8 +150,8 @@ export interface FoundReceiver {
 
 /**
  * Stores the look-up of `found` for `sender` (one write) and answers it: each accepted currency priced for
- * the sender, the payer data the receiver asks (what its currency's counterparty asks beyond registration,
- * `askedCounterpartyFields`), the `lookupId` and its expiry.
+ * the sender, the payer data the receiver asks that the service does not hold (`payerFieldsAsked`), the
+ * `lookupId` and its expiry.
  */
 export async function recordLookup(
   db: Db,
@@ -121,7 +165,6 @@ export async function recordLookup(
   const supportedCurrencies = found.currencies
     .map((code) => preference(platform, config, code, rates))
     .filter((p): p is CurrencyPreference => p !== null);
-  const asked = new Map(found.currencies.flatMap(askedCounterpartyFields).map((f) => [f.name, f]));
   const row: ReceiverLookupRow = {
     id: newId('LookupRequest', now),
     platformId: platform.id,
@@ -129,7 +172,7 @@ export async function recordLookup(
     receiver: found.receiver,
     customerId: sender?.id ?? null,
     currencies: found.currencies,
-    requiredPayerFields: [...asked.values()],
+    requiredPayerFields: payerFieldsAsked(found.currencies, sender),
     receiverName: found.receiverName ?? null,
     expiresAt: now + LOOKUP_TTL_MS,
     createdAt: now,

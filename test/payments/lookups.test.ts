@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { currency } from '../../src/common/currencies';
 import { api, expectError, failingFields, newPlatform, SANDBOX_CURRENCIES, tokenWith, type TestPlatform } from '../support/api';
 import { newAgent } from '../support/agents';
+import { businessBody, createCustomer, individualBody } from '../support/customers';
 import { advance, createQuote, customerWithAccounts, execute, externalAccount, fund, tx } from '../support/payments';
 
 const T0 = Date.parse('2032-03-04T10:00:00.000Z');
@@ -76,7 +77,7 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
     expect(failingFields(await quoted('RECEIVING', min - 1))).toEqual(['lockedCurrencyAmount']);
   });
 
-  it('the sandbox receivers answer their own currency, and the payer data their currency asks beyond registration', async () => {
+  it("the sandbox receivers answer their own currency, and the payer data their currency needs that the sender's registration lacks", async () => {
     const { p, customer } = await setup();
     const expected: Record<string, [string, unknown[]]> = {
       '$success.usd': ['USD', []],
@@ -209,6 +210,59 @@ describe('GET /receiver/external-account/{accountId}', () => {
     expect((await api('DELETE', `/customers/external-accounts/${gone}`, { auth: p.auth })).status).toBe(204);
     for (const id of [foreign, gone, 'ExternalAccount:00000000-0000-7000-8000-000000000000'])
       expectError(await lookUpAccount(p, id, { customerId: customer.id }), 404);
+  });
+});
+
+describe('the payer data a look-up asks for', () => {
+  it("is what the receiving currency needs about a payer and the sender's registration does not give", async () => {
+    const p = await newPlatform();
+    const business = await createCustomer(p, businessBody());
+    const nameless = await createCustomer(p, individualBody({ fullName: undefined }));
+    const asked = async (to: string, sender: string) => {
+      const res = await lookUp(p, to, { customerId: sender });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.requiredPayerDataFields.map((f: { name: string; mandatory: boolean }) => `${f.name}${f.mandatory ? '' : '?'}`);
+    };
+    // MXN payouts need the payer's name and tax id: a business registered both.
+    expect(await asked(`$success.mxn@${DOMAIN}`, business.id)).toEqual([]);
+    expect(await asked(`$success.mxn@${DOMAIN}`, nameless.id)).toEqual(['FULL_NAME', 'TAX_ID']);
+    expect(await asked(`$success.usd@${DOMAIN}`, nameless.id)).toEqual(['FULL_NAME']);
+    // The platform paying itself is known by its name.
+    expect(await asked(`$success.usd@${DOMAIN}`, p.id)).toEqual([]);
+  });
+
+  it('PURPOSE_OF_PAYMENT (INR) is given by the quote’s purposeOfPayment as well', async () => {
+    const { p, customer, usd } = await setup();
+    const inr = await api('POST', '/customers/external-accounts', {
+      auth: p.auth,
+      body: {
+        customerId: customer.id,
+        currency: 'INR',
+        accountInfo: {
+          accountType: 'INR_ACCOUNT',
+          vpa: 'ravi@upi',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ravi Kumar' },
+        },
+      },
+    });
+    expect(inr.status, JSON.stringify(inr.body)).toBe(201);
+    const lookup = (await lookUpAccount(p, inr.body.id, { customerId: customer.id })).body;
+    expect(lookup.requiredPayerDataFields).toEqual([{ name: 'PURPOSE_OF_PAYMENT', mandatory: true }]);
+    const quote = (extra: Record<string, unknown>) =>
+      api('POST', '/quotes', {
+        auth: p.auth,
+        body: {
+          source: { sourceType: 'ACCOUNT', accountId: usd },
+          destination: { destinationType: 'ACCOUNT', accountId: inr.body.id },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 10_000,
+          lookupId: lookup.lookupId,
+          ...extra,
+        },
+      });
+    expect(failingFields(await quote({}))).toEqual(['senderCustomerInfo.PURPOSE_OF_PAYMENT']);
+    expect((await quote({ purposeOfPayment: 'GIFT' })).status).toBe(201);
+    expect((await quote({ senderCustomerInfo: { PURPOSE_OF_PAYMENT: 'GIFT' } })).status).toBe(201);
   });
 });
 
