@@ -188,7 +188,11 @@ export const agentMeRoutes = [
     auth: 'agent',
     agentPermission: 'CREATE_QUOTES',
     body: QuoteRequest,
-    responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404), ...ratesUnavailableResponse },
+    responses: {
+      201: { description: 'The quote', schema: Quote },
+      ...errorResponses(400, 401, 403, 404, 412, 424),
+      ...ratesUnavailableResponse,
+    },
     handler: async (c) => {
       const agent = c.auth.agent;
       requireAgentPermission(agent, 'CREATE_QUOTES', true);
