@@ -27,6 +27,15 @@ async function setup() {
   return { p, accounts };
 }
 
+/** A withdrawal of 1 USDC from `internalAccountId` to a Solana address. */
+const solana = (internalAccountId: string) => ({
+  internalAccountId,
+  currency: 'USDC',
+  cryptoNetwork: 'SOLANA',
+  amount: 1_000_000,
+  destinationAddress: solanaWithSuffix('1'),
+});
+
 const estimate = (p: TestPlatform | { auth: string }, body: Record<string, unknown>) =>
   api('POST', '/crypto/estimate-withdrawal-fee', { auth: p.auth, body });
 
@@ -55,13 +64,7 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
 
   it('refuses a chain no wallet corridor pays on, an asset the chain does not carry, or a non-crypto account', async () => {
     const { p, accounts } = await setup();
-    const body = {
-      internalAccountId: accounts.USDC,
-      currency: 'USDC',
-      cryptoNetwork: 'SOLANA',
-      amount: 1_000_000,
-      destinationAddress: solanaWithSuffix('1'),
-    };
+    const body = solana(accounts.USDC!);
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ cryptoNetwork: 'BITCOIN' }, 'cryptoNetwork', /pays out on: .*LIGHTNING.*SOLANA/],
       [{ cryptoNetwork: 'SPARK', destinationAddress: SPARK }, 'cryptoNetwork', /SPARK carries BTC; USDC withdraws on/],
@@ -85,27 +88,12 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     const { p } = await setup();
     const other = await setup();
     for (const internalAccountId of [other.accounts.USDC, 'InternalAccount:00000000-0000-7000-8000-000000000000'])
-      expectError(
-        await estimate(p, {
-          internalAccountId,
-          currency: 'USDC',
-          cryptoNetwork: 'SOLANA',
-          amount: 1_000_000,
-          destinationAddress: solanaWithSuffix('1'),
-        }),
-        404,
-      );
+      expectError(await estimate(p, solana(internalAccountId!)), 404);
   });
 
   it('changes nothing, so VIEW is enough; production has no live fee source: 503 SERVICE_NOT_CONFIGURED', async () => {
     const { p, accounts } = await setup();
-    const body = {
-      internalAccountId: accounts.USDC,
-      currency: 'USDC',
-      cryptoNetwork: 'SOLANA',
-      amount: 1_000_000,
-      destinationAddress: solanaWithSuffix('1'),
-    };
+    const body = solana(accounts.USDC!);
     expect((await estimate({ auth: await tokenWith(p, ['VIEW']) }, body)).status).toBe(200);
     expectError(await estimate({ auth: await tokenWith(p, ['TRANSACT']) }, body), 403, 'FORBIDDEN');
     expectError(await productionApi('POST', '/crypto/estimate-withdrawal-fee', { auth: p.auth, body }), 503, 'SERVICE_NOT_CONFIGURED');
