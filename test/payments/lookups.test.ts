@@ -209,7 +209,7 @@ describe('GET /receiver/external-account/{accountId}', () => {
     const gone = await externalAccount(p, customer.id, 'EUR', '123');
     expect((await api('DELETE', `/customers/external-accounts/${gone}`, { auth: p.auth })).status).toBe(204);
     for (const id of [foreign, gone, 'ExternalAccount:00000000-0000-7000-8000-000000000000'])
-      expectError(await lookUpAccount(p, id, { customerId: customer.id }), 404);
+      expectError(await lookUpAccount(p, id, { customerId: customer.id }), 404, 'REFERENCE_NOT_FOUND', 'EXTERNAL_ACCOUNT_NOT_FOUND');
   });
 });
 

@@ -88,7 +88,7 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     const { p } = await setup();
     const other = await setup();
     for (const internalAccountId of [other.accounts.USDC, 'InternalAccount:00000000-0000-7000-8000-000000000000'])
-      expectError(await estimate(p, solana(internalAccountId!)), 404);
+      expectError(await estimate(p, solana(internalAccountId!)), 404, 'REFERENCE_NOT_FOUND', 'INTERNAL_ACCOUNT_NOT_FOUND');
   });
 
   it('changes nothing, so VIEW is enough; production has no live fee source: 503 SERVICE_NOT_CONFIGURED', async () => {
