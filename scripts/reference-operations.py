@@ -9,7 +9,7 @@ webhook: its name, operationId, event types and the fields its payload's `data` 
 reachable through $ref, allOf, oneOf and anyOf). One entry per write-back: a field of a GET answer whose named
 schema (an object, or a list of them) is the same field's schema in a request body, so a client may send back
 what it read, with the read-only fields the reference marks in it. Left out, as the reference README puts them out of scope:
-cards, invitations, discoveries, receiver look-ups, crypto fee estimates and KYC links.
+cards, invitations and KYC links.
 Error codes: for each error status the reference defines, the `code` enum of its schema (`Error404`...); the
 script checks that every operation answers a status with that one schema, so the enum holds for all of them.
 """
@@ -22,9 +22,6 @@ import yaml
 OUT_OF_SCOPE = [
     r'^/cards(/|$)', r'^/sandbox/cards/',  # cards
     r'^/invitations(/|$)',  # invitations
-    r'^/discoveries$',  # discoveries
-    r'^/receiver/',  # receiver look-ups
-    r'^/crypto/estimate-withdrawal-fee$',  # crypto fee estimates
     r'/kyc-link$',  # KYC links
 ]
 METHODS = ['get', 'post', 'put', 'patch', 'delete']

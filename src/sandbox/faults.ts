@@ -232,8 +232,9 @@ export async function afterHandling(fired: Fired, response: Response): Promise<R
 
 /**
  * The code a fault answers `status` with: INTERNAL_ERROR for 5xx, else the API's generic code for it (the first
- * of the status in the table: 404 REFERENCE_NOT_FOUND, 429 RATE_LIMITED), else INVALID_INPUT. A status the
- * reference closes without such a code (412, 424, 501) is refused when the rule is made.
+ * of the status in the table: 404 REFERENCE_NOT_FOUND, 412 UNSUPPORTED_UMA_VERSION, 424 LNURLP_REQUEST_FAILED,
+ * 429 RATE_LIMITED), else INVALID_INPUT. A status the reference closes without such a code (501) is refused when
+ * the rule is made.
  */
 export function faultCode(status: number): ErrorCode {
   if (status >= 500) return 'INTERNAL_ERROR';
