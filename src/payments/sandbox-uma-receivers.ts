@@ -1,6 +1,6 @@
 // The sandbox's UMA receivers (spec 4.9), by local part.
 import type { Settings } from '../env';
-import type { Scenario } from './sandbox-plans';
+import type { SandboxScenario as Scenario } from './sandbox-rail';
 
 interface UmaReceiver {
   address: string;
