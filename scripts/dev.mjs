@@ -93,7 +93,7 @@ async function main() {
   applyMigrations({ persistTo });
   // Settings given in the shell override wrangler.toml's [vars] for this run.
   const overrides = Object.fromEntries(
-    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS']
+    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS', 'RATES_URL', 'RAIL_URL', 'IDENTITY_PROVIDER_URL']
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]]),
   );
@@ -124,7 +124,7 @@ async function main() {
   const consoleOn = (process.env.SERVICE_ENV ?? 'sandbox') === 'sandbox' || process.env.CONSOLE_ENABLED === 'true';
   const consoleLink = `${origin}/#clientId=${encodeURIComponent(c.clientId)}&clientSecret=${encodeURIComponent(c.clientSecret)}`;
   console.log(`
-  Payments platform API (sandbox) is ready${c.reused ? ' (reusing the saved platform)' : ''}
+  Payments platform API (${(process.env.SERVICE_ENV ?? 'sandbox') === 'sandbox' ? 'sandbox' : 'production rules'}) is ready${c.reused ? ' (reusing the saved platform)' : ''}
     baseUrl       ${c.baseUrl}
     platformId    ${c.platformId}
     clientId      ${c.clientId}

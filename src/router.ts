@@ -83,7 +83,7 @@ export function buildRouter(prefix: string) {
   }
   for (const route of all) {
     router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) => {
-      hideOtherModePaths(route.path, deps.settings);
+      hideSandboxInProduction(route.path, deps.settings);
       return route.run(req as unknown as Request, env, exec, { ...deps, credentials });
     });
   }
@@ -96,19 +96,16 @@ export function buildRouter(prefix: string) {
   return router;
 }
 
-/** 405 with `Allow` (404 for a sandbox path in production, a provider path in the sandbox). */
+/** 405 with `Allow` (404 for a sandbox path in production). */
 function notAllowed(path: string, methods: string[], s: Settings): never {
-  hideOtherModePaths(path, s);
+  hideSandboxInProduction(path, s);
   const allow = methods.join(', ');
   throw new ApiError('METHOD_NOT_ALLOWED', `Allowed methods: ${allow}`, undefined, { Allow: allow });
 }
 
-/**
- * `/sandbox/*` does not exist in production, and `/providers/*` (the operator's rail and identity provider
- * reporting outcomes) not in the sandbox, whose own rules decide: 404 before anything, like an unknown path.
- */
-function hideOtherModePaths(path: string, s: Settings): void {
-  if (s.mode !== 'sandbox' ? path.startsWith('/sandbox/') : path.startsWith('/providers/')) throw noRoute();
+/** `/sandbox/*` does not exist in production: 404 before authentication, exactly like an unknown path. */
+function hideSandboxInProduction(path: string, s: Settings): void {
+  if (s.mode !== 'sandbox' && path.startsWith('/sandbox/')) throw noRoute();
 }
 
 export function toErrorResponse(error: unknown, log: Logger, request: Request): Response {

@@ -45,13 +45,13 @@ const errorsOf = (customerId: string, reasons: ProviderReason[]): VerificationEr
  */
 export async function receiveIdentityOutcome(
   deps: { db: Db; queue: Queue<unknown> },
-  s: Pick<Settings, 'identityProvider'>,
+  s: Pick<Settings, 'mode' | 'identityProvider'>,
   signature: string | null,
   rawBody: string,
   outcome: IdentityOutcome,
   now: number,
 ): Promise<IdentityOutcomeResult> {
-  await authenticateOutcome(IDENTITY_PROVIDER, s.identityProvider, signature, rawBody, Date.now());
+  await authenticateOutcome(IDENTITY_PROVIDER, s.mode, s.identityProvider, signature, rawBody, Date.now());
   return 'verificationId' in outcome ? verificationOutcome(deps, outcome, now) : ownerOutcome(deps.db, outcome, now);
 }
 

@@ -21,18 +21,29 @@ import { IdentityOutcome, IdentityOutcomeResult } from './identity-schema';
 import { receiveIdentityOutcome } from './identity-outcomes';
 
 const tag = 'KYC/KYB Verifications';
+/** Production without the operator's identity provider refuses to verify (a new owner, a new last name, a verification). */
+const identityProviderRequired = {
+  503: {
+    ...errorResponses(503)[503]!,
+    description: 'Production without an identity provider (SERVICE_NOT_CONFIGURED): nothing was written',
+  },
+};
 
 export const kycRoutes = [
   defineRoute({
     method: 'POST',
     path: '/beneficial-owners',
     operationId: 'createBeneficialOwner',
-    summary: 'Add a beneficial owner to a business customer (KYC runs at once; sandbox: by last-name suffix)',
+    summary: "Add a beneficial owner to a business customer (its KYC: the sandbox's by last-name suffix at once; production's identity provider later)",
     tag,
     auth: 'basic',
     permission: 'MANAGE',
     body: BeneficialOwnerCreate,
-    responses: { 201: { description: 'Created', schema: BeneficialOwner }, ...errorResponses(400, 401, 403, 404, 410, 413) },
+    responses: {
+      201: { description: 'Created', schema: BeneficialOwner },
+      ...errorResponses(400, 401, 403, 404, 410, 413),
+      ...identityProviderRequired,
+    },
     handler: async (c) =>
       json(await createBeneficialOwner(c.db, c.env.JOBS, c.auth.platform.id, c.body, identityProvider(c.settings), c.now), 201),
   }),
@@ -75,6 +86,7 @@ export const kycRoutes = [
     responses: {
       200: { description: 'The updated beneficial owner', schema: BeneficialOwner },
       ...errorResponses(400, 401, 403, 404, 409, 413),
+      ...identityProviderRequired,
     },
     handler: async (c) =>
       json(
@@ -101,6 +113,7 @@ export const kycRoutes = [
     responses: {
       200: { description: 'The verification and its status', schema: Verification },
       ...errorResponses(400, 401, 403, 404, 410, 413),
+      ...identityProviderRequired,
     },
     handler: async (c) =>
       json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, identityProvider(c.settings), c.now)),

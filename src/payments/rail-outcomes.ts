@@ -135,13 +135,13 @@ const ATTEMPTS = 4;
  */
 export async function receiveRailOutcome(
   deps: PaymentDeps,
-  s: Pick<Settings, 'rail'>,
+  s: Pick<Settings, 'mode' | 'rail'>,
   signature: string | null,
   rawBody: string,
   outcome: RailOutcome,
   now: number,
 ): Promise<RailOutcomeResult> {
-  await authenticateOutcome(PAYMENT_RAIL, s.rail, signature, rawBody, Date.now());
+  await authenticateOutcome(PAYMENT_RAIL, s.mode, s.rail, signature, rawBody, Date.now());
   const { db } = deps;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const [tx] = await db

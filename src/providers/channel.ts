@@ -1,5 +1,5 @@
 // The operator's providers (payment rail, identity provider): signed instructions out, authenticated outcomes in.
-import { MIN_PROVIDER_SECRET, type ProviderSettings } from '../env';
+import { MIN_PROVIDER_SECRET, type ProviderSettings, type ServiceMode } from '../env';
 import { PROVIDER_SIGNATURE_HEADER, signProviderMessage, verifyProviderMessage, type SignaturePurpose } from '../crypto/provider-signature';
 import { ApiError } from '../http/errors';
 
@@ -75,9 +75,22 @@ const REFUSALS = {
 /**
  * Checks that an outcome comes from the provider: signed under its secret, for its outcome purpose, within
  * the time window (401 INVALID_SIGNATURE naming why otherwise). Only the secret is needed: outcomes of
- * payments in flight are still taken while the provider's endpoint is being changed.
+ * payments in flight are still taken while the provider's endpoint is being changed. The sandbox takes
+ * none (503): its own rules decide.
  */
-export async function authenticateOutcome(kind: ProviderKind, s: ProviderSettings, header: string | null, rawBody: string, now: number) {
+export async function authenticateOutcome(
+  kind: ProviderKind,
+  mode: ServiceMode,
+  s: ProviderSettings,
+  header: string | null,
+  rawBody: string,
+  now: number,
+) {
+  if (mode === 'sandbox') {
+    throw new ApiError('SERVICE_NOT_CONFIGURED', `The sandbox has no operator ${kind.label}: its own rules decide (spec 4.9)`, {
+      provider: kind.label,
+    });
+  }
   if (!s.secret || s.secret.length < MIN_PROVIDER_SECRET) throw providerNotConfigured(kind, s);
   const check = await verifyProviderMessage(s.secret, kind.outcome, header, rawBody, now);
   if (!check.ok) throw new ApiError('INVALID_SIGNATURE', REFUSALS[check.problem], { reason: check.problem });

@@ -13,7 +13,7 @@ export const providerSignatureHeader = (secret: string, purpose: string) => ({
   },
 });
 
-/** Where the provider's secret is not set (the sandbox, which has no operator providers, answers 404). */
+/** Where the provider's secret is not set, and always in the sandbox (no operator providers: its own rules decide). */
 export const providerNotConfiguredResponse = (secret: string) => ({
-  503: { ...errorResponses(503)[503]!, description: `SERVICE_NOT_CONFIGURED: ${secret} is not set` },
+  503: { ...errorResponses(503)[503]!, description: `SERVICE_NOT_CONFIGURED: ${secret} is not set, or the sandbox` },
 });

@@ -96,8 +96,13 @@ export async function handleRail(request: Request, store: Store, config: RailCon
       if (site && site !== 'same-origin') return json(403, { message: 'Cross-site form posts are refused' });
       const form = await request.formData();
       const field = (name: string) => (typeof form.get(name) === 'string' ? (form.get(name) as string) : '');
-      const done = await settle(store, config, field('key'), field('status'), { failureReason: field('failureReason'), reason: field('reason') });
-      return 'error' in done ? json(done.error, { message: done.message }) : new Response(null, { status: 303, headers: { Location: '/' } });
+      const done = await settle(store, config, field('key'), field('status'), {
+        failureReason: field('failureReason'),
+        reason: field('reason'),
+      });
+      return 'error' in done
+        ? json(done.error, { message: done.message })
+        : new Response(null, { status: 303, headers: { Location: '/' } });
     }
   }
   return json(404, { message: 'Not found' });
@@ -108,7 +113,13 @@ async function receive(provider: Provider, request: Request, store: Store, confi
   const secret = secretOf(config, provider);
   if (!secret) return json(503, { message: `Set ${provider === 'rail' ? 'RAIL_SECRET' : 'IDENTITY_PROVIDER_SECRET'}` });
   const raw = await request.text();
-  const check = await verifyProviderMessage(secret, PROVIDERS[provider].instruction, request.headers.get(PROVIDER_SIGNATURE_HEADER), raw, Date.now());
+  const check = await verifyProviderMessage(
+    secret,
+    PROVIDERS[provider].instruction,
+    request.headers.get(PROVIDER_SIGNATURE_HEADER),
+    raw,
+    Date.now(),
+  );
   if (!check.ok) return json(401, { message: `Signature refused: ${check.problem}` });
   let body: Record<string, unknown>;
   try {
@@ -162,7 +173,12 @@ export async function settle(
       body: raw,
     }),
   );
-  const settlement: Settlement = { status, at: new Date().toISOString(), answer: response.status, response: (await response.text()).slice(0, 1000) };
+  const settlement: Settlement = {
+    status,
+    at: new Date().toISOString(),
+    answer: response.status,
+    response: (await response.text()).slice(0, 1000),
+  };
   await store.put({ ...item, settlements: [...item.settlements, settlement] });
   return settlement;
 }
@@ -227,6 +243,9 @@ function page(items: Instruction[]): Response {
 <h1>Reference rail</h1><p>Instructions from the payments service, newest first. Settling one reports its outcome to the service.</p>
 <table><tr><th>Received</th><th>Instruction</th><th>Last report</th><th>Settle</th></tr>${rows.join('')}</table>`;
   return new Response(html, {
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    },
   });
 }
