@@ -223,6 +223,10 @@ function summary(item: Instruction): string {
   return `${item.type} ${String(b.amount)} ${String(b.currency)} ${end?.id ? `(${end.id}) ` : ''}for ${String(b.paymentId)}`;
 }
 
+/** What a failure field defaults to when left empty. */
+const placeholder = (item: Instruction) =>
+  item.provider === 'identity' ? 'reason' : item.type === 'COLLECTION' ? 'PAY_REQUEST_FAILED' : 'OFFRAMP_FAILED';
+
 function page(items: Instruction[]): Response {
   const rows = items.map((item) => {
     const last = item.settlements.at(-1);
@@ -230,7 +234,7 @@ function page(items: Instruction[]): Response {
       (status) =>
         `<form method="post" action="/settle"><input type="hidden" name="key" value="${escape(item.key)}"><input type="hidden" name="status" value="${status}">${
           status === 'FAILED' || status === 'REJECTED'
-            ? `<input name="${item.provider === 'rail' ? 'failureReason' : 'reason'}" placeholder="${item.provider === 'rail' ? 'OFFRAMP_FAILED' : 'reason'}" size="16">`
+            ? `<input name="${item.provider === 'rail' ? 'failureReason' : 'reason'}" placeholder="${placeholder(item)}" size="16">`
             : ''
         }<button>${status}</button></form>`,
     );
