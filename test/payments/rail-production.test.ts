@@ -363,6 +363,33 @@ describe('production with the operator rail: real-time funding', () => {
   });
 });
 
+describe('production never follows a sandbox plan', () => {
+  it('a quote bound to a sandbox plan (an earlier release) is refused at execute, and nothing is debited', async () => {
+    const { p, usd, ext } = await setup();
+    const sandboxQuote = await api('POST', '/quotes', {
+      auth: p.auth,
+      body: {
+        source: account(usd),
+        destination: { destinationType: 'ACCOUNT', accountId: ext },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
+    });
+    expect(sandboxQuote.status).toBe(201);
+    const w = productionWorld();
+    const res = await w.call('POST', `/quotes/${sandboxQuote.body.id}/execute`, { auth: p.auth });
+    expectError(res, 409, 'CONFLICT');
+    expect(res.body.message).toContain('earlier release');
+    expect(await balanceOf(p, usd)).toBe(100_000);
+    // Without a rail at all, the same quote is 503 like every payment.
+    expectError(
+      await productionWorld({ rail: false }).call('POST', `/quotes/${sandboxQuote.body.id}/execute`, { auth: p.auth }),
+      503,
+      'SERVICE_NOT_CONFIGURED',
+    );
+  });
+});
+
 describe('the outcome API refuses what the rail did not send', () => {
   it('forged, altered, stale or differently purposed signatures are 401 INVALID_SIGNATURE, and change nothing', async () => {
     const { p, usd, ext } = await setup();
