@@ -93,7 +93,17 @@ async function main() {
   applyMigrations({ persistTo });
   // Settings given in the shell override wrangler.toml's [vars] for this run.
   const overrides = Object.fromEntries(
-    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS', 'RATES_URL', 'RAIL_URL', 'IDENTITY_PROVIDER_URL']
+    [
+      'SERVICE_ENV',
+      'API_PREFIX',
+      'LOG_LEVEL',
+      'SANDBOX_UMA_DOMAIN',
+      'CONSOLE_ENABLED',
+      'RATE_LIMITS',
+      'RATES_URL',
+      'RAIL_URL',
+      'IDENTITY_PROVIDER_URL',
+    ]
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]]),
   );

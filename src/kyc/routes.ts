@@ -34,7 +34,8 @@ export const kycRoutes = [
     method: 'POST',
     path: '/beneficial-owners',
     operationId: 'createBeneficialOwner',
-    summary: "Add a beneficial owner to a business customer (its KYC: the sandbox's by last-name suffix at once; production's identity provider later)",
+    summary:
+      "Add a beneficial owner to a business customer (its KYC: the sandbox's by last-name suffix at once; production's identity provider later)",
     tag,
     auth: 'basic',
     permission: 'MANAGE',
