@@ -44,7 +44,8 @@ function refundOf(tx: TransactionRow): { refund: Step['refund']; outside: boolea
 /** What `outcome` changes on `tx` (a payment of the operator's rail), from the state it is in. */
 function decide(tx: TransactionRow, outcome: RailOutcome, now: number): Decision {
   const { status } = tx;
-  const funded = tx.kind === 'QUOTE' && (tx.source as { sourceType?: string } | null)?.sourceType === 'REALTIME_FUNDING';
+  // A real-time-funded quote: its money came from outside, so its funding and refund are the rail's.
+  const funded = paidFromOutside(tx);
   if (outcome.status === 'FUNDED') {
     if (!funded) throw contradicts('FUNDED is the outcome of a real-time-funded quote only');
     if (status === 'EXPIRED')

@@ -1,7 +1,7 @@
 // The operator's providers (payment rail, identity provider): signed instructions out, authenticated outcomes in.
 import { MIN_PROVIDER_SECRET, type ProviderSettings, type ServiceMode } from '../env';
 import { PROVIDER_SIGNATURE_HEADER, signProviderMessage, verifyProviderMessage, type SignaturePurpose } from '../crypto/provider-signature';
-import { ApiError } from '../http/errors';
+import { ApiError, notFound } from '../http/errors';
 
 /** Where a provider's instructions go and how they are signed. */
 export interface ProviderChannel {
@@ -76,7 +76,7 @@ const REFUSALS = {
  * Checks that an outcome comes from the provider: signed under its secret, for its outcome purpose, within
  * the time window (401 INVALID_SIGNATURE naming why otherwise). Only the secret is needed: outcomes of
  * payments in flight are still taken while the provider's endpoint is being changed. The sandbox takes
- * none (503): its own rules decide.
+ * none (404, as a path it does not serve): its own rules decide.
  */
 export async function authenticateOutcome(
   kind: ProviderKind,
@@ -86,11 +86,7 @@ export async function authenticateOutcome(
   rawBody: string,
   now: number,
 ) {
-  if (mode === 'sandbox') {
-    throw new ApiError('SERVICE_NOT_CONFIGURED', `The sandbox has no operator ${kind.label}: its own rules decide (spec 4.9)`, {
-      provider: kind.label,
-    });
-  }
+  if (mode === 'sandbox') throw notFound('NOT_FOUND', `The sandbox has no operator ${kind.label}: its own rules decide (spec 4.9)`);
   if (!s.secret || s.secret.length < MIN_PROVIDER_SECRET) throw providerNotConfigured(kind, s);
   const check = await verifyProviderMessage(s.secret, kind.outcome, header, rawBody, now);
   if (!check.ok) throw new ApiError('INVALID_SIGNATURE', REFUSALS[check.problem], { reason: check.problem });

@@ -13,7 +13,7 @@ export const providerSignatureHeader = (secret: string, purpose: string) => ({
   },
 });
 
-/** Where the provider's secret is not set, and always in the sandbox (no operator providers: its own rules decide). */
+/** Where the provider's secret is not set (the sandbox, which has no operator providers, answers 404). */
 export const providerNotConfiguredResponse = (secret: string) => ({
-  503: { ...errorResponses(503)[503]!, description: `SERVICE_NOT_CONFIGURED: ${secret} is not set, or the sandbox` },
+  503: { ...errorResponses(503)[503]!, description: `SERVICE_NOT_CONFIGURED: ${secret} is not set` },
 });

@@ -124,7 +124,7 @@ describe('production without a payment rail: nothing moves by itself', () => {
     expect((await api('GET', '/agents/me/actions', { auth: a.bearer })).body.data).toEqual([]);
   });
 
-  it('the outcome API answers 503 without RAIL_SECRET, and in the sandbox (whose rules decide)', async () => {
+  it('the outcome API answers 503 without RAIL_SECRET, and 404 in the sandbox (whose rules decide)', async () => {
     const w = productionWorld({ rail: false });
     expectError(
       await report(w, { paymentId: 'Transaction:x', platformId: 'Platform:x', status: 'COMPLETED' }),
@@ -132,7 +132,7 @@ describe('production without a payment rail: nothing moves by itself', () => {
       'SERVICE_NOT_CONFIGURED',
     );
     const { raw, headers } = await signedOutcome({ paymentId: 'Transaction:x', platformId: 'Platform:x', status: 'COMPLETED' });
-    expectError(await api('POST', '/providers/rail/outcomes', { raw, headers }), 503, 'SERVICE_NOT_CONFIGURED');
+    expectError(await api('POST', '/providers/rail/outcomes', { raw, headers }), 404, 'NOT_FOUND');
   });
 });
 
