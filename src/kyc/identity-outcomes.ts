@@ -74,7 +74,7 @@ async function verificationOutcome(deps: { db: Db; queue: Queue<unknown> }, outc
         .orderBy(beneficialOwners.id),
     });
     const [row, customer] = [loaded.verification[0], loaded.customer[0]];
-    if (!row || !customer) throw notFound('NOT_FOUND', 'No verification of this platform has this id');
+    if (!row || !customer) throw notFound('VERIFICATION_NOT_FOUND', 'No verification of this platform has this id');
     const errors = 'errors' in outcome ? errorsOf(customer.id, outcome.errors) : [];
     const result = (applied: boolean, v: VerificationRow, c: CustomerRow): IdentityOutcomeResult => ({
       id: v.id,
@@ -154,7 +154,7 @@ async function ownerOutcome(db: Db, outcome: OwnerOutcome, now: number): Promise
   });
   if (updated) return result(true, updated.kycStatus);
   const [owner] = await db.select().from(beneficialOwners).where(mine).limit(1);
-  if (!owner) throw notFound('NOT_FOUND', 'No beneficial owner of this platform has this id');
+  if (!owner) throw notFound('BENEFICIAL_OWNER_NOT_FOUND', 'No beneficial owner of this platform has this id');
   if (owner.kycStatus === outcome.status) return result(false, owner.kycStatus);
   throw conflict(`The beneficial owner's KYC is ${owner.kycStatus}: it was not waiting for the identity provider`);
 }

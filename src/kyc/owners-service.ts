@@ -11,7 +11,7 @@ import type { IdentityProvider } from './identity-provider';
 import type { BeneficialOwnerCreate, BeneficialOwnerUpdate, PersonalInfo } from '../customers/beneficial-owners';
 import { beneficialOwnerView } from '../customers/beneficial-owners';
 
-const ownerNotFound = () => notFound('NOT_FOUND', 'Beneficial owner not found');
+const ownerNotFound = () => notFound('BENEFICIAL_OWNER_NOT_FOUND', 'Beneficial owner not found');
 
 /**
  * Creates an owner of a business customer; its KYC outcome (the sandbox's rules; production: PENDING, with the

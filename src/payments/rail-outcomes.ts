@@ -160,7 +160,7 @@ export async function receiveRailOutcome(
         return answer(outcome, done.body as TransactionRow, true);
       } catch (error) {
         // Another delivery of FUNDED started it first: read it again.
-        if (error instanceof ApiError && error.code === 'QUOTE_NOT_PENDING') continue;
+        if (error instanceof ApiError && error.is('QUOTE_NOT_PENDING')) continue;
         throw error;
       }
     }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { PaymentRail } from '../common/payment-rails';
 import { DateTime } from '../common/time';
-import { ErrorBody } from '../http/errors';
+import { errorSchema } from '../http/errors';
 
 /** The rail enum lives with the corridors' declarations, on the common floor. */
 export { PaymentRail };
@@ -88,6 +88,6 @@ export const ratesUnavailableResponse = {
   503: {
     description:
       'Nothing can be priced or moved now, and nothing was written: no exchange rate (RATES_UNAVAILABLE: production has no rate source, or it failed), or in production no payment rail (SERVICE_NOT_CONFIGURED) or one that did not answer (SERVICE_UNAVAILABLE)',
-    schema: ErrorBody,
+    schema: errorSchema(503),
   },
 };

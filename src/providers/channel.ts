@@ -86,7 +86,7 @@ export async function authenticateOutcome(
   rawBody: string,
   now: number,
 ) {
-  if (mode === 'sandbox') throw notFound('NOT_FOUND', `The sandbox has no operator ${kind.label}: its own rules decide (spec 4.9)`);
+  if (mode === 'sandbox') throw notFound('ROUTE_NOT_FOUND', `The sandbox has no operator ${kind.label}: its own rules decide (spec 4.9)`);
   if (!s.secret || s.secret.length < MIN_PROVIDER_SECRET) throw providerNotConfigured(kind, s);
   const check = await verifyProviderMessage(s.secret, kind.outcome, header, rawBody, now);
   if (!check.ok) throw new ApiError('INVALID_SIGNATURE', REFUSALS[check.problem], { reason: check.problem });

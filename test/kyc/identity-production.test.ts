@@ -173,12 +173,18 @@ describe("production with the operator's identity provider", () => {
     // The rail's secret and purpose do not open the identity outcomes either.
     const { raw, headers } = await signedOutcome(body);
     expectError(await w.call('POST', '/providers/identity/outcomes', { raw, headers }), 401, 'INVALID_SIGNATURE');
-    expectError(await report(w, { ...body, platformId: other.id }), 404, 'NOT_FOUND');
-    expectError(await report(w, { ...body, verificationId: 'Verification:019542f5-b3e7-1d02-0000-000000000001' }), 404, 'NOT_FOUND');
+    expectError(await report(w, { ...body, platformId: other.id }), 404, 'REFERENCE_NOT_FOUND', 'VERIFICATION_NOT_FOUND');
+    expectError(
+      await report(w, { ...body, verificationId: 'Verification:019542f5-b3e7-1d02-0000-000000000001' }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'VERIFICATION_NOT_FOUND',
+    );
     expectError(
       await report(w, { beneficialOwnerId: 'BeneficialOwner:019542f5-b3e7-1d02-0000-000000000001', platformId: p.id, status: 'APPROVED' }),
       404,
-      'NOT_FOUND',
+      'REFERENCE_NOT_FOUND',
+      'BENEFICIAL_OWNER_NOT_FOUND',
     );
     expectError(await report(w, { ...body, status: 'REJECTED' }), 400, 'INVALID_INPUT'); // rejected needs its reasons
     expect((await api('GET', `/verifications/${v.id}`, { auth: p.auth })).body.verificationStatus).toBe('IN_PROGRESS');

@@ -132,7 +132,7 @@ describe('production without a payment rail: nothing moves by itself', () => {
       'SERVICE_NOT_CONFIGURED',
     );
     const { raw, headers } = await signedOutcome({ paymentId: 'Transaction:x', platformId: 'Platform:x', status: 'COMPLETED' });
-    expectError(await api('POST', '/providers/rail/outcomes', { raw, headers }), 404, 'NOT_FOUND');
+    expectError(await api('POST', '/providers/rail/outcomes', { raw, headers }), 404, 'REFERENCE_NOT_FOUND', 'ROUTE_NOT_FOUND');
   });
 });
 
@@ -353,7 +353,12 @@ describe('production with the operator rail: real-time funding', () => {
     const w = productionWorld();
     const quote = await fundedQuote(w, p, customer.id, ext);
     vi.setSystemTime(T0 + 6 * 60_000);
-    expectError(await report(w, { paymentId: quote.body.transactionId, platformId: p.id, status: 'FUNDED' }), 409, 'QUOTE_EXPIRED');
+    expectError(
+      await report(w, { paymentId: quote.body.transactionId, platformId: p.id, status: 'FUNDED' }),
+      409,
+      'CONFLICT',
+      'QUOTE_EXPIRED',
+    );
     expect((await read(w, p, quote.body.transactionId)).body.status).toBe('EXPIRED');
     expect(await postings(quote.body.transactionId)).toEqual([]);
     w.railDown(() => new Response('down', { status: 502 }));
