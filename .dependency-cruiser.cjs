@@ -7,6 +7,7 @@ const floors = [
   ['ledger'],
   ['webhooks'],
   ['transitions'],
+  ['providers'],
   ['platform'],
   ['accounts'],
   ['wallet'],

@@ -110,7 +110,17 @@ async function main() {
   const overrides = {
     RATE_LIMITS: 'off',
     ...Object.fromEntries(
-      ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS']
+      [
+        'SERVICE_ENV',
+        'API_PREFIX',
+        'LOG_LEVEL',
+        'SANDBOX_UMA_DOMAIN',
+        'CONSOLE_ENABLED',
+        'RATE_LIMITS',
+        'RATES_URL',
+        'RAIL_URL',
+        'IDENTITY_PROVIDER_URL',
+      ]
         .filter((k) => process.env[k] !== undefined)
         .map((k) => [k, process.env[k]]),
     ),
@@ -141,7 +151,7 @@ async function main() {
   const consoleLink = `${origin}/#clientId=${encodeURIComponent(c.clientId)}&clientSecret=${encodeURIComponent(c.clientSecret)}`;
   const budgets = overrides.RATE_LIMITS.trim().toLowerCase() === 'off' ? 'off (RATE_LIMITS=on npm start turns them on)' : 'on';
   console.log(`
-  Payments platform API (sandbox) is ready${c.reused ? ' (reusing the saved platform)' : ''}
+  Payments platform API (${(process.env.SERVICE_ENV ?? 'sandbox') === 'sandbox' ? 'sandbox' : 'production rules'}) is ready${c.reused ? ' (reusing the saved platform)' : ''}
     baseUrl       ${c.baseUrl}
     platformId    ${c.platformId}
     clientId      ${c.clientId}

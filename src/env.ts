@@ -42,6 +42,16 @@ export interface Env {
   CONSOLE_ENABLED?: string;
   /** Days a settled webhook delivery (and its event) is kept before the sweep purges it (default 30). */
   WEBHOOK_RETENTION_DAYS?: string;
+  /** Production payment rail: the operator's Worker (service binding) or HTTPS endpoint instructions go to. */
+  RAIL?: Fetcher;
+  RAIL_URL?: string;
+  /** Secret: what the rail's instructions and outcomes are signed with (HMAC-SHA256). */
+  RAIL_SECRET?: string;
+  /** Production identity provider (KYC/KYB): the operator's Worker (service binding) or HTTPS endpoint. */
+  IDENTITY_PROVIDER?: Fetcher;
+  IDENTITY_PROVIDER_URL?: string;
+  /** Secret: what the identity provider's instructions and outcomes are signed with (HMAC-SHA256). */
+  IDENTITY_PROVIDER_SECRET?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -71,7 +81,25 @@ export interface Settings {
   rateLimits: boolean;
   /** How long settled webhook deliveries and their events are kept, in ms (WEBHOOK_RETENTION_DAYS, default 30). */
   webhookRetentionMs: number;
+  /** The operator's payment rail (production): RAIL or RAIL_URL, and RAIL_SECRET. */
+  rail: ProviderSettings;
+  /** The operator's identity provider (production): IDENTITY_PROVIDER or IDENTITY_PROVIDER_URL, and IDENTITY_PROVIDER_SECRET. */
+  identityProvider: ProviderSettings;
 }
+
+/**
+ * One of the operator's providers: where instructions go (a service binding, used when bound, or a URL) and
+ * the secret both directions sign with. `problem` names what is missing or wrong; none means it is usable.
+ */
+export interface ProviderSettings {
+  url: string | undefined;
+  bound: boolean;
+  secret: string | undefined;
+  problem: string | undefined;
+}
+
+/** Shortest provider secret accepted: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
+export const MIN_PROVIDER_SECRET = 32;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LOG_LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -97,7 +125,40 @@ export function settings(env: Env): Settings {
     console: mode === 'sandbox' || env.CONSOLE_ENABLED?.trim().toLowerCase() === 'true',
     rateLimits: env.RATE_LIMITS?.trim().toLowerCase() !== 'off',
     webhookRetentionMs: (positiveInt(env.WEBHOOK_RETENTION_DAYS) ?? 30) * 86_400_000,
+    rail: provider('RAIL', env.RAIL, env.RAIL_URL, env.RAIL_SECRET),
+    identityProvider: provider('IDENTITY_PROVIDER', env.IDENTITY_PROVIDER, env.IDENTITY_PROVIDER_URL, env.IDENTITY_PROVIDER_SECRET),
   };
+}
+
+/**
+ * A provider's settings: a binding named `name`, else `<name>_URL` (https; http only to a loopback host, for
+ * a local trial with the reference rail), and `<name>_SECRET`. Anything missing or unusable fails closed.
+ */
+function provider(
+  name: string,
+  binding: Fetcher | undefined,
+  urlValue: string | undefined,
+  secretValue: string | undefined,
+): ProviderSettings {
+  const url = urlValue?.trim() || undefined;
+  const secret = secretValue?.trim() || undefined;
+  const bound = binding !== undefined && binding !== null;
+  let problem: string | undefined;
+  if (!bound && !url) problem = `set the ${name} service binding or ${name}_URL, and ${name}_SECRET`;
+  else if (!bound && !providerUrlOk(url!)) problem = `${name}_URL must be an https URL (http only to localhost or 127.0.0.1)`;
+  else if (!secret) problem = `set ${name}_SECRET`;
+  else if (secret.length < MIN_PROVIDER_SECRET) problem = `${name}_SECRET must be at least ${MIN_PROVIDER_SECRET} characters`;
+  return { url, bound, secret, problem };
+}
+
+function providerUrlOk(value: string): boolean {
+  try {
+    const u = new URL(value);
+    if (u.username || u.password) return false;
+    return u.protocol === 'https:' || (u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname));
+  } catch {
+    return false;
+  }
 }
 
 /** Issuers of the common sign-in providers, used when `OIDC_ISSUERS` is not set. */

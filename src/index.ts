@@ -1,6 +1,6 @@
 // The Worker entry: fetch (API and console), queue and scheduled handlers; exports the AccountDO.
 import { settings, type Env } from './env';
-import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
+import { meterFields, requestMeter, withMeter, type Meter } from './db/meter';
 import { errorResponse, noRoute } from './http/errors';
 import { logger } from './http/log';
 import { apiBase, buildRouter, loggedPath, operationsFor, ROUTES, toErrorResponse } from './router';
@@ -25,7 +25,7 @@ export default {
     const started = Date.now();
     const url = new URL(request.url);
     // The request's D1 work, awaited or not; an enclosing meter (a test's) gets the same sums.
-    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
+    const meter = requestMeter(s.mode);
     let response: Response;
     try {
       if (url.pathname === '/healthz' && request.method === 'GET') {
@@ -61,7 +61,7 @@ export default {
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     const s = settings(env);
     const log = logger(s.logLevel);
-    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
+    const meter = requestMeter(s.mode);
     await withMeter(meter, () => handleJobs(batch, env, log));
     if (log.enabled('info')) log.info('queue batch', { messages: batch.messages.length, ...meterFields(meter) });
   },
@@ -69,7 +69,7 @@ export default {
   async scheduled(controller: ScheduledController, env: Env): Promise<void> {
     const s = settings(env);
     const log = logger(s.logLevel);
-    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
+    const meter = requestMeter(s.mode);
     await withMeter(meter, () => sweep(env, controller.scheduledTime, log, SANDBOX_SWEEP));
     if (log.enabled('info')) log.info('sweep', meterFields(meter));
   },

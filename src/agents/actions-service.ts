@@ -171,7 +171,7 @@ export async function actionChange(
   const { db } = deps;
   const d = describe(agent, req, loaded);
   const decision = await decide(agent, d, usageFrom(loaded.usage, agent.id), now, deps.rates);
-  const a = awaiting(platform, req, loaded, now, deps.mode, agent.id);
+  const a = awaiting(platform, req, loaded, now, deps.rail, agent.id);
   const { day, month } = periodOf(now);
   const action: AgentActionRow = {
     id: newId('AgentAction', now),

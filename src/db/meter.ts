@@ -41,6 +41,15 @@ export function newMeter(parent?: Meter, selectRows = true): Meter {
 
 const current = new AsyncLocalStorage<Meter>();
 
+/**
+ * The meter of one request, summing into the enclosing one (a test's). Selects count in sandbox mode, and in
+ * production only under an enclosing meter that counts them (the rows-read budgets of production routes).
+ */
+export function requestMeter(mode: 'sandbox' | 'production'): Meter {
+  const parent = current.getStore();
+  return newMeter(parent, mode === 'sandbox' || parent?.selectRows === true);
+}
+
 /** Runs `work` with `meter` summing the D1 work it does through bindings `metering` wraps, awaited or not. */
 export function withMeter<T>(meter: Meter, work: () => T): T {
   return current.run(meter, work);

@@ -6,6 +6,8 @@ import type { TransitionDeps, TransitionHandlers } from '../transitions/schedule
 import { webhookDeps, type AnswerHandlers, type WebhookDeps } from '../webhooks/delivery';
 import { paymentTransitions } from '../payments/transitions';
 import { incomingApprovalTransitions, incomingPaymentAnswer } from '../payments/incoming-approval';
+import { railDelivery } from '../payments/operator-rail';
+import { identityDelivery } from '../kyc/identity-provider';
 
 /** Every transition kind and its handler; each kind is named once, by the area that schedules it (exported so
  * the scheduler's own tests can add test-only kinds that the real consumer then applies). */
@@ -18,5 +20,7 @@ export const answers: AnswerHandlers = { 'INCOMING_PAYMENT.PENDING': incomingPay
 export type JobDeps = WebhookDeps & TransitionDeps;
 
 export function jobDeps(env: Env, s: Settings, log: Logger, db: Db = database(env.DB)): JobDeps {
-  return { ...webhookDeps(env, s, log, db), transitions, answers };
+  // The providers' instructions go out through this deployment's configuration (its bindings, URLs, secrets).
+  const providers = { ...railDelivery(env, s, log), ...identityDelivery(env, s, log) };
+  return { ...webhookDeps(env, s, log, db), transitions: { ...transitions, ...providers }, answers };
 }

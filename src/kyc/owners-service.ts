@@ -1,25 +1,30 @@
 // Beneficial owners of business customers: create (with their KYC), read, list, update.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
-import type { ServiceMode } from '../env';
-import { beneficialOwners, type BeneficialOwnerRow, type VerificationState } from '../db/schema';
+import { beneficialOwners, type BeneficialOwnerRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { invalidFields, notFound, retryableConflict } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom } from '../http/pagination';
 import { customerLoads, customerNotFound, loadActiveCustomer } from '../customers/service';
-import { sandboxKycStatus } from './sandbox';
+import { dispatchTransitions, type ScheduledTransition } from '../transitions/schedule';
+import type { IdentityProvider } from './identity-provider';
 import type { BeneficialOwnerCreate, BeneficialOwnerUpdate, PersonalInfo } from '../customers/beneficial-owners';
 import { beneficialOwnerView } from '../customers/beneficial-owners';
 
 const ownerNotFound = () => notFound('BENEFICIAL_OWNER_NOT_FOUND', 'Beneficial owner not found');
 
-/** KYC of an owner: sandbox by the last 3 characters of the last name; production waits for review. */
-function kycOutcome(info: PersonalInfo, mode: ServiceMode): VerificationState {
-  return mode === 'sandbox' ? sandboxKycStatus(info.lastName) : 'PENDING';
-}
-
-/** Creates an owner of a business customer; its KYC outcome is written in the same statement. */
-export async function createBeneficialOwner(db: Db, platformId: string, input: BeneficialOwnerCreate, mode: ServiceMode, now: number) {
+/**
+ * Creates an owner of a business customer; its KYC outcome (the sandbox's rules; production: PENDING, with the
+ * identity provider's instruction) is written in the same batch.
+ */
+export async function createBeneficialOwner(
+  db: Db,
+  queue: Queue<unknown>,
+  platformId: string,
+  input: BeneficialOwnerCreate,
+  provider: IdentityProvider,
+  now: number,
+) {
   const customer = await loadActiveCustomer(db, platformId, input.customerId);
   if (customer.customerType !== 'BUSINESS') {
     throw invalidFields('request body', [{ field: 'customerId', message: 'Beneficial owners belong to BUSINESS customers' }]);
@@ -31,11 +36,13 @@ export async function createBeneficialOwner(db: Db, platformId: string, input: B
     roles: input.roles,
     ownershipPercentage: input.ownershipPercentage,
     personalInfo: input.personalInfo,
-    kycStatus: kycOutcome(input.personalInfo, mode),
+    kycStatus: provider.verifyOwner(input.personalInfo),
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(beneficialOwners).values(row);
+  const submitted = row.kycStatus === 'PENDING' ? provider.submit(db, platformId, { type: 'BENEFICIAL_OWNER', id: row.id }, now) : [];
+  await db.batch([db.insert(beneficialOwners).values(row), ...submitted.map((t) => t.statement)]);
+  await dispatchTransitions(queue, submitted);
   return beneficialOwnerView(row);
 }
 
@@ -88,14 +95,16 @@ export function ownerListFrom(q: OwnerListQuery, loaded: Loaded<ReturnType<typeo
 
 /**
  * Partial update: personalInfo merged field by field. A changed last name re-runs KYC (the sandbox outcome
- * depends on it), in the same conditional write.
+ * depends on it; production submits the owner again), in the same batch as the conditional write. `provider`
+ * is asked for only then (so without one in production, other changes still apply).
  */
 export async function updateBeneficialOwner(
   db: Db,
+  queue: Queue<unknown>,
   platformId: string,
   id: string,
   patch: BeneficialOwnerUpdate,
-  mode: ServiceMode,
+  provider: () => IdentityProvider,
   now: number,
 ) {
   for (let attempt = 0; ; attempt++) {
@@ -104,10 +113,15 @@ export async function updateBeneficialOwner(
     const changes: Partial<BeneficialOwnerRow> = { personalInfo: info, updatedAt: Math.max(now, row.updatedAt) };
     if (patch.roles !== undefined) changes.roles = patch.roles;
     if (patch.ownershipPercentage !== undefined) changes.ownershipPercentage = patch.ownershipPercentage;
+    let submitted: ScheduledTransition[] = [];
     if (patch.personalInfo?.lastName !== undefined && patch.personalInfo.lastName !== (row.personalInfo as PersonalInfo).lastName) {
-      changes.kycStatus = kycOutcome(info, mode);
+      const kyc = provider();
+      changes.kycStatus = kyc.verifyOwner(info);
+      // A write that loses its race below still leaves this row: it sends the owner as it then is, under that
+      // version's id (a repeat to the provider), and only while its KYC is PENDING.
+      if (changes.kycStatus === 'PENDING') submitted = kyc.submit(db, platformId, { type: 'BENEFICIAL_OWNER', id: row.id }, now);
     }
-    const [updated] = await db
+    const update = db
       .update(beneficialOwners)
       .set(changes)
       .where(
@@ -118,7 +132,11 @@ export async function updateBeneficialOwner(
         ),
       )
       .returning();
-    if (updated) return beneficialOwnerView(updated);
+    const [updated] = submitted.length ? (await db.batch([update, ...submitted.map((t) => t.statement)]))[0] : await update;
+    if (updated) {
+      await dispatchTransitions(queue, submitted);
+      return beneficialOwnerView(updated);
+    }
     if (attempt >= 4) throw retryableConflict('The beneficial owner changed concurrently; retry the request');
   }
 }

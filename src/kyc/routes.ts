@@ -1,4 +1,4 @@
-// The KYC routes: beneficial owners and verifications.
+// The KYC routes: beneficial owners, verifications and the identity provider's outcomes.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {
@@ -14,21 +14,39 @@ import {
 import { BeneficialOwner, BeneficialOwnerCreate, BeneficialOwnerUpdate } from '../customers/beneficial-owners';
 import { createBeneficialOwner, ownerFrom, ownerListFrom, ownerListLoads, ownerLoads, updateBeneficialOwner } from './owners-service';
 import { submitVerification, verificationFrom, verificationList, verificationLoads } from './verifications-service';
+import { identityProvider } from './identity-provider';
+import { PROVIDER_SIGNATURE_HEADER } from '../crypto/provider-signature';
+import { providerNotConfiguredResponse, providerSignatureHeader, PROVIDERS_TAG } from '../providers/route-docs';
+import { IdentityOutcome, IdentityOutcomeResult } from './identity-schema';
+import { receiveIdentityOutcome } from './identity-outcomes';
 
 const tag = 'KYC/KYB Verifications';
+/** Production without the operator's identity provider refuses to verify (a new owner, a new last name, a verification). */
+const identityProviderRequired = {
+  503: {
+    ...errorResponses(503)[503]!,
+    description: 'Production without an identity provider (SERVICE_NOT_CONFIGURED): nothing was written',
+  },
+};
 
 export const kycRoutes = [
   defineRoute({
     method: 'POST',
     path: '/beneficial-owners',
     operationId: 'createBeneficialOwner',
-    summary: 'Add a beneficial owner to a business customer (KYC runs at once; sandbox: by last-name suffix)',
+    summary:
+      "Add a beneficial owner to a business customer (its KYC: the sandbox's by last-name suffix at once; production's identity provider later)",
     tag,
     auth: 'basic',
     permission: 'MANAGE',
     body: BeneficialOwnerCreate,
-    responses: { 201: { description: 'Created', schema: BeneficialOwner }, ...errorResponses(400, 401, 403, 404, 410, 413) },
-    handler: async (c) => json(await createBeneficialOwner(c.db, c.auth.platform.id, c.body, c.settings.mode, c.now), 201),
+    responses: {
+      201: { description: 'Created', schema: BeneficialOwner },
+      ...errorResponses(400, 401, 403, 404, 410, 413),
+      ...identityProviderRequired,
+    },
+    handler: async (c) =>
+      json(await createBeneficialOwner(c.db, c.env.JOBS, c.auth.platform.id, c.body, identityProvider(c.settings), c.now), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -69,9 +87,20 @@ export const kycRoutes = [
     responses: {
       200: { description: 'The updated beneficial owner', schema: BeneficialOwner },
       ...errorResponses(400, 401, 403, 404, 409, 413),
+      ...identityProviderRequired,
     },
     handler: async (c) =>
-      json(await updateBeneficialOwner(c.db, c.auth.platform.id, c.params.beneficialOwnerId, c.body, c.settings.mode, c.now)),
+      json(
+        await updateBeneficialOwner(
+          c.db,
+          c.env.JOBS,
+          c.auth.platform.id,
+          c.params.beneficialOwnerId,
+          c.body,
+          () => identityProvider(c.settings),
+          c.now,
+        ),
+      ),
   }),
   defineRoute({
     method: 'POST',
@@ -85,8 +114,10 @@ export const kycRoutes = [
     responses: {
       200: { description: 'The verification and its status', schema: Verification },
       ...errorResponses(400, 401, 403, 404, 410, 413),
+      ...identityProviderRequired,
     },
-    handler: async (c) => json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, c.settings.mode, c.now)),
+    handler: async (c) =>
+      json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, identityProvider(c.settings), c.now)),
   }),
   defineRoute({
     method: 'GET',
@@ -113,5 +144,32 @@ export const kycRoutes = [
     responses: { 200: { description: 'The verification', schema: Verification }, ...errorResponses(401, 403, 404) },
     load: ({ db, platformId, params }) => verificationLoads(db, platformId, params.verificationId),
     handler: (c) => json(verificationFrom(c.loaded)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/providers/identity/outcomes',
+    operationId: 'reportIdentityOutcome',
+    summary:
+      "Production: the operator's identity provider reports a verification's or beneficial owner's outcome, signed with IDENTITY_PROVIDER_SECRET; applied once",
+    tag: PROVIDERS_TAG,
+    auth: 'none',
+    headers: providerSignatureHeader('IDENTITY_PROVIDER_SECRET', 'identity-outcome'),
+    body: IdentityOutcome,
+    responses: {
+      200: { description: 'The outcome, applied now or already (`applied: false`)', schema: IdentityOutcomeResult },
+      ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+      ...providerNotConfiguredResponse('IDENTITY_PROVIDER_SECRET'),
+    },
+    handler: async (c) =>
+      json(
+        await receiveIdentityOutcome(
+          { db: c.db, queue: c.env.JOBS },
+          c.settings,
+          c.request.headers.get(PROVIDER_SIGNATURE_HEADER),
+          c.rawBody,
+          c.body,
+          c.now,
+        ),
+      ),
   }),
 ];

@@ -15,7 +15,7 @@ export const BeneficialOwnerIdParams = z.object({ beneficialOwnerId: z.string().
 
 // --- Verifications ---
 
-const VerificationErrorType = z
+export const VerificationErrorType = z
   .enum([
     'MISSING_FIELD',
     'INVALID_FIELD',

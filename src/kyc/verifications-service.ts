@@ -1,7 +1,6 @@
 // Verifications: what must be on file, the submission (KYC or KYB outcome), read and list.
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
-import type { ServiceMode } from '../env';
 import {
   customers,
   verifications,
@@ -16,7 +15,8 @@ import { keysetList } from '../http/pagination';
 import { customerEventData, customerStatusEvent, loadActiveCustomer } from '../customers/service';
 import type { Statement } from '../db/client';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
-import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from './sandbox';
+import { dispatchTransitions } from '../transitions/schedule';
+import type { IdentityProvider } from './identity-provider';
 import type { VerificationErrorView } from './schema';
 import { verificationView } from './views';
 
@@ -53,30 +53,22 @@ const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationSt
 };
 
 /**
- * POST /verifications: checks the customer's information and submits it. Sandbox: KYB outcome by the
- * registration number suffix (individuals are approved); production: submitted for review (PENDING).
- * The verification row and the customer's kycStatus/kybStatus change in one batch.
+ * POST /verifications: checks the customer's information and submits it to the identity provider. Sandbox:
+ * KYB outcome by the registration number suffix (individuals are approved); production: IN_PROGRESS
+ * (the customer PENDING) until the operator's provider reports. The verification row, the customer's
+ * kycStatus/kybStatus, their webhooks and the provider's instruction are one batch.
  */
 export async function submitVerification(
   db: Db,
   queue: Queue<unknown>,
   platformId: string,
   customerId: string,
-  mode: ServiceMode,
+  provider: IdentityProvider,
   now: number,
 ) {
   const customer = await loadActiveCustomer(db, platformId, customerId);
   const errors = missingInformation(customer);
-  let outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = null;
-  if (errors.length === 0) {
-    const registrationNumber = (customer.info as { businessInfo?: { registrationNumber?: string } }).businessInfo?.registrationNumber;
-    outcome =
-      mode !== 'sandbox'
-        ? 'PENDING'
-        : customer.customerType === 'BUSINESS'
-          ? sandboxKybStatus(registrationNumber!)
-          : SANDBOX_INDIVIDUAL_KYC;
-  }
+  const outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = errors.length === 0 ? provider.verifyCustomer(customer) : null;
   const row: VerificationRow = {
     id: newId('Verification', now),
     platformId,
@@ -110,8 +102,11 @@ export async function submitVerification(
       eventIds.push(e.eventId);
     }
   }
+  const submitted = outcome === 'PENDING' ? provider.submit(db, platformId, { type: 'VERIFICATION', id: row.id }, now) : [];
+  statements.push(...submitted.map((t) => t.statement));
   await db.batch(statements as [Statement, ...Statement[]]);
   await dispatchEvents(queue, eventIds);
+  await dispatchTransitions(queue, submitted);
   return verificationView(row);
 }
 

@@ -5,6 +5,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { type Approval, type InternalAccountRow, type PlatformRow, type TransactionRow } from '../db/schema';
 import { loadTogether, type Db, type Loaded, type Loads, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
+import type { Rail } from './rail';
 import type { Change } from '../http/change';
 import { conflict, errorBody, invalidFields, retryableConflict } from '../http/errors';
 import { checkExecutable, quoteLoads, quoteNotFound, quoteAccounts } from './quotes-service';
@@ -55,17 +56,18 @@ export function awaiting(
   request: ApprovalRequest,
   loaded: RequestLoaded,
   now: number,
-  mode: ServiceMode,
+  rail: Rail,
   agentId: string | null,
 ): Awaiting {
   if (request.type !== 'EXECUTE_QUOTE') {
     const pair = checkedPair(platform, directionOf(request.type), loaded as Loaded<ReturnType<typeof transferLoads>>);
-    return awaitingTransfer(platform, request, pair, now, mode, agentId);
+    return awaitingTransfer(platform, request, pair, now, rail, agentId);
   }
   const { quote: found, quoteTx, source } = loaded as Loaded<ReturnType<typeof quoteLoads>>;
   const [quote, tx] = [found[0], quoteTx[0]];
   if (!quote || !tx) throw quoteNotFound();
   checkExecutable(quote, tx, now, 'execute');
+  rail.ready(tx.scenario);
   if (source[0]?.type === 'EMBEDDED_WALLET') {
     throw invalidFields('request body', [
       { field: 'quoteId', message: 'Quotes paid from an EMBEDDED_WALLET are executed with a signed retry, not by platform approval' },
@@ -87,7 +89,7 @@ function awaitingTransfer(
   request: Extract<ApprovalRequest, { type: 'TRANSFER_OUT' | 'TRANSFER_IN' }>,
   pair: Pair,
   now: number,
-  mode: ServiceMode,
+  rail: Rail,
   agentId: string | null,
 ): Awaiting {
   const approval: Approval = {
@@ -101,7 +103,7 @@ function awaitingTransfer(
     state: 'PENDING_APPROVAL',
     requestedAt: now,
   };
-  const row = transferRow(platform, directionOf(request.type), pair, request.amount, mode === 'sandbox', now);
+  const row = transferRow(platform, directionOf(request.type), pair, request.amount, rail, now);
   return {
     base: { ...row, approval, agentId },
     insert: true,
@@ -177,6 +179,7 @@ export function outcomeOf(platform: PlatformRow, tx: TransactionRow, loaded: Req
 
 /** The draft carrying out the approved action of `tx` (awaiting approval, at its read version) by `outcome`. */
 export function executionDraft(deps: PaymentDeps, tx: TransactionRow, outcome: Outcome, now: number, accounts: InternalAccountRow[]) {
+  if (outcome === 'run') deps.rail.ready(tx.scenario);
   const run = execution(deps.db, tx, now, deps.mode, outcome);
   return buildChange(deps.db, tx, run.hops, { now, mode: deps.mode, transitions: run.transitions, accounts });
 }

@@ -22,8 +22,10 @@ const OUTGOING: Record<TransactionStatus, WebhookType> = {
  * The webhook types announcing that `row` entered its status. Outgoing payments use the reference's
  * OUTGOING_PAYMENT.* types (REJECTED is a failure; a refund started in the change adds REFUND_PENDING, then
  * REFUND_COMPLETED or REFUND_FAILED as it ended); incoming ones have only PENDING, COMPLETED and FAILED.
+ * `refundOnly`: the change settled a refund the rail was asked for, and announces only how it ended.
  */
-function transactionEventTypes(row: TransactionRow, refundChanged: boolean): WebhookType[] {
+function transactionEventTypes(row: TransactionRow, refundChanged: boolean, refundOnly: boolean): WebhookType[] {
+  if (refundOnly) return row.refund?.status === 'COMPLETED' ? ['OUTGOING_PAYMENT.REFUND_COMPLETED'] : ['OUTGOING_PAYMENT.REFUND_FAILED'];
   if (row.type === 'INCOMING') {
     if (row.status === 'COMPLETED') return ['INCOMING_PAYMENT.COMPLETED'];
     return [isFailedStatus(row.status) ? 'INCOMING_PAYMENT.FAILED' : 'INCOMING_PAYMENT.PENDING'];
@@ -56,10 +58,10 @@ function eventData(row: TransactionRow, type: WebhookType): Record<string, unkno
 }
 
 /** Outbox statements for `row` having entered its status. */
-export function transactionEvents(db: Db, row: TransactionRow, refundChanged: boolean, now: number) {
+export function transactionEvents(db: Db, row: TransactionRow, refundChanged: boolean, now: number, refundOnly = false) {
   const statements: Statement[] = [];
   const eventIds: string[] = [];
-  for (const type of transactionEventTypes(row, refundChanged)) {
+  for (const type of transactionEventTypes(row, refundChanged, refundOnly)) {
     const e = eventStatements(db, { platformId: row.platformId, type, data: eventData(row, type), now });
     statements.push(...e.statements);
     eventIds.push(e.eventId);

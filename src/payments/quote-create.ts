@@ -23,7 +23,7 @@ import { scheduleTransition } from '../transitions/schedule';
 import { resolveUmaReceiver } from './sandbox-uma-receivers';
 import { checkQuoteLookup, quoteLookupLoad, usableLookup } from './lookups-service';
 import { computeExchange } from './rates';
-import { payoutScenario, type Scenario } from './sandbox-plans';
+import type { Scenario } from './rail';
 import {
   customerCounterparty,
   externalCounterparty,
@@ -32,7 +32,7 @@ import {
   requireActiveExternal,
   requireActiveInternal,
 } from './parties';
-import { FUNDING_NETWORKS, quotePaymentInstructions } from './instructions';
+import { FUNDING_NETWORKS } from './instructions';
 import { QUOTE_TTL_MS } from './quotes-service';
 import type { CryptoNetwork, QuoteRequest, QuoteView } from './schema';
 import { buildChange, changeOf, EXPIRE_TRANSITION, initiation, type PaymentDeps } from './transaction-change';
@@ -223,22 +223,37 @@ export async function createQuote(
   const quoteId = newId('Quote', now);
   const transactionId = newId('Transaction', now);
   const owner = ownerFrom(platform, customerId, loaded.customer[0]);
-  const sandbox = s.mode === 'sandbox';
+  const funded = input.source.sourceType === 'REALTIME_FUNDING';
   let scenario: Scenario;
   let counterparty: Record<string, string> | null;
+  // The rail the payment will take binds it now (503 in production without one); a conversion between
+  // internal accounts stays in the ledger, unless its money comes from outside (real-time funding).
   if (destination.kind === 'external') {
-    scenario = payoutScenario(primaryIdentifier(destination.account).suffix, sandbox);
+    scenario = deps.rail.scenario('QUOTE_PAYOUT', primaryIdentifier(destination.account).suffix);
     counterparty = externalCounterparty(destination.account);
   } else if (destination.kind === 'internal') {
-    scenario = 'INTERNAL_CONVERSION';
+    scenario = funded ? deps.rail.scenario('FUNDED_CONVERSION', null) : 'INTERNAL_CONVERSION';
     counterparty = customerCounterparty(destination.account.customerId ? loaded.destinationHolder[0] : undefined);
   } else {
     scenario = destination.scenario;
     counterparty = { FULL_NAME: destination.name };
   }
-  const reference = referenceFor(input.source.sourceType === 'REALTIME_FUNDING' ? 'QUOTE' : 'TX', quoteId);
+  const reference = referenceFor(funded ? 'QUOTE' : 'TX', quoteId);
+  const expiresAt = now + QUOTE_TTL_MS;
+  // Where the payer pays comes from the rail that receives the money (the sandbox's made-up details, or the operator's).
   const instructions =
-    input.source.sourceType === 'REALTIME_FUNDING' ? quotePaymentInstructions(quoteId, sendingCurrency, reference) : null;
+    input.source.sourceType === 'REALTIME_FUNDING'
+      ? await deps.rail.fundingInstructions({
+          paymentId: transactionId,
+          quoteId,
+          platformId: platform.id,
+          amount: x.totalSendingAmount,
+          currency: sendingCurrency,
+          ...(input.source.cryptoNetwork ? { cryptoNetwork: input.source.cryptoNetwork } : {}),
+          reference,
+          expiresAt,
+        })
+      : null;
 
   const quoteSource =
     input.source.sourceType === 'ACCOUNT'
@@ -253,7 +268,6 @@ export async function createQuote(
     destination.kind === 'uma'
       ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.address, currency: receivingCurrency }
       : { destinationType: 'ACCOUNT', accountId: destination.account.id, ...(rail ? { paymentRail: rail } : {}) };
-  const expiresAt = now + QUOTE_TTL_MS;
   const quote: QuoteRow = {
     id: quoteId,
     platformId: platform.id,

@@ -93,6 +93,7 @@ export const quoteRoutes = [
         schema: SignedRequestChallenge,
       },
       ...errorResponses(400, 401, 403, 404, 409, 422),
+      ...ratesUnavailableResponse,
     },
     // The quote, its transaction and accounts (and an Idempotency-Key's claim) ride on authentication; then
     // one batch moves the money and records the answer. An embedded-wallet source first answers 202 with

@@ -196,6 +196,7 @@ export async function quotePaymentChange(
   const { quote, tx } = quoteFrom(loaded);
   if (tx.status === 'PENDING' && now >= quote.expiresAt && !awaitingApproval(tx)) await expireQuote(deps, tx, now);
   checkExecutable(quote, tx, now, via);
+  deps.rail.ready(tx.scenario);
   const start = initiation(deps.db, tx, now, deps.mode);
   const draft = await buildChange(deps.db, tx, start.hops, {
     now,

@@ -86,7 +86,8 @@ export const ExchangeRateList = z.object({ data: z.array(ExchangeRate) }).meta({
 /** The 503 of every operation that prices with exchange rates, for the OpenAPI document. */
 export const ratesUnavailableResponse = {
   503: {
-    description: 'No exchange rate is available now (RATES_UNAVAILABLE): production has no rate source, or it failed',
+    description:
+      'Nothing can be priced or moved now, and nothing was written: no exchange rate (RATES_UNAVAILABLE: production has no rate source, or it failed), or in production no payment rail (SERVICE_NOT_CONFIGURED) or one that did not answer (SERVICE_UNAVAILABLE)',
     schema: errorSchema(503),
   },
 };

@@ -1,4 +1,5 @@
-// Every payment route: exchange rates, receiver look-ups, quotes, transfers, transactions and crypto fee estimates.
+// Every payment route: exchange rates, receiver look-ups, quotes, transfers, transactions, crypto fee estimates
+// and the payment rail's outcomes.
 import type { RouteDef } from '../http/route';
 import { ratesRoutes } from './rates-routes';
 import { quoteRoutes } from './quotes-routes';
@@ -6,9 +7,13 @@ import { lookupRoutes } from './lookups-routes';
 import { cryptoRoutes } from './crypto-routes';
 import { transferRoutes } from './transfers-routes';
 import { transactionApprovalRoutes, transactionRoutes } from './transactions-routes';
+import { railRoutes } from './rail-routes';
 import type { ApprovalDecider } from './approvals-service';
 
-/** Quotes, transfers, transactions (decided by `decider` when it claims one), exchange rates, look-ups and crypto fee estimates. */
+/**
+ * Quotes, transfers, transactions (decided by `decider` when it claims one), exchange rates, look-ups, crypto fee
+ * estimates and rail outcomes.
+ */
 export const paymentRoutes = (decider: ApprovalDecider): RouteDef[] => [
   ...ratesRoutes,
   ...lookupRoutes,
@@ -17,4 +22,5 @@ export const paymentRoutes = (decider: ApprovalDecider): RouteDef[] => [
   ...cryptoRoutes,
   ...transactionRoutes,
   ...transactionApprovalRoutes(decider),
+  ...railRoutes,
 ];

@@ -1,7 +1,7 @@
 // The sandbox's UMA receivers and the counterparties that refuse a look-up, by local part.
 import type { Settings } from '../env';
 import { ApiError, notFound } from '../http/errors';
-import type { Scenario } from './sandbox-plans';
+import type { SandboxScenario as Scenario } from './sandbox-rail';
 
 interface UmaReceiver {
   address: string;

@@ -1,4 +1,4 @@
-// A transaction's change drafted (history rows, ledger movements, events, transitions) and made a Change; the sandbox plans' hops.
+// A transaction's change drafted (history rows, ledger movements, events, transitions) and made a Change; the plans' hops.
 import { and, eq, inArray, ne, notExists } from 'drizzle-orm';
 import { namedGuard, type Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';
@@ -20,7 +20,8 @@ import { scheduleTransition, transitionMessages, type ScheduledTransition } from
 import { eventMessages } from '../webhooks/outbox';
 import { balanceEvent } from '../accounts/internal-service';
 import { transactionEvents } from './events';
-import { planOf, type Plan, type Step } from './sandbox-plans';
+import { planOf, railOf, type Plan, type Rail, type Step } from './rail';
+import { railInstruction } from './operator-rail';
 import { rateSource, type RateSource } from './rates-source';
 import { referenceFor } from './views';
 import { depsOf, type Deps } from '../http/deps';
@@ -33,9 +34,10 @@ const REALTIME_PAYER = 'Funding:realtime';
 export const STEP_TRANSITION = 'payment.step';
 export const EXPIRE_TRANSITION = 'quote.expire';
 
-/** What money-moving code needs: the Deps of every service, and the mid-market rates of the mode. */
+/** What money-moving code needs: the Deps of every service, the mid-market rates of the mode and its payment rail. */
 export interface PaymentDeps extends Deps {
   rates: RateSource;
+  rail: Rail;
 }
 
 /** One status a change moves the transaction into, with the fields and money that change with it. */
@@ -94,8 +96,8 @@ export async function buildChange(
   const history: (typeof transactionHistory.$inferInsert)[] = [];
   const step = (version: number, from: TransactionStatus | null, to: TransactionStatus) =>
     history.push({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
-  const announce = (row: TransactionRow, refundChanged: boolean) => {
-    const e = transactionEvents(db, row, refundChanged, now);
+  const announce = (row: TransactionRow, refundChanged: boolean, refundOnly = false) => {
+    const e = transactionEvents(db, row, refundChanged, now, refundOnly);
     statements.push(...e.statements);
     eventIds.push(...e.eventIds);
   };
@@ -125,7 +127,9 @@ export async function buildChange(
     const next: TransactionRow = { ...row, ...hop.set, status: hop.status, version: row.version + 1, updatedAt: now };
     step(next.version, row.status, next.status);
     move(hop.movements);
-    announce(next, hop.set?.refund !== undefined);
+    // A hop that keeps the status and settles a refund (the rail's, later) announces only the refund's end.
+    const refundChanged = hop.set?.refund !== undefined;
+    announce(next, refundChanged, refundChanged && next.status === row.status);
     row = next;
   }
   // A new transaction is written once, as the hops leave it; an existing one is updated from the version read.
@@ -195,8 +199,9 @@ const SHORTFALL = new ApiError('INSUFFICIENT_FUNDS', 'shortfall');
 
 /**
  * The one way to commit a drafted change outside a request's answer (an answer to a webhook, a quote found
- * expired on the way): a request's own change is returned to the runner (`changeOf`), which commits it with its
- * Idempotency-Key's record. `conflict`: another change of the same transaction committed first;
+ * expired on the way, an outcome of the operator's rail, which re-reads its payment after a lost race): a
+ * request's own change is returned to the runner (`changeOf`), which commits it with its Idempotency-Key's
+ * record. `conflict`: another change of the same transaction committed first;
  * `insufficient_funds`: a debit would overdraw. In both nothing happened.
  */
 export async function commitDraft(deps: Pick<Deps, 'db' | 'queue' | 'log'>, draft: Draft): Promise<CommitResult> {
@@ -238,8 +243,8 @@ function initiationMovements(row: TransactionRow, now: number): Movement[] {
   return [movement(row, payer, SETTLEMENT_ACCOUNT, row.sentAmount!, row.sentCurrency!, kind, now)];
 }
 
-/** The hop of one plan step: its status, fields and movements. */
-function stepHop(row: TransactionRow, step: Step, now: number): Hop {
+/** The hop of one plan step: its status, fields and movements (a refund PENDING moves nothing yet). */
+export function stepHop(row: TransactionRow, step: Step, now: number): Hop {
   const { payer, payee } = partiesOf(row);
   const movements: Movement[] = [];
   const set: Partial<TransactionRow> = {};
@@ -309,8 +314,22 @@ export function initiation(db: Db, row: TransactionRow, now: number, mode: Servi
   if (plan.failsAtOnce) return { hops: [{ status: 'FAILED' as const, set: { ...set, failureReason: plan.failsAtOnce } }], transitions: [] };
   const first: Hop = { status: plan.inFlight, set, movements: initiationMovements(row, now) };
   const rest = stepsFrom(db, { ...row, ...set, status: plan.inFlight }, plan, 0, now, mode);
-  return { hops: [first, ...rest.hops], transitions: rest.transitions };
+  // The operator's rail gets its instruction in the batch that debits (nothing is owed to it otherwise).
+  const instruct = plan.instruct ? [railInstruction(db, row, plan.instruct, now)] : [];
+  return { hops: [first, ...rest.hops], transitions: [...rest.transitions, ...instruct] };
 }
+
+/** The hop settling a refund the rail was asked for (still PENDING): COMPLETED gives the payer the money back. */
+export function refundSettled(row: TransactionRow, status: 'COMPLETED' | 'FAILED', now: number): Hop {
+  const { payer } = partiesOf(row);
+  const refund = { ...row.refund!, status, ...(status === 'COMPLETED' ? { settledAt: now } : {}) };
+  const movements =
+    status === 'COMPLETED' ? [movement(row, SETTLEMENT_ACCOUNT, payer, row.sentAmount!, row.sentCurrency!, 'REFUND', now)] : [];
+  return { status: row.status, set: { refund }, movements };
+}
+
+/** Whether the payer of an outgoing payment is outside the service (real-time funding): refunding it is the rail's work. */
+export const paidFromOutside = (row: TransactionRow) => partiesOf(row).payer === REALTIME_PAYER;
 
 /** The hops of a due plan step `index` (and the immediate ones after it), scheduling the next delayed one. */
 export function dueStep(db: Db, row: TransactionRow, index: number, now: number, mode: ServiceMode) {
@@ -322,7 +341,7 @@ export function dueStep(db: Db, row: TransactionRow, index: number, now: number,
   return { hops: [hop, ...after.hops], transitions: after.transitions };
 }
 
-/** PaymentDeps of a request. */
-export function paymentDeps(c: { db: Db; env: Pick<Env, 'JOBS'>; log: Logger; settings: Settings }): PaymentDeps {
-  return { ...depsOf(c), rates: rateSource(c.settings) };
+/** PaymentDeps of a request (or of background work). */
+export function paymentDeps(c: { db: Db; env: Pick<Env, 'JOBS' | 'RAIL'>; log: Logger; settings: Settings }): PaymentDeps {
+  return { ...depsOf(c), rates: rateSource(c.settings), rail: railOf(c.settings, c.env) };
 }

@@ -2,14 +2,20 @@
 import type * as z from 'zod';
 import { defineRoute, type Ctx, type LoadInput } from '../http/route';
 import { errorResponses } from '../http/responses';
+import { ratesUnavailableResponse } from './rates-schema';
 import { Transaction, TransferInRequest, TransferOutRequest } from './schema';
 import { paymentDeps } from './transaction-change';
 import { checkedPair, transferChange, transferLoads, type Direction } from './transfers-service';
 
 const tag = 'Same-Currency Transfers';
 const responses = {
-  201: { description: 'The transfer, already initiated (sandbox outcome by the external account suffix)', schema: Transaction },
+  201: {
+    description:
+      "The transfer, handed to the rail (sandbox: outcome by the external account suffix; production: in flight until the operator's rail reports)",
+    schema: Transaction,
+  },
   ...errorResponses(400, 401, 403, 404, 409, 413, 422),
+  ...ratesUnavailableResponse,
 };
 
 const inputOf = (body: z.infer<typeof TransferInRequest>) => ({

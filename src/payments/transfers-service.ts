@@ -15,7 +15,7 @@ import { invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
 import { internalAccountNotFound } from '../accounts/internal-service';
-import { transferScenario } from './sandbox-plans';
+import type { Rail } from './rail';
 import {
   checkTransferPair,
   externalCounterparty,
@@ -93,13 +93,13 @@ export function checkedPair(platform: PlatformRow, direction: Direction, loaded:
   return { internal, external, owner: ownerFrom(platform, internal.customerId, customer) };
 }
 
-/** The transaction row of a transfer, in `status`, following the sandbox suffix table (sandbox-plans.ts). */
+/** The transaction row of a transfer, bound to `rail` (in the sandbox, by the suffix table; 503 without a rail). */
 export function transferRow(
   platform: PlatformRow,
   direction: Direction,
   pair: Pair,
   amount: number,
-  sandbox: boolean,
+  rail: Rail,
   now: number,
 ): TransactionRow {
   const { internal, external, owner } = pair;
@@ -138,7 +138,7 @@ export function transferRow(
     settledAt: null,
     agentId: null,
     approval: null,
-    scenario: transferScenario(direction, primaryIdentifier(external).suffix, sandbox),
+    scenario: rail.scenario(direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN', primaryIdentifier(external).suffix),
     createdAt: now,
     updatedAt: now,
   };
@@ -159,7 +159,7 @@ export async function transferChange(
   pair: Pair,
   now: number,
 ): Promise<Change<TransactionView>> {
-  const row = transferRow(platform, direction, pair, amount, deps.mode === 'sandbox', now);
+  const row = transferRow(platform, direction, pair, amount, deps.rail, now);
   const start = initiation(deps.db, row, now, deps.mode);
   // The internal account was just read: its balance event needs no second read.
   const draft = await buildChange(deps.db, row, start.hops, {

@@ -11,7 +11,7 @@ async function subject(ctx: TransitionContext) {
 }
 
 /**
- * A due step of a transaction's sandbox plan (src/payments/sandbox-plans.ts). It applies only if the
+ * A due step of a transaction's sandbox plan (src/payments/sandbox-rail.ts). It applies only if the
  * transaction is still where the step was scheduled from; its change is conditional on the version read,
  * so a concurrent change makes the batch fail and the row stay due (the next sweep finds it moved on).
  */

@@ -6,7 +6,7 @@ import { ApiError, invalidFields, zodIssues, type FieldIssue } from '../http/err
 import type { RouteDef } from '../http/route';
 import { missingInformation } from '../kyc/verifications-service';
 import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from '../kyc/sandbox';
-import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-plans';
+import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-rail';
 import { FixtureAgent, FixtureCustomer, FixturePayment, type FixtureDocument, type FixtureResult } from './fixtures-schema';
 
 /** What a `$ref` names. */

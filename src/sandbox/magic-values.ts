@@ -3,16 +3,15 @@ import type { Settings } from '../env';
 import {
   LONG_PENDING_MS,
   OTHER_SUFFIX,
-  planOf,
   RETURN_AFTER_MS,
   SANDBOX_SUFFIXES,
   SETTLE_MS,
   SLOW_PAYOUT_MS,
   TRANSFER_FAIL_MS,
-  type Plan,
-  type Scenario,
+  type SandboxScenario as Scenario,
   type SuffixScenarios,
-} from '../payments/sandbox-plans';
+} from '../payments/sandbox-rail';
+import { planOf, type Plan } from '../payments/rail';
 import { SANDBOX_UMA_RECEIVERS, SANDBOX_UMA_REFUSALS } from '../payments/sandbox-uma-receivers';
 import { LOOKUP_TTL_MS } from '../payments/lookups-service';
 import { ERRORS } from '../http/errors';

@@ -30,6 +30,7 @@ describe('the errors table', () => {
         '422 IDEMPOTENCY_KEY_REUSED',
         '503 RATES_UNAVAILABLE',
         '503 SERVICE_NOT_CONFIGURED',
+        '503 SERVICE_UNAVAILABLE',
       ].sort(),
     );
   });

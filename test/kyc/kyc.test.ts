@@ -161,12 +161,12 @@ describe('beneficial owners', () => {
     expectError(await api('GET', `/beneficial-owners/${ids[0]}`, { auth: manage }), 403);
   });
 
-  it('in production leaves KYC PENDING whatever the last name', async () => {
+  it('in production without an identity provider refuses KYC (503) and creates nothing (with one: test/kyc/identity-production)', async () => {
     const p = await newPlatform();
     const b = await business(p);
     const res = await productionApi('POST', '/beneficial-owners', { auth: p.auth, body: ownerBody(b.id, { lastName: 'Smith003' }) });
-    expect(res.status).toBe(201);
-    expect(res.body.kycStatus).toBe('PENDING');
+    expectError(res, 503, 'SERVICE_NOT_CONFIGURED');
+    expect((await api('GET', `/beneficial-owners?customerId=${b.id}`, { auth: p.auth })).body.data).toEqual([]);
   });
 });
 
@@ -237,15 +237,17 @@ describe('verifications', () => {
     expect(ind.body.errors.map((e: any) => e.field)).toEqual(['customer.address', 'customer.fullName', 'customer.birthDate']);
   });
 
-  it('approves a complete individual in the sandbox; production leaves it in progress', async () => {
+  it('approves a complete individual in the sandbox; production without an identity provider answers 503', async () => {
     const p = await newPlatform();
     const i = await createCustomer(p, individualBody());
     expect((await api('POST', '/verifications', { auth: p.auth, body: { customerId: i.id } })).body.verificationStatus).toBe('APPROVED');
     expect((await api('GET', `/customers/${i.id}`, { auth: p.auth })).body.kycStatus).toBe('APPROVED');
     const b = await business(p, 'R-003');
     const prod = await productionApi('POST', '/verifications', { auth: p.auth, body: { customerId: b.id } });
-    expect(prod.body.verificationStatus).toBe('IN_PROGRESS');
-    expect((await api('GET', `/customers/${b.id}`, { auth: p.auth })).body.kybStatus).toBe('PENDING');
+    expectError(prod, 503, 'SERVICE_NOT_CONFIGURED');
+    expect(prod.body.message).toContain('IDENTITY_PROVIDER_URL');
+    expect((await api('GET', `/customers/${b.id}`, { auth: p.auth })).body.kybStatus).toBe('UNVERIFIED');
+    expect((await api('GET', `/verifications?customerId=${b.id}`, { auth: p.auth })).body.data).toEqual([]);
   });
 
   it('lists with filters and pages; validates; tenancy 404s; permissions', async () => {

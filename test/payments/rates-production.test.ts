@@ -2,13 +2,17 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, expectError, newPlatform, workerApi, type CallOptions } from '../support/api';
 import { newAgent, policy } from '../support/agents';
 import { customerWithAccounts, externalAccount, fund } from '../support/payments';
+import { RAIL_SECRET, RAIL_URL } from '../support/providers';
 
 const T0 = Date.parse('2032-05-01T12:00:00.000Z');
 const FIVE_MINUTES = 5 * 60_000;
 
-/** One call through the Worker in production mode, with `RATES_URL` set when given. */
+/**
+ * One call through the Worker in production mode, with `RATES_URL` set when given, and a payment rail (payments
+ * to external accounts need one; the rail itself is not reached here: instructions go out from the queue).
+ */
 const prod = (method: string, path: string, ratesUrl: string | undefined, opts: CallOptions = {}) =>
-  workerApi(method, path, { SERVICE_ENV: 'production', ...(ratesUrl ? { RATES_URL: ratesUrl } : {}) }, opts);
+  workerApi(method, path, { SERVICE_ENV: 'production', RAIL_URL, RAIL_SECRET, ...(ratesUrl ? { RATES_URL: ratesUrl } : {}) }, opts);
 
 /** Units per 1 USD, far from the sandbox table (1 EUR = 2 USD there is about 1.08), so the source shows. */
 const PER_USD: Record<string, number> = {

@@ -14,6 +14,7 @@ import { changeOf } from '../../src/payments/transaction-change';
 import { commitChange } from '../../src/http/change';
 import { loadTogether } from '../../src/db/client';
 import { sandboxRates } from '../../src/payments/rates-sandbox';
+import { sandboxRail } from '../../src/payments/sandbox-rail';
 import { transactionView } from '../../src/payments/views';
 import { api, expectError, failingFields, newPlatform, type TestPlatform } from '../support/api';
 import { measured } from '../perf/counting';
@@ -63,7 +64,7 @@ async function requestPlatformApproval(
   const loaded = await loadTogether(deps.db, requestLoads(deps.db, sql`${platform.id}`, request));
   const draft = await awaitingDraft(
     deps.db,
-    awaitingRequest(platform, request, loaded, now, deps.mode, request.agentId ?? null),
+    awaitingRequest(platform, request, loaded, now, sandboxRail, request.agentId ?? null),
     now,
     deps.mode,
   );

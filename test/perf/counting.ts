@@ -59,8 +59,13 @@ function countingQueue(real: Queue<unknown>, cost: Cost): Queue<unknown> {
   } as Queue<unknown>;
 }
 
-/** One call through the Worker's fetch handler with counting bindings; the response and what it cost. */
-export async function measured(method: string, path: string, opts: CallOptions = {}): Promise<ApiResult & { cost: Cost }> {
+/** One call through the Worker's fetch handler with counting bindings (`overrides` replacing some: production settings); the response and what it cost. */
+export async function measured(
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+  overrides: Partial<typeof env> = {},
+): Promise<ApiResult & { cost: Cost }> {
   const cost: Cost = { d1: 0, rowsRead: 0, rowsWritten: 0, statements: [], account: [], queue: 0, sql: [] };
   const meter: Meter = { ...newMeter(), statements: cost.statements, sql: cost.sql };
   const headers: Record<string, string> = { ...opts.headers };
@@ -72,6 +77,7 @@ export async function measured(method: string, path: string, opts: CallOptions =
   }
   const bindings = {
     ...env,
+    ...overrides,
     ACCOUNT: countingAccounts(env.ACCOUNT, cost),
     JOBS: countingQueue(env.JOBS, cost),
   };

@@ -184,7 +184,8 @@ describe('rows read per request, as the service shows them', () => {
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const call = async (overrides: Record<string, string>) => {
-      const meter = newMeter();
+      // An enclosing meter that does not count selects itself, as a deployment has none.
+      const meter = newMeter(undefined, false);
       const ctx = createExecutionContext();
       const res = await withMeter(meter, () =>
         worker.fetch(

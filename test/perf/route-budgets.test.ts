@@ -13,6 +13,7 @@ import { challengeOf, emailCredential, newWallet, otpSession, type TestWallet } 
 import { fakeEndpoint, hookUrl } from '../support/webhooks';
 import { solanaWithSuffix } from '../support/identifiers';
 import { undeclared } from '../support/responses';
+import { IDENTITY_SECRET, IDENTITY_URL, RAIL_SECRET, RAIL_URL, signedOutcome } from '../support/providers';
 import { measured, type Cost } from './counting';
 
 /**
@@ -156,6 +157,9 @@ Object.assign(BUDGETS, {
   agentGetAction: budget(3),
   agentListTransactions: budget(2),
   agentGetTransaction: budget(2),
+  // The operator's providers (production): the subject read, then its change in one batch.
+  reportRailOutcome: budget(2),
+  reportIdentityOutcome: budget(2),
 });
 
 /**
@@ -223,10 +227,11 @@ const bodies = new Map<string, unknown>();
 
 /**
  * One measured call of operation `op`, which must succeed, its body checked against the operation's declared
- * response; ids in its path are written as `{...}` in the table.
+ * response; ids in its path are written as `{...}` in the table. `overrides`: bindings of another deployment
+ * (production, for the operator providers' routes).
  */
-async function m(op: string, method: string, path: string, opts: CallOptions = {}) {
-  const res = await measured(method, path, opts);
+async function m(op: string, method: string, path: string, opts: CallOptions = {}, overrides: Partial<typeof env> = {}) {
+  const res = await measured(method, path, opts, overrides);
   expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
   seen.set(op, { method, path, status: res.status, cost: res.cost });
   bodies.set(op, res.body);
@@ -579,6 +584,42 @@ describe('round trips of every operation (the production latency model)', () => 
       body: { customers: [{ ...individualBody(), balances: { USD: 100 } }] },
     });
     await m('sandboxReset', 'POST', '/sandbox/reset', { auth });
+
+    // --- the operator's providers (a production deployment with its rail and identity provider) ---
+    const production = {
+      SERVICE_ENV: 'production',
+      RAIL_URL,
+      RAIL_SECRET,
+      IDENTITY_PROVIDER_URL: IDENTITY_URL,
+      IDENTITY_PROVIDER_SECRET: IDENTITY_SECRET,
+    };
+    const payer = await customerWithAccounts(p);
+    await fund(p, payer.accounts.USD!, 10_000);
+    const bank = await externalAccount(p, payer.customer.id, 'USD', '123');
+    const payout = await measured(
+      'POST',
+      '/transfer-out',
+      { auth, body: { source: { accountId: payer.accounts.USD }, destination: { accountId: bank }, amount: 1_000 } },
+      production,
+    );
+    expect(payout.body.status, JSON.stringify(payout.body)).toBe('PROCESSING');
+    await m(
+      'reportRailOutcome',
+      'POST',
+      '/providers/rail/outcomes',
+      await signedOutcome({ paymentId: payout.body.id, platformId: p.id, status: 'COMPLETED' }),
+      production,
+    );
+    const submitted = await measured('POST', '/verifications', { auth, body: { customerId: payer.customer.id } }, production);
+    expect(submitted.body.verificationStatus, JSON.stringify(submitted.body)).toBe('IN_PROGRESS');
+    const approved = { verificationId: submitted.body.id, platformId: p.id, status: 'APPROVED' };
+    await m(
+      'reportIdentityOutcome',
+      'POST',
+      '/providers/identity/outcomes',
+      await signedOutcome(approved, { secret: IDENTITY_SECRET, purpose: 'identity-outcome' }),
+      production,
+    );
   });
 
   it('covers every operation of /openapi.json, and each stays within its budget', async () => {

@@ -199,14 +199,16 @@ describe('sandbox endpoints in production', () => {
     const { customer, accounts } = await customerWithAccounts(p);
     await fund(p, accounts.USD!, 10_000);
     const ext = await externalAccount(p, customer.id, 'USD', '002');
+    // Nor does anything complete by itself: without the operator's rail the transfer is refused, nothing debited
+    // (with one it stays PROCESSING until the rail reports: test/payments/rail-production.test.ts).
     const res = await production('POST', '/transfer-out', p.auth, {
       source: { accountId: accounts.USD },
       destination: { accountId: ext },
       amount: 100,
     });
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'COMPLETED' });
-    expect(res.body).not.toHaveProperty('failureReason');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'SERVICE_NOT_CONFIGURED' });
+    expect(await balanceOf(p, accounts.USD!)).toBe(10_000);
     const quote = await productionApi('POST', '/quotes', {
       auth: p.auth,
       body: {

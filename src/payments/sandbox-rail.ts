@@ -1,8 +1,12 @@
-// Sandbox outcomes: the plan a transaction follows once initiated, step by step.
-import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
+// The sandbox rail: the plan a payment follows once initiated, chosen by magic values, on a clock.
+import type { FailureReason, TransactionStatus } from '../db/schema';
+import { conflict } from '../http/errors';
+import { quotePaymentInstructions } from './instructions';
+import { isOperatorScenario } from './operator-rail';
+import type { Rail, Plan, RailOperation, Step } from './rail';
 
 /**
- * Sandbox outcomes: the plan a transaction follows once initiated (quote executed or funded,
+ * The sandbox rail: the plan a transaction follows once initiated (quote executed or funded,
  * transfer created, incoming payment received). The scenario is chosen when the transaction is created
  * (from the external account's 3-digit suffix or the sandbox UMA receiver) and stored on it; delayed steps
  * are due transitions, applied by the queue consumer, the cron sweep or a sandbox clock advance.
@@ -40,7 +44,7 @@ import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
  *
  * Incoming UMA payments (POST /sandbox/uma/receive): PENDING → COMPLETED (+5 s), crediting the receiver;
  * with a webhookEndpoint, PENDING until the platform decides (src/payments/incoming-approval.ts).
- * Production honours no magic value: every payment follows the "other" row.
+ * Production never uses this rail: its payments go to the operator's (operator-rail.ts).
  */
 
 /** The plans' delays (GET /sandbox/magic-values lists them as its timings). */
@@ -49,27 +53,6 @@ export const SLOW_PAYOUT_MS = 6 * 60_000;
 export const RETURN_AFTER_MS = 60_000;
 export const TRANSFER_FAIL_MS = 30_000;
 export const LONG_PENDING_MS = 24 * 60 * 60_000;
-
-export interface Step {
-  /** Delay after the previous status; 0 applies it in the same batch. */
-  afterMs: number;
-  status: TransactionStatus;
-  failureReason?: FailureReason;
-  /** Pay the destination (SETTLE for outgoing payments, CREDIT for incoming ones). */
-  settle?: boolean;
-  /** The destination sends the payment back (RETURN) before the refund. */
-  returned?: boolean;
-  /** COMPLETED returns the debited amount to the payer (REFUND); FAILED leaves it with the service. */
-  refund?: Pick<Refund, 'status' | 'reason'>;
-}
-
-export interface Plan {
-  /** Initiation fails at once: the transaction ends with this reason and nothing moves. */
-  failsAtOnce?: FailureReason;
-  /** The status while in flight (outgoing: PROCESSING, incoming: PENDING). */
-  inFlight: TransactionStatus;
-  steps: Step[];
-}
 
 const refunded = { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } as const;
 const outgoing = (...steps: Step[]): Plan => ({ inFlight: 'PROCESSING', steps });
@@ -80,7 +63,8 @@ const failsAtOnce = (failureReason: FailureReason, inFlight: TransactionStatus):
   steps: [],
 });
 
-const PLANS = {
+/** The sandbox's plans, by scenario. */
+export const SANDBOX_PLANS = {
   PAYOUT_SUCCESS: outgoing({ afterMs: SETTLE_MS, status: 'COMPLETED', settle: true }),
   PAYOUT_EXECUTION_FAILED: failsAtOnce('QUOTE_EXECUTION_FAILED', 'PROCESSING'),
   PAYOUT_SLOW: outgoing({ afterMs: SLOW_PAYOUT_MS, status: 'COMPLETED', settle: true }),
@@ -96,7 +80,6 @@ const PLANS = {
     failureReason: 'OFFRAMP_FAILED',
     refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
   }),
-  INTERNAL_CONVERSION: outgoing({ afterMs: 0, status: 'COMPLETED', settle: true }),
   UMA_SUCCESS: outgoing({ afterMs: SETTLE_MS, status: 'COMPLETED', settle: true }),
   UMA_PENDING_LONG: outgoing({ afterMs: LONG_PENDING_MS, status: 'COMPLETED', settle: true }),
   UMA_COMPLIANCE_FAILED: outgoing({ afterMs: SETTLE_MS, status: 'REJECTED', failureReason: 'PAY_REQUEST_FAILED', refund: refunded }),
@@ -111,21 +94,15 @@ const PLANS = {
   UMA_RECEIVE: incoming({ afterMs: SETTLE_MS, status: 'COMPLETED', settle: true }),
 } satisfies Record<string, Plan>;
 
-export type Scenario = keyof typeof PLANS;
-
-export function planOf(scenario: string | null): Plan {
-  const plan = (PLANS as Record<string, Plan>)[scenario ?? ''];
-  if (!plan) throw new Error(`unknown payment scenario ${scenario}`);
-  return plan;
-}
+export type SandboxScenario = keyof typeof SANDBOX_PLANS;
 
 /** The scenarios an external account's suffix selects, per operation (the tables above). */
 export interface SuffixScenarios {
   /** What the suffix stands for, in a few words. */
   meaning: string;
-  quote: Scenario;
-  transferOut: Scenario;
-  transferIn: Scenario;
+  quote: SandboxScenario;
+  transferOut: SandboxScenario;
+  transferIn: SandboxScenario;
 }
 
 /** The sandbox suffixes with an outcome other than success, read by the code and by GET /sandbox/magic-values. */
@@ -168,7 +145,7 @@ export const SANDBOX_SUFFIXES: Readonly<Record<string, SuffixScenarios>> = {
   },
 };
 
-/** Any other suffix, no suffix, and every payment in production. */
+/** Any other suffix, and no suffix. */
 export const OTHER_SUFFIX: SuffixScenarios = {
   meaning: 'success',
   quote: 'PAYOUT_SUCCESS',
@@ -176,14 +153,24 @@ export const OTHER_SUFFIX: SuffixScenarios = {
   transferIn: 'TRANSFER_IN_SUCCESS',
 };
 
-const scenariosOf = (suffix: string | null, sandbox: boolean): SuffixScenarios =>
-  sandbox && suffix !== null && Object.hasOwn(SANDBOX_SUFFIXES, suffix) ? SANDBOX_SUFFIXES[suffix]! : OTHER_SUFFIX;
+const scenariosOf = (suffix: string | null): SuffixScenarios =>
+  suffix !== null && Object.hasOwn(SANDBOX_SUFFIXES, suffix) ? SANDBOX_SUFFIXES[suffix]! : OTHER_SUFFIX;
 
-/** Quote to an external account: the quotes table above, by the account's suffix (no magic outside the sandbox). */
-export const payoutScenario = (suffix: string | null, sandbox: boolean): Scenario => scenariosOf(suffix, sandbox).quote;
-
-/** Transfers: the transfers table above, by the external account's suffix. */
-export function transferScenario(direction: 'IN' | 'OUT', suffix: string | null, sandbox: boolean): Scenario {
-  const scenarios = scenariosOf(suffix, sandbox);
-  return direction === 'IN' ? scenarios.transferIn : scenarios.transferOut;
-}
+/**
+ * The sandbox rail: the tables above, by the external account's suffix choose each payment's plan; real-time
+ * funding is paid to stable made-up details (`POST /sandbox/send` simulates paying them).
+ */
+export const sandboxRail: Rail = {
+  scenario(operation: RailOperation, suffix: string | null) {
+    if (operation === 'FUNDED_CONVERSION') return 'INTERNAL_CONVERSION';
+    const scenarios = scenariosOf(suffix);
+    return operation === 'QUOTE_PAYOUT' ? scenarios.quote : operation === 'TRANSFER_IN' ? scenarios.transferIn : scenarios.transferOut;
+  },
+  async fundingInstructions(quote) {
+    return quotePaymentInstructions(quote.quoteId, quote.currency, quote.reference);
+  },
+  ready(scenario) {
+    // A payment bound to the operator's rail (its data carried over from production) has no outcome here.
+    if (isOperatorScenario(scenario)) throw conflict("This payment belongs to the operator's payment rail, which the sandbox does not run");
+  },
+};
