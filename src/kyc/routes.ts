@@ -1,4 +1,4 @@
-// The KYC routes: beneficial owners and verifications.
+// The KYC routes: beneficial owners, verifications and hosted KYC links.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {
@@ -14,6 +14,7 @@ import {
 import { BeneficialOwner, BeneficialOwnerCreate, BeneficialOwnerUpdate } from '../customers/beneficial-owners';
 import { createBeneficialOwner, ownerFrom, ownerListFrom, ownerListLoads, ownerLoads, updateBeneficialOwner } from './owners-service';
 import { submitVerification, verificationFrom, verificationList, verificationLoads } from './verifications-service';
+import { kycLinkRoutes } from './link-routes';
 
 const tag = 'KYC/KYB Verifications';
 
@@ -86,7 +87,7 @@ export const kycRoutes = [
       200: { description: 'The verification and its status', schema: Verification },
       ...errorResponses(400, 401, 403, 404, 410, 413),
     },
-    handler: async (c) => json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, c.settings.mode, c.now)),
+    handler: async (c) => json(await submitVerification(c.db, c.env.JOBS, c.auth.platform, c.body.customerId, c.settings.mode, c.now)),
   }),
   defineRoute({
     method: 'GET',
@@ -114,4 +115,5 @@ export const kycRoutes = [
     load: ({ db, platformId, params }) => verificationLoads(db, platformId, params.verificationId),
     handler: (c) => json(verificationFrom(c.loaded)),
   }),
+  ...kycLinkRoutes,
 ];

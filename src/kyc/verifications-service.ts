@@ -6,6 +6,7 @@ import {
   customers,
   verifications,
   type CustomerRow,
+  type PlatformRow,
   type VerificationRow,
   type VerificationState,
   type VerificationStatus,
@@ -17,7 +18,7 @@ import { customerEventData, customerStatusEvent, loadActiveCustomer } from '../c
 import type { Statement } from '../db/client';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from './sandbox';
-import type { VerificationErrorView } from './schema';
+import type { VerificationErrorView, VerificationView } from './schema';
 import { verificationView } from './views';
 
 const missing = (customer: Pick<CustomerRow, 'id'>, field: string, reason: string): VerificationErrorView => ({
@@ -46,7 +47,7 @@ export function missingInformation(customer: Pick<CustomerRow, 'id' | 'customerT
   return errors;
 }
 
-const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationStatus> = {
+const STATUS_OF: Record<Outcome, VerificationStatus> = {
   PENDING: 'IN_PROGRESS',
   APPROVED: 'APPROVED',
   REJECTED: 'REJECTED',
@@ -54,39 +55,66 @@ const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationSt
 
 /**
  * POST /verifications: checks the customer's information and submits it. Sandbox: KYB outcome by the
- * registration number suffix (spec 4.9; individuals are approved); production: submitted for review (PENDING).
- * The verification row and the customer's kycStatus/kybStatus change in one batch.
+ * registration number suffix (spec 4.9); production: submitted for review (PENDING). An individual of a platform
+ * that is not a regulated financial institution is verified by the service through the hosted KYC link
+ * (spec 2.9), never by this call: with nothing missing it is READY_FOR_VERIFICATION and its kycStatus stays.
  */
 export async function submitVerification(
   db: Db,
   queue: Queue<unknown>,
-  platformId: string,
+  platform: Pick<PlatformRow, 'id' | 'isRegulatedFinancialInstitution'>,
   customerId: string,
   mode: ServiceMode,
   now: number,
 ) {
-  const customer = await loadActiveCustomer(db, platformId, customerId);
+  const customer = await loadActiveCustomer(db, platform.id, customerId);
   const errors = missingInformation(customer);
-  let outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = null;
-  if (errors.length === 0) {
-    const registrationNumber = (customer.info as { businessInfo?: { registrationNumber?: string } }).businessInfo?.registrationNumber;
-    outcome =
-      mode !== 'sandbox'
-        ? 'PENDING'
-        : customer.customerType === 'BUSINESS'
-          ? sandboxKybStatus(registrationNumber!)
-          : SANDBOX_INDIVIDUAL_KYC;
-  }
+  const result = { ...submission(customer, platform, errors.length === 0, mode), errors };
+  const change = await verificationChange(db, platform.id, customer, result, now);
+  await db.batch(change.statements as [Statement, ...Statement[]]);
+  await dispatchEvents(queue, change.eventIds);
+  return change.view;
+}
+
+type Outcome = Exclude<VerificationState, 'UNVERIFIED'>;
+
+/** A submission's status and outcome: what is missing first, then who verifies the customer, then the mode's outcome. */
+function submission(
+  customer: CustomerRow,
+  platform: Pick<PlatformRow, 'isRegulatedFinancialInstitution'>,
+  complete: boolean,
+  mode: ServiceMode,
+): { status: VerificationStatus; outcome: Outcome | null } {
+  if (!complete) return { status: 'RESOLVE_ERRORS', outcome: null };
+  if (customer.customerType === 'INDIVIDUAL' && !platform.isRegulatedFinancialInstitution)
+    return { status: 'READY_FOR_VERIFICATION', outcome: null };
+  const registrationNumber = (customer.info as { businessInfo?: { registrationNumber?: string } }).businessInfo?.registrationNumber;
+  const outcome: Outcome =
+    mode !== 'sandbox' ? 'PENDING' : customer.customerType === 'BUSINESS' ? sandboxKybStatus(registrationNumber!) : SANDBOX_INDIVIDUAL_KYC;
+  return { status: STATUS_OF[outcome], outcome };
+}
+
+/**
+ * What a verification writes, in one batch: its row, the customer's kycStatus/kybStatus when it reached an
+ * outcome, and their webhooks (VERIFICATION.*, and CUSTOMER.KYC_* or KYB_* when the status changes). POST
+ * /verifications and a completed hosted KYC link both commit it; `eventIds` are dispatched after.
+ */
+export async function verificationChange(
+  db: Db,
+  platformId: string,
+  customer: CustomerRow,
+  result: { status: VerificationStatus; outcome: Outcome | null; errors: VerificationErrorView[] },
+  now: number,
+): Promise<{ statements: Statement[]; eventIds: string[]; view: VerificationView }> {
   const row: VerificationRow = {
     id: newId('Verification', now),
     platformId,
     customerId: customer.id,
-    verificationStatus: outcome ? STATUS_OF[outcome] : 'RESOLVE_ERRORS',
-    errors,
+    verificationStatus: result.status,
+    errors: result.errors,
     createdAt: now,
     updatedAt: now,
   };
-  // The verification, the customer's new status and their webhooks (VERIFICATION.*, CUSTOMER.KYC_*/KYB_*) commit together.
   const statements: Statement[] = [db.insert(verifications).values(row)];
   const verificationEvent = eventStatements(db, {
     platformId,
@@ -96,6 +124,7 @@ export async function submitVerification(
   });
   statements.push(...verificationEvent.statements);
   const eventIds = [verificationEvent.eventId];
+  const { outcome } = result;
   if (outcome) {
     const updated: CustomerRow = { ...customer, verificationStatus: outcome, updatedAt: Math.max(now, customer.updatedAt) };
     statements.push(
@@ -110,9 +139,7 @@ export async function submitVerification(
       eventIds.push(e.eventId);
     }
   }
-  await db.batch(statements as [Statement, ...Statement[]]);
-  await dispatchEvents(queue, eventIds);
-  return verificationView(row);
+  return { statements, eventIds, view: verificationView(row) };
 }
 
 /** GET /verifications/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `verificationFrom` reads it. */

@@ -11,7 +11,7 @@ export const FIXTURE_LIMITS = {
   bytes: 8 * 1024 * 1024,
 };
 
-/** What a customer entry may ask its KYC/KYB status to end as (the sandbox outcomes of POST /verifications). */
+/** What a customer entry may ask its KYC/KYB status to end as (the sandbox outcomes of a hosted KYC link or POST /verifications). */
 export const FixtureKycStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']);
 
 const Ref = z
@@ -26,7 +26,7 @@ export const FixtureCustomer = z
     ref: Ref.optional(),
     kycStatus: FixtureKycStatus.optional().meta({
       description:
-        'The status to reach through POST /verifications: an individual reaches APPROVED, a business the outcome its registrationNumber suffix selects',
+        'The status to reach: an individual through its hosted KYC link (APPROVED: completed, REJECTED: failed), a business through POST /verifications (the outcome its registrationNumber suffix selects)',
     }),
     balances: z
       .record(z.string(), z.int().positive().max(100_000_000_000))
@@ -75,8 +75,8 @@ export const FixtureDocument = z
   .strictObject({
     customers: section(
       FIXTURE_LIMITS.customers,
-      'A POST /customers body plus: ref; kycStatus (UNVERIFIED, or the outcome POST /verifications reaches: APPROVED for an individual, ' +
-        'the registrationNumber suffix outcome for a business); balances ({"USD": 100000}); externalAccounts (POST /customers/external-accounts ' +
+      'A POST /customers body plus: ref; kycStatus (UNVERIFIED; for an individual APPROVED or REJECTED, its hosted KYC link completed or failed; ' +
+        'for a business the outcome POST /verifications reaches by its registrationNumber suffix); balances ({"USD": 100000}); externalAccounts (POST /customers/external-accounts ' +
         'bodies without customerId, each with its ref); wallet (a POST /auth/credentials body without accountId, e.g. {"type": "EMAIL_OTP"})',
     ),
     agents: section(FIXTURE_LIMITS.agents, 'A POST /agents body (customerId a $ref) plus ref and redeem (answer the access token)'),

@@ -5,9 +5,13 @@ import { OPEN_TRANSACTION_STATUSES } from '../db/enums';
 import { ApiError, invalidFields, zodIssues, type FieldIssue } from '../http/errors';
 import type { RouteDef } from '../http/route';
 import { missingInformation } from '../kyc/verifications-service';
-import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from '../kyc/sandbox';
+import { sandboxKybStatus } from '../kyc/sandbox';
+import { KycLinkOutcome } from '../db/enums';
 import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-plans';
 import { FixtureAgent, FixtureCustomer, FixturePayment, type FixtureDocument, type FixtureResult } from './fixtures-schema';
+
+/** What an individual's hosted KYC link can end as. */
+const HOSTED_KYC_OUTCOMES = KycLinkOutcome.options;
 
 /** What a `$ref` names. */
 type Kind = 'customer' | 'internalAccount' | 'externalAccount' | 'agent' | 'payment' | 'quote';
@@ -150,18 +154,20 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     for (const code of Object.keys(c.balances ?? {}))
       if (!platformCurrencies.includes(code)) issue(`${path}.balances.${code}`, `The platform has no ${code} accounts`);
     if (customer && c.kycStatus && c.kycStatus !== 'UNVERIFIED') {
-      const reachable =
-        customer.customerType === 'BUSINESS'
-          ? sandboxKybStatus(String(customer.businessInfo?.registrationNumber ?? ''))
-          : SANDBOX_INDIVIDUAL_KYC;
-      const missing = missingInformation({ id: path, customerType: customer.customerType, info: customer });
-      if (missing.length) for (const m of missing) issue(at(path, (m.field ?? '').slice('customer.'.length)), `${m.reason} for kycStatus`);
-      else if (reachable !== c.kycStatus)
-        issue(
-          `${path}.kycStatus`,
-          `The sandbox verification of this customer reaches ${reachable}` +
-            (customer.customerType === 'BUSINESS' ? ' (businessInfo.registrationNumber suffix 001: PENDING, 002: REJECTED)' : ''),
-        );
+      if (customer.customerType === 'INDIVIDUAL') {
+        // Its hosted KYC link decides, whatever is on file: completed or failed.
+        if (!(HOSTED_KYC_OUTCOMES as readonly string[]).includes(c.kycStatus))
+          issue(`${path}.kycStatus`, 'An individual reaches APPROVED or REJECTED (its hosted KYC link, completed or failed)');
+      } else {
+        const reachable = sandboxKybStatus(String(customer.businessInfo?.registrationNumber ?? ''));
+        const missing = missingInformation({ id: path, customerType: customer.customerType, info: customer });
+        if (missing.length) for (const m of missing) issue(at(path, (m.field ?? '').slice('customer.'.length)), `${m.reason} for kycStatus`);
+        else if (reachable !== c.kycStatus)
+          issue(
+            `${path}.kycStatus`,
+            `The sandbox verification of this customer reaches ${reachable} (businessInfo.registrationNumber suffix 001: PENDING, 002: REJECTED)`,
+          );
+      }
     }
     usable(c.ref);
     const accounts = (c.externalAccounts ?? []).map((a, j) => {
@@ -199,7 +205,12 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
         for (const a of list.data) byName.set(a.type === 'EMBEDDED_WALLET' ? 'wallet' : a.balance.currency.code, a.id);
         if (typeof c.ref === 'string') for (const [name, id] of byName) ids.set(`${c.ref}.accounts.${name}`, id);
         if (c.kycStatus && c.kycStatus !== 'UNVERIFIED') {
-          await call('createVerification', {}, { customerId: created.id });
+          if (created.customerType === 'INDIVIDUAL') {
+            // As the customer would: the link's page completes (or fails) verification with the link's secret.
+            const link = await call('createCustomerKycLink', { customerId: created.id }, {});
+            const secret = new URL(link.kycUrl).hash.slice(1);
+            await call('completeSandboxKycLink', {}, { secret, outcome: c.kycStatus });
+          } else await call('createVerification', {}, { customerId: created.id });
           out.counts.verifications++;
         }
         for (const [code, amount] of Object.entries(c.balances ?? {})) {

@@ -8,6 +8,7 @@ import { BulkCustomerImportJob } from '../customers/bulk-schema';
 import { Customer } from '../customers/schema';
 import { InternalAccount } from '../accounts/internal-schema';
 import { Verification } from '../kyc/schema';
+import { UmaInvitation } from '../invitations/schema';
 
 /** The kinds of resource an event's data can be, by the prefix of their ids. */
 export type ResourceKind = 'Transaction' | 'AgentAction' | 'Job' | 'Customer' | 'InternalAccount' | 'Verification';
@@ -84,9 +85,17 @@ export const WEBHOOKS: CatalogWebhook[] = [
     data: Verification,
     resource: 'Verification',
   },
+  // An invitation is known by its code, not an id: it is sent with `data` (POST /sandbox/webhooks/send).
+  {
+    name: 'invitation-claimed',
+    operationId: 'invitationClaimedWebhook',
+    summary: "An invitation of the platform's was claimed",
+    types: typesOf('INVITATION.'),
+    data: UmaInvitation,
+  },
 ];
 
-/** The catalog entry of an event type; undefined for a type the reference documents no webhook for (INVITATION.CLAIMED). */
+/** The catalog entry of an event type. */
 export function webhookOf(type: WebhookType): CatalogWebhook | undefined {
   return WEBHOOKS.find((w) => w.types.includes(type));
 }
