@@ -78,7 +78,8 @@ export const invitationRoutes = [
       ...errorResponses(400, 401, 403, 404, 409, 413),
     },
     load: ({ db, platformId, params, body }) => claimLoads(db, platformId, params.invitationCode, body.inviteeUma),
-    handler: async (c) => json(await claimInvitation(c.db, c.env.JOBS, c.auth.platform.id, c.body.inviteeUma, c.loaded, c.now - c.auth.platform.clockOffsetMs)),
+    handler: async (c) =>
+      json(await claimInvitation(c.db, c.env.JOBS, c.auth.platform.id, c.body.inviteeUma, c.loaded, c.now - c.auth.platform.clockOffsetMs)),
   }),
   defineRoute({
     method: 'POST',

@@ -18,7 +18,10 @@ export const UmaInvitation = z
     }),
     expiresAt: DateTime.optional().meta({ description: 'When it expires, if it does' }),
     inviterUma: z.string().meta({ description: 'The UMA address of the inviting customer', example: '$inviter@uma.domain' }),
-    inviteeUma: z.string().optional().meta({ description: 'The UMA address of the customer who claimed it', example: '$invitee@uma.domain' }),
+    inviteeUma: z
+      .string()
+      .optional()
+      .meta({ description: 'The UMA address of the customer who claimed it', example: '$invitee@uma.domain' }),
     status: InvitationStatus.meta({ description: 'PENDING, CLAIMED, EXPIRED (a pending one past expiresAt) or CANCELLED' }),
     firstName: z.string().optional().meta({ description: 'The first name shown with the invitation', example: 'Jane' }),
     amountToSend: CurrencyAmount.optional().meta({

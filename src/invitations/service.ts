@@ -173,7 +173,8 @@ export async function claimInvitation(
     if (status === 'CLAIMED' && row.claimedByPlatformId === platformId && row.inviteeUma?.toLowerCase() === inviteeUma.toLowerCase())
       return invitationView(row, umaDomain, now);
     if (status !== 'PENDING') throw notPending(status, row.expiresAt);
-    if (!invitee) throw invalidFields('request body', [{ field: 'inviteeUma', message: 'No customer of this platform has this UMA address' }]);
+    if (!invitee)
+      throw invalidFields('request body', [{ field: 'inviteeUma', message: 'No customer of this platform has this UMA address' }]);
     if (invitee.id === row.inviterCustomerId)
       throw invalidFields('request body', [{ field: 'inviteeUma', message: 'The inviting customer cannot claim its own invitation' }]);
     const claimed: InvitationRow = {

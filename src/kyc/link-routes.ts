@@ -10,7 +10,8 @@ export const kycLinkRoutes = [
     method: 'POST',
     path: '/customers/:customerId/kyc-link',
     operationId: 'createCustomerKycLink',
-    summary: 'Generate a hosted KYC link for a customer (single-use, expires in 24 h; the kycStatus changes only when the customer completes or fails it)',
+    summary:
+      'Generate a hosted KYC link for a customer (single-use, expires in 24 h; the kycStatus changes only when the customer completes or fails it)',
     tag: 'KYC/KYB Verifications',
     auth: 'basic',
     permission: 'MANAGE',
@@ -19,7 +20,7 @@ export const kycLinkRoutes = [
     headers: {
       'Idempotency-Key': {
         description:
-          'Optional (1 to 255 characters): the platform\'s key names one link. A repeat of the same request answers that link again (`Idempotent-Replayed: true`) with a fresh secret in its kycUrl (only hashes are kept), and the URL answered before stops working; the same key with a different request is 422.',
+          "Optional (1 to 255 characters): the platform's key names one link. A repeat of the same request answers that link again (`Idempotent-Replayed: true`) with a fresh secret in its kycUrl (only hashes are kept), and the URL answered before stops working; the same key with a different request is 422.",
       },
     },
     responses: {

@@ -64,7 +64,11 @@ export async function createKycLink(
   const problem = input.redirectUri === undefined ? undefined : redirectUriProblem(input.redirectUri, settings.mode === 'sandbox');
   if (problem) throw invalidFields('request body', [{ field: 'redirectUri', message: problem }]);
   const secret = randomToken(32);
-  const answer = (expiresAt: number) => ({ kycUrl: `${input.origin}${KYC_PAGE_PATH}#${secret}`, expiresAt: iso(expiresAt), provider: 'SUMSUB' as const });
+  const answer = (expiresAt: number) => ({
+    kycUrl: `${input.origin}${KYC_PAGE_PATH}#${secret}`,
+    expiresAt: iso(expiresAt),
+    provider: 'SUMSUB' as const,
+  });
   const row: KycLinkRow = {
     id: newId('KycLink', now),
     platformId: platform.id,
@@ -95,31 +99,39 @@ export async function createKycLink(
   return { body: answer(held.expiresAt), replayed: true };
 }
 
-/** A link by its secret, with its customer and platform, for the hosted page's calls (which carry no credentials). */
+/**
+ * A link by its secret, with its customer and platform, for the hosted page's calls (which carry no credentials):
+ * three point reads in one round trip (a join would mix the tables' same-named columns in a batch's rows).
+ */
 export function hostedLinkLoads(db: Db, secret: string) {
+  const bySecret = eq(kycLinks.secretHash, hashSecret(secret));
   return {
-    link: db
-      .select({
-        link: kycLinks,
-        customer: customers,
-        platform: { name: platforms.name, clockOffsetMs: platforms.clockOffsetMs },
-      })
-      .from(kycLinks)
-      .innerJoin(customers, eq(customers.id, kycLinks.customerId))
-      .innerJoin(platforms, eq(platforms.id, kycLinks.platformId))
-      .where(eq(kycLinks.secretHash, hashSecret(secret)))
+    link: db.select().from(kycLinks).where(bySecret).limit(1),
+    customer: db
+      .select()
+      .from(customers)
+      .where(eq(customers.id, db.select({ id: kycLinks.customerId }).from(kycLinks).where(bySecret)))
+      .limit(1),
+    platform: db
+      .select({ name: platforms.name, clockOffsetMs: platforms.clockOffsetMs })
+      .from(platforms)
+      .where(eq(platforms.id, db.select({ id: kycLinks.platformId }).from(kycLinks).where(bySecret)))
       .limit(1),
   };
 }
 
 type HostedLoaded = Loaded<ReturnType<typeof hostedLinkLoads>>;
-type Hosted = HostedLoaded['link'][number];
+interface Hosted {
+  link: KycLinkRow;
+  customer: CustomerRow;
+  platform: { name: string; clockOffsetMs: number };
+}
 
 /** The link, unless it is unknown or its customer is gone (404 either way: the page can do nothing with it). */
 function hosted(loaded: HostedLoaded): Hosted {
-  const found = loaded.link[0];
-  if (!found || found.customer.isDeleted) throw notFound('REFERENCE_NOT_FOUND', 'This KYC link is not valid');
-  return found;
+  const [link, customer, platform] = [loaded.link[0], loaded.customer[0], loaded.platform[0]];
+  if (!link || !customer || !platform || customer.isDeleted) throw notFound('REFERENCE_NOT_FOUND', 'This KYC link is not valid');
+  return { link, customer, platform };
 }
 
 const stateOf = (link: KycLinkRow, now: number) => (link.completedAt !== null ? 'USED' : link.expiresAt <= now ? 'EXPIRED' : 'OPEN');
@@ -166,7 +178,13 @@ export async function completeHostedLink(
   if (stateOf(link, now) !== 'OPEN') throw spent(link, now);
   const errors =
     outcome === 'REJECTED'
-      ? [{ resourceId: customer.id, type: 'APPLICANT_REJECTED' as const, reason: 'The customer failed identity verification on the hosted page' }]
+      ? [
+          {
+            resourceId: customer.id,
+            type: 'APPLICANT_REJECTED' as const,
+            reason: 'The customer failed identity verification on the hosted page',
+          },
+        ]
       : [];
   const change = await verificationChange(db, link.platformId, customer, { status: outcome, outcome, errors }, now);
   const spend: Statement[] = [

@@ -95,7 +95,8 @@ export const KycProvider = z.enum(['SUMSUB']).meta({
 export const KycLinkResponse = z
   .object({
     kycUrl: z.string().meta({
-      description: 'The hosted page the customer opens: single-use, until expiresAt. Its secret is in the URL fragment (never sent to a server log)',
+      description:
+        'The hosted page the customer opens: single-use, until expiresAt. Its secret is in the URL fragment (never sent to a server log)',
       example: 'https://api.example.com/kyc#dGhpcyBpcyBub3QgYSByZWFsIHNlY3JldCBvbmx5IGFuIGV4YW1wbGU',
     }),
     expiresAt: DateTime,

@@ -161,7 +161,8 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
       } else {
         const reachable = sandboxKybStatus(String(customer.businessInfo?.registrationNumber ?? ''));
         const missing = missingInformation({ id: path, customerType: customer.customerType, info: customer });
-        if (missing.length) for (const m of missing) issue(at(path, (m.field ?? '').slice('customer.'.length)), `${m.reason} for kycStatus`);
+        if (missing.length)
+          for (const m of missing) issue(at(path, (m.field ?? '').slice('customer.'.length)), `${m.reason} for kycStatus`);
         else if (reachable !== c.kycStatus)
           issue(
             `${path}.kycStatus`,

@@ -121,7 +121,7 @@ export function magicValues(s: MagicSettings): MagicValues {
       })),
       {
         kind: 'KYC',
-        what: 'KYC of an individual customer of a regulated platform (others: the hosted KYC link decides)',
+        what: 'KYC of an individual customer of a regulated platform',
         operation: 'POST /verifications',
         values: [],
         otherwise: SANDBOX_INDIVIDUAL_KYC,

@@ -87,7 +87,7 @@ describe('POST /invitations', () => {
 });
 
 describe('claiming an invitation', () => {
-  it("another platform claims it for its customer: CLAIMED, and the inviting platform gets a signed INVITATION.CLAIMED", async () => {
+  it('another platform claims it for its customer: CLAIMED, and the inviting platform gets a signed INVITATION.CLAIMED', async () => {
     const url = hookUrl();
     const a = await platformWithCustomer('alice', { webhookEndpoint: url });
     const hook = fakeEndpoint(url, () => 200);

@@ -27,7 +27,8 @@ function fullDocument() {
         wallet: { type: 'EMAIL_OTP' },
       },
       { ref: 'acme', ...businessBody({}, { registrationNumber: '5523001' }), kycStatus: 'PENDING', currencies: ['USD', 'MXN'] },
-      { ...individualBody() },
+      // An individual's hosted KYC link, failed.
+      { ref: 'carol', ...individualBody(), kycStatus: 'REJECTED' },
     ],
     agents: [
       { ref: 'bot', name: 'Payroll bot', customerId: { $ref: 'alice' }, policy: policy(), redeem: true },
@@ -74,7 +75,7 @@ describe('POST /sandbox/fixtures', () => {
     const { refs, counts, agents } = res.body;
     expect(counts).toEqual({
       customers: 3,
-      verifications: 2,
+      verifications: 3,
       fundings: 2,
       externalAccounts: 2,
       walletCredentials: 1,
@@ -101,6 +102,7 @@ describe('POST /sandbox/fixtures', () => {
     const alice = await api('GET', `/customers/${refs.alice}`, { auth: p.auth });
     expect(alice.body).toMatchObject({ kycStatus: 'APPROVED', email: 'alice@example.com' });
     expect((await api('GET', `/customers/${refs.acme}`, { auth: p.auth })).body).toMatchObject({ kybStatus: 'PENDING' });
+    expect((await api('GET', `/customers/${refs.carol}`, { auth: p.auth })).body).toMatchObject({ kycStatus: 'REJECTED' });
     expect((await api('GET', '/customers', { auth: p.auth })).body.totalCount).toBe(3);
 
     // Balances: funded, less the payout and the quote, plus the pull (settled too: the quote's settling moved the clock past it).
@@ -234,13 +236,16 @@ describe('POST /sandbox/fixtures refuses a bad document whole, naming its JSON p
 
   it('a kycStatus the sandbox cannot reach, or not a status at all', async () => {
     const p = await newPlatform();
-    await refused(p, { customers: [{ ...base(), kycStatus: 'REJECTED' }] }, ['customers[0].kycStatus']);
+    // An individual's hosted KYC link is completed (APPROVED) or failed (REJECTED): never left PENDING.
+    await refused(p, { customers: [{ ...base(), kycStatus: 'PENDING' }] }, ['customers[0].kycStatus']);
     await refused(p, { customers: [{ ...base(), kycStatus: 'MAYBE' }] }, ['customers[0].kycStatus']);
     // A business reaches the outcome of its registration number's suffix (002: REJECTED), and needs its details on file.
     await refused(p, { customers: [{ ...businessBody({}, { registrationNumber: '5523001' }), kycStatus: 'REJECTED' }] }, [
       'customers[0].kycStatus',
     ]);
-    await refused(p, { customers: [{ ...individualBody({ birthDate: undefined }), kycStatus: 'APPROVED' }] }, ['customers[0].birthDate']);
+    await refused(p, { customers: [{ ...businessBody({}, { taxId: undefined }), kycStatus: 'APPROVED' }] }, [
+      'customers[0].businessInfo.taxId',
+    ]);
   });
 
   it('currencies the platform lacks', async () => {

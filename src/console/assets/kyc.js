@@ -21,7 +21,8 @@ async function post(path, body) {
     throw Object.assign(new Error('The service cannot be reached. Try again in a moment.'), { status: 0 });
   }
   const data = await response.json().catch(() => null);
-  if (!response.ok) throw Object.assign(new Error(data?.message ?? `The service answered HTTP ${response.status}.`), { status: response.status });
+  if (!response.ok)
+    throw Object.assign(new Error(data?.message ?? `The service answered HTTP ${response.status}.`), { status: response.status });
   return data;
 }
 
@@ -66,7 +67,14 @@ async function show() {
   }
   say(
     h('section', { class: 'card' }, [
-      h('p', null, `${link.platformName} asks `, h('strong', null, link.name), ' to verify ', link.customerType === 'BUSINESS' ? 'the business.' : 'their identity.'),
+      h(
+        'p',
+        null,
+        `${link.platformName} asks `,
+        h('strong', null, link.name),
+        ' to verify ',
+        link.customerType === 'BUSINESS' ? 'the business.' : 'their identity.',
+      ),
       h('p', { class: 'muted' }, 'Sandbox: no documents are collected here. Choose how the verification ends.'),
       h('div', { class: 'actions' }, buttons),
       outcome,
