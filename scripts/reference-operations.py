@@ -6,7 +6,7 @@ Usage: python3 scripts/reference-operations.py <reference openapi.yaml>  (needs 
 One entry per operation: method, path (the reference's parameter names) and operationId. One entry per
 webhook: its name, operationId, event types and the fields its payload's `data` may carry (every property
 reachable through $ref, allOf, oneOf and anyOf). Left out, as the reference README puts them out of scope:
-cards, invitations, discoveries, receiver look-ups, crypto fee estimates and KYC links.
+cards, discoveries, receiver look-ups and crypto fee estimates.
 """
 import json
 import re
@@ -16,15 +16,13 @@ import yaml
 
 OUT_OF_SCOPE = [
     r'^/cards(/|$)', r'^/sandbox/cards/',  # cards
-    r'^/invitations(/|$)',  # invitations
     r'^/discoveries$',  # discoveries
     r'^/receiver/',  # receiver look-ups
     r'^/crypto/estimate-withdrawal-fee$',  # crypto fee estimates
-    r'/kyc-link$',  # KYC links
 ]
 METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
-OUT_OF_SCOPE_WEBHOOKS = [r'^card-', r'^invitation-']
+OUT_OF_SCOPE_WEBHOOKS = [r'^card-']
 
 doc = yaml.safe_load(open(sys.argv[1]))
 paths = doc['paths']
