@@ -648,7 +648,8 @@ afterAll(() => {
       const path = r.path
         .split('?')[0]!
         .replace(/[A-Za-z]+:[0-9a-f-]{36}/g, '{id}')
-        .replace(/\/device-codes\/[A-Z0-9-]+\//, '/device-codes/{code}/');
+        .replace(/\/device-codes\/[A-Z0-9-]+\//, '/device-codes/{code}/')
+        .replace(/\/invitations\/[0-9a-f]{16}/, '/invitations/{code}');
       const b = BUDGETS[op]!;
       const rows = PER_ROW_WRITTEN[op] !== undefined ? `${PER_ROW_WRITTEN[op]} per row written` : `${rowsBudget(op, r)}`;
       return `| ${op} | \`${r.method} ${path}\` | ${r.cost.d1} | ${r.cost.account.length} | ${r.cost.rowsRead} | ${r.cost.rowsWritten} | ${b.d1}, ${b.account}, ${rows} |`;
