@@ -28,7 +28,7 @@ async function startApp() {
     visits.push(req.url);
     res
       .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><title>Back in the app</title><h1>Welcome back</h1>');
+      .end('<!doctype html><link rel="icon" href="data:,"><title>Back in the app</title><h1>Welcome back</h1>');
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
