@@ -7,7 +7,7 @@ import type { InvitationStatus } from '../db/enums';
 import { iso } from '../common/time';
 import { currency } from '../common/currencies';
 import { randomHex } from '../crypto/secrets';
-import { ApiError, badRequest, forbidden, invalidFields, notFound, retryableConflict } from '../http/errors';
+import { ApiError, badRequest, forbidden, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type Page } from '../http/pagination';
 import { isUniqueViolation, errorText } from '../db/errors';
 import { conditionalEventStatements } from '../webhooks/sql-events';
@@ -102,7 +102,7 @@ export async function createInvitation(
   now: number,
 ): Promise<UmaInvitationView> {
   const inviter = loaded.inviter[0];
-  const issues = [];
+  const issues: FieldIssue[] = [];
   if (!inviter) issues.push({ field: 'inviterUma', message: 'No customer of this platform has this UMA address' });
   const expiresAt = input.expiresAt === undefined ? null : Date.parse(input.expiresAt);
   if (expiresAt !== null && expiresAt <= now) issues.push({ field: 'expiresAt', message: 'Must be in the future' });

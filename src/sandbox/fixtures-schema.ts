@@ -7,6 +7,7 @@ export const FIXTURE_LIMITS = {
   customers: 1_000,
   agents: 1_000,
   payments: 10_000,
+  invitations: 1_000,
   externalAccountsPerCustomer: 20,
   bytes: 8 * 1024 * 1024,
 };
@@ -65,6 +66,15 @@ export const FixturePayment = z.union([
   }),
 ]);
 
+export const FixtureInvitation = z
+  .strictObject({
+    ref: Ref.optional().meta({ description: 'Names the invitation: refs answers its code' }),
+    invitation: Body('A POST /invitations body; inviterUma may be {"$ref": "<customer>"}, that customer\'s UMA address'),
+    claim: Body('A POST /invitations/{code}/claim body; inviteeUma may be {"$ref": "<customer>"}').optional(),
+    cancel: z.boolean().optional().meta({ description: 'Cancel it (POST /invitations/{code}/cancel)' }),
+  })
+  .meta({ description: 'An invitation, then its claim or its cancellation' });
+
 /**
  * A section: a list of entries, each checked by its own schema above (so a body's fields stay the route's, and
  * every JSON path is the document's own); the document shows them as objects described here.
@@ -84,21 +94,29 @@ export const FixtureDocument = z
       FIXTURE_LIMITS.payments,
       'One of {"transferOut": body}, {"transferIn": body}, {"quote": body, "execute": true}, plus ref and settle (advance the sandbox clock until final)',
     ),
+    invitations: section(
+      FIXTURE_LIMITS.invitations,
+      '{"invitation": a POST /invitations body} plus ref, and {"claim": a claim body} or "cancel": true; a UMA address field may be a customer\'s $ref',
+    ),
   })
   .meta({
     id: 'SandboxFixtureDocument',
     description:
       'Any value in an embedded body may be {"$ref": "<name>"} or {"$ref": "<name>.<path>"} naming an earlier entry: a customer, ' +
-      '<customer>.accounts.<CURRENCY> or <customer>.accounts.wallet, an external account, an agent, a payment (its transaction) or <quote>.quote',
+      '<customer>.accounts.<CURRENCY> or <customer>.accounts.wallet, an external account, an agent, a payment (its transaction) or <quote>.quote; ' +
+      "in an invitation's inviterUma or a claim's inviteeUma a customer's $ref is that customer's UMA address",
   });
 export type FixtureDocument = z.infer<typeof FixtureDocument>;
 export type FixtureCustomer = z.infer<typeof FixtureCustomer>;
 export type FixtureAgent = z.infer<typeof FixtureAgent>;
 export type FixturePayment = z.infer<typeof FixturePayment>;
+export type FixtureInvitation = z.infer<typeof FixtureInvitation>;
 
 export const FixtureResult = z
   .object({
-    refs: z.record(z.string(), z.string()).meta({ description: 'Each name (and <customer>.accounts.<CURRENCY>) to its id' }),
+    refs: z
+      .record(z.string(), z.string())
+      .meta({ description: "Each name (and <customer>.accounts.<CURRENCY>) to its id (an invitation's: its code)" }),
     counts: z.object({
       customers: z.int(),
       verifications: z.int(),
@@ -108,6 +126,7 @@ export const FixtureResult = z
       agents: z.int(),
       payments: z.int(),
       settled: z.int(),
+      invitations: z.int(),
     }),
     agents: z
       .record(z.string(), z.union([z.object({ deviceCode: AgentDeviceCode }), DeviceCodeRedeem]))

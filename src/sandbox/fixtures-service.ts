@@ -8,13 +8,20 @@ import { missingInformation } from '../kyc/verifications-service';
 import { sandboxKybStatus } from '../kyc/sandbox';
 import { KycLinkOutcome } from '../db/enums';
 import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-plans';
-import { FixtureAgent, FixtureCustomer, FixturePayment, type FixtureDocument, type FixtureResult } from './fixtures-schema';
+import {
+  FixtureAgent,
+  FixtureCustomer,
+  FixtureInvitation,
+  FixturePayment,
+  type FixtureDocument,
+  type FixtureResult,
+} from './fixtures-schema';
 
 /** What an individual's hosted KYC link can end as. */
 const HOSTED_KYC_OUTCOMES = KycLinkOutcome.options;
 
 /** What a `$ref` names. */
-type Kind = 'customer' | 'internalAccount' | 'externalAccount' | 'agent' | 'payment' | 'quote';
+type Kind = 'customer' | 'internalAccount' | 'externalAccount' | 'agent' | 'payment' | 'quote' | 'invitation';
 
 /** Where a `$ref` must name a given kind (a body path, dotted); anywhere else any earlier ref resolves to its id. */
 const EXPECTED: Record<string, Record<string, readonly Kind[]>> = {
@@ -27,7 +34,14 @@ const EXPECTED: Record<string, Record<string, readonly Kind[]>> = {
     'source.customerId': ['customer'],
     'destination.accountId': ['externalAccount', 'internalAccount'],
   },
+  createInvitation: { inviterUma: ['customer'] },
+  claimInvitation: { inviteeUma: ['customer'] },
 };
+
+/** Fields where a customer's `$ref` stands for its UMA address rather than its id. */
+const UMA_FIELDS: Record<string, string> = { createInvitation: 'inviterUma', claimInvitation: 'inviteeUma' };
+/** Where the steps keep a customer's UMA address, by its ref (`:` is no ref's character, so refs never show it). */
+const umaKey = (ref: string) => `uma:${ref}`;
 
 // Ids of the right shape, standing in for what does not exist yet while a body is validated.
 const PLACEHOLDER: Record<Kind, string> = {
@@ -37,7 +51,9 @@ const PLACEHOLDER: Record<Kind, string> = {
   agent: 'Agent:00000000-0000-7000-8000-000000000000',
   payment: 'Transaction:00000000-0000-7000-8000-000000000000',
   quote: 'Quote:00000000-0000-7000-8000-000000000000',
+  invitation: '0000000000000000',
 };
+const UMA_PLACEHOLDER = '$fixture@placeholder.test';
 
 /** How far `settle` moves the clock, step by step, until the payment is final: each sandbox delay in turn. */
 const SETTLE_STEPS_MS = [SETTLE_MS, TRANSFER_FAIL_MS, SLOW_PAYOUT_MS, LONG_PENDING_MS];
@@ -104,6 +120,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
   const customers = parse(FixtureCustomer, doc.customers, 'customers');
   const agents = parse(FixtureAgent, doc.agents, 'agents');
   const payments = parse(FixturePayment, doc.payments, 'payments');
+  const invitations = parse(FixtureInvitation, doc.invitations, 'invitations');
   customers.forEach(({ entry: c, ref }, i) => {
     const path = `customers[${i}]`;
     declare(ref, 'customer', path);
@@ -119,6 +136,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     declare(ref, 'payment', `payments[${i}]`);
     if (p && 'quote' in p && typeof ref === 'string') declare(`${ref}.quote`, 'quote', `payments[${i}]`);
   });
+  invitations.forEach(({ ref }, i) => declare(ref, 'invitation', `invitations[${i}]`));
 
   /** Declares the refs of entries up to `path` as usable, then checks `body` for operation `op` at `path`. */
   const check = (op: string, path: string, body: Record<string, unknown>) => {
@@ -131,7 +149,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
       else if (!ref) issue(where, `Unknown ref "${name}"`);
       else if (!known.has(name)) issue(where, `Ref "${name}" is declared later (${ref.path}); refer only to earlier entries`);
       else if (wanted && !wanted.includes(ref.kind)) issue(where, `Ref "${name}" is a ${ref.kind}; expected ${wanted.join(' or ')}`);
-      return PLACEHOLDER[ref?.kind ?? wanted?.[0] ?? 'customer'];
+      return UMA_FIELDS[op] === field ? UMA_PLACEHOLDER : PLACEHOLDER[ref?.kind ?? wanted?.[0] ?? 'customer'];
     });
     const parsed = schemaOf(op).safeParse(placeholder);
     if (!parsed.success) for (const i of zodIssues(parsed.error)) issue(at(path, i.field), i.message);
@@ -200,7 +218,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
           substitute(body, (n) => ids.get(n as string)!),
         );
         out.counts.customers++;
-        if (typeof c.ref === 'string') ids.set(c.ref, created.id);
+        if (typeof c.ref === 'string') ids.set(c.ref, created.id).set(umaKey(c.ref), created.umaAddress);
         const list = await call('listCustomerInternalAccounts', {}, undefined, { customerId: created.id, limit: '100' });
         const byName = new Map<string, string>();
         for (const a of list.data) byName.set(a.type === 'EMBEDDED_WALLET' ? 'wallet' : a.balance.currency.code, a.id);
@@ -298,6 +316,28 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     });
   });
 
+  invitations.forEach(({ entry: v }, i) => {
+    if (!v) return;
+    const path = `invitations[${i}]`;
+    check('createInvitation', `${path}.invitation`, v.invitation);
+    if (v.claim) check('claimInvitation', `${path}.claim`, v.claim);
+    if (v.claim && v.cancel) issue(`${path}.cancel`, 'An invitation is claimed or cancelled, not both');
+    usable(v.ref);
+    // A customer's ref in a UMA address field is its address; any other ref its id.
+    const resolved = (op: string, body: Record<string, unknown>, ids: Map<string, string>) =>
+      substitute(body, (n, field) => ids.get(UMA_FIELDS[op] === field ? umaKey(n as string) : (n as string))!);
+    steps.push({
+      path,
+      run: async (call, ids, out) => {
+        const { code } = await call('createInvitation', {}, resolved('createInvitation', v.invitation, ids));
+        out.counts.invitations++;
+        if (typeof v.ref === 'string') ids.set(v.ref, code);
+        if (v.claim) await call('claimInvitation', { invitationCode: code }, resolved('claimInvitation', v.claim, ids));
+        if (v.cancel) await call('cancelInvitation', { invitationCode: code });
+      },
+    });
+  });
+
   if (issues.length) throw invalidFields('fixture document', issues);
   return steps;
 }
@@ -334,10 +374,20 @@ export async function applyFixtures(steps: Step[], call: CallApi): Promise<Fixtu
   const ids = new Map<string, string>();
   const out: FixtureResult = {
     refs: {},
-    counts: { customers: 0, verifications: 0, fundings: 0, externalAccounts: 0, walletCredentials: 0, agents: 0, payments: 0, settled: 0 },
+    counts: {
+      customers: 0,
+      verifications: 0,
+      fundings: 0,
+      externalAccounts: 0,
+      walletCredentials: 0,
+      agents: 0,
+      payments: 0,
+      settled: 0,
+      invitations: 0,
+    },
     agents: {},
   };
   for (const step of steps) await step.run(call, ids, out).catch((error: unknown) => Promise.reject(entryError(error, step.path)));
-  out.refs = Object.fromEntries(ids);
+  out.refs = Object.fromEntries([...ids].filter(([name]) => !name.startsWith(umaKey(''))));
   return out;
 }

@@ -5,7 +5,8 @@ import { fill, h } from './ui.js';
 
 const apiBase = document.querySelector('meta[name="api-base"]')?.getAttribute('content') ?? '';
 const main = document.getElementById('main');
-const secret = decodeURIComponent(location.hash.slice(1));
+// Base64url: nothing to decode.
+const secret = location.hash.slice(1);
 
 /** A call of the hosted page's API: its JSON answer, or an Error with the service's message. */
 async function post(path, body) {
