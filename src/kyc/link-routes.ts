@@ -24,7 +24,11 @@ export const kycLinkRoutes = [
       },
     },
     responses: {
-      201: { description: 'The link', schema: KycLinkResponse },
+      201: {
+        description: 'The link',
+        schema: KycLinkResponse,
+        headers: { 'Idempotent-Replayed': '`true` when it answers a repeat of an earlier request with the same Idempotency-Key' },
+      },
       ...errorResponses(400, 401, 403, 404, 410, 413, 422),
       503: { ...errorResponses(503)[503]!, description: 'SERVICE_NOT_CONFIGURED: production without an identity provider' },
     },
