@@ -165,8 +165,9 @@ export async function claimInvitation(
   loaded: Loaded<ReturnType<typeof claimLoads>>,
   wall: number,
 ): Promise<UmaInvitationView> {
-  let { invitation: row, umaDomain, clockOffsetMs } = found(loaded);
-  const now = wall + clockOffsetMs;
+  const first = found(loaded);
+  let { invitation: row, umaDomain } = first;
+  const now = wall + first.clockOffsetMs;
   const invitee = loaded.invitee[0];
   for (let attempt = 0; ; attempt++) {
     const status = statusOf(row, now);
@@ -205,7 +206,7 @@ export async function claimInvitation(
     }
     // Another claim or a cancel came first: answer as it left the invitation.
     if (attempt >= 1) throw changedConcurrently();
-    ({ invitation: row, umaDomain, clockOffsetMs } = await reread(db, row.code));
+    ({ invitation: row, umaDomain } = await reread(db, row.code));
   }
 }
 

@@ -83,13 +83,15 @@ export async function createKycLink(
     createdAt: now,
   };
   const inserted = await db.insert(kycLinks).values(row).onConflictDoNothing().returning({ id: kycLinks.id });
-  if (inserted.length > 0 || !input.keyed) return { body: answer(row.expiresAt), replayed: false };
-  // The key already names a link.
-  const [held] = await db
-    .select()
-    .from(kycLinks)
-    .where(and(eq(kycLinks.platformId, platform.id), eq(kycLinks.idempotencyKey, input.keyed.key)));
-  if (!held) throw new Error('kyc link insert refused without a holder');
+  if (inserted.length > 0) return { body: answer(row.expiresAt), replayed: false };
+  // Refused: the key already names a link (a 256-bit secret's hash never repeats).
+  const [held] = input.keyed
+    ? await db
+        .select()
+        .from(kycLinks)
+        .where(and(eq(kycLinks.platformId, platform.id), eq(kycLinks.idempotencyKey, input.keyed.key)))
+    : [];
+  if (!held || !input.keyed) throw new Error('kyc link refused without an Idempotency-Key holding it');
   if (held.requestFingerprint !== input.keyed.fingerprint) {
     throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request', {
       header: 'Idempotency-Key',
