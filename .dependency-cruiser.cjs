@@ -18,6 +18,7 @@ const floors = [
   ['agents'],
   ['jobs'],
   ['sandbox'],
+  ['webhook-catalog.ts'],
   ['router.ts', 'console'],
   ['mcp'],
   ['index.ts'],

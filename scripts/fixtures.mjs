@@ -60,7 +60,8 @@ clearInterval(progress);
 if (process.stdout.isTTY) process.stdout.write('\r');
 const answer = text ? JSON.parse(text) : null;
 if (status !== 201) {
-  console.error(`Failed after ${seconds()} s: HTTP ${status} ${answer?.code ?? ''} ${answer?.message ?? text}`);
+  const reason = answer?.details?.reason ? ` (${answer.details.reason})` : '';
+  console.error(`Failed after ${seconds()} s: HTTP ${status} ${answer?.code ?? ''}${reason} ${answer?.message ?? text}`);
   for (const f of answer?.details?.fields ?? []) console.error(`  ${f.field}: ${f.message}`);
   console.error('Nothing was created (a failure while applying is rolled back).');
   process.exit(1);

@@ -1,5 +1,5 @@
-"""Extracts the in-scope operations and webhooks of the reference OpenAPI into test/http/reference-operations.json
-and test/http/reference-webhooks.json.
+"""Extracts the in-scope operations, webhooks and error codes of the reference OpenAPI into
+test/http/reference-operations.json, test/http/reference-webhooks.json and test/http/reference-errors.json.
 
 Usage: python3 scripts/reference-operations.py <reference openapi.yaml>  (needs PyYAML), then
 `npx prettier --write test/http/reference-*.json`.
@@ -7,6 +7,8 @@ One entry per operation: method, path (the reference's parameter names) and oper
 webhook: its name, operationId, event types and the fields its payload's `data` may carry (every property
 reachable through $ref, allOf, oneOf and anyOf). Left out, as the reference README puts them out of scope:
 cards, discoveries, receiver look-ups and crypto fee estimates.
+Error codes: for each error status the reference defines, the `code` enum of its schema (`Error404`...); the
+script checks that every operation answers a status with that one schema, so the enum holds for all of them.
 """
 import json
 import re
@@ -70,3 +72,29 @@ for name, item in doc['webhooks'].items():
     })
 json.dump(webhooks, open('test/http/reference-webhooks.json', 'w'), indent=1)
 print(len(webhooks), 'webhooks')
+
+
+# Every operation (in scope or not: the enums are the reference's for the status) answers status S with `ErrorS`.
+# A code named after the hosted service (the first word of the document's title) takes the neutral word, as the
+# specification writes it (section 7: SERVICE_SWITCH_ERROR).
+OWN_NAME = doc['info']['title'].split()[0].upper() + '_'
+
+
+def neutral(code):
+    return 'SERVICE_' + code[len(OWN_NAME):] if code.startswith(OWN_NAME) else code
+
+
+errors = {}
+for path, ops in paths.items():
+    for method, op in ops.items():
+        if method not in METHODS:
+            continue
+        for status, response in op.get('responses', {}).items():
+            if not str(status).startswith(('4', '5')):
+                continue
+            ref = response['content']['application/json']['schema']['$ref']
+            if ref != f'#/components/schemas/Error{status}':
+                raise SystemExit(f'{method.upper()} {path} answers {status} with {ref}, not Error{status}')
+            errors[str(status)] = [neutral(c) for c in schemas[f'Error{status}']['properties']['code']['enum']]
+json.dump(dict(sorted(errors.items())), open('test/http/reference-errors.json', 'w'), indent=1)
+print(len(errors), 'error statuses')

@@ -3,7 +3,7 @@ import { settings, type Env } from './env';
 import { currentMeter, meterFields, newMeter, withMeter, type Meter } from './db/meter';
 import { errorResponse, noRoute } from './http/errors';
 import { logger } from './http/log';
-import { apiBase, buildRouter, loggedPath, ROUTES, toErrorResponse } from './router';
+import { apiBase, buildRouter, loggedPath, operationsFor, ROUTES, toErrorResponse } from './router';
 import { consoleResponse } from './console/serve';
 import { mcpPath, mcpResponse } from './mcp/server';
 import { handleJobs, sweep, type SweepStep } from './jobs';
@@ -25,7 +25,7 @@ export default {
     const started = Date.now();
     const url = new URL(request.url);
     // The request's D1 work, awaited or not; an enclosing meter (a test's) gets the same sums.
-    const meter = newMeter(currentMeter());
+    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
     let response: Response;
     try {
       if (url.pathname === '/healthz' && request.method === 'GET') {
@@ -38,12 +38,9 @@ export default {
           ((await withMeter(meter, () => router.fetch(req as never, env, exec, deps))) as Response | undefined) ?? errorResponse(noRoute());
         // Paths outside the version base match no route at all, except the console's (`/`, `/console/*`) and `/mcp`.
         if (url.pathname === mcpPath(s.apiPrefix)) {
-          // Each tool call is a request through the same router, so MCP and HTTP calls are one and the same.
-          response = await mcpResponse(request, {
-            routes: ROUTES,
-            base: apiBase(s.apiPrefix),
-            api: (req) => api(req).catch((error: unknown) => toErrorResponse(error, log, req)),
-          });
+          // Each tool call runs its operation in process as its HTTP request would, so MCP and HTTP calls are one and the same.
+          const call = operationsFor({ request, env, exec, settings: s, log });
+          response = await withMeter(meter, () => mcpResponse(request, { routes: ROUTES, base: apiBase(s.apiPrefix), call }));
         } else response = (await consoleResponse(request, env, s, apiBase(s.apiPrefix))) ?? (await api(request));
       }
     } catch (error) {
@@ -62,15 +59,17 @@ export default {
   },
 
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    const log = logger(settings(env).logLevel);
-    const meter = newMeter(currentMeter());
+    const s = settings(env);
+    const log = logger(s.logLevel);
+    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
     await withMeter(meter, () => handleJobs(batch, env, log));
     if (log.enabled('info')) log.info('queue batch', { messages: batch.messages.length, ...meterFields(meter) });
   },
 
   async scheduled(controller: ScheduledController, env: Env): Promise<void> {
-    const log = logger(settings(env).logLevel);
-    const meter = newMeter(currentMeter());
+    const s = settings(env);
+    const log = logger(s.logLevel);
+    const meter = newMeter(currentMeter(), s.mode === 'sandbox');
     await withMeter(meter, () => sweep(env, controller.scheduledTime, log, SANDBOX_SWEEP));
     if (log.enabled('info')) log.info('sweep', meterFields(meter));
   },

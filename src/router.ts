@@ -7,6 +7,8 @@ import type { RouteDef } from './http/route';
 import { openApiRoute } from './http/openapi';
 import { inMatchingOrder, pathShadows } from './http/route-order';
 import type { CredentialLookups } from './http/auth';
+import type { RunHooks } from './http/hooks';
+import { operationCaller, type CallOperation, type CallSite } from './http/call';
 import { findTokenWithPlatform, findTokenWithPlatformAnd } from './platform/tokens-service';
 import { findAgentByToken, findAgentByTokenAnd } from './agents/tokens';
 import { platformRoutes } from './platform/routes';
@@ -25,7 +27,8 @@ import { paymentRoutes } from './payments/routes';
 import { agentsRoutes } from './agents/routes';
 import { agentActionDecider } from './agents/actions-service';
 import { sandboxRoutes } from './sandbox/routes';
-import { WEBHOOKS } from './sandbox/webhook-catalog';
+import { faultsAround } from './sandbox/faults';
+import { WEBHOOKS } from './webhook-catalog';
 
 export const API_VERSION = '2025-10-13';
 
@@ -36,6 +39,10 @@ const credentials: CredentialLookups = {
   agentByToken: findAgentByToken,
   agentByTokenAnd: findAgentByTokenAnd,
 };
+
+/** What the sandbox adds to every request's runner (its fault rules); a production router installs no hook. */
+const SANDBOX_HOOKS: RunHooks = { aroundHandling: faultsAround };
+const PRODUCTION_HOOKS: RunHooks = {};
 
 /** Every endpoint, one list per area, in matching order (no literal path is shadowed by a parameter). */
 export const ROUTES: RouteDef[] = inMatchingOrder([
@@ -51,10 +58,10 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...umaRoutes,
   ...invitationRoutes,
   ...paymentRoutes(agentActionDecider),
-  ...sandboxRoutes(() => ROUTES, credentials),
+  ...sandboxRoutes({ routes: () => ROUTES, calls: operationsFor, webhooks: WEBHOOKS }),
 ]);
 
-/** The webhooks /openapi.json documents (their table lives with the sandbox, which sends any of them on demand). */
+/** The webhooks /openapi.json documents (the sandbox sends any of them on demand). */
 export { WEBHOOKS };
 
 /** A request path as log lines show it: the secret path parameters the routes declare, by name. */
@@ -84,10 +91,9 @@ export function buildRouter(prefix: string) {
     });
   }
   for (const route of all) {
-    router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) => {
-      hideSandboxInProduction(route.path, deps.settings);
-      return route.run(req as unknown as Request, env, exec, { ...deps, credentials });
-    });
+    router[route.method.toLowerCase() as 'get'](route.path, (req: IRequest, env: Env, exec: ExecutionContext, deps: Args[2]) =>
+      runRoute(route, req as unknown as Request, env, exec, deps),
+    );
   }
   for (const [path, methods] of methodsByPath) {
     router.all(path, (_req: IRequest, _env: Env, _exec: ExecutionContext, deps: Args[2]) => notAllowed(path, methods, deps.settings));
@@ -96,6 +102,27 @@ export function buildRouter(prefix: string) {
     throw noRoute();
   });
   return router;
+}
+
+/**
+ * Runs `route` on `request` as every API request runs: a sandbox route hidden in production, the router's
+ * credential lookups, and the hooks of the mode (the one place they are installed).
+ */
+function runRoute(route: RouteDef, request: Request, env: Env, exec: ExecutionContext, deps: Args[2]): Promise<Response> {
+  hideSandboxInProduction(route.path, deps.settings);
+  const hooks = deps.settings.mode === 'sandbox' ? SANDBOX_HOOKS : PRODUCTION_HOOKS;
+  return route.run(request, env, exec, { settings: deps.settings, log: deps.log, credentials, hooks });
+}
+
+/**
+ * The API's operations called in process from `site` (MCP's tools, fixtures' steps): each runs as its HTTP
+ * request would (`runRoute`), and an error is answered as the Worker answers it.
+ */
+export function operationsFor(site: CallSite): CallOperation {
+  const at = { origin: new URL(site.request.url).origin, base: apiBase(site.settings.apiPrefix) };
+  return operationCaller(ROUTES, at, (route, request) =>
+    runRoute(route, request, site.env, site.exec, site).catch((error: unknown) => toErrorResponse(error, site.log, request)),
+  );
 }
 
 /** 405 with `Allow` (404 for a sandbox path in production). */

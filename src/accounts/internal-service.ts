@@ -1,6 +1,6 @@
 // Internal accounts: the accounts a customer is born with, the view, lists, sandbox funding, privacy, events.
-import { and, eq, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
-import { loadTogether, type Db, type Statement } from '../db/client';
+import { and, eq, exists, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { loadTogether, namedGuard, type Db, type Statement } from '../db/client';
 import type { ServiceMode } from '../env';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { internalAccounts, type InternalAccountRow, type PlatformRow } from '../db/schema';
@@ -10,10 +10,11 @@ import { iso } from '../common/time';
 import { newId } from '../crypto/ids';
 import { conflict, notFound } from '../http/errors';
 import { keysetList, mapPage } from '../http/pagination';
-import { moneyBatch, movementStatements } from '../ledger/ledger';
+import type { Change } from '../http/change';
+import { movementStatements } from '../ledger/ledger';
 import { fundingInstructions } from './funding-instructions';
 import { sqlEventStatements } from '../webhooks/sql-events';
-import { dispatchEvents } from '../webhooks/outbox';
+import { eventMessages } from '../webhooks/outbox';
 import type { InternalAccountListQuery, InternalAccountView } from './internal-schema';
 
 type AccountType = InternalAccountRow['type'];
@@ -68,7 +69,7 @@ export function internalAccountView(row: InternalAccountRow, mode: ServiceMode):
   return view;
 }
 
-export const internalAccountNotFound = () => notFound('NOT_FOUND', 'Internal account not found');
+export const internalAccountNotFound = () => notFound('INTERNAL_ACCOUNT_NOT_FOUND', 'Internal account not found');
 
 /**
  * A condition checked on the few accounts of one holder (a customer, the platform), never an index search:
@@ -144,27 +145,31 @@ export async function listPlatformInternalAccounts(
 /** The pseudo account sandbox deposits are debited from; the ledger of a platform still sums to zero. */
 const SANDBOX_FUNDING_ACCOUNT = 'Sandbox:funding';
 
+/** A deposit's named guard: the account is still ACTIVE (a customer deletion may have closed it since it was read). */
+const STILL_ACTIVE = 'FUNDED_ACCOUNT_ACTIVE';
+
 /**
- * Sandbox deposit: one ledger movement from the funding pseudo account, posted atomically with the balance
- * change (concurrent deposits each add exactly their amount).
+ * Sandbox deposit, as a Change: one ledger movement from the funding pseudo account, posted atomically with the
+ * balance change (concurrent deposits each add exactly their amount) and the balance event. It answers the
+ * account as this deposit left the balance it read; 409 when the account is not (or no longer) ACTIVE.
  */
-export async function fundInternalAccount(
+export function fundingChange(
   db: Db,
-  queue: Queue<unknown>,
   mode: ServiceMode,
   account: InternalAccountRow | undefined,
   amount: number,
   now: number,
-): Promise<InternalAccountRow> {
+): Change<InternalAccountView> {
   if (!account) throw internalAccountNotFound();
   const notActive = () => conflict(`Internal account is ${account.status === 'ACTIVE' ? 'no longer active' : account.status}`);
   if (account.status !== 'ACTIVE') throw notActive();
-  // Fails the batch (balance CHECK) if the account stopped being ACTIVE since it was read, e.g. closed by a customer deletion.
-  const guard = db
-    .update(internalAccounts)
-    .set({ balance: sql`-1` })
-    .where(and(eq(internalAccounts.id, account.id), ne(internalAccounts.status, 'ACTIVE')));
-  const stmts = movementStatements(db, {
+  const active = exists(
+    db
+      .select({ one: sql`1` })
+      .from(internalAccounts)
+      .where(and(eq(internalAccounts.id, account.id), eq(internalAccounts.status, 'ACTIVE'))),
+  );
+  const movement = movementStatements(db, {
     platformId: account.platformId,
     from: SANDBOX_FUNDING_ACCOUNT,
     to: account.id,
@@ -175,13 +180,13 @@ export async function fundInternalAccount(
     now,
   });
   const event = balanceEvent(db, account, mode, now);
-  // The account as this deposit left it, read at the end of the batch.
-  const after = db.select().from(internalAccounts).where(eq(internalAccounts.id, account.id));
-  const { result, results } = await moneyBatch(db, [guard, ...stmts, ...event.statements, after]);
-  if (result === 'insufficient_funds') throw notActive();
-  if (result !== 'applied') throw new Error(`sandbox funding not applied: ${result}`);
-  await dispatchEvents(queue, [event.eventId]);
-  return (results.at(-1) as InternalAccountRow[])[0]!;
+  return {
+    statements: [namedGuard(db, STILL_ACTIVE, active), ...movement, ...event.statements],
+    messages: eventMessages([event.eventId]),
+    status: 200,
+    body: internalAccountView({ ...account, balance: account.balance + amount, updatedAt: now }, mode),
+    refusals: { [STILL_ACTIVE]: notActive() },
+  };
 }
 
 /** PATCH /internal-accounts/{id} after the wallet's signed retry authorised it: the account as changed. */

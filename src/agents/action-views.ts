@@ -20,7 +20,7 @@ import { dateRangeOrder, keysetIds, keysetLoads, keysetPage, pageFrom, type Keys
 import { quoteView, transactionView } from '../payments/views';
 import type { AgentAction } from './schema';
 
-export const actionNotFound = () => notFound('NOT_FOUND', 'Agent action not found');
+export const actionNotFound = () => notFound('AGENT_ACTION_NOT_FOUND', 'Agent action not found');
 
 export async function loadAction(db: Db, platformId: string, id: string, agentId?: string): Promise<AgentActionRow> {
   const where = [eq(agentActions.id, id), eq(agentActions.platformId, platformId)];

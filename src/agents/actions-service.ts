@@ -112,8 +112,8 @@ function describe(agent: AgentRow, req: MoneyRequest, loaded: RequestLoaded) {
   };
   const internalSlot = req.type === 'TRANSFER_OUT' ? req.sourceAccountId : req.destinationAccountId;
   for (const id of [req.sourceAccountId, req.destinationAccountId]) {
-    if (id === internalSlot && !ours.internal) throw notFound('NOT_FOUND', 'Internal account not found');
-    if (id !== internalSlot && !ours.external) throw notFound('NOT_FOUND', 'External account not found');
+    if (id === internalSlot && !ours.internal) throw notFound('INTERNAL_ACCOUNT_NOT_FOUND', 'Internal account not found');
+    if (id !== internalSlot && !ours.external) throw notFound('EXTERNAL_ACCOUNT_NOT_FOUND', 'External account not found');
   }
   const currency = ours.internal!.currency;
   const transferDetails = {

@@ -34,7 +34,7 @@ export function newDeviceCode(agentId: string, platformId: string, issuerPermiss
   return { row, view: { code, agentId, expiresAt: iso(row.expiresAt), redeemed: false } };
 }
 
-const codeNotFound = () => notFound('NOT_FOUND', 'Device code not found');
+const codeNotFound = () => notFound('DEVICE_CODE_NOT_FOUND', 'Device code not found');
 
 /** GET /agents/device-codes/{code}/status as a load (`platformId` SQL: see `RouteSpec.load`); the code is looked up by its hash. */
 export function deviceCodeLoads(db: Db, platformId: SQL, code: string) {

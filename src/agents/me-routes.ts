@@ -40,10 +40,10 @@ import { paymentDeps } from '../payments/transaction-change';
 import { transactionView } from '../payments/views';
 import { ratesUnavailableResponse } from '../payments/rates-schema';
 import { ActionIdParams, Agent, AgentAction, AgentActionList, AgentActionListQuery } from './schema';
-import { actionChange, actionLoads, requireActing, type MoneyRequest } from './actions-service';
+import { actionChange, actionLoads, type MoneyRequest } from './actions-service';
 import { actionView, listAgentActions, loadAction } from './action-views';
 import { requireAllowed } from './policy';
-import { agentExternalAccount, agentView, requireAgentPermission, requireCustomerAccountRow, usageOf } from './service';
+import { agentExternalAccount, agentView, requireCustomerAccountRow, usageOf } from './service';
 
 const tag = 'Agent Operations';
 const EXTERNAL_READ = ['MANAGE_EXTERNAL_ACCOUNTS', 'VIEW_TRANSACTIONS'] as const;
@@ -62,17 +62,17 @@ const executeResponses = { 200: { description: actionDescription, schema: AgentA
 
 /**
  * An agent's money request: its reads, the agent's usage (and an Idempotency-Key's claim) ride on the bearer
- * lookup; then the action's Change commits in one batch with the recorded answer.
+ * lookup; the runner refuses a paused agent or a policy without the route's permission; then the action's
+ * Change commits in one batch with the recorded answer.
  */
 function act<B, P>(toRequest: (input: { body: B; params: P }) => MoneyRequest, status: 200 | 201) {
   return {
     idempotent: { scope: 'agent' } as const,
+    acting: true,
+    movesMoney: true,
     load: (p: LoadInput<B, P>) => actionLoads(p.db, p, toRequest(p), platformClock(p.platformId, p.now)),
-    handler: (c: Ctx<'agent', P, unknown, B, ReturnType<typeof actionLoads>>) => {
-      const req = toRequest(c);
-      requireActing(c.auth.agent, req.type);
-      return actionChange(paymentDeps(c), c.auth.platform, c.auth.agent, req, c.loaded, c.now, status);
-    },
+    handler: (c: Ctx<'agent', P, unknown, B, ReturnType<typeof actionLoads>>) =>
+      actionChange(paymentDeps(c), c.auth.platform, c.auth.agent, toRequest(c), c.loaded, c.now, status),
   };
 }
 
@@ -138,10 +138,10 @@ export const agentMeRoutes = [
     tag,
     auth: 'agent',
     agentPermission: 'MANAGE_EXTERNAL_ACCOUNTS',
+    acting: true,
     body: AgentExternalAccountCreate,
     responses: { 201: { description: 'Created', schema: ExternalAccount }, ...errorResponses(400, 401, 403, 404, 409) },
     handler: async (c) => {
-      requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
       // Another customer is as unknown to the agent as a made-up id.
       if (c.body.customerId !== undefined && c.body.customerId !== c.auth.agent.customerId)
         throw notFound('USER_NOT_FOUND', 'Customer not found');
@@ -169,10 +169,10 @@ export const agentMeRoutes = [
     tag,
     auth: 'agent',
     agentPermission: 'MANAGE_EXTERNAL_ACCOUNTS',
+    acting: true,
     params: ExternalAccountIdParams,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
-      requireAgentPermission(c.auth.agent, 'MANAGE_EXTERNAL_ACCOUNTS', true);
       await agentExternalAccount(c.db, c.auth.agent, c.params.externalAccountId);
       await deleteExternalAccount(c.db, c.auth.agent.platformId, c.params.externalAccountId, 'any', c.now);
       return noContent();
@@ -187,11 +187,12 @@ export const agentMeRoutes = [
     tag,
     auth: 'agent',
     agentPermission: 'CREATE_QUOTES',
+    acting: true,
     body: QuoteRequest,
+    followUp: 'agentExecuteQuote',
     responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404), ...ratesUnavailableResponse },
     handler: async (c) => {
       const agent = c.auth.agent;
-      requireAgentPermission(agent, 'CREATE_QUOTES', true);
       const body = c.body;
       if (body.immediatelyExecute)
         throw badRequest('Agents execute quotes with POST /agents/me/quotes/{quoteId}/execute', {

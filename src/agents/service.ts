@@ -27,7 +27,7 @@ import { newDeviceCode } from './device-codes';
 
 const CANNOT_GIVE = 'Giving the agent these powers needs permissions this API token lacks';
 
-export const agentNotFound = () => notFound('NOT_FOUND', 'Agent not found');
+export const agentNotFound = () => notFound('AGENT_NOT_FOUND', 'Agent not found');
 /** UTC day (YYYY-MM-DD) and month (YYYY-MM) that limits count in. */
 export function periodOf(now: number) {
   const day = new Date(now).toISOString().slice(0, 10);

@@ -25,6 +25,11 @@ export const isGuardFailure = (text: string): boolean => /malformed JSON/i.test(
 /** True when a batch failed on the `namedGuard` called `name` (SQLite words it "bad JSON path: '<name>'" or, before 3.45, "JSON path error near '<name>'"). */
 export const isNamedGuardFailure = (text: string, name: string): boolean => /JSON path/i.test(text) && text.includes(`'${name}'`);
 
-/** True when a batch failed on the internal accounts' balance CHECK: a debit would overdraw (nothing changed). */
-export const isBalanceCheckFailure = (text: string): boolean =>
-  text.includes('internal_accounts_balance_non_negative') || /CHECK constraint failed/i.test(text);
+/** True when a batch failed on the CHECK constraint called `name` (SQLite names a named constraint in its message). */
+export const isCheckFailure = (text: string, name: string): boolean => new RegExp(`CHECK constraint failed: ${name}\\b`).test(text);
+
+/**
+ * True when a batch failed on the internal accounts' balance CHECK: a debit would overdraw (nothing changed).
+ * Only that constraint: another CHECK failing (a transition applied twice, a negative fee) is no shortfall.
+ */
+export const isBalanceCheckFailure = (text: string): boolean => isCheckFailure(text, 'internal_accounts_balance_non_negative');

@@ -11,8 +11,16 @@ export interface Meter {
   rowsRead: number;
   rowsWritten: number;
   roundTrips: number;
-  /** Statements whose result carried no meta (none on today's binding; a binding without the path `raw` needs). */
+  /** Statements whose result carried no meta: selects when `selectRows` is off (or a binding without the path `raw` needs). */
   unmetered: number;
+  /**
+   * Count the rows each select reads: drizzle reads selects through the binding's `raw()`, whose result drops
+   * D1's meta, so the meter sends that very request through the binding's private method instead (`rawWithMeta`).
+   * On in sandbox mode (its `X-D1-Rows-Read` header shows a request's cost) and in tests (the rows-read budgets);
+   * off in production, which does not lean on a private method of workerd's binding (a workerd update that
+   * changed it could break every read): there selects count as `unmetered` and the log line says how many.
+   */
+  selectRows: boolean;
   /** When present, each round trip's statement count is appended (tests). */
   statements?: number[];
   /** When present, each statement run is appended with its bound values and rows read (tests: EXPLAIN QUERY PLAN). */
@@ -26,8 +34,9 @@ export interface StatementRun {
   rowsRead?: number;
 }
 
-export function newMeter(parent?: Meter): Meter {
-  return { rowsRead: 0, rowsWritten: 0, roundTrips: 0, unmetered: 0, parent };
+/** A meter summing into `parent` too; `selectRows` off in production (see `Meter.selectRows`). */
+export function newMeter(parent?: Meter, selectRows = true): Meter {
+  return { rowsRead: 0, rowsWritten: 0, roundTrips: 0, unmetered: 0, selectRows, parent };
 }
 
 const current = new AsyncLocalStorage<Meter>();
@@ -42,9 +51,9 @@ export function currentMeter(): Meter | undefined {
   return current.getStore();
 }
 
-/** The totals as log fields. */
-export function meterFields(m: Meter): { d1: number; rowsRead: number; rowsWritten: number } {
-  return { d1: m.roundTrips, rowsRead: m.rowsRead, rowsWritten: m.rowsWritten };
+/** The totals as log fields (`unmetered`: statements whose rows the sums leave out, when there are any). */
+export function meterFields(m: Meter): { d1: number; rowsRead: number; rowsWritten: number; unmetered?: number } {
+  return { d1: m.roundTrips, rowsRead: m.rowsRead, rowsWritten: m.rowsWritten, ...(m.unmetered ? { unmetered: m.unmetered } : {}) };
 }
 
 interface Meta {
@@ -93,7 +102,8 @@ const NO_SPAN = { setAttribute() {} };
  * `raw()` with its meta. drizzle reads every select with fields through `raw()` (arrays: a join's
  * same-named columns stay apart), whose public result has no meta; `all()` has meta but keys rows by column
  * name, which would merge those columns. So this sends the very request `raw()` sends, through the binding's
- * own method, and keeps both; on a binding without it, it calls `raw()` and counts an unmetered statement.
+ * own method, and keeps both; on a binding without it, or where the work's meter does not count selects (production),
+ * it calls `raw()` and counts an unmetered statement.
  */
 async function rawWithMeta(
   stmt: D1PreparedStatement,
@@ -101,7 +111,7 @@ async function rawWithMeta(
   run?: StatementRun,
 ): Promise<unknown[][]> {
   const s = stmt as unknown as BindingStatement;
-  const send = s.dbSession?._sendOrThrow;
+  const send = current.getStore()?.selectRows ? s.dbSession?._sendOrThrow : undefined;
   if (typeof send !== 'function' || typeof s.statement !== 'string' || !Array.isArray(s.params)) {
     add(undefined);
     return stmt.raw(options as { columnNames: true });

@@ -167,7 +167,7 @@ export async function replaceDocument(
   return documentView(row);
 }
 
-const documentNotFound = () => notFound('NOT_FOUND', 'Document not found');
+const documentNotFound = () => notFound('DOCUMENT_NOT_FOUND', 'Document not found');
 
 /** GET /documents/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `documentFrom` reads it. */
 export function documentLoads(db: Db, platformId: SQL, id: string) {

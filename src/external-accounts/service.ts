@@ -31,7 +31,7 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
   };
 }
 
-export const externalAccountNotFound = () => notFound('NOT_FOUND', 'External account not found');
+export const externalAccountNotFound = () => notFound('EXTERNAL_ACCOUNT_NOT_FOUND', 'External account not found');
 
 /**
  * Creates an external account of a customer or (no customerId) of the platform. The beneficiary check runs

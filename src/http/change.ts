@@ -6,6 +6,7 @@ import { errorText, isBalanceCheckFailure, isNamedGuardFailure, isUniqueViolatio
 import type { Logger } from './log';
 import type * as z from 'zod';
 import { ApiError, retryableConflict, type ErrorBody as ErrorBodySchema } from './errors';
+import { json } from './responses';
 
 /** A queue message, as `Queue.sendBatch` takes it. */
 export type JobMessage = MessageSendRequest<unknown>;
@@ -64,6 +65,13 @@ export async function commitChange<T>(
   }
   await sendMessages(deps.queue, committing.messages, deps.log);
   return committing;
+}
+
+/** A handler's result as its response: a Change committed (its answer), a Response as it is. */
+export async function committed(deps: { db: Db; queue: Queue<unknown>; log?: Logger }, result: Response | Change): Promise<Response> {
+  if (!isChange(result)) return result;
+  const done = await commitChange(deps, result);
+  return json(done.body, done.status);
 }
 
 /** Sends messages in batches of 100 (the queue's limit). Never throws: the cron sweep is the backstop. */

@@ -1,18 +1,20 @@
-// Every error code with its HTTP status, ApiError, and the error body it is answered as.
+// Every error code with its HTTP status, the finer cases answered inside a code, ApiError, and the error bodies.
 import * as z from 'zod';
 
 /**
- * Every error code the API answers with, and its HTTP status: the spec's codes and this project's own.
- * A code is thrown anywhere as an `ApiError` and shaped into the error body in one place (`errorResponse`).
+ * Every error code the API answers with, and its HTTP status. For the statuses the reference closes with an
+ * enum (400, 401, 403, 404, 405, 409, 410, 412, 424, 429, 500, 501: `CLOSED_STATUSES`) a code is one of the
+ * specification's (section 7) or the reference's for that status, so a client generated from the reference
+ * can switch on every code; 413, 415, 422 and 503 are the project's own. A code is thrown anywhere as an
+ * `ApiError` and shaped into the error body in one place (`errorResponse`). The first code of a status is
+ * its generic one (what a sandbox fault of that status answers).
  */
 export const ERRORS = {
   INVALID_INPUT: 400,
-  INSUFFICIENT_FUNDS: 400,
+  INVALID_AMOUNT: 400,
   INVALID_BANK_ACCOUNT: 400,
-  QUOTE_NOT_REALTIME_FUNDED: 400,
-  QUOTE_REQUIRES_FUNDING: 400,
-  WEBHOOK_DELIVERY_FAILED: 400,
-  WEBHOOK_ENDPOINT_NOT_CONFIGURED: 400,
+  WEBHOOK_DELIVERY_ERROR: 400,
+  WEBHOOK_ENDPOINT_NOT_SET: 400,
   EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS: 400,
   PASSKEY_CREDENTIAL_ALREADY_EXISTS: 400,
   INVITATION_ALREADY_CLAIMED: 400,
@@ -24,7 +26,7 @@ export const ERRORS = {
   WALLET_SIGNATURE_INVALID: 401,
   WALLET_SIGNATURE_BODY_MISMATCH: 401,
   FORBIDDEN: 403,
-  NOT_FOUND: 404,
+  REFERENCE_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
   TOKEN_NOT_FOUND: 404,
   QUOTE_NOT_FOUND: 404,
@@ -32,15 +34,10 @@ export const ERRORS = {
   UMA_NOT_FOUND: 404,
   BULK_UPLOAD_JOB_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,
-  REFERENCE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
-  IDEMPOTENCY_REQUEST_IN_PROGRESS: 409,
-  QUOTE_EXPIRED: 409,
-  QUOTE_NOT_PENDING: 409,
   TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: 409,
   UMA_ADDRESS_EXISTS: 409,
-  UMA_DOMAIN_TAKEN: 409,
   CUSTOMER_DELETED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -52,22 +49,78 @@ export const ERRORS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
-/** The codes whose status is `S`, e.g. `CodeOf<404>` for `notFound`. */
-type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERRORS)[K] extends S ? K : never }[ErrorCode];
+
+/** The statuses whose codes the reference closes with an enum (test/http/reference-errors.json holds them). */
+export const CLOSED_STATUSES: readonly number[] = [400, 401, 403, 404, 405, 409, 410, 412, 424, 429, 500, 501];
+
+/**
+ * The finer cases the API tells apart inside one contract code: each answers with its code and names itself
+ * in `details.reason`. A case is thrown by its name like a code (`new ApiError('INSUFFICIENT_FUNDS', ...)`,
+ * `notFound('AGENT_NOT_FOUND', ...)`); the README's Errors section says why each maps where it does.
+ */
+export const REASONS = {
+  INSUFFICIENT_FUNDS: 'INVALID_AMOUNT',
+  QUOTE_REQUIRES_FUNDING: 'INVALID_INPUT',
+  QUOTE_NOT_REALTIME_FUNDED: 'INVALID_INPUT',
+  INVITATION_EXPIRED: 'INVALID_INPUT',
+  AGENT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  AGENT_ACTION_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  DEVICE_CODE_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  INTERNAL_ACCOUNT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  EXTERNAL_ACCOUNT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  BENEFICIAL_OWNER_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  VERIFICATION_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  DOCUMENT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  CREDENTIAL_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  SESSION_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  WEBHOOK_DELIVERY_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  SANDBOX_FAULT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  SANDBOX_SNAPSHOT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  KYC_LINK_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  ROUTE_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  QUOTE_NOT_PENDING: 'CONFLICT',
+  QUOTE_EXPIRED: 'CONFLICT',
+  UMA_DOMAIN_TAKEN: 'CONFLICT',
+  IDEMPOTENCY_REQUEST_IN_PROGRESS: 'CONFLICT',
+} as const satisfies Record<string, ErrorCode>;
+
+export type Reason = keyof typeof REASONS;
+/** What an error is thrown as: a code, or a finer case of one. */
+export type ErrorName = ErrorCode | Reason;
+
+const isReason = (name: string): name is Reason => Object.hasOwn(REASONS, name);
+/** The code `name` answers with. */
+export const codeOf = (name: ErrorName): ErrorCode => (isReason(name) ? REASONS[name] : name);
+export const statusOf = (name: ErrorName): number => ERRORS[codeOf(name)];
+
+/** The names whose status is `S`, e.g. `NameOf<404>` for `notFound`. */
+type NameOf<S extends number> = {
+  [K in ErrorName]: (typeof ERRORS)[K extends Reason ? (typeof REASONS)[K] : K] extends S ? K : never;
+}[ErrorName];
 
 /** Thrown anywhere; shaped once into the spec's error body `{status, code, message, details?}`. */
 export class ApiError extends Error {
   readonly status: number;
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
   constructor(
-    readonly code: ErrorCode,
+    /** A code, or a finer case (REASONS), answered with its code and named in `details.reason`. */
+    name: ErrorName,
     message: string,
-    readonly details?: Record<string, unknown>,
+    details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
     /** Sandbox magic-value failures name the failed check here (spec 4.9). */
     readonly reason?: string,
   ) {
     super(message);
-    this.status = ERRORS[code];
+    this.code = codeOf(name);
+    this.status = ERRORS[this.code];
+    this.details = isReason(name) ? { reason: name, ...details } : details;
+  }
+
+  /** Whether this error is `name`: its code, or the finer case it names. */
+  is(name: ErrorName): boolean {
+    return isReason(name) ? this.details?.reason === name : this.code === name;
   }
 }
 
@@ -81,9 +134,9 @@ export const unauthorized = (challenge = true) =>
     challenge ? { 'WWW-Authenticate': 'Basic realm="service"' } : undefined,
   );
 export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError('FORBIDDEN', message, details);
-export const notFound = (code: CodeOf<404>, message: string) => new ApiError(code, message);
+export const notFound = (name: NameOf<404>, message: string) => new ApiError(name, message);
 /** A path no route serves (or one that does not exist in this mode), answered like any unknown path. */
-export const noRoute = () => notFound('NOT_FOUND', 'No route matches this path');
+export const noRoute = () => notFound('ROUTE_NOT_FOUND', 'No route matches this path');
 /**
  * Clients generated from the service's OpenAPI retry 408, 409, 429 and 5xx unless the response carries
  * this header set to `false`: it marks a conflict that no retry can change.
@@ -91,9 +144,9 @@ export const noRoute = () => notFound('NOT_FOUND', 'No route matches this path')
 export const SHOULD_RETRY_HEADER = 'x-should-retry';
 export const FINAL_CONFLICT_HEADERS: Record<string, string> = { [SHOULD_RETRY_HEADER]: 'false' };
 /** A 409 that a retry cannot change: a duplicate, or a state already decided. */
-export const conflict = (message: string, code: CodeOf<409> = 'CONFLICT') => new ApiError(code, message, undefined, FINAL_CONFLICT_HEADERS);
+export const conflict = (message: string, name: NameOf<409> = 'CONFLICT') => new ApiError(name, message, undefined, FINAL_CONFLICT_HEADERS);
 /** A 409 the same request may get past when retried: a concurrent change, work still running. */
-export const retryableConflict = (message: string, code: CodeOf<409> = 'CONFLICT') => new ApiError(code, message);
+export const retryableConflict = (message: string, name: NameOf<409> = 'CONFLICT') => new ApiError(name, message);
 
 /** One field that failed validation, named by its dotted path. */
 export interface FieldIssue {
@@ -145,15 +198,49 @@ function unknownFields(issues: z.core.$ZodIssue[]): string[] {
   });
 }
 
-export const ErrorBody = z
-  .object({
-    status: z.int(),
-    code: z.enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]]).meta({ description: 'The error code; its status is fixed per code' }),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-    reason: z.string().optional().meta({ description: 'Sandbox: the failed magic-value check (spec 4.9)' }),
-  })
-  .meta({ id: 'Error', description: 'Every non-2xx response has this shape; `status` equals the HTTP status.' });
+const Details = z.record(z.string(), z.unknown());
+const SandboxReason = z.string().meta({ description: 'Sandbox: the failed magic-value check (spec 4.9)' });
+
+/** The error body in code: any status, any code. */
+export const ErrorBody = z.object({
+  status: z.int(),
+  code: z.enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]]),
+  message: z.string(),
+  details: Details.optional(),
+  reason: SandboxReason.optional(),
+});
+
+const bodies = new Map<number, z.ZodType>();
+/**
+ * The error body of `status` as /openapi.json declares it (`Error404`...), generated from the tables: its
+ * codes as an enum, each with the finer cases it names in `details.reason`.
+ */
+export function errorSchema(status: number): z.ZodType {
+  let schema = bodies.get(status);
+  if (schema) return schema;
+  const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => ERRORS[code] === status);
+  if (codes.length === 0) throw new Error(`No error code has status ${status}`);
+  const reasons = (Object.keys(REASONS) as Reason[]).filter((r) => ERRORS[REASONS[r]] === status);
+  const cases = codes.map((code) => {
+    const of = reasons.filter((r) => REASONS[r] === code);
+    return `| ${code} | ${of.length ? of.join(', ') : ''} |`;
+  });
+  schema = z
+    .object({
+      status: z.literal(status),
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).meta({
+        description: ['| Error code | `details.reason` (finer cases) |', '|---|---|', ...cases].join('\n'),
+      }),
+      message: z.string(),
+      details: Details.optional().meta({
+        description: reasons.length ? '`reason` names the finer case (see `code`); other keys are free-form' : 'Free-form',
+      }),
+      ...(status === 401 ? { reason: SandboxReason.optional() } : {}),
+    })
+    .meta({ id: `Error${status}`, description: `A ${status} answer; \`status\` equals the HTTP status.` });
+  bodies.set(status, schema);
+  return schema;
+}
 
 /** The spec's error body of `error`. */
 export function errorBody(error: ApiError): z.infer<typeof ErrorBody> {

@@ -1,6 +1,5 @@
 // Idempotency-Key: the protocol a route's runner follows (claim, act, record with the change, replay) and the
 // store behind it (claim, record, replay, release on `idempotency_keys`), with fingerprints and the purge.
-import { KEY_TTL_MS } from '../common/idempotency';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -18,6 +17,8 @@ import { json } from './responses';
 /** Request header of the IETF Idempotency-Key draft. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_KEY_LENGTH = 255;
+/** An Idempotency-Key is remembered this long; afterwards a request with it acts again. */
+export const KEY_TTL_MS = 24 * 60 * 60_000;
 /** An in-flight claim older than this belongs to a worker that died; the key may be claimed again. */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 
@@ -90,8 +91,14 @@ interface ClaimInput {
 /** The claim round trip's results: the token when this request claimed the key, and whoever holds it. */
 export type ClaimLoads = ReturnType<typeof claimLoads>;
 
+/** A request's parsed Idempotency-Key and the fingerprint of what it asks. */
+export interface Keyed {
+  key: string;
+  fingerprint: string;
+}
+
 /** The parsed key and fingerprint of a request that sent the header, or the 400 its key earns. */
-export function keyOf(request: Request, rawBody: string): { key: string; fingerprint: string } | { error: ApiError } | undefined {
+export function keyOf(request: Request, rawBody: string): Keyed | { error: ApiError } | undefined {
   if (!request.headers.has(IDEMPOTENCY_HEADER)) return undefined;
   try {
     const key = parseKey(request.headers.get(IDEMPOTENCY_HEADER));
@@ -102,8 +109,19 @@ export function keyOf(request: Request, rawBody: string): { key: string; fingerp
   }
 }
 
+/**
+ * The key space of a route's Idempotency-Key: the agent's own (`agent:<id>`), or the platform's. In the
+ * authentication batch the agent's id is SQL; after it, a string: the claim and its release name the same space.
+ */
+export function keyScope(option: IdempotentOption, agentId: string | undefined): string;
+export function keyScope(option: IdempotentOption, agentId: SQL): SQL | string;
+export function keyScope(option: IdempotentOption, agentId: SQL | string | undefined): SQL | string {
+  if (option.scope !== 'agent' || agentId === undefined) return 'platform';
+  return typeof agentId === 'string' ? `agent:${agentId}` : sql`'agent:' || ${agentId}`;
+}
+
 /** The claim as loads for an authentication batch: `platformId` is SQL for the authenticated platform (NULL: nothing claimed). */
-export function claimInAuthBatch(db: Db, scope: SQL | string, keyed: { key: string; fingerprint: string }, platformId: SQL, wall: number) {
+export function claimInAuthBatch(db: Db, scope: SQL | string, keyed: Keyed, platformId: SQL, wall: number) {
   // The platform's time, as `c.now` will be: the wall clock plus its sandbox offset.
   return claimLoads(db, {
     platformId,
@@ -207,6 +225,18 @@ export const d1Store: IdempotencyStore = {
   },
 };
 
+/** The request a route's runner runs under its key (`scope`: `keyScope`), at the platform's time `now`. */
+export function idempotentRequest(request: Request, platformId: string, scope: string, rawBody: string, now: number): IdempotentRequest {
+  const url = new URL(request.url);
+  const key = request.headers.get(IDEMPOTENCY_HEADER);
+  return { platformId, scope, key, method: request.method, path: url.pathname + url.search, body: rawBody, now };
+}
+
+/** Gives back a key this request claimed (none: nothing to do): it was refused before it acted, so a retry acts. */
+export async function releaseClaim(db: Db, held: HeldKey | undefined, store: IdempotencyStore = d1Store): Promise<void> {
+  if (held) await store.release(db, held);
+}
+
 export interface RunOptions {
   /** Which answers are kept for replays (`IdempotentOption.replays`). */
   replays?: (status: number) => boolean;
@@ -259,7 +289,7 @@ export async function runIdempotent(
     response = result;
   } catch (error) {
     // Another attempt holds the key now: it answers for the key.
-    if (error instanceof ApiError && error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') throw error;
+    if (error instanceof ApiError && error.is('IDEMPOTENCY_REQUEST_IN_PROGRESS')) throw error;
     if (!(error instanceof ApiError) || error.status >= 500) {
       await store.release(db, mine);
       throw error;

@@ -1,6 +1,13 @@
 // Error responses as the OpenAPI document declares them, and the 409 retry headers.
-import type { ResponseSpec } from './route';
-import { ErrorBody, SHOULD_RETRY_HEADER } from './errors';
+import type * as z from 'zod';
+import { errorSchema, SHOULD_RETRY_HEADER } from './errors';
+
+/** One response an operation declares, for the OpenAPI document. */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (INVALID_INPUT names the fields in details)',
@@ -26,11 +33,11 @@ const HEADERS: Record<number, Record<string, string>> = {
   429: { 'Retry-After': 'Seconds to wait before retrying' },
 };
 
-/** Error responses in the spec's shape, for the OpenAPI document. */
+/** Error responses in the spec's shape, for the OpenAPI document: each status's codes as an enum (errorSchema). */
 export function errorResponses(...statuses: number[]): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
   for (const s of statuses)
-    out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: ErrorBody, ...(HEADERS[s] ? { headers: HEADERS[s] } : {}) };
+    out[s] = { description: DESCRIPTIONS[s] ?? 'Error', schema: errorSchema(s), ...(HEADERS[s] ? { headers: HEADERS[s] } : {}) };
   return out;
 }
 

@@ -1,34 +1,39 @@
-// defineRoute: one endpoint's declaration, and the runner every request takes (authenticate, validate, load, claim, handle, commit).
-import * as z from 'zod';
-import { sql, type SQL } from 'drizzle-orm';
+// defineRoute: one endpoint's declaration, and the runner every request takes: its stages, composed in one place.
+import type * as z from 'zod';
 import type { Env, Settings } from '../env';
 import type { Db, Loaded, Loads } from '../db/client';
 import type { AgentRow, Permission } from '../db/schema';
-import { authenticate, type CredentialLookups, type Principals } from './auth';
-import { admit, forgetCredentials, rememberPlatform } from './rate-limit';
+import type { CredentialLookups, Principals } from './auth';
+import { admit } from './rate-limit';
 import { requestSession, withBookmark } from './session';
-import { mediaType, readJson, strictBody, unsupportedMediaType } from './body';
-import { forbidden, invalidFields, zodIssues } from './errors';
+import { strictBody } from './body';
+import { readInput, refuseFirst, strictQuery } from './input';
+import { authenticateWithLoads, readEarly, type LoadInput } from './auth-loads';
+import { authorize } from './authorize';
+import { forbidden } from './errors';
 import type { Logger } from './log';
-import { commitChange, isChange, type Change } from './change';
+import { committed, type Change } from './change';
+import type { ResponseSpec } from './responses';
 import {
-  claimInAuthBatch,
-  d1Store,
-  IDEMPOTENCY_HEADER,
   idempotencyHeaderDoc,
-  keyOf,
+  idempotentRequest,
+  releaseClaim,
   runIdempotent,
   type ClaimLoads,
   type IdempotentOption,
 } from './idempotency';
-import { json } from './responses';
-import { afterHandling, beforeHandling, fireFault } from './faults';
+import type { RunHooks } from './hooks';
 
-/** What the router gives every route besides the request: settings, the request's logger, credential lookups. */
+export type { LoadInput } from './auth-loads';
+export type { ResponseSpec } from './responses';
+
+/** What the router gives every route besides the request: settings, the request's logger, credential lookups, hooks. */
 interface RunDeps {
   settings: Settings;
   log: Logger;
   credentials: CredentialLookups;
+  /** What the router installs around handling (sandbox: fault rules); none in production. */
+  hooks: RunHooks;
 }
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -57,27 +62,6 @@ export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B 
 
 type NoLoads = Record<never, never>;
 
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-  headers?: Record<string, string>;
-}
-
-/** What `RouteSpec.load` gets: the valid input, and SQL for the platform the credentials authenticate. */
-export interface LoadInput<B, P = unknown, Q = unknown> {
-  db: Db;
-  request: Request;
-  params: P;
-  query: Q;
-  body: B;
-  rawBody: string;
-  platformId: SQL;
-  /** Agent-bearer routes: SQL for the authenticated agent's id (NULL when authentication fails). */
-  agentId: SQL;
-  /** The wall clock `c.now` derives from (`c.now` adds the platform's sandbox clock offset). */
-  now: number;
-}
-
 export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoads> {
   method: Method;
   /** itty-router pattern below the version base, e.g. `/tokens/:tokenId`. */
@@ -90,6 +74,11 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   permission?: Permission;
   /** Agent-bearer routes: the agent-policy permission needed (a list: any one of them); none means any agent. */
   agentPermission?: AgentPermissionName | readonly AgentPermissionName[];
+  /**
+   * Agent-bearer routes where the agent acts for its customer (a write): a paused agent is refused (403), as a
+   * policy without the permission is, before anything is done or its Idempotency-Key is recorded.
+   */
+  acting?: boolean;
   params?: z.ZodType<P>;
   /** Path parameters that are secrets (a redeemable code): log lines show their `:name`, never the value. */
   secretParams?: readonly (keyof P & string)[];
@@ -114,6 +103,10 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
    * commits the Change it returns together with the recorded answer, and replays that answer to repeats.
    */
   idempotent?: IdempotentOption;
+  /** The operation moves money (an agent's payment): its MCP tool says so, and what it costs. */
+  movesMoney?: boolean;
+  /** The operation that acts on what this one creates (a quote and its execute): its MCP tool names it as the next step. */
+  followUp?: string;
   /** Answers with a Response, or with a Change the runner commits (its answer becomes the response). */
   handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response | Change> | Response | Change;
 }
@@ -130,78 +123,48 @@ export function defineRoute<
   B = undefined,
   L extends Loads = NoLoads,
 >(spec: RouteSpec<A, P, Q, B, L>): RouteDef {
+  // An agent's own key space, and its acting, need an agent.
+  if ((spec.idempotent?.scope === 'agent' || spec.acting) && spec.auth !== 'agent')
+    throw new Error(`${spec.operationId}: needs auth 'agent'`);
   // Unknown fields are refused at every depth of a JSON body; the OpenAPI document shows the same schema.
   const body = spec.body && spec.body !== 'multipart' ? strictBody(spec.body) : spec.body;
   const input = { params: spec.params, query: strictQuery(spec), body };
-  const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials }) => {
+  // The stages read the declaration as every route's (their own types are structural).
+  const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
+  // The runner: its stages in order (README, "Code layout"). Each refusal is an answer in the spec's shape.
+  const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials, hooks }) => {
+    // 1. A browser page of another site writes nothing.
     refuseCrossSiteWrite(request);
-    // Before any D1 work: a request over its platform's budget costs nothing more (see rate-limit.ts).
-    const limited = await admit(env, settings, request, spec);
-    // The one place a request's database is chosen: a D1 session (primary or replica, see session.ts).
+    // 2. The rate limit, before any D1 work: a request over its platform's budget costs nothing more.
+    const budget = await admit(env, settings, request, spec);
+    // 3. The request's D1 session, the one place its database is chosen (primary or replica).
     const session = requestSession(env.DB, request, spec.auth);
-    const db = session.db;
+    const { db } = session;
     const wall = Date.now();
-    // With loads (or a key to claim) the input is read first, so an invalid request adds nothing to the
-    // authentication round trip; its error still comes after authentication's.
-    const early = spec.load || spec.idempotent ? await readInput(input, request).catch((error: unknown) => ({ error })) : undefined;
-    const valid = early && !('error' in early) ? early : undefined;
-    const keyed = spec.idempotent && valid ? keyOf(request, valid.rawBody) : undefined;
-    const claim = keyed && !('error' in keyed) ? keyed : undefined;
-    // A load refusing the input (an invalid cursor) refuses it after authentication, like validation does.
-    let refused: { error: unknown } | undefined;
-    const load =
-      valid && (spec.load || claim) && !session.refused
-        ? (platformId: SQL, agentId: SQL = sql`NULL`) => {
-            try {
-              const loads = spec.load?.({
-                db,
-                request,
-                params: valid.params as P,
-                query: valid.query as Q,
-                body: valid.body as B,
-                rawBody: valid.rawBody,
-                platformId,
-                agentId,
-                now: wall,
-              });
-              // The claim first: the route's loads see the key as claimed.
-              if (!claim) return loads ?? {};
-              const scope = spec.idempotent!.scope === 'agent' ? sql`'agent:' || ${agentId}` : 'platform';
-              return { ...claimInAuthBatch(db, scope, claim, platformId, wall), ...loads };
-            } catch (error) {
-              refused = { error };
-              return {};
-            }
-          }
-        : undefined;
-    const { principal: auth, loaded } = await authenticate(spec.auth, request, {
-      db,
-      settings,
-      credentials,
-      permission: spec.permission,
-      load,
-    }).catch((error: unknown) => {
-      forgetCredentials(limited);
-      throw error;
-    });
-    rememberPlatform(limited, auth && 'platform' in auth ? auth.platform.id : undefined);
-    if (spec.permission && auth && 'permissions' in auth && !auth.permissions.includes(spec.permission)) {
-      throw forbidden(`This API token lacks the ${spec.permission} permission`);
+    // 4. The input and Idempotency-Key, read before authentication when loads or a claim ride on it.
+    const early = await readEarly(route, input, request);
+    // 5. Authentication, with the route's loads and the key's claim in its round trip (none under a bad bookmark).
+    const ride = session.refused ? {} : early;
+    const authed = await authenticateWithLoads(route, request, { db, settings, credentials, early: ride, wall, budget });
+    const { auth, loaded, held } = authed;
+    // 6. Permissions: the token's, the agent's policy, a paused agent; a refusal gives the claimed key back.
+    await authorize(spec, auth, db, held);
+    // 7. The input's refusals, after authentication's, in the order a client fixes them.
+    refuseFirst(session.refused, early.refused, authed.refused, early.keyRefused);
+    const { params, query, body, rawBody } = early.input ?? (await readInput(input, request));
+    const platform = auth && 'platform' in auth ? auth.platform : undefined;
+    // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
+    const now = wall + (platform?.clockOffsetMs ?? 0);
+    // 8. The router's hook around handling (sandbox: fault rules; none in production).
+    const around =
+      platform &&
+      (await hooks.aroundHandling?.({ db, platform, request, method: spec.method, route: spec.path, input: { params, query, body }, now }));
+    if (around?.instead) {
+      // Nothing was done: a key claimed with authentication is given back, so a retry acts.
+      await releaseClaim(db, held);
+      return withBookmark(around.instead, session);
     }
-    const anyOf = spec.agentPermission && [spec.agentPermission].flat();
-    if (anyOf && auth && 'agent' in auth && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {
-      // A key claimed with authentication is given back: this refusal is not the key's answer.
-      const token = (loaded as Partial<Loaded<ClaimLoads>>).idempotencyClaim?.[0]?.claimToken;
-      if (claim && token)
-        await d1Store.release(db, { platformId: auth.platform.id, scope: `agent:${auth.agent.id}`, key: claim.key, token });
-      throw forbidden(`The agent's policy does not grant ${anyOf.join(' or ')}`);
-    }
-    if (session.refused) throw session.refused;
-    if (early && 'error' in early) throw early.error;
-    if (refused) throw refused.error;
-    if (keyed && 'error' in keyed) throw keyed.error;
-    const { params, query, body, rawBody } = valid ?? (await readInput(input, request));
-    const now = wall + (auth && 'platform' in auth ? auth.platform.clockOffsetMs : 0);
+    // 9. The handler, once; its Change committed (with the key's record, under a key).
     const handle = async () =>
       spec.handler({
         request,
@@ -210,7 +173,6 @@ export function defineRoute<
         settings,
         log,
         db,
-        // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
         now,
         auth: auth as Principals[A],
         params: params as P,
@@ -220,55 +182,20 @@ export function defineRoute<
         // The loads ran in authentication's batch; auth/ returns their results by name, untyped.
         loaded: loaded as Loaded<L>,
       });
-    // Sandbox fault rules (faults.ts): the platform row brought them; none that match means no work at all.
-    const platform = auth && 'platform' in auth ? auth.platform : undefined;
-    const fired =
-      platform &&
-      (await fireFault(db, settings, platform, request, { method: spec.method, route: spec.path, input: { params, query, body } }, now));
-    const instead = fired && (await beforeHandling(fired));
-    if (instead) {
-      // Nothing was done: a key claimed with authentication is given back, so a retry acts.
-      const token = (loaded as Partial<Loaded<ClaimLoads>>).idempotencyClaim?.[0]?.claimToken;
-      if (claim && token && platform)
-        await d1Store.release(db, { platformId: platform.id, scope: claimScope(spec, auth), key: claim.key, token });
-      return withBookmark(instead, session);
-    }
     const deps = { db, queue: env.JOBS, log };
-    let response: Response;
-    if (claim && auth && 'platform' in auth) {
-      const url = new URL(request.url);
-      const scope = claimScope(spec, auth);
-      const idempotent = { platformId: auth.platform.id, scope, key: request.headers.get(IDEMPOTENCY_HEADER), now };
-      response = await runIdempotent(
-        deps,
-        { ...idempotent, method: request.method, path: url.pathname + url.search, body: rawBody },
-        handle,
-        { replays: spec.idempotent!.replays, claimed: loaded as Loaded<ClaimLoads> },
-      );
-    } else {
-      const result = await handle();
-      if (isChange(result)) {
-        const done = await commitChange(deps, result);
-        response = json(done.body, done.status);
-      } else response = result;
-    }
-    return withBookmark(fired ? await afterHandling(fired, response) : response, session);
+    const response =
+      platform && authed.scope !== undefined
+        ? await runIdempotent(deps, idempotentRequest(request, platform.id, authed.scope, rawBody, now), handle, {
+            replays: spec.idempotent!.replays,
+            claimed: loaded as Loaded<ClaimLoads>,
+          })
+        : await committed(deps, await handle());
+    // 10. The hook's change of the answer, and the session's bookmark.
+    return withBookmark(around?.after ? await around.after(response) : response, session);
   };
   // An idempotent route documents its header from the same declaration that makes it honour it.
   const headers = spec.idempotent ? { ...idempotencyHeaderDoc, ...spec.headers } : spec.headers;
-  return { ...(spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>), body, headers, run };
-}
-
-/** The key space of a route's Idempotency-Key for this principal: the agent's own, or the platform's. */
-function claimScope(spec: { idempotent?: IdempotentOption }, auth: Principals[AuthKind]): string {
-  return spec.idempotent?.scope === 'agent' && auth && 'agent' in auth ? `agent:${auth.agent.id}` : 'platform';
-}
-
-/** The route's query schema refusing undeclared parameters, as bodies refuse unknown fields (a client's typo or unsupported filter would otherwise widen the list silently). */
-function strictQuery(spec: { operationId: string; query?: z.ZodType }): z.ZodType | undefined {
-  if (!spec.query) return undefined;
-  if (!(spec.query instanceof z.ZodObject)) throw new Error(`${spec.operationId}: the query schema must be a z.object`);
-  return spec.query.strict();
+  return { ...route, body, headers, run };
 }
 
 /**
@@ -282,58 +209,6 @@ function refuseCrossSiteWrite(request: Request): void {
   if (request.method !== 'GET' && site !== null && site !== 'same-origin' && site !== 'none') {
     throw forbidden('Requests from a page of another site are refused');
   }
-}
-
-/** Path parameters, query and JSON body, validated (400 naming the fields; 415 for a body of the wrong media type). */
-async function readInput(spec: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType | 'multipart' }, request: Request) {
-  const params = parse(
-    spec.params,
-    decodeParams((request as unknown as { params?: Record<string, string> }).params),
-    'path parameters',
-    '',
-  );
-  const query = parse(spec.query, queryObject(new URL(request.url)), 'query parameters', '');
-  let body: unknown;
-  let rawBody = '';
-  if (spec.body === 'multipart') {
-    // The handler streams the form itself; whatever else was sent is the wrong type, not malformed input.
-    if (mediaType(request.headers.get('Content-Type')).type !== 'multipart/form-data') throw unsupportedMediaType('multipart/form-data');
-  } else if (spec.body) {
-    const read = await readJson(request);
-    rawBody = read.raw;
-    body = parse(spec.body, read.value, 'request body', '');
-  }
-  return { params, query, body, rawBody };
-}
-
-function parse(schema: z.ZodType | undefined, value: unknown, where: string, prefix: string): unknown {
-  if (!schema) return value;
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidFields(where, zodIssues(result.error, prefix));
-  return result.data;
-}
-
-function decodeParams(raw: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw ?? {})) {
-    try {
-      out[k] = decodeURIComponent(v);
-    } catch {
-      out[k] = v; // undecodable ids simply match nothing
-    }
-  }
-  return out;
-}
-
-/** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). */
-function queryObject(url: URL): Record<string, string | string[]> {
-  // No prototype: `__proto__` is a parameter like any other (refused as unknown), not a setter.
-  const out: Record<string, string | string[]> = Object.create(null);
-  for (const [k, v] of url.searchParams) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
-  }
-  return out;
 }
 
 export { json, noContent } from './responses';

@@ -7,7 +7,7 @@ import type { InvitationStatus } from '../db/enums';
 import { iso } from '../common/time';
 import { currency } from '../common/currencies';
 import { randomHex } from '../crypto/secrets';
-import { ApiError, badRequest, forbidden, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
+import { ApiError, forbidden, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type Page } from '../http/pagination';
 import { isUniqueViolation, errorText } from '../db/errors';
 import { conditionalEventStatements } from '../webhooks/sql-events';
@@ -140,7 +140,7 @@ export async function createInvitation(
 function notPending(status: InvitationStatus, expiresAt: number | null): ApiError {
   if (status === 'CLAIMED') return new ApiError('INVITATION_ALREADY_CLAIMED', 'This invitation has already been claimed');
   if (status === 'CANCELLED') return new ApiError('INVITATION_CANCELLED', 'This invitation has been cancelled');
-  return badRequest('This invitation has expired', { reason: 'INVITATION_EXPIRED', expiresAt: iso(expiresAt!) });
+  return new ApiError('INVITATION_EXPIRED', 'This invitation has expired', { expiresAt: iso(expiresAt!) });
 }
 
 /** Still pending at `now`: the condition of every change of status, so two racing changes cannot both apply. */

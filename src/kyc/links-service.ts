@@ -132,7 +132,7 @@ interface Hosted {
 /** The link, unless it is unknown or its customer is gone (404 either way: the page can do nothing with it). */
 function hosted(loaded: HostedLoaded): Hosted {
   const [link, customer, platform] = [loaded.link[0], loaded.customer[0], loaded.platform[0]];
-  if (!link || !customer || !platform || customer.isDeleted) throw notFound('REFERENCE_NOT_FOUND', 'This KYC link is not valid');
+  if (!link || !customer || !platform || customer.isDeleted) throw notFound('KYC_LINK_NOT_FOUND', 'This KYC link is not valid');
   return { link, customer, platform };
 }
 

@@ -11,7 +11,7 @@ import { sandboxKycStatus } from './sandbox';
 import type { BeneficialOwnerCreate, BeneficialOwnerUpdate, PersonalInfo } from '../customers/beneficial-owners';
 import { beneficialOwnerView } from '../customers/beneficial-owners';
 
-const ownerNotFound = () => notFound('NOT_FOUND', 'Beneficial owner not found');
+const ownerNotFound = () => notFound('BENEFICIAL_OWNER_NOT_FOUND', 'Beneficial owner not found');
 
 /** KYC of an owner: sandbox by the last 3 characters of the last name (spec 4.9); production waits for review. */
 function kycOutcome(info: PersonalInfo, mode: ServiceMode): VerificationState {

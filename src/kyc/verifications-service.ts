@@ -155,7 +155,7 @@ export function verificationLoads(db: Db, platformId: SQL, id: string) {
 
 export function verificationFrom(loaded: Loaded<ReturnType<typeof verificationLoads>>) {
   const row = loaded.verification[0];
-  if (!row) throw notFound('NOT_FOUND', 'Verification not found');
+  if (!row) throw notFound('VERIFICATION_NOT_FOUND', 'Verification not found');
   return verificationView(row);
 }
 

@@ -1,6 +1,6 @@
-// The remote MCP endpoint (`/mcp`): an agent's tools and resources, each call run through the API's own router as the agent.
+// The remote MCP endpoint (`/mcp`): an agent's tools and resources, each call an operation of the API run in process as the agent.
 import type { RouteDef } from '../http/route';
-import { IDEMPOTENCY_HEADER } from '../http/idempotency';
+import type { CallOperation, OperationAnswer, OperationInput } from '../http/call';
 import { accepted, PROTOCOL_VERSIONS, readMessage, rpcError, rpcResult, RPC, TransportError, type Id, type RpcRequest } from './protocol';
 import { agentTools, IDEMPOTENCY_ARGUMENT, listed, permits, type AgentTool } from './tools';
 
@@ -9,8 +9,8 @@ export interface McpDeps {
   routes: readonly RouteDef[];
   /** The API's version base (`/<API_PREFIX>/2025-10-13`). */
   base: string;
-  /** Runs one API request through the Worker's router, exactly as an HTTP client's request runs. */
-  api: (request: Request) => Promise<Response>;
+  /** Runs one operation in process, exactly as an HTTP client's request of it runs. */
+  call: CallOperation;
 }
 
 /** Where the endpoint is: beside the console's `/`, outside the version base, under API_PREFIX when one is set. */
@@ -64,12 +64,6 @@ export async function mcpResponse(request: Request, deps: McpDeps): Promise<Resp
   }
 }
 
-interface ApiAnswer {
-  status: number;
-  body: unknown;
-  headers: Headers;
-}
-
 /** One MCP request of one agent (nothing outlives it): its calls into the API carry the agent's own credentials. */
 class Exchange {
   private me?: Promise<Record<string, unknown>>;
@@ -78,34 +72,21 @@ class Exchange {
     private readonly deps: McpDeps,
   ) {}
 
-  /** Runs `method path` as the agent; a 401 (a revoked agent, a deleted or unknown token) is the endpoint's 401. */
-  private async call(
-    method: string,
-    path: string,
-    opts: { query?: URLSearchParams; body?: unknown; key?: string } = {},
-  ): Promise<ApiAnswer> {
-    const url = new URL(this.request.url);
-    url.pathname = this.deps.base + path;
-    url.search = opts.query?.toString() ?? '';
-    const headers = new Headers({ Authorization: this.request.headers.get('Authorization')! });
-    // The client's address, for the rate-limit budget of credentials not yet seen.
-    const ip = this.request.headers.get('CF-Connecting-IP');
-    if (ip) headers.set('CF-Connecting-IP', ip);
-    if (opts.key !== undefined) headers.set(IDEMPOTENCY_HEADER, opts.key);
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      headers.set('Content-Type', 'application/json');
-      body = JSON.stringify(opts.body);
-    }
-    const response = await this.deps.api(new Request(url, { method, headers, body }));
-    if (response.status === 401) throw unauthorized(response.headers.get('WWW-Authenticate') ?? undefined);
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  /** Runs the operation as the agent; a 401 (a revoked agent, a deleted or unknown token) is the endpoint's 401. */
+  private async call(operationId: string, input: OperationInput = {}): Promise<OperationAnswer> {
+    const credentials = {
+      authorization: this.request.headers.get('Authorization')!,
+      // The client's address, for the rate-limit budget of credentials not yet seen.
+      address: this.request.headers.get('CF-Connecting-IP'),
+    };
+    const answer = await this.deps.call(operationId, input, credentials);
+    if (answer.status === 401) throw unauthorized(answer.headers.get('WWW-Authenticate') ?? undefined);
+    return answer;
   }
 
   /** The agent, its policy and usage (`GET /agents/me`): authenticates the request. */
   agent(): Promise<Record<string, unknown>> {
-    return (this.me ??= this.call('GET', '/agents/me').then((r) => {
+    return (this.me ??= this.call('getAgentMe').then((r) => {
       if (r.status === 200) return r.body as Record<string, unknown>;
       // Over the platform's request budget (or any other refusal): the transport's answer, with its headers.
       const retry = r.headers.get('Retry-After');
@@ -182,11 +163,11 @@ class Exchange {
       );
     }
     const route = tool.route;
-    const path = route.path.replace(/:(\w+)/g, (_, k: string) => encodeURIComponent(String(split.params[k])));
-    const answer = await this.call(route.method, path, {
+    const answer = await this.call(route.operationId, {
+      params: split.params,
       query: split.query,
       body: route.body ? split.body : undefined,
-      key: split.key,
+      idempotencyKey: split.key,
     });
     return rpcResult(id, toolResult(tool, answer));
   }
@@ -208,7 +189,7 @@ class Exchange {
       // The protocol's "resource not found" code.
       return rpcError(id, -32002, `Resource not found: ${String(params.uri)}`);
     }
-    const answer = await this.call('GET', resource.tool.route.path);
+    const answer = await this.call(resource.tool.route.operationId);
     if (answer.status !== 200) return rpcError(id, RPC.internal, errorText(answer.body));
     return rpcResult(id, { contents: [{ uri: resource.uri, mimeType: 'application/json', text: JSON.stringify(answer.body) }] });
   }
@@ -226,13 +207,13 @@ export const RESOURCES = [
 ] as const;
 
 type Split =
-  | { params: Record<string, unknown>; query: URLSearchParams; body: Record<string, unknown>; key?: string }
+  | { params: Record<string, string>; query: Record<string, string[]>; body: Record<string, unknown>; key?: string }
   | { fields: { field: string; message: string }[] };
 
 /** Tool arguments sorted into the route's path parameters, query and body (validation is the route's own). */
 function splitArguments(tool: AgentTool, args: Record<string, unknown>): Split {
-  const params: Record<string, unknown> = {};
-  const query = new URLSearchParams();
+  const params: Record<string, string> = {};
+  const query: Record<string, string[]> = {};
   const body: Record<string, unknown> = {};
   const fields: { field: string; message: string }[] = [];
   let key: string | undefined;
@@ -245,7 +226,7 @@ function splitArguments(tool: AgentTool, args: Record<string, unknown>): Split {
       if (typeof value === 'string' && value !== '') params[name] = value;
       else fields.push({ field: name, message: 'Must be a non-empty string' });
     } else if (where === 'query') {
-      for (const v of [value].flat()) query.append(name, typeof v === 'string' ? v : JSON.stringify(v));
+      query[name] = [value].flat().map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
     } else if (where === 'body') body[name] = value;
     else fields.push({ field: name, message: 'Unknown field' });
   }
@@ -256,8 +237,10 @@ function splitArguments(tool: AgentTool, args: Record<string, unknown>): Split {
 }
 
 const errorText = (body: unknown) => {
-  const e = (body ?? {}) as { code?: string; message?: string; status?: number };
-  return `Error ${e.code ?? 'UNKNOWN'} (HTTP ${e.status ?? '?'}): ${e.message ?? 'no message'}`;
+  const e = (body ?? {}) as { code?: string; message?: string; status?: number; details?: { reason?: unknown } };
+  // The finer case (details.reason), e.g. INVALID_AMOUNT's INSUFFICIENT_FUNDS, tells the model what to do next.
+  const reason = typeof e.details?.reason === 'string' ? `, ${e.details.reason}` : '';
+  return `Error ${e.code ?? 'UNKNOWN'} (HTTP ${e.status ?? '?'}${reason}): ${e.message ?? 'no message'}`;
 };
 
 function errorResult(body: Record<string, unknown>) {
@@ -272,7 +255,7 @@ function errorResult(body: Record<string, unknown>) {
 }
 
 /** The API's answer as a tool result: its JSON as structuredContent, and a short summary for the model to read first. */
-function toolResult(tool: AgentTool, answer: ApiAnswer) {
+function toolResult(tool: AgentTool, answer: OperationAnswer) {
   if (answer.status >= 400) {
     const body = { ...(answer.body as Record<string, unknown>) };
     const retry = answer.headers.get('Retry-After');

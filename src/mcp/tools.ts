@@ -1,4 +1,4 @@
-// MCP tools generated from the agent routes' own declarations (operationId, summary, schemas, permission): one per route.
+// MCP tools generated from the agent routes' own declarations (operationId, summary, schemas, permission, money, follow-up): one per route.
 import * as z from 'zod';
 import type { RouteDef } from '../http/route';
 
@@ -55,17 +55,14 @@ const MONEY =
 /** A summary without the permission it names in parentheses (the description says it in a sentence). */
 const plain = (summary: string) => summary.replace(/\s*\([A-Z_]+(?: or [A-Z_]+)*\)/g, '');
 
-function describe(route: RouteDef, anyOf: readonly string[], money: boolean, routes: readonly RouteDef[]): string {
+function describe(route: RouteDef, anyOf: readonly string[], money: boolean): string {
   const parts = [`${plain(route.summary)}.`];
-  // A record a money route acts on (a quote and its execute): it costs nothing until that route runs.
-  const next = route.method === 'POST' && !money && routes.find((r) => r.idempotent && r.path.startsWith(`${route.path}/`));
   if (money) parts.push(MONEY);
   else if (route.method === 'GET') parts.push('Read-only: changes nothing and costs nothing.');
   else if (route.method === 'DELETE') parts.push('Deletes the record; this cannot be undone. Moves no money.');
-  else if (next)
-    parts.push(
-      `Moves no money by itself: the answer states the amounts, fees, rate and expiry; ${toolName(next.operationId)} executes it.`,
-    );
+  // A record a money route acts on (a quote and its execute): it costs nothing until that route runs.
+  else if (route.followUp)
+    parts.push(`Moves no money by itself: the answer states the amounts, fees, rate and expiry; ${toolName(route.followUp)} executes it.`);
   else parts.push('Moves no money.');
   // What the success answer is, as the route documents it.
   const ok = Object.entries(route.responses).find(([status]) => Number(status) < 300);
@@ -78,13 +75,12 @@ function describe(route: RouteDef, anyOf: readonly string[], money: boolean, rou
 
 /** One tool per agent route (`auth: 'agent'`), generated from its declaration; arguments are its params, query and body fields. */
 export function agentTools(routes: readonly RouteDef[]): AgentTool[] {
-  const agentRoutes = routes.filter((r) => r.auth === 'agent');
-  return agentRoutes.map((r) => toolOf(r, agentRoutes));
+  return routes.filter((r) => r.auth === 'agent').map(toolOf);
 }
 
-function toolOf(route: RouteDef, routes: readonly RouteDef[]): AgentTool {
+function toolOf(route: RouteDef): AgentTool {
   const name = toolName(route.operationId);
-  const money = Boolean(route.idempotent);
+  const money = Boolean(route.movesMoney);
   const anyOf = route.agentPermission ? [route.agentPermission].flat() : [];
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -102,7 +98,8 @@ function toolOf(route: RouteDef, routes: readonly RouteDef[]): AgentTool {
     required.push(...obj.required);
     $defs = { ...$defs, ...obj.defs };
   }
-  if (money) {
+  // The route's Idempotency-Key, as an argument.
+  if (route.idempotent) {
     properties[IDEMPOTENCY_ARGUMENT] = {
       type: 'string',
       minLength: 1,
@@ -121,7 +118,7 @@ function toolOf(route: RouteDef, routes: readonly RouteDef[]): AgentTool {
   return {
     name,
     title,
-    description: describe(route, anyOf, money, routes),
+    description: describe(route, anyOf, money),
     inputSchema,
     annotations: {
       title,

@@ -320,7 +320,7 @@ export async function createQuote(
   const created = changeOf(draft, { status: 201, body: quoteView(quote, 'PENDING') }, { before });
   if (!(input.immediatelyExecute && sourceAccount)) return created;
   // Executed in the same batch: created PENDING (quietly), then started by its plan. A shortfall keeps the
-  // quote, unexecuted, and answers 400 INSUFFICIENT_FUNDS.
+  // quote, unexecuted, and answers 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS).
   const start = initiation(db, draft.row, now, deps.mode);
   const executed = await buildChange(db, tx, [{ status: 'PENDING' }, ...start.hops], {
     now,

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { Currency, CurrencyCode } from '../common/currencies';
 import { PaymentRail } from '../common/payment-rails';
 import { DateTime } from '../common/time';
-import { ErrorBody } from '../http/errors';
+import { errorSchema } from '../http/errors';
 
 /** The rail enum lives with the corridors' declarations, on the common floor. */
 export { PaymentRail };
@@ -87,6 +87,6 @@ export const ExchangeRateList = z.object({ data: z.array(ExchangeRate) }).meta({
 export const ratesUnavailableResponse = {
   503: {
     description: 'No exchange rate is available now (RATES_UNAVAILABLE): production has no rate source, or it failed',
-    schema: ErrorBody,
+    schema: errorSchema(503),
   },
 };

@@ -194,9 +194,10 @@ const LOST_RACE = new ApiError('CONFLICT', 'lost race');
 const SHORTFALL = new ApiError('INSUFFICIENT_FUNDS', 'shortfall');
 
 /**
- * Commits a draft outside a request (a due transition, an answer to a webhook, the sandbox's simulations).
- * `conflict`: another change of the same transaction committed first; `insufficient_funds`: a debit would
- * overdraw. In both nothing happened.
+ * The one way to commit a drafted change outside a request's answer (an answer to a webhook, a quote found
+ * expired on the way): a request's own change is returned to the runner (`changeOf`), which commits it with its
+ * Idempotency-Key's record. `conflict`: another change of the same transaction committed first;
+ * `insufficient_funds`: a debit would overdraw. In both nothing happened.
  */
 export async function commitDraft(deps: Pick<Deps, 'db' | 'queue' | 'log'>, draft: Draft): Promise<CommitResult> {
   try {

@@ -147,7 +147,7 @@ export function transferRow(
 /**
  * POST /transfer-in and /transfer-out: a same-currency move between an internal and an external account of
  * the same customer (or of the platform), as the Change that records it already initiated: transfer-out
- * debits at once (a real shortfall is 400 INSUFFICIENT_FUNDS and records nothing); outcomes by suffix. Its
+ * debits at once (a real shortfall is 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS) and records nothing); outcomes by suffix. Its
  * answer is the transaction, 201.
  */
 export async function transferChange(

@@ -1,7 +1,7 @@
 // The platform configuration routes (GET and PATCH /config).
 import { defineRoute, json } from '../http/route';
 import { conflictHeaders, errorResponses } from '../http/responses';
-import { ErrorBody } from '../http/errors';
+import { errorSchema } from '../http/errors';
 import { PlatformConfig, PlatformConfigUpdate } from './schema';
 import { configExtras, configView, updateConfig } from './service';
 
@@ -10,8 +10,8 @@ const tag = 'Platform Configuration';
 /** The answer of a write that sets a `umaDomain` another platform has (here and at platform creation). */
 export const umaDomainTaken = {
   409: {
-    description: 'UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)',
-    schema: ErrorBody,
+    description: 'CONFLICT, details.reason UMA_DOMAIN_TAKEN: another platform has this umaDomain (compared case-insensitively)',
+    schema: errorSchema(409),
     headers: conflictHeaders,
   },
 };

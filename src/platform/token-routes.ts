@@ -1,6 +1,6 @@
 // The API token routes: create, list, read and delete.
 import { defineRoute, json, noContent } from '../http/route';
-import { ErrorBody } from '../http/errors';
+import { errorSchema } from '../http/errors';
 import { errorResponses } from '../http/responses';
 import { ApiToken, ApiTokenCreate, TokenIdParams, TokenList, TokenListQuery } from './schema';
 import { createToken, deleteToken, tokenFrom, tokenList, tokenLoads } from './tokens-service';
@@ -22,7 +22,7 @@ export const tokenRoutes = [
       ...errorResponses(400, 401, 413),
       403: {
         description: 'The token lacks MANAGE, or asks for permissions it does not hold (details.missingPermissions)',
-        schema: ErrorBody,
+        schema: errorSchema(403),
       },
     },
     handler: async (c) => json(await createToken(c.db, c.auth.platform.id, c.auth.permissions, c.body, c.now), 201),

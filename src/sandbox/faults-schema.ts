@@ -1,15 +1,18 @@
 // Request and response schemas of the sandbox fault rules (/sandbox/faults).
 import * as z from 'zod';
 import { DateTime } from '../common/time';
+import { faultAnswerable } from './faults';
 
 /** Rules a platform may hold at once (live or spent): the list needs no pages. */
 export const MAX_FAULTS = 50;
 export const MAX_TIMES = 1000;
 export const MAX_DELAY_MS = 30_000;
-/** Seeds are below this prime (the draw's modulus, http/faults.ts). */
+/** Seeds are below this prime (the draw's modulus, faults.ts). */
 export const SEED_LIMIT = 2147483647;
 
 const Id = z.string().min(1).max(100);
+/** A status the reference closes without a code the API has for it (412, 424, 501) is refused: no code would be honest. */
+const answerable = { message: 'No error code of the API answers this status (412, 424 and 501 are refused)' };
 
 export const FaultMatch = z
   .object({
@@ -27,11 +30,11 @@ export const FaultEffect = z
   .discriminatedUnion('type', [
     z.object({
       type: z.literal('ERROR'),
-      status: z.int().min(400).max(599),
+      status: z.int().min(400).max(599).refine(faultAnswerable, answerable),
       retryAfterSeconds: z.int().min(0).max(3600).optional().meta({ description: 'Sent as Retry-After' }),
     }),
     z.object({ type: z.literal('LATENCY'), delayMs: z.int().min(0).max(MAX_DELAY_MS) }),
-    z.object({ type: z.literal('AFTER_COMMIT'), status: z.int().min(500).max(504) }),
+    z.object({ type: z.literal('AFTER_COMMIT'), status: z.int().min(500).max(504).refine(faultAnswerable, answerable) }),
     z.object({ type: z.literal('DISCONNECT') }),
   ])
   .meta({

@@ -1,5 +1,5 @@
 // Sandbox fault rules: create (checked against the route table), list, read with firings, delete; each change
-// refreshes the platform row's copy of its live rules in the same batch (http/faults.ts reads that copy).
+// refreshes the platform row's copy of its live rules in the same batch (faults.ts reads that copy).
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
@@ -11,12 +11,12 @@ import { canonicalJson } from '../crypto/canonical';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
 import { badRequest, invalidFields, notFound } from '../http/errors';
-import { FAULTS_PATH, FIRINGS_KEPT, refreshLiveFaults } from '../http/faults';
+import { FAULTS_PATH, FIRINGS_KEPT, refreshLiveFaults } from './faults';
 import { openApiPath } from '../http/route-order';
 import type { RouteDef } from '../http/route';
 import { MAX_FAULTS, SEED_LIMIT, type FaultCreate, type SandboxFault } from './faults-schema';
 
-const faultNotFound = () => notFound('NOT_FOUND', 'Sandbox fault not found');
+const faultNotFound = () => notFound('SANDBOX_FAULT_NOT_FOUND', 'Sandbox fault not found');
 const FAULT_CAP = 'SANDBOX_FAULT_CAP';
 
 /** 400 naming the field when the rule names no operation the API serves (or one of the rules' own). */

@@ -2,56 +2,49 @@
 import { defineRoute, json, type Ctx, type RouteDef } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { readJson } from '../http/body';
-import { ApiError, ERRORS, invalidFields, zodIssues } from '../http/errors';
-import { IDEMPOTENCY_HEADER } from '../http/idempotency';
-import type { CredentialLookups } from '../http/auth';
+import { ApiError, ERRORS, invalidFields, SHOULD_RETRY_HEADER, zodIssues, type ErrorCode } from '../http/errors';
+import type { OperationAnswer, OperationCalls } from '../http/call';
 import { FIXTURE_LIMITS, FixtureDocument, FixtureResult } from './fixtures-schema';
 import { applyFixtures, jsonPath, planFixtures, type CallApi } from './fixtures-service';
 import { withRollback } from './fixtures-rollback';
 
 const PATH = '/sandbox/fixtures';
-const BOOKMARK_HEADER = 'X-D1-Bookmark';
 
 /**
- * Runs operations as the caller, through each route's own runner (authentication, validation, idempotency,
- * rules), as an HTTP request would. Each step's key derives from this call and the step's number, so a retried
+ * Runs operations as the caller, in process (`calls`: each as its HTTP request would run), each step reading at
+ * least what the earlier ones wrote. Each step's key derives from this call and the step's number, so a retried
  * step is safe. Steps skip the rate limiter: the fixtures request itself was counted (as an expensive call).
  */
-function inProcess(c: Ctx<'basic'>, routes: readonly RouteDef[], credentials: CredentialLookups): CallApi {
+function inProcess(c: Ctx<'basic'>, calls: OperationCalls, routes: readonly RouteDef[]): CallApi {
   const byId = new Map(routes.map((r) => [r.operationId, r]));
-  const url = new URL(c.request.url);
-  const base = url.pathname.slice(0, -PATH.length);
+  const call = calls({ ...c, settings: { ...c.settings, rateLimits: false } });
+  const credentials = { authorization: c.request.headers.get('Authorization')! };
   const callId = crypto.randomUUID();
-  const settings = { ...c.settings, rateLimits: false };
   let n = 0;
-  let bookmark: string | null = null;
+  let bookmark: string | undefined;
   return async (operationId, params, body, query) => {
-    const route = byId.get(operationId)!;
-    const target = new URL(url);
-    target.pathname = base + route.path.replace(/:(\w+)/g, (_, k: string) => encodeURIComponent(params[k]!));
-    target.search = new URLSearchParams(query).toString();
-    const headers = new Headers({ Authorization: c.request.headers.get('Authorization')! });
-    if (route.idempotent) headers.set(IDEMPOTENCY_HEADER, `fixtures:${callId}:${n++}`);
-    if (bookmark) headers.set(BOOKMARK_HEADER, bookmark);
-    if (body !== undefined) headers.set('Content-Type', 'application/json');
-    const request = new Request(target, { method: route.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    // What the router would have matched: the runner reads path parameters from the request.
-    Object.assign(request, { params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, encodeURIComponent(v)])) });
-    const response = await route.run(request, c.env, c.exec, { settings, log: c.log, credentials });
-    bookmark = response.headers.get(BOOKMARK_HEADER) ?? bookmark;
-    const text = await response.text();
-    const answer = text ? JSON.parse(text) : undefined;
-    // An idempotent route answers its refusal (recorded with the key) rather than throwing it.
-    if (response.status >= 300)
-      throw answer?.code in ERRORS
-        ? new ApiError(answer.code, answer.message, answer.details, undefined, answer.reason)
-        : new ApiError('CONFLICT', `${operationId} answered ${response.status}`);
-    return answer;
+    const idempotencyKey = byId.get(operationId)!.idempotent ? `fixtures:${callId}:${n++}` : undefined;
+    const answer = await call(operationId, { params, query, body, idempotencyKey, bookmark }, credentials);
+    bookmark = answer.headers.get('X-D1-Bookmark') ?? bookmark;
+    if (answer.status >= 300) throw refusalOf(operationId, answer);
+    return answer.body;
   };
 }
 
-/** The route; `routes` is the API's route table, whose operations the steps run with the router's `credentials`. */
-export const fixtureRoutes = (routes: () => readonly RouteDef[], credentials: CredentialLookups): RouteDef[] => [
+/** A step's refusal as the error it answered: its code, message, details, reason and retry headers. */
+function refusalOf(operationId: string, answer: OperationAnswer): ApiError {
+  const e = answer.body as { code?: string; message?: string; details?: Record<string, unknown>; reason?: string } | undefined;
+  if (!e?.code || !(e.code in ERRORS)) return new ApiError('CONFLICT', `${operationId} answered ${answer.status}`);
+  const headers: Record<string, string> = {};
+  for (const name of ['Retry-After', SHOULD_RETRY_HEADER]) {
+    const value = answer.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return new ApiError(e.code as ErrorCode, e.message ?? '', e.details, headers, e.reason);
+}
+
+/** The route; `routes` is the API's route table, whose operations the steps run through `calls`. */
+export const fixtureRoutes = (routes: () => readonly RouteDef[], calls: OperationCalls): RouteDef[] => [
   {
     ...defineRoute({
       method: 'POST',
@@ -76,7 +69,7 @@ export const fixtureRoutes = (routes: () => readonly RouteDef[], credentials: Cr
             zodIssues(parsed.error).map((i) => ({ ...i, field: jsonPath(i.field) })),
           );
         const steps = planFixtures(parsed.data, c.auth.platform, routes());
-        const call = inProcess(c, routes(), credentials);
+        const call = inProcess(c, calls, routes());
         return json(await withRollback(c, () => applyFixtures(steps, call)), 201);
       },
     }),

@@ -1,8 +1,8 @@
 // POST /sandbox/internal-accounts/{accountId}/fund: sandbox deposits into an internal account.
-import { defineRoute, json } from '../http/route';
+import { defineRoute } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { AccountIdParams, InternalAccount, SandboxFundRequest } from '../accounts/internal-schema';
-import { fundInternalAccount, internalAccountLoad, internalAccountView } from '../accounts/internal-service';
+import { fundingChange, internalAccountLoad } from '../accounts/internal-service';
 
 export const sandboxFundRoutes = [
   defineRoute({
@@ -17,9 +17,6 @@ export const sandboxFundRoutes = [
     body: SandboxFundRequest,
     responses: { 200: { description: 'The funded account', schema: InternalAccount }, ...errorResponses(400, 401, 403, 404, 409, 413) },
     load: ({ db, platformId, params }) => ({ account: internalAccountLoad(db, platformId, params.accountId) }),
-    handler: async (c) => {
-      const account = await fundInternalAccount(c.db, c.env.JOBS, c.settings.mode, c.loaded.account[0], c.body.amount, c.now);
-      return json(internalAccountView(account, c.settings.mode));
-    },
+    handler: (c) => fundingChange(c.db, c.settings.mode, c.loaded.account[0], c.body.amount, c.now),
   }),
 ];

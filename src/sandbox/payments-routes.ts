@@ -1,5 +1,6 @@
-// The sandbox payment routes: pay a quote's instructions, receive a UMA payment, reset the platform.
-import { defineRoute, json, noContent } from '../http/route';
+// The sandbox payment routes: pay a quote's instructions, receive a UMA payment.
+import { defineRoute } from '../http/route';
+import { answering } from '../http/change';
 import { errorResponses } from '../http/responses';
 import { IncomingTransaction, OutgoingTransaction } from '../payments/schema';
 import { paymentDeps } from '../payments/transaction-change';
@@ -7,7 +8,6 @@ import { quoteLoads } from '../payments/quotes-service';
 import { transactionView } from '../payments/views';
 import { SandboxSendRequest, SandboxUmaReceiveRequest } from './payments-schema';
 import { receiverLoads, sandboxReceiveUma, sandboxSend } from './payments-service';
-import { resetPlatform } from './reset';
 
 const tag = 'Sandbox';
 
@@ -25,9 +25,9 @@ export const sandboxPaymentRoutes = [
       200: { description: 'The quote’s transaction, funded', schema: OutgoingTransaction },
       ...errorResponses(400, 401, 403, 404, 409, 413),
     },
-    // The quote, its transaction and accounts ride on authentication; then the money batch.
+    // The quote, its transaction and accounts ride on authentication; then the runner commits the money batch.
     load: ({ db, platformId, body }) => quoteLoads(db, platformId, body.quoteId),
-    handler: async (c) => json(transactionView(await sandboxSend(paymentDeps(c), c.loaded, c.body, c.now))),
+    handler: async (c) => answering(await sandboxSend(paymentDeps(c), c.loaded, c.body, c.now), 200, transactionView),
   }),
   defineRoute({
     method: 'POST',
@@ -47,20 +47,7 @@ export const sandboxPaymentRoutes = [
       ...errorResponses(400, 401, 403, 404, 413),
     },
     load: ({ db, platformId, body }) => receiverLoads(db, platformId, body),
-    handler: async (c) => json(transactionView(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.loaded, c.now))),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/sandbox/reset',
-    operationId: 'sandboxReset',
-    summary: "Sandbox: delete all of this platform's data except its API tokens and configuration, and reset its clock",
-    tag,
-    auth: 'basic',
-    permission: 'MANAGE',
-    responses: { 204: { description: 'Reset' }, ...errorResponses(401, 403, 404) },
-    handler: async (c) => {
-      await resetPlatform(c.db, c.env.DOCUMENTS, c.auth.platform.id);
-      return noContent();
-    },
+    handler: async (c) =>
+      answering(await sandboxReceiveUma(paymentDeps(c), c.auth.platform, c.body, c.loaded, c.now), 200, transactionView),
   }),
 ];

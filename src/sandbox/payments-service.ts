@@ -7,8 +7,8 @@ import { invalidFields, notFound } from '../http/errors';
 import { computeExchange } from '../payments/rates';
 import { instructionCurrencies } from '../payments/instructions';
 import { quoteFrom, quotePaymentChange, type QuoteLoaded } from '../payments/quotes-service';
-import { commitChange } from '../http/change';
-import { buildChange, commitDraft, initiation, type PaymentDeps } from '../payments/transaction-change';
+import type { Change } from '../http/change';
+import { buildChange, changeOf, initiation, type PaymentDeps } from '../payments/transaction-change';
 import { referenceFor } from '../payments/views';
 import { incomingApproval } from '../payments/incoming-approval';
 
@@ -16,14 +16,15 @@ import { incomingApproval } from '../payments/incoming-approval';
  * POST /sandbox/send: simulates paying a real-time-funded quote's paymentInstructions. `currencyCode`
  * names the instruction paid (the sending currency's bank details, or BTC for the Lightning invoice,
  * which the service converts at the quoted rate); `currencyAmount`, when given, must be what the quote
- * asks. Funding arrives and the payment starts by its sandbox plan.
+ * asks. Funding arrives and the payment starts by its sandbox plan: the Change answers the transaction (its
+ * shortfall is an error, not a change that answers one).
  */
 export async function sandboxSend(
   deps: PaymentDeps,
   loaded: QuoteLoaded,
   input: { quoteId: string; currencyCode: string; currencyAmount?: number },
   now: number,
-): Promise<TransactionRow> {
+): Promise<Change<TransactionRow>> {
   const { quote } = quoteFrom(loaded);
   if (quote.paymentInstructions) {
     const accepted = instructionCurrencies(quote.sendingCurrency, quote.paymentInstructions);
@@ -42,8 +43,7 @@ export async function sandboxSend(
       ]);
     }
   }
-  // Its shortfall is an error, not a change that answers one: the body is the transaction.
-  return (await commitChange(deps, await quotePaymentChange(deps, loaded, now, 'send'))).body as TransactionRow;
+  return quotePaymentChange(deps, loaded, now, 'send');
 }
 
 interface UmaReceiveInput {
@@ -86,7 +86,7 @@ export function receiverLoads(db: Db, platformId: SQL, input: UmaReceiveInput) {
  * address is `receiverUmaAddress` (404 UMA_NOT_FOUND for none), into that customer's internal account in
  * `receivingCurrencyCode`. It arrives PENDING (INCOMING_PAYMENT.PENDING). Without a webhookEndpoint it
  * completes a few seconds later, crediting the account (.COMPLETED); with one, that event asks the platform
- * to approve, and its answer decides (src/payments/incoming-approval.ts).
+ * to approve, and its answer decides (src/payments/incoming-approval.ts). A Change answering the transaction.
  */
 export async function sandboxReceiveUma(
   deps: PaymentDeps,
@@ -94,7 +94,7 @@ export async function sandboxReceiveUma(
   input: UmaReceiveInput,
   loaded: Loaded<ReturnType<typeof receiverLoads>>,
   now: number,
-): Promise<TransactionRow> {
+): Promise<Change<TransactionRow>> {
   const customer = loaded.customer[0];
   if (!customer)
     throw notFound('UMA_NOT_FOUND', `No customer of this platform receives at ${input.receiverUmaAddress ?? input.customerId}`);
@@ -163,16 +163,14 @@ export async function sandboxReceiveUma(
   // With a webhookEndpoint the platform decides (its answer to INCOMING_PAYMENT.PENDING); without one it is approved.
   const start = platform.webhookEndpoint ? awaitingDecision(db, row, now) : initiation(db, row, now, deps.mode);
   // The account was read: its balance event needs no second read.
-  const change = await buildChange(db, row, start.hops, {
+  const draft = await buildChange(db, row, start.hops, {
     now,
     mode: deps.mode,
     insert: true,
     transitions: start.transitions,
     accounts: [account],
   });
-  const result = await commitDraft(deps, change);
-  if (result !== 'applied') throw new Error(`incoming payment not recorded: ${result}`);
-  return change.row;
+  return changeOf(draft, { status: 200, body: draft.row });
 }
 
 /**

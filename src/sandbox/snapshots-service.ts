@@ -38,7 +38,7 @@ const WALLET = 'wallet';
 /** Columns per inner JSON array of a captured row (D1 allows few arguments per SQL function). */
 const GROUP = 32;
 
-const snapshotNotFound = () => notFound('NOT_FOUND', 'Sandbox snapshot not found');
+const snapshotNotFound = () => notFound('SANDBOX_SNAPSHOT_NOT_FOUND', 'Sandbox snapshot not found');
 
 type PlatformTableDef = (typeof PLATFORM_DATA)[number]['table'];
 const columnsOf = (table: PlatformTableDef) => Object.values(getTableColumns(table)) as SQLiteColumn[];

@@ -3,9 +3,11 @@ import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { testWebhookRoute } from '../webhooks/routes';
 import { webhookDeps } from '../webhooks/delivery';
+import type { CatalogWebhook } from '../webhooks/schema';
 import { MAX_DELAY_SECONDS, sendLoads, sendWebhook, WebhookSendRequest, WebhookSendResponse } from './webhook-send';
 
-export const sandboxWebhookRoutes = [
+/** The routes; `webhooks` is the catalog /openapi.json documents, whose data schemas a send is checked against. */
+export const sandboxWebhookRoutes = (webhooks: readonly CatalogWebhook[]) => [
   // The reference's path of the TEST event, the same operation as /webhooks/test.
   testWebhookRoute('/sandbox/webhooks/test', 'sendTestWebhook', 'Sandbox', ' (sandbox only)'),
   defineRoute({
@@ -26,7 +28,7 @@ export const sandboxWebhookRoutes = [
     handler: async (c) => {
       const p = c.auth.platform;
       const deps = webhookDeps(c.env, c.settings, c.log, c.db);
-      return json(await sendWebhook(deps, p.id, c.body, c.loaded, c.now, c.now - p.clockOffsetMs), 202);
+      return json(await sendWebhook(deps, webhooks, p.id, c.body, c.loaded, c.now, c.now - p.clockOffsetMs), 202);
     },
   }),
 ];

@@ -5,7 +5,7 @@ import type { Db, Loaded } from '../db/client';
 import { agentActions, internalAccounts } from '../db/schema';
 import type { ServiceMode } from '../env';
 import { invalidFields, notFound, zodIssues } from '../http/errors';
-import { WebhookDelivery, WebhookDeliveryMode, WebhookType } from '../webhooks/schema';
+import { WebhookDelivery, WebhookDeliveryMode, WebhookType, type CatalogWebhook, type ResourceKind } from '../webhooks/schema';
 import { sendChaos, type ChaosSend } from '../webhooks/chaos';
 import { deliveryView } from '../webhooks/service';
 import type { WebhookDeps } from '../webhooks/delivery';
@@ -17,7 +17,6 @@ import { verificationLoads } from '../kyc/verifications-service';
 import { verificationView } from '../kyc/views';
 import { internalAccountView } from '../accounts/internal-service';
 import { actionView } from '../agents/action-views';
-import { webhookOf, type ResourceKind } from './webhook-catalog';
 
 /** The longest DELAYED hold. */
 export const MAX_DELAY_SECONDS = 3_600;
@@ -108,6 +107,7 @@ async function currentView(
  */
 export async function sendWebhook(
   deps: WebhookDeps,
+  webhooks: readonly CatalogWebhook[],
   platformId: string,
   body: WebhookSendRequest,
   loaded: SendLoaded,
@@ -121,7 +121,8 @@ export async function sendWebhook(
   if (mode === 'DELAYED' && body.delaySeconds === undefined) throw refuse('delaySeconds', 'Required with mode DELAYED');
   if (mode !== 'DELAYED' && body.delaySeconds !== undefined) throw refuse('delaySeconds', 'Only with mode DELAYED');
   if (mode === 'OUT_OF_ORDER' && body.resourceId === undefined) throw refuse('resourceId', 'Required with mode OUT_OF_ORDER');
-  const webhook = webhookOf(body.type);
+  // Undefined for a type no webhook documents (INVITATION.CLAIMED).
+  const webhook = webhooks.find((w) => w.types.includes(body.type));
 
   let data: Record<string, unknown>;
   if (body.resourceId !== undefined) {
@@ -131,7 +132,7 @@ export async function sendWebhook(
       throw refuse('resourceId', `${body.type} takes ${expected}`);
     }
     const view = await currentView(deps.db, kind, loaded, deps.mode);
-    if (!view) throw notFound('NOT_FOUND', `${kind} not found`);
+    if (!view) throw notFound('REFERENCE_NOT_FOUND', `${kind} not found`);
     data = view;
   } else {
     const parsed = (webhook?.data ?? z.record(z.string(), z.unknown())).safeParse(body.data);

@@ -5,7 +5,7 @@ import { dueTransitions, platforms, type DueTransitionRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
 import { sendMessages, type JobMessage } from '../http/change';
-import { errorText } from '../db/errors';
+import { errorText, isCheckFailure } from '../db/errors';
 import { type Statement } from '../db/client';
 import { dispatchEvents, platformOffsetSql } from '../webhooks/outbox';
 import { MAX_QUEUE_DELAY_SECONDS } from '../webhooks/delivery';
@@ -251,7 +251,7 @@ async function applyOne(
     await dispatchTransitions(deps.queue, follow, deps.log);
     return 'applied';
   } catch (error) {
-    if (errorText(error).includes('due_transitions_applied_once')) return 'skipped';
+    if (isCheckFailure(errorText(error), 'due_transitions_applied_once')) return 'skipped';
     deps.log.error('transition failed; it stays due', { kind: row.kind, id: row.id, error: errorText(error) });
     return 'failed';
   }

@@ -204,7 +204,7 @@ export class AccountDO extends DurableObject<Env> {
     await this.ensure(meta);
     return this.transaction(() => {
       const credential = this.store.credential(credentialId);
-      if (!credential || credential.type !== 'EMAIL_OTP') return fail('NOT_FOUND', 'Credential not found');
+      if (!credential || credential.type !== 'EMAIL_OTP') return fail('CREDENTIAL_NOT_FOUND', 'Credential not found');
       const refused =
         this.otpLocked(credentialId, meta.now) ?? sendRefused(this.store.otpSendsSince(credentialId, meta.now - OTP_WINDOW_MS), meta.now);
       if (refused) return refused;
@@ -294,7 +294,7 @@ export class AccountDO extends DurableObject<Env> {
   ): Promise<Outcome<{ credential: AuthMethodView; challenge: string; requestId: string; expiresAt: number }>> {
     await this.ensure(meta);
     const credential = this.store.credential(input.credentialId);
-    if (!credential || credential.type !== 'PASSKEY') return fail('NOT_FOUND', 'Credential not found');
+    if (!credential || credential.type !== 'PASSKEY') return fail('CREDENTIAL_NOT_FOUND', 'Credential not found');
     const challenge = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
     const requestId = newId('Request', meta.now);
     const expiresAt = meta.now + CHALLENGE_TTL_MS;

@@ -1,6 +1,6 @@
 // What the Worker and the AccountDO exchange: account meta, credentials, challenges, effects and limits.
 import type { AuthMethodType } from '../db/enums';
-import type { ErrorCode } from '../http/errors';
+import type { ErrorName } from '../http/errors';
 import type { OidcIdentity } from './oidc';
 
 /** Who the account is, passed on every call so the object initialises itself on first use. */
@@ -93,7 +93,7 @@ export type EffectResult =
 /** An expected refusal, shaped by the route into the spec's error body. */
 export interface Failure {
   ok: false;
-  code: ErrorCode;
+  code: ErrorName;
   message: string;
   reason?: string;
   /** The fields a 400 names (error details `fields`). */
@@ -104,8 +104,8 @@ export interface Failure {
 
 export type Outcome<T> = ({ ok: true } & T) | Failure;
 
-/** An expected refusal; its status comes from the code (src/http/errors.ts). */
-export const fail = (code: ErrorCode, message: string, reason?: string): Failure => ({ ok: false, code, message, reason });
+/** An expected refusal; its status comes from the code or finer case (src/http/errors.ts). */
+export const fail = (code: ErrorName, message: string, reason?: string): Failure => ({ ok: false, code, message, reason });
 
 /**
  * The id of an account's first EMAIL_OTP credential (made on first use for the customer's e-mail): derived

@@ -35,7 +35,7 @@ import { signedRetry } from './signed-retry';
 import { OTP_ADDRESS_MAX_SENDS } from './otp-address-cap';
 
 const tag = 'Embedded Wallet Auth';
-const credentialNotFound = () => notFound('NOT_FOUND', 'Credential not found');
+const credentialNotFound = () => notFound('CREDENTIAL_NOT_FOUND', 'Credential not found');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: AuthSignedRequestChallenge } };
 
 const passkeysNotConfigured = {

@@ -19,7 +19,7 @@ export const isFailure = (x: CredentialRow | Failure): x is Failure => x.ok === 
 
 /** Credential `row` if it exists and is of `type`; otherwise the refusal (404, or 400 for another type). */
 export function credentialOfType(row: CredentialRow | undefined, type: CredentialRow['type']): CredentialRow | Failure {
-  if (!row) return fail('NOT_FOUND', 'Credential not found');
+  if (!row) return fail('CREDENTIAL_NOT_FOUND', 'Credential not found');
   return row.type === type ? row : typeMismatch(row.type, type);
 }
 

@@ -6,7 +6,7 @@ import { loadTogether, type Db, type Loaded } from '../db/client';
 import { insertSelect } from '../db/insert-select';
 import { customers, internalAccounts, walletAuthIndex, type InternalAccountRow } from '../db/schema';
 import { iso } from '../common/time';
-import { ApiError, ERRORS, FINAL_CONFLICT_HEADERS, notFound } from '../http/errors';
+import { ApiError, FINAL_CONFLICT_HEADERS, notFound, statusOf } from '../http/errors';
 import type { AccountDO } from './account-do';
 import { firstCredentialId, type AccountMeta, type AuthMethodView, type Failure, type SessionView } from './account-protocol';
 
@@ -19,7 +19,7 @@ export interface Wallet {
   stub: DurableObjectStub<AccountDO>;
 }
 
-const accountNotFound = () => notFound('NOT_FOUND', 'Embedded wallet internal account not found');
+const accountNotFound = () => notFound('INTERNAL_ACCOUNT_NOT_FOUND', 'Embedded wallet internal account not found');
 
 function walletOf(
   ns: Env['ACCOUNT'],
@@ -164,7 +164,7 @@ export function failure(f: Failure): ApiError {
   const headers =
     f.retryAfterSeconds !== undefined
       ? { 'Retry-After': String(f.retryAfterSeconds) }
-      : ERRORS[f.code] === 409
+      : statusOf(f.code) === 409
         ? FINAL_CONFLICT_HEADERS
         : undefined;
   return new ApiError(f.code, f.message, details, headers, f.reason);

@@ -17,7 +17,7 @@ import { signedRetry } from './signed-retry';
 
 const tag = 'Embedded Wallet Auth';
 // Unknown, revoked and expired sessions all answer 404 (the reference: the code reflects the resource state).
-const sessionNotFound = () => notFound('NOT_FOUND', 'Session not found or no longer active');
+const sessionNotFound = () => notFound('SESSION_NOT_FOUND', 'Session not found or no longer active');
 const challenge202 = { 202: { description: 'Signed-retry challenge: sign payloadToSign and retry', schema: SignedRequestChallenge } };
 const revokeChallenge202 = {
   202: {

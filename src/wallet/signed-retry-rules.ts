@@ -75,21 +75,21 @@ export function applyEffect(
       return { ok: true, result: { kind: 'credential', credential: credentialView(accountId, row) } };
     }
     case 'revokeCredential': {
-      if (!store.credential(effect.credentialId)) return fail('NOT_FOUND', 'Credential not found');
+      if (!store.credential(effect.credentialId)) return fail('CREDENTIAL_NOT_FOUND', 'Credential not found');
       if (store.credentialCount() <= 1) return fail('INVALID_INPUT', 'The only credential of an account cannot be revoked');
       // Spec 3.1: every active session the credential issued goes with it, in the same transaction.
       store.deleteCredential(effect.credentialId, now);
       return { ok: true, result: { kind: 'none' } };
     }
     case 'revokeSession': {
-      if (!store.activeSession(effect.sessionId, now)) return fail('NOT_FOUND', 'Session not found');
+      if (!store.activeSession(effect.sessionId, now)) return fail('SESSION_NOT_FOUND', 'Session not found');
       store.revokeSession(effect.sessionId, now);
       return { ok: true, result: { kind: 'none' } };
     }
     case 'refreshSession': {
       const old = store.activeSession(effect.sessionId, now);
       const credential = old && store.credential(old.credential_id);
-      if (!credential) return fail('NOT_FOUND', 'Session not found or no longer active');
+      if (!credential) return fail('SESSION_NOT_FOUND', 'Session not found or no longer active');
       const row = sessionRow(credential, prepared.session!, now, effect.ttlMs);
       store.insertSession(row);
       const session: SessionView = { ...sessionView(accountId, row), encryptedSessionSigningKey: prepared.session!.sealed };

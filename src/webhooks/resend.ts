@@ -40,7 +40,7 @@ export async function resendDelivery(
   const event = loaded.event[0];
   if (!delivery || !event) throw deliveryNotFound();
   if (!webhookEndpoint) {
-    throw new ApiError('WEBHOOK_ENDPOINT_NOT_CONFIGURED', 'No webhookEndpoint is configured; set one with PATCH /config');
+    throw new ApiError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhookEndpoint is configured; set one with PATCH /config');
   }
   if (!deps.signingKey) throw new Error('WEBHOOK_SIGNING_KEY is not set');
   const body = delivery.payload ?? envelopeBody(event);

@@ -63,7 +63,7 @@ export const webhookRoutes = (answers: AnswerHandlers) => [
         schema: WebhookDelivery,
       },
       ...errorResponses(401, 403, 404),
-      400: { ...errorResponses(400)[400]!, description: 'WEBHOOK_ENDPOINT_NOT_CONFIGURED: no webhookEndpoint is configured' },
+      400: { ...errorResponses(400)[400]!, description: 'WEBHOOK_ENDPOINT_NOT_SET: no webhookEndpoint is configured' },
     },
     load: ({ db, platformId, params }) => resendLoads(db, platformId, params.deliveryId),
     handler: async (c) =>

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { WebhookDeliveryStatus } from '../db/enums';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
+import type { WebhookDef } from '../http/openapi';
 
 /** Every webhook event type, in OBJECT.EVENT dot notation (the reference's `webhooks:` section). */
 export const WebhookType = z
@@ -133,3 +134,11 @@ export const WebhookReplayResponse = z
     deliveryIds: z.array(z.string()).meta({ description: 'The re-sent deliveries, oldest first' }),
   })
   .meta({ id: 'WebhookReplayResponse' });
+
+/** The kinds of resource an event's data can be a view of, by the prefix of their ids. */
+export type ResourceKind = 'Transaction' | 'AgentAction' | 'Job' | 'Customer' | 'InternalAccount' | 'Verification';
+
+/** A webhook /openapi.json documents, and the resource its data shows (none for TEST). */
+export interface CatalogWebhook extends WebhookDef {
+  resource?: ResourceKind;
+}

@@ -9,7 +9,7 @@ import { deliverEvent, type WebhookDeps } from './delivery';
 import { eventStatements } from './outbox';
 import type { WebhookDelivery, WebhookDeliveryMode, WebhookType } from './schema';
 
-export const deliveryNotFound = () => notFound('NOT_FOUND', 'Webhook delivery not found');
+export const deliveryNotFound = () => notFound('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery not found');
 
 export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
   const view: WebhookDelivery = {
@@ -94,20 +94,20 @@ export function deliveryFrom(loaded: Loaded<ReturnType<typeof deliveryLoads>>) {
  */
 export async function sendTestWebhook(deps: WebhookDeps, platformId: string, webhookEndpoint: string | null, now: number, realNow: number) {
   if (!webhookEndpoint) {
-    throw new ApiError('WEBHOOK_ENDPOINT_NOT_CONFIGURED', 'No webhookEndpoint is configured; set one with PATCH /config');
+    throw new ApiError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhookEndpoint is configured; set one with PATCH /config');
   }
   const { statements, eventId } = eventStatements(deps.db, { platformId, type: 'TEST', data: {}, now });
   await deps.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
   const outcome = await deliverEvent(deps, eventId, realNow);
   if (outcome.result === 'not_due') throw retryableConflict('The TEST event is already being delivered; see GET /webhooks/deliveries');
-  if (outcome.result === 'skipped') throw new ApiError('WEBHOOK_ENDPOINT_NOT_CONFIGURED', outcome.reason);
+  if (outcome.result === 'skipped') throw new ApiError('WEBHOOK_ENDPOINT_NOT_SET', outcome.reason);
   if (outcome.result !== 'delivered') {
     const details: Record<string, unknown> = { url: outcome.url, eventId };
     if (outcome.responseStatus !== undefined) details.response_status = outcome.responseStatus;
     if (outcome.responseBody) details.response_body = outcome.responseBody;
     if (outcome.error) details.error = outcome.error;
     const why = outcome.error ?? `the endpoint answered HTTP ${outcome.responseStatus}`;
-    throw new ApiError('WEBHOOK_DELIVERY_FAILED', `Webhook delivery failed: ${why}`, details);
+    throw new ApiError('WEBHOOK_DELIVERY_ERROR', `Webhook delivery failed: ${why}`, details);
   }
   return { url: outcome.url, response_status: outcome.responseStatus!, response_body: outcome.responseBody ?? '', eventId };
 }

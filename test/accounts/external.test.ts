@@ -286,8 +286,18 @@ describe('GET/DELETE /customers/external-accounts', () => {
     expectError(await api('GET', '/customers/external-accounts?limit=500', { auth: p.auth }), 400);
 
     const q = await newPlatform();
-    expectError(await api('GET', `/customers/external-accounts/${eur}`, { auth: q.auth }), 404, 'NOT_FOUND');
-    expectError(await api('DELETE', `/customers/external-accounts/${eur}`, { auth: q.auth }), 404, 'NOT_FOUND');
+    expectError(
+      await api('GET', `/customers/external-accounts/${eur}`, { auth: q.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'EXTERNAL_ACCOUNT_NOT_FOUND',
+    );
+    expectError(
+      await api('DELETE', `/customers/external-accounts/${eur}`, { auth: q.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'EXTERNAL_ACCOUNT_NOT_FOUND',
+    );
     expect((await api('GET', '/customers/external-accounts', { auth: q.auth })).body.totalCount).toBe(0);
     expectError(await api('DELETE', `/customers/external-accounts/${eur}`, { auth: await tokenWith(p, ['VIEW']) }), 403);
     expectError(await api('GET', `/customers/external-accounts/${eur}`, { auth: await tokenWith(p, ['MANAGE']) }), 403);

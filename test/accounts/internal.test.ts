@@ -214,10 +214,16 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
         body: { amount: 1 },
       }),
       404,
-      'NOT_FOUND',
+      'REFERENCE_NOT_FOUND',
+      'INTERNAL_ACCOUNT_NOT_FOUND',
     );
     const q = await newPlatform();
-    expectError(await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: q.auth, body: { amount: 1 } }), 404, 'NOT_FOUND');
+    expectError(
+      await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: q.auth, body: { amount: 1 } }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'INTERNAL_ACCOUNT_NOT_FOUND',
+    );
     for (const perms of [['VIEW'], ['MANAGE'], ['VIEW', 'MANAGE']]) {
       expectError(
         await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: await tokenWith(p, perms), body: { amount: 1 } }),
@@ -241,9 +247,15 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     expectError(
       await productionApi('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body: { amount: 1 } }),
       404,
-      'NOT_FOUND',
+      'REFERENCE_NOT_FOUND',
+      'ROUTE_NOT_FOUND',
     );
-    expectError(await productionApi('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 1 } }), 404, 'NOT_FOUND');
+    expectError(
+      await productionApi('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 1 } }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'ROUTE_NOT_FOUND',
+    );
     const prod = await productionApi('GET', `/customers/internal-accounts?customerId=${c.id}`, { auth: p.auth });
     expect(prod.status).toBe(200);
     expect(prod.body.data.every((a: any) => a.fundingPaymentInstructions.length === 0)).toBe(true);

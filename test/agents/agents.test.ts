@@ -289,7 +289,23 @@ describe('agent-scoped reads, bound to the customer', () => {
         beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Smith' },
       },
     };
-    expectError(await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body }), 403, 'FORBIDDEN');
+    const paused = await api('POST', '/agents/me/external-accounts', { auth: a.bearer, body });
+    expectError(paused, 403, 'FORBIDDEN');
+    expect(paused.body.message).toBe('The agent is paused');
+    // Every route where the agent acts refuses it, before its input is looked at; its reads still answer.
+    const id = 'ExternalAccount:00000000-0000-7000-8000-000000000000';
+    for (const [method, path] of [
+      ['DELETE', `/agents/me/external-accounts/${id}`],
+      ['POST', '/agents/me/quotes'],
+      ['POST', '/agents/me/quotes/Quote:00000000-0000-7000-8000-000000000000/execute'],
+      ['POST', '/agents/me/transfer-out'],
+      ['POST', '/agents/me/transfer-in'],
+    ]) {
+      const res = await api(method!, path!, { auth: a.bearer, body: method === 'POST' && !path!.endsWith('/execute') ? {} : undefined });
+      expectError(res, 403, 'FORBIDDEN');
+      expect(res.body.message, path).toBe('The agent is paused');
+    }
+    expect((await api('GET', '/agents/me/external-accounts', { auth: a.bearer })).status).toBe(200);
     expect((await api('GET', '/agents/me', { auth: a.bearer })).body.isPaused).toBe(true);
   });
 });

@@ -21,7 +21,7 @@ describe('money under concurrent requests', () => {
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) => transfer(p, 'out', accounts.USD!, ext, 100, `par-${i}`)));
     const ok = results.filter((r) => r.status === 201);
     expect(ok).toHaveLength(10);
-    for (const r of results.filter((x) => x.status !== 201)) expectError(r, 400, 'INSUFFICIENT_FUNDS');
+    for (const r of results.filter((x) => x.status !== 201)) expectError(r, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     expect(await balanceOf(p, accounts.USD!)).toBe(0);
     await expectLedgerInvariant(p.id);
   });

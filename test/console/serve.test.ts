@@ -66,7 +66,7 @@ describe('the console at /', () => {
     ] as const) {
       const res = await SELF.fetch(`${ORIGIN}${path}`, { method });
       expect(res.status, `${method} ${path}`).toBe(404);
-      expect(await res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(await res.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { reason: 'ROUTE_NOT_FOUND' } });
     }
   });
 
@@ -74,7 +74,7 @@ describe('the console at /', () => {
     for (const path of ['/', '/console/app.js']) {
       const off = await withSettings(path, { SERVICE_ENV: 'production' });
       expect(off.status, path).toBe(404);
-      expect(await off.json()).toMatchObject({ code: 'NOT_FOUND' });
+      expect(await off.json()).toMatchObject({ code: 'REFERENCE_NOT_FOUND', details: { reason: 'ROUTE_NOT_FOUND' } });
       expect((await withSettings(path, { SERVICE_ENV: 'production', CONSOLE_ENABLED: 'false' })).status, path).toBe(404);
     }
     const on = await withSettings('/', { SERVICE_ENV: 'production', CONSOLE_ENABLED: 'true' });

@@ -169,7 +169,12 @@ describe('POST /documents', () => {
     const q = await newPlatform();
     const theirs = await createCustomer(q);
     expectError(await upload(p, [...fields(theirs.id), pdf()]), 404, 'USER_NOT_FOUND');
-    expectError(await upload(p, [...fields('BeneficialOwner:00000000-0000-7000-8000-000000000000'), pdf()]), 404, 'NOT_FOUND');
+    expectError(
+      await upload(p, [...fields('BeneficialOwner:00000000-0000-7000-8000-000000000000'), pdf()]),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'BENEFICIAL_OWNER_NOT_FOUND',
+    );
     const gone = await createCustomer(p);
     await api('DELETE', `/customers/${gone.id}`, { auth: p.auth });
     expectError(await upload(p, [...fields(gone.id), pdf()]), 410, 'CUSTOMER_DELETED');
@@ -227,7 +232,7 @@ describe('GET /documents (spec 4.7)', () => {
     const q = await newPlatform();
     expect((await api('GET', '/documents', { auth: q.auth })).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
     expect((await api('GET', `/documents?documentHolder=${c.id}`, { auth: q.auth })).body).toEqual({ data: [], hasMore: false });
-    expectError(await api('GET', `/documents/${doc.id}`, { auth: q.auth }), 404, 'NOT_FOUND');
+    expectError(await api('GET', `/documents/${doc.id}`, { auth: q.auth }), 404, 'REFERENCE_NOT_FOUND', 'DOCUMENT_NOT_FOUND');
     expectError(await api('GET', '/documents', { auth: await tokenWith(p, ['MANAGE']) }), 403);
     expectError(await api('GET', `/documents/${doc.id}`, { auth: await tokenWith(p, ['TRANSACT']) }), 403);
   });
@@ -323,8 +328,13 @@ describe('PUT /documents/{id} (reference replaceDocument)', () => {
     const c = await createCustomer(p);
     const doc = (await upload(p, [...fields(c.id), pdf()])).body;
     const q = await newPlatform();
-    expectError(await replace(q.auth, doc.id, [...replaceFields(), pdf()]), 404, 'NOT_FOUND');
-    expectError(await replace(p.auth, 'Document:00000000-0000-7000-8000-000000000000', [...replaceFields(), pdf()]), 404, 'NOT_FOUND');
+    expectError(await replace(q.auth, doc.id, [...replaceFields(), pdf()]), 404, 'REFERENCE_NOT_FOUND', 'DOCUMENT_NOT_FOUND');
+    expectError(
+      await replace(p.auth, 'Document:00000000-0000-7000-8000-000000000000', [...replaceFields(), pdf()]),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'DOCUMENT_NOT_FOUND',
+    );
     expectError(await replace(await tokenWith(p, ['VIEW', 'TRANSACT']), doc.id, [...replaceFields(), pdf()]), 403);
     expectError(await replace('', doc.id, [...replaceFields(), pdf()]), 401);
     await api('DELETE', `/customers/${c.id}`, { auth: p.auth });
@@ -341,7 +351,7 @@ describe('DELETE /documents/{id}', () => {
     const c = await createCustomer(p);
     const doc = (await upload(p, [...fields(c.id), pdf()])).body;
     const q = await newPlatform();
-    expectError(await api('DELETE', `/documents/${doc.id}`, { auth: q.auth }), 404, 'NOT_FOUND');
+    expectError(await api('DELETE', `/documents/${doc.id}`, { auth: q.auth }), 404, 'REFERENCE_NOT_FOUND', 'DOCUMENT_NOT_FOUND');
     expectError(await api('DELETE', `/documents/${doc.id}`, { auth: await tokenWith(p, ['VIEW']) }), 403);
     const res = await api('DELETE', `/documents/${doc.id}`, { auth: p.auth });
     expect(res.status).toBe(204);

@@ -17,7 +17,7 @@ export const STATE_EXEMPT_TABLES = new Set(['idempotency_keys']);
  * 4xx codes that report the outcome of a request that was accepted and acted on, not a rejection:
  * a TEST webhook is recorded (and listed) even when the endpoint refuses it.
  */
-export const OUTCOME_CODES = new Set(['WEBHOOK_DELIVERY_FAILED']);
+export const OUTCOME_CODES = new Set(['WEBHOOK_DELIVERY_ERROR']);
 
 /**
  * Keeps the suite hermetic and its state snapshots stable: outbound fetches (webhook endpoints, JWKS)

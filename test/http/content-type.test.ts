@@ -124,7 +124,9 @@ describe('the media type of request bodies', () => {
       }
     }
     expect(withBody).toBeGreaterThan(10);
-    expect(doc.paths['/tokens'].post.responses['415'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.paths['/tokens'].post.responses['415'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error415',
+    });
   });
 });
 

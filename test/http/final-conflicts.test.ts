@@ -12,8 +12,9 @@ import { sandboxOidc } from '../wallet/oidc-fixtures';
 
 // Clients generated from the service's OpenAPI retry a 409 twice unless it carries `x-should-retry: false`.
 // A conflict no retry can change says so; the in-flight Idempotency-Key 409 does not (it asks for a retry).
-function expectFinal(res: ApiResult, code: string) {
-  expectError(res, 409, code);
+/** A final 409: `CONFLICT` with the finer case in `details.reason`, or a 409 code of its own. */
+function expectFinal(res: ApiResult, code: string, reason?: string) {
+  expectError(res, 409, code, reason);
   expect(res.headers.get('x-should-retry'), code).toBe('false');
 }
 
@@ -50,11 +51,11 @@ describe('final conflicts carry x-should-retry: false', () => {
     const { p, usd, eur } = await setup();
     const quote = await quoteOf(p, usd, eur);
     expect((await execute(p, quote.id)).status).toBe(200);
-    expectFinal(await execute(p, quote.id), 'QUOTE_NOT_PENDING');
-    expectFinal(await execute(p, quote.id, { 'Idempotency-Key': 'again' }), 'QUOTE_NOT_PENDING');
+    expectFinal(await execute(p, quote.id), 'CONFLICT', 'QUOTE_NOT_PENDING');
+    expectFinal(await execute(p, quote.id, { 'Idempotency-Key': 'again' }), 'CONFLICT', 'QUOTE_NOT_PENDING');
     const replay = await execute(p, quote.id, { 'Idempotency-Key': 'again' });
     expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
-    expectFinal(replay, 'QUOTE_NOT_PENDING');
+    expectFinal(replay, 'CONFLICT', 'QUOTE_NOT_PENDING');
   });
 
   it('approving or rejecting a transaction that is already decided', async () => {
@@ -90,7 +91,7 @@ describe('final conflicts carry x-should-retry: false', () => {
   it('a umaDomain another platform has', async () => {
     const a = await newPlatform();
     const b = await newPlatform();
-    expectFinal(await api('PATCH', '/config', { auth: b.auth, body: { umaDomain: a.umaDomain } }), 'UMA_DOMAIN_TAKEN');
+    expectFinal(await api('PATCH', '/config', { auth: b.auth, body: { umaDomain: a.umaDomain } }), 'CONFLICT', 'UMA_DOMAIN_TAKEN');
   });
 
   it('a duplicate external account', async () => {
@@ -104,7 +105,7 @@ describe('final conflicts carry x-should-retry: false', () => {
     const { p, customer, usd, eur } = await setup();
     const quote = await quoteOf(p, usd, eur);
     vi.setSystemTime(Date.parse(quote.expiresAt) + 1_000);
-    expectFinal(await execute(p, quote.id), 'QUOTE_EXPIRED');
+    expectFinal(await execute(p, quote.id), 'CONFLICT', 'QUOTE_EXPIRED');
     expectFinal(await api('DELETE', `/customers/${customer.id}`, { auth: p.auth }), 'CONFLICT');
   });
 
@@ -143,7 +144,7 @@ describe('conflicts a retry can get past', () => {
         expiresAt: Date.now() + 3_600_000,
       });
     const res = await execute(p, quote.id, { 'Idempotency-Key': 'running' });
-    expectError(res, 409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    expectError(res, 409, 'CONFLICT', 'IDEMPOTENCY_REQUEST_IN_PROGRESS');
     expect(res.headers.get('Retry-After')).toBe('1');
     expect(res.headers.get('x-should-retry')).toBeNull();
   });

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { idempotencyKeys } from '../../src/db/schema';
 import { ApiError, notFound } from '../../src/http/errors';
-import { KEY_TTL_MS } from '../../src/common/idempotency';
 import {
   d1Store,
   IN_FLIGHT_LEASE_MS,
+  KEY_TTL_MS,
   purgeExpiredIdempotencyKeys,
   runIdempotent,
   type IdempotentRequest,
@@ -131,7 +131,7 @@ describe('Idempotency-Key', () => {
     await running;
     const during = await call(r, slow);
     expect(during.status).toBe(409);
-    expect(during.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    expect(during.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' } });
     expect(during.headers.get('Retry-After')).toBe('1');
     // A different request under the same key is still 422, even in flight.
     expect((await call({ ...r, body: '{}' }, slow)).status).toBe(422);
@@ -246,7 +246,7 @@ describe('Idempotency-Key', () => {
     });
     expect(stolen).toBe(true);
     expect(res.status).toBe(409);
-    expect(res.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    expect(res.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' } });
     const [row] = await db().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, r.key!));
     expect(row).toMatchObject({ state: 'IN_FLIGHT', claimToken: 'someone-else' });
   });

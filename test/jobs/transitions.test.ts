@@ -253,7 +253,7 @@ describe('POST /sandbox/clock/advance', () => {
     });
     const res = await worker.fetch(request, { ...env, SERVICE_ENV: 'production' }, createExecutionContext());
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(await res.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { reason: 'ROUTE_NOT_FOUND' } });
     // Nothing moved.
     expect((await api('POST', '/sandbox/clock/advance', { auth: p.auth, body: { seconds: 1 } })).body.clockOffsetSeconds).toBe(2);
   });

@@ -106,7 +106,7 @@ describe('POST /customers/{customerId}/kyc-link', () => {
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
     expect(again.body.expiresAt).toBe(first.body.expiresAt);
     expect(again.body.kycUrl).not.toBe(first.body.kycUrl);
-    expectError(await open(secretOf(first.body.kycUrl)), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await open(secretOf(first.body.kycUrl)), 404, 'REFERENCE_NOT_FOUND', 'KYC_LINK_NOT_FOUND');
     expect((await open(secretOf(again.body.kycUrl))).body.state).toBe('OPEN');
     expect(await db().select().from(kycLinks).where(eq(kycLinks.customerId, c.id))).toHaveLength(1);
     // The same key with another request: 422, nothing made.
@@ -248,15 +248,15 @@ describe('the hosted KYC page', () => {
 
   it('refuses an unknown secret, a deleted customer’s link and malformed calls', async () => {
     const p = await newPlatform();
-    expectError(await open('not-a-secret'), 404, 'REFERENCE_NOT_FOUND');
-    expectError(await complete('not-a-secret', 'APPROVED'), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await open('not-a-secret'), 404, 'REFERENCE_NOT_FOUND', 'KYC_LINK_NOT_FOUND');
+    expectError(await complete('not-a-secret', 'APPROVED'), 404, 'REFERENCE_NOT_FOUND', 'KYC_LINK_NOT_FOUND');
     const c = await createCustomer(p);
     const secret = secretOf((await link(p, c.id)).body.kycUrl);
     expect(failingFields(await api('POST', '/sandbox/kyc-links/complete', { body: { secret, outcome: 'PENDING' } }))).toEqual(['outcome']);
     expect(failingFields(await api('POST', '/sandbox/kyc-links/open', { body: {} }))).toEqual(['secret']);
     expect((await api('DELETE', `/customers/${c.id}`, { auth: p.auth })).status).toBe(200);
-    expectError(await open(secret), 404, 'REFERENCE_NOT_FOUND');
-    expectError(await complete(secret, 'APPROVED'), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await open(secret), 404, 'REFERENCE_NOT_FOUND', 'KYC_LINK_NOT_FOUND');
+    expectError(await complete(secret, 'APPROVED'), 404, 'REFERENCE_NOT_FOUND', 'KYC_LINK_NOT_FOUND');
   });
 });
 

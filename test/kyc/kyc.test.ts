@@ -139,8 +139,18 @@ describe('beneficial owners', () => {
 
     const q = await newPlatform();
     expectError(await api('GET', `/beneficial-owners?customerId=${b.id}`, { auth: q.auth }), 404, 'USER_NOT_FOUND');
-    expectError(await api('GET', `/beneficial-owners/${ids[0]}`, { auth: q.auth }), 404, 'NOT_FOUND');
-    expectError(await api('PATCH', `/beneficial-owners/${ids[0]}`, { auth: q.auth, body: { ownershipPercentage: 1 } }), 404, 'NOT_FOUND');
+    expectError(
+      await api('GET', `/beneficial-owners/${ids[0]}`, { auth: q.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'BENEFICIAL_OWNER_NOT_FOUND',
+    );
+    expectError(
+      await api('PATCH', `/beneficial-owners/${ids[0]}`, { auth: q.auth, body: { ownershipPercentage: 1 } }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'BENEFICIAL_OWNER_NOT_FOUND',
+    );
     expectError(await api('POST', '/beneficial-owners', { auth: q.auth, body: ownerBody(b.id) }), 404, 'USER_NOT_FOUND');
 
     const view = await tokenWith(p, ['VIEW']);
@@ -260,7 +270,7 @@ describe('verifications', () => {
     expectError(await api('POST', '/verifications', { auth: p.auth, body: { customerId: 'Customer:x' } }), 404, 'USER_NOT_FOUND');
 
     const q = await newPlatform();
-    expectError(await api('GET', `/verifications/${v1.id}`, { auth: q.auth }), 404, 'NOT_FOUND');
+    expectError(await api('GET', `/verifications/${v1.id}`, { auth: q.auth }), 404, 'REFERENCE_NOT_FOUND', 'VERIFICATION_NOT_FOUND');
     expectError(await api('POST', '/verifications', { auth: q.auth, body: { customerId: a.id } }), 404, 'USER_NOT_FOUND');
     expect((await api('GET', '/verifications', { auth: q.auth })).body.totalCount).toBe(0);
 

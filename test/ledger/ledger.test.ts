@@ -2,11 +2,28 @@ import { env } from 'cloudflare:test';
 import { eq, sum } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { internalAccounts, ledgerEntries } from '../../src/db/schema';
-import { moneyBatch, movementStatements } from '../../src/ledger/ledger';
-
-const runMoneyBatch = async (...args: Parameters<typeof moneyBatch>) => (await moneyBatch(...args)).result;
+import { dueTransitions, internalAccounts, ledgerEntries } from '../../src/db/schema';
+import { movementStatements } from '../../src/ledger/ledger';
+import { commitChange } from '../../src/http/change';
+import { ApiError } from '../../src/http/errors';
+import type { Db, Statement } from '../../src/db/client';
 import { newPlatform, type TestPlatform } from '../support/api';
+
+const SHORTFALL = new ApiError('INSUFFICIENT_FUNDS', 'shortfall');
+const POSTED = new ApiError('CONFLICT', 'posted already');
+
+/** Commits a movement as a Change: `applied`, or how it was refused (nothing of it happened). */
+async function runMoneyBatch(db: Db, statements: Statement[]): Promise<'applied' | 'insufficient_funds' | 'already_applied'> {
+  const change = { statements, messages: [], status: 200, body: null, shortfall: SHORTFALL, conflict: POSTED };
+  try {
+    await commitChange({ db, queue: env.JOBS }, change);
+    return 'applied';
+  } catch (error) {
+    if (error === SHORTFALL) return 'insufficient_funds';
+    if (error === POSTED) return 'already_applied';
+    throw error;
+  }
+}
 import { accountsOf, createCustomer } from '../support/customers';
 
 /** The USD holding account of a new customer: accounts of two customers may share a currency (platform-owned ones may not). */
@@ -76,5 +93,44 @@ describe('ledger', () => {
     );
     expect(results.filter((r) => r === 'applied')).toHaveLength(10);
     expect(await balance(a)).toBe(0);
+  });
+});
+
+describe('a shortfall is the balance CHECK only', () => {
+  it('another CHECK failing fails the batch as it is: its shortfall is not committed instead', async () => {
+    const p = await newPlatform();
+    const db = database(env.DB);
+    const a = await account(p);
+    const row = { platformId: p.id, subjectId: a, kind: 'test', dueAt: 1, createdAt: 1 };
+    // A transition applied twice breaks `due_transitions_applied_once`, not the balance's CHECK.
+    const twice = db.insert(dueTransitions).values({ ...row, id: 'DueTransition:twice', applications: 2 });
+    const credit = (reference: string) =>
+      movementStatements(db, {
+        platformId: p.id,
+        from: 'Sandbox:funding',
+        to: a,
+        amount: 5,
+        currency: 'USD',
+        reference,
+        kind: 'TEST',
+        now: 1,
+      });
+    const fallback = { statements: credit('fallback'), messages: [], status: 200, body: 'fallback' };
+    const change = { statements: [twice], messages: [], status: 200, body: 'first', shortfall: fallback };
+    await expect(commitChange({ db, queue: env.JOBS }, change)).rejects.toThrow(/due_transitions_applied_once/);
+    expect(await balance(a)).toBe(0);
+    // The balance CHECK is a shortfall: the fallback commits instead.
+    const overdraw = movementStatements(db, {
+      platformId: p.id,
+      from: a,
+      to: 'External:x',
+      amount: 1,
+      currency: 'USD',
+      reference: 'o',
+      kind: 'TEST',
+      now: 1,
+    });
+    expect((await commitChange({ db, queue: env.JOBS }, { ...change, statements: overdraw })).body).toBe('fallback');
+    expect(await balance(a)).toBe(5);
   });
 });

@@ -142,7 +142,11 @@ describe('the official MCP TypeScript SDK client against /mcp', () => {
 
     // An API error is a tool result the model can read, not a protocol error.
     const missing = await call('get_action', { actionId: 'AgentAction:nope' });
-    expect(missing).toMatchObject({ isError: true, structuredContent: { status: 404 } });
+    expect(missing).toMatchObject({
+      isError: true,
+      structuredContent: { status: 404, code: 'REFERENCE_NOT_FOUND', details: { reason: 'AGENT_ACTION_NOT_FOUND' } },
+    });
+    expect(missing.content[0]!.text).toContain('Error REFERENCE_NOT_FOUND (HTTP 404, AGENT_ACTION_NOT_FOUND)');
     const invalid = await call('create_transfer_out', { source: { accountId: usd }, destination: { accountId: bank }, amount: -5 });
     expect(invalid).toMatchObject({ isError: true, structuredContent: { status: 400, code: 'INVALID_INPUT' } });
 

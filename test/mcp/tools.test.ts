@@ -80,10 +80,12 @@ describe('the MCP tools are generated from the agent routes (no second list)', (
     for (const tool of agentTools(ROUTES)) {
       const r = tool.route;
       expect(tool.annotations.readOnlyHint, tool.name).toBe(r.method === 'GET');
-      expect(tool.annotations.destructiveHint, tool.name).toBe(Boolean(r.idempotent) || r.method === 'DELETE');
+      expect(tool.annotations.destructiveHint, tool.name).toBe(Boolean(r.movesMoney) || r.method === 'DELETE');
       expect(tool.description.length, tool.name).toBeGreaterThan(40);
       for (const p of [r.agentPermission ?? []].flat()) expect(tool.description, tool.name).toContain(p);
-      if (r.idempotent) {
+      // An agent's payment honours an Idempotency-Key, which its tool takes as an argument.
+      expect(Boolean(r.idempotent), tool.name).toBe(Boolean(r.movesMoney));
+      if (r.movesMoney) {
         expect(tool.inputSchema.properties.idempotencyKey, tool.name).toMatchObject({ type: 'string' });
         expect(tool.description, tool.name).toMatch(/smallest unit/);
         expect(tool.description, tool.name).toMatch(/approve/);
@@ -97,6 +99,13 @@ describe('the MCP tools are generated from the agent routes (no second list)', (
       expect(byName[name]?.annotations.destructiveHint).toBe(true);
     expect(byName.delete_external_account?.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
     expect(byName.get_agent?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    // A follow-up the route declares is a tool of its own, named in the description.
+    for (const tool of agentTools(ROUTES).filter((t) => t.route.followUp)) {
+      const next = agentTools(ROUTES).find((t) => t.route.operationId === tool.route.followUp);
+      expect(next, tool.name).toBeDefined();
+      expect(tool.description, tool.name).toContain(`${next!.name} executes it`);
+    }
+    expect(byName.create_quote?.description).toContain('execute_quote executes it');
   });
 
   it('the resources are agent reads without parameters', () => {

@@ -116,28 +116,29 @@ describe('permissions and tenancy of the payment endpoints', () => {
   it("another platform's resources answer 404 exactly like unknown ones", async () => {
     const { a, b } = await world();
     // b's ids used with a's credentials.
-    const expected: Record<string, string> = {
-      '/quotes': 'NOT_FOUND',
-      [`/quotes/${b.quote.id}`]: 'QUOTE_NOT_FOUND',
-      [`/quotes/${b.quote.id}/execute`]: 'QUOTE_NOT_FOUND',
-      '/transfer-in': 'NOT_FOUND',
-      '/transfer-out': 'NOT_FOUND',
-      [`/transactions/${b.tx.id}`]: 'TRANSACTION_NOT_FOUND',
-      [`/transactions/${b.tx.id}/approve`]: 'TRANSACTION_NOT_FOUND',
-      [`/transactions/${b.tx.id}/reject`]: 'TRANSACTION_NOT_FOUND',
-      '/sandbox/send': 'QUOTE_NOT_FOUND',
-      '/sandbox/uma/receive': 'UMA_NOT_FOUND',
+    // The code, and the finer case `details.reason` names where the code is REFERENCE_NOT_FOUND.
+    const expected: Record<string, [string, string?]> = {
+      '/quotes': ['REFERENCE_NOT_FOUND', 'INTERNAL_ACCOUNT_NOT_FOUND'],
+      [`/quotes/${b.quote.id}`]: ['QUOTE_NOT_FOUND'],
+      [`/quotes/${b.quote.id}/execute`]: ['QUOTE_NOT_FOUND'],
+      '/transfer-in': ['REFERENCE_NOT_FOUND', 'INTERNAL_ACCOUNT_NOT_FOUND'],
+      '/transfer-out': ['REFERENCE_NOT_FOUND', 'INTERNAL_ACCOUNT_NOT_FOUND'],
+      [`/transactions/${b.tx.id}`]: ['TRANSACTION_NOT_FOUND'],
+      [`/transactions/${b.tx.id}/approve`]: ['TRANSACTION_NOT_FOUND'],
+      [`/transactions/${b.tx.id}/reject`]: ['TRANSACTION_NOT_FOUND'],
+      '/sandbox/send': ['QUOTE_NOT_FOUND'],
+      '/sandbox/uma/receive': ['UMA_NOT_FOUND'],
     };
     for (const e of ENDPOINTS) {
       const path = e.path(b);
-      const code = expected[path];
+      const [code, reason] = expected[path] ?? [];
       if (!code) continue;
       const res = await api(e.method, path, {
         auth: a.p.auth,
         body: e.body?.(b),
         headers: e.key ? { 'Idempotency-Key': crypto.randomUUID() } : {},
       });
-      expectError(res, 404, code);
+      expectError(res, 404, code, reason);
     }
     const list = await api('GET', '/transactions', { auth: a.p.auth });
     expect(list.body.data.map((t: any) => t.id)).toEqual([a.tx.id, a.realtime.transactionId, a.quote.transactionId].sort().reverse());

@@ -62,10 +62,10 @@ describe('execute idempotency (Idempotency-Key)', () => {
     // A refusal (4xx) is stored and replayed as well: a shortfall stays a shortfall under its key.
     const poor = await setup('USD', 100);
     const refused = await execute(poor.p, poor.quote.id, 'poor');
-    expectError(refused, 400, 'INSUFFICIENT_FUNDS');
+    expectError(refused, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     await fund(poor.p, poor.from, 100_000);
     const replay = await execute(poor.p, poor.quote.id, 'poor');
-    expectError(replay, 400, 'INSUFFICIENT_FUNDS');
+    expectError(replay, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
     expect((await execute(poor.p, poor.quote.id, 'poor-2')).status).toBe(200);
     // Keys are per platform.
@@ -79,7 +79,7 @@ describe('execute idempotency (Idempotency-Key)', () => {
     const busy = results.filter((r) => r.status === 409);
     expect(ok.length + busy.length).toBe(20);
     expect(ok.length).toBeGreaterThanOrEqual(1);
-    for (const r of busy) expect(r.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    for (const r of busy) expect(r.body).toMatchObject({ code: 'CONFLICT', details: { reason: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' } });
     for (const r of ok) expect(r.body).toEqual(ok[0]!.body);
     expect(await balanceOf(p, from)).toBe(90_000);
     expect(await postings(quote.transactionId)).toEqual(['DEBIT']);
@@ -94,7 +94,7 @@ describe('execute idempotency (Idempotency-Key)', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const refused = results.filter((r) => r.status !== 200);
     expect(refused).toHaveLength(19);
-    for (const r of refused) expectError(r, 409, 'QUOTE_NOT_PENDING');
+    for (const r of refused) expectError(r, 409, 'CONFLICT', 'QUOTE_NOT_PENDING');
     expect(await balanceOf(p, from)).toBe(90_000);
     expect(await postings(quote.transactionId)).toEqual(['DEBIT']);
     await expectLedgerInvariant(p.id);
@@ -159,7 +159,7 @@ describe('execute from an embedded wallet (signed retry)', () => {
   it('gives no challenge for a quote that cannot execute', async () => {
     const { p, quote } = await setup('wallet');
     vi.setSystemTime(T0 + 6 * 60_000);
-    expectError(await execute(p, quote.id, 'late'), 409, 'QUOTE_EXPIRED');
+    expectError(await execute(p, quote.id, 'late'), 409, 'CONFLICT', 'QUOTE_EXPIRED');
     const res = await api('POST', '/quotes', {
       auth: p.auth,
       body: {

@@ -159,9 +159,24 @@ describe('POST /quotes', () => {
   it('answers 404 for unknown accounts, customers and UMA receivers', async () => {
     const { p, usd, ext } = await setup();
     const q = await setup();
-    expectError(await api('POST', '/quotes', { auth: p.auth, body: accountQuote(q.usd, ext) }), 404, 'NOT_FOUND');
-    expectError(await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, q.ext) }), 404, 'NOT_FOUND');
-    expectError(await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, 'ExternalAccount:nope') }), 404, 'NOT_FOUND');
+    expectError(
+      await api('POST', '/quotes', { auth: p.auth, body: accountQuote(q.usd, ext) }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'INTERNAL_ACCOUNT_NOT_FOUND',
+    );
+    expectError(
+      await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, q.ext) }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'EXTERNAL_ACCOUNT_NOT_FOUND',
+    );
+    expectError(
+      await api('POST', '/quotes', { auth: p.auth, body: accountQuote(usd, 'ExternalAccount:nope') }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'EXTERNAL_ACCOUNT_NOT_FOUND',
+    );
     expectError(await api('POST', '/quotes', { auth: p.auth, body: umaQuote(usd, '$nobody@sandbox.uma.test') }), 404, 'UMA_NOT_FOUND');
     expectError(await api('POST', '/quotes', { auth: p.auth, body: umaQuote(usd, '$success.usd@elsewhere.test') }), 404, 'UMA_NOT_FOUND');
     const realtime = {
@@ -454,12 +469,12 @@ describe('POST /quotes/{quoteId}/execute', () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, accountQuote(usd, ext));
     vi.setSystemTime(T0 + 5 * 60_000);
-    expectError(await execute(p, quote.id), 409, 'QUOTE_EXPIRED');
+    expectError(await execute(p, quote.id), 409, 'CONFLICT', 'QUOTE_EXPIRED');
     expect(await tx(p, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
     expect((await api('GET', `/quotes/${quote.id}`, { auth: p.auth })).body.status).toBe('EXPIRED');
     expect((await eventsAbout(p.id, quote.transactionId)).map((e) => e.type)).toEqual(['OUTGOING_PAYMENT.EXPIRED']);
     expect(await balanceOf(p, usd)).toBe(100_000);
-    expectError(await execute(p, quote.id), 409, 'QUOTE_NOT_PENDING');
+    expectError(await execute(p, quote.id), 409, 'CONFLICT', 'QUOTE_NOT_PENDING');
     await expectLedgerInvariant(p.id);
   });
 
@@ -473,10 +488,10 @@ describe('POST /quotes/{quoteId}/execute', () => {
     expect(await statusPath(quote.transactionId)).toEqual(['PENDING', 'EXPIRED']);
   });
 
-  it('refuses a shortfall with 400 INSUFFICIENT_FUNDS and executes once funded', async () => {
+  it('refuses a shortfall with 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS) and executes once funded', async () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, accountQuote(usd, ext, 150_000));
-    expectError(await execute(p, quote.id), 400, 'INSUFFICIENT_FUNDS');
+    expectError(await execute(p, quote.id), 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     expect((await tx(p, quote.transactionId)).status).toBe('PENDING');
     await fund(p, usd, 50_000);
     expect((await execute(p, quote.id)).status).toBe(200);
@@ -484,14 +499,14 @@ describe('POST /quotes/{quoteId}/execute', () => {
     await expectLedgerInvariant(p.id);
   });
 
-  it('immediatelyExecute short of funds: 400 INSUFFICIENT_FUNDS, the quote kept PENDING and nothing moved', async () => {
+  it('immediatelyExecute short of funds: 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS), the quote kept PENDING and nothing moved', async () => {
     const { p, usd, ext } = await setup();
     const res = await api('POST', '/quotes', {
       auth: p.auth,
       headers: { 'Idempotency-Key': 'short' },
       body: { ...accountQuote(usd, ext, 200_000), immediatelyExecute: true },
     });
-    expectError(res, 400, 'INSUFFICIENT_FUNDS');
+    expectError(res, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     const list = await api('GET', `/quotes?status=PENDING`, { auth: p.auth });
     expect(list.body.data).toHaveLength(1);
     expect(await postings(list.body.data[0].transactionId)).toEqual([]);
@@ -502,7 +517,7 @@ describe('POST /quotes/{quoteId}/execute', () => {
       headers: { 'Idempotency-Key': 'short' },
       body: { ...accountQuote(usd, ext, 200_000), immediatelyExecute: true },
     });
-    expectError(again, 400, 'INSUFFICIENT_FUNDS');
+    expectError(again, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
     await expectLedgerInvariant(p.id);
   });
@@ -576,6 +591,7 @@ describe('real-time funding', () => {
     expectError(
       await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD' } }),
       409,
+      'CONFLICT',
       'QUOTE_NOT_PENDING',
     );
     await expectLedgerInvariant(p.id);
@@ -592,6 +608,7 @@ describe('real-time funding', () => {
     expectError(
       await api('POST', `/quotes/${quote.id}/execute`, { auth: p.auth, headers: { 'Idempotency-Key': 'x' } }),
       400,
+      'INVALID_INPUT',
       'QUOTE_REQUIRES_FUNDING',
     );
     expect((await send({ currencyCode: 'BTC' })).status).toBe(200);
@@ -604,6 +621,7 @@ describe('real-time funding', () => {
     expectError(
       await api('POST', '/sandbox/send', { auth: p.auth, body: { quoteId: quote.id, currencyCode: 'USD' } }),
       400,
+      'INVALID_INPUT',
       'QUOTE_NOT_REALTIME_FUNDED',
     );
     const r = await realtime();
@@ -611,6 +629,7 @@ describe('real-time funding', () => {
     expectError(
       await api('POST', '/sandbox/send', { auth: r.p.auth, body: { quoteId: r.quote.id, currencyCode: 'USD' } }),
       409,
+      'CONFLICT',
       'QUOTE_EXPIRED',
     );
     expect(await tx(r.p, r.quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });

@@ -247,10 +247,10 @@ describe('transfer bodies (reference required list: source and destination)', ()
 });
 
 describe('transfer rules', () => {
-  it('refuses a real shortfall with 400 INSUFFICIENT_FUNDS and records nothing', async () => {
+  it('refuses a real shortfall with 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS) and records nothing', async () => {
     const { p, usd, ext } = await setup('321');
     const res = await transfer(p, 'out', usd, ext, 50_001);
-    expectError(res, 400, 'INSUFFICIENT_FUNDS');
+    expectError(res, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     expect((await api('GET', '/transactions', { auth: p.auth })).body.data).toEqual([]);
     expect(await balanceOf(p, usd)).toBe(50_000);
     await expectLedgerInvariant(p.id);
@@ -280,9 +280,9 @@ describe('transfer rules', () => {
     });
     expect(failingFields(res)).toEqual(['destination.accountId', 'amount']);
     res = await transfer(p, 'out', ext, usd, 100);
-    expectError(res, 404, 'NOT_FOUND');
+    expectError(res, 404, 'REFERENCE_NOT_FOUND', 'INTERNAL_ACCOUNT_NOT_FOUND');
     res = await transfer(p, 'in', usd, ext, 100);
-    expectError(res, 404, 'NOT_FOUND');
+    expectError(res, 404, 'REFERENCE_NOT_FOUND', 'INTERNAL_ACCOUNT_NOT_FOUND');
   });
 
   it("moves the platform's own money to and from its own external accounts", async () => {
@@ -313,7 +313,7 @@ describe('transfer rules', () => {
   it('refuses closed or deleted accounts', async () => {
     const { p, usd, ext } = await setup('321');
     expect((await api('DELETE', `/customers/external-accounts/${ext}`, { auth: p.auth })).status).toBe(204);
-    expectError(await transfer(p, 'out', usd, ext, 100), 404, 'NOT_FOUND');
+    expectError(await transfer(p, 'out', usd, ext, 100), 404, 'REFERENCE_NOT_FOUND', 'EXTERNAL_ACCOUNT_NOT_FOUND');
   });
 });
 

@@ -96,6 +96,29 @@ describe('an Idempotency-Key claimed with the bearer lookup', () => {
   });
 });
 
+describe('a paused agent’s refused request', () => {
+  it('does not record its Idempotency-Key: the same key acts once the agent is resumed', async () => {
+    const a = await fundedAgent();
+    await expectStatus(api('PATCH', `/agents/${a.agentId}`, { auth: a.p.auth, body: { isPaused: true } }), 200);
+    const send = () =>
+      api('POST', '/agents/me/transfer-out', { auth: a.bearer, headers: { 'Idempotency-Key': 'resumed-later' }, body: a.body });
+    const paused = await send();
+    expect(paused.status, JSON.stringify(paused.body)).toBe(403);
+    expect(paused.body.message).toBe('The agent is paused');
+    // Not the key's answer: no in-flight 409, no replayed 403.
+    const again = await send();
+    expect(again.status).toBe(403);
+    expect(again.headers.get('Idempotent-Replayed')).toBeNull();
+    expect(await balanceOf(a.p, a.usd)).toBe(100_000);
+    await expectStatus(api('PATCH', `/agents/${a.agentId}`, { auth: a.p.auth, body: { isPaused: false } }), 200);
+    const done = await send();
+    expect(done.status, JSON.stringify(done.body)).toBe(201);
+    expect(done.headers.get('Idempotent-Replayed')).toBeNull();
+    expect(done.body.status).toBe('APPROVED');
+    expect(await balanceOf(a.p, a.usd)).toBe(99_000);
+  });
+});
+
 async function expectStatus(res: Promise<{ status: number; body: unknown }>, status: number) {
   const r = await res;
   expect(r.status, JSON.stringify(r.body)).toBe(status);

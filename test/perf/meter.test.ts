@@ -8,6 +8,7 @@ import { customers, internalAccounts } from '../../src/db/schema';
 import { api, BASE, newPlatform, productionApi } from '../support/api';
 import { createCustomer, individualBody } from '../support/customers';
 import { customerWithAccounts } from '../support/payments';
+import { newAgent } from '../support/agents';
 
 /**
  * The service's D1 meter (src/db/meter.ts): rows read and written per request from D1's own `meta`, in the
@@ -176,6 +177,36 @@ describe('rows read per request, as the service shows them', () => {
     expect(line.rowsRead).toBe(Number(res.headers.get('X-D1-Rows-Read')));
     expect(line.rowsWritten).toBe(Number(res.headers.get('X-D1-Rows-Written')));
     expect(line.rowsWritten).toBeGreaterThan(0);
+  });
+
+  it('production counts a select’s rows only where D1’s public results carry them, and its log line says how many it left out', async () => {
+    const a = await newAgent();
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+    const call = async (overrides: Record<string, string>) => {
+      const meter = newMeter();
+      const ctx = createExecutionContext();
+      const res = await withMeter(meter, () =>
+        worker.fetch(
+          new Request(`${BASE}/agents/me`, { headers: { Authorization: a.bearer } }),
+          { ...env, LOG_LEVEL: 'info', ...overrides },
+          ctx,
+        ),
+      );
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(200);
+      return { meter, line: lines.map((l) => JSON.parse(l)).findLast((l) => l.msg === 'request') };
+    };
+    // The agent's usage is a select after its bearer lookup: drizzle reads it through raw(), whose result drops meta.
+    const sandbox = await call({});
+    expect(sandbox.meter.unmetered).toBe(0);
+    expect(sandbox.line.unmetered).toBeUndefined();
+    // Production never reaches into the binding's private method for it: the select is left out, and said so.
+    const production = await call({ SERVICE_ENV: 'production', WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: 'http://localhost' });
+    expect(production.meter.unmetered).toBeGreaterThan(0);
+    expect(production.line.unmetered).toBe(production.meter.unmetered);
+    expect(production.meter.roundTrips).toBe(sandbox.meter.roundTrips);
+    expect(production.meter.rowsRead).toBeLessThan(sandbox.meter.rowsRead);
   });
 
   it('the sweep logs what it read and wrote', async () => {

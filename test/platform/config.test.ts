@@ -213,7 +213,7 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     const before = (await api('GET', '/config', { auth: b.auth })).body;
     for (const domain of [a.umaDomain, a.umaDomain.toUpperCase()]) {
       const res = await api('PATCH', '/config', { auth: b.auth, body: { umaDomain: domain, embeddedWalletConfig: { appName: 'Taken' } } });
-      expectError(res, 409, 'UMA_DOMAIN_TAKEN');
+      expectError(res, 409, 'CONFLICT', 'UMA_DOMAIN_TAKEN');
       expect(res.body.message).toContain(domain);
     }
     expect((await api('GET', '/config', { auth: b.auth })).body).toEqual(before);
@@ -232,7 +232,7 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
       auth: OPERATOR,
       body: { name: 'Squatter', umaDomain: a.umaDomain.toUpperCase() },
     });
-    expectError(created, 409, 'UMA_DOMAIN_TAKEN');
+    expectError(created, 409, 'CONFLICT', 'UMA_DOMAIN_TAKEN');
     expect(await total()).toBe(count);
   });
 

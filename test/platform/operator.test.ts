@@ -59,6 +59,6 @@ describe('operator endpoints', () => {
       createExecutionContext(),
     );
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(await res.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { reason: 'ROUTE_NOT_FOUND' } });
   });
 });

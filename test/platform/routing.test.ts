@@ -20,12 +20,12 @@ describe('routing and versioning', () => {
   it('serves the API only under the version segment', async () => {
     const p = await newPlatform();
     expect((await api('GET', `${BASE}/config`, { auth: p.auth })).status).toBe(200);
-    expectError(await api('GET', `${ORIGIN}/config`, { auth: p.auth }), 404, 'NOT_FOUND');
-    expectError(await api('GET', `${ORIGIN}/2024-01-01/config`, { auth: p.auth }), 404, 'NOT_FOUND');
+    expectError(await api('GET', `${ORIGIN}/config`, { auth: p.auth }), 404, 'REFERENCE_NOT_FOUND', 'ROUTE_NOT_FOUND');
+    expectError(await api('GET', `${ORIGIN}/2024-01-01/config`, { auth: p.auth }), 404, 'REFERENCE_NOT_FOUND', 'ROUTE_NOT_FOUND');
   });
 
   it('answers 404 in the error shape for an unknown path', async () => {
-    expectError(await api('GET', '/no-such-thing'), 404, 'NOT_FOUND');
+    expectError(await api('GET', '/no-such-thing'), 404, 'REFERENCE_NOT_FOUND', 'ROUTE_NOT_FOUND');
   });
 
   it('answers 405 with Allow for a known path and a wrong method', async () => {

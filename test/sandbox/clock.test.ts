@@ -35,6 +35,6 @@ describe('GET /sandbox/clock', () => {
 
   it('is 404 in production, like every /sandbox/* path', async () => {
     const p = await newPlatform();
-    expectError(await productionApi('GET', '/sandbox/clock', { auth: p.auth }), 404, 'NOT_FOUND');
+    expectError(await productionApi('GET', '/sandbox/clock', { auth: p.auth }), 404, 'REFERENCE_NOT_FOUND', 'ROUTE_NOT_FOUND');
   });
 });

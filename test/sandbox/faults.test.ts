@@ -74,6 +74,9 @@ describe('POST /sandbox/faults', () => {
     await bad({ ...onConfig({ type: 'ERROR', status: 600 }) }, 'effect.status');
     await bad({ ...onConfig({ type: 'AFTER_COMMIT', status: 505 }) }, 'effect.status');
     await bad({ ...onConfig({ type: 'AFTER_COMMIT', status: 429 }) }, 'effect.status');
+    // Statuses the reference closes with codes no operation here answers: no fault could answer them honestly.
+    for (const status of [412, 424, 501]) await bad({ ...onConfig({ type: 'ERROR', status }) }, 'effect.status');
+    await bad({ ...onConfig({ type: 'AFTER_COMMIT', status: 501 }) }, 'effect.status');
     await bad({ ...onConfig({ type: 'LATENCY', delayMs: 30_001 }) }, 'effect.delayMs');
     await bad({ ...onConfig({ type: 'EXPLODE' }) }, 'effect.type');
     await bad({ ...onConfig({ type: 'DISCONNECT' }, { times: 0 }) }, 'times');
@@ -108,7 +111,8 @@ describe('POST /sandbox/faults', () => {
       expectError(
         await productionApi(method, path, { auth: p.auth, body: method === 'POST' ? onConfig({ type: 'DISCONNECT' }) : undefined }),
         404,
-        'NOT_FOUND',
+        'REFERENCE_NOT_FOUND',
+        'ROUTE_NOT_FOUND',
       );
     }
     // Production ignores the rules the platform holds: its config answers.
@@ -136,11 +140,11 @@ describe('ERROR', () => {
     expect(shown.firings[0]).toMatchObject({ method: 'GET', path: '/2025-10-13/config' });
   });
 
-  it('uses the code the API has for the status: 429 RATE_LIMITED, 404 NOT_FOUND, 5xx INTERNAL_ERROR', async () => {
+  it('uses the code the API has for the status: 429 RATE_LIMITED, 404 REFERENCE_NOT_FOUND, 5xx INTERNAL_ERROR', async () => {
     const p = await newPlatform();
     for (const [status, code] of [
       [429, 'RATE_LIMITED'],
-      [404, 'NOT_FOUND'],
+      [404, 'REFERENCE_NOT_FOUND'],
       [409, 'CONFLICT'],
       [502, 'INTERNAL_ERROR'],
     ] as const) {
@@ -295,8 +299,18 @@ describe('scope', () => {
     const p = await newPlatform();
     const other = await newPlatform();
     const rule = await createFault(p, onConfig({ type: 'ERROR', status: 500 }));
-    expectError(await api('GET', `/sandbox/faults/${rule.id}`, { auth: other.auth }), 404, 'NOT_FOUND');
-    expectError(await api('DELETE', `/sandbox/faults/${rule.id}`, { auth: other.auth }), 404, 'NOT_FOUND');
+    expectError(
+      await api('GET', `/sandbox/faults/${rule.id}`, { auth: other.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'SANDBOX_FAULT_NOT_FOUND',
+    );
+    expectError(
+      await api('DELETE', `/sandbox/faults/${rule.id}`, { auth: other.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'SANDBOX_FAULT_NOT_FOUND',
+    );
     expect((await api('DELETE', '/sandbox/faults', { auth: other.auth })).status).toBe(204);
     expectError(await config(p), 500, 'INTERNAL_ERROR');
   });
@@ -314,7 +328,7 @@ describe('scope', () => {
     const p = await newPlatform();
     const one = await createFault(p, onConfig({ type: 'ERROR', status: 500 }, { times: 10 }));
     expect((await api('DELETE', `/sandbox/faults/${one.id}`, { auth: p.auth })).status).toBe(204);
-    expectError(await api('GET', `/sandbox/faults/${one.id}`, { auth: p.auth }), 404, 'NOT_FOUND');
+    expectError(await api('GET', `/sandbox/faults/${one.id}`, { auth: p.auth }), 404, 'REFERENCE_NOT_FOUND', 'SANDBOX_FAULT_NOT_FOUND');
     expect((await config(p)).status).toBe(200);
     await createFault(p, onConfig({ type: 'ERROR', status: 500 }, { times: 10 }));
     await createFault(p, onConfig({ type: 'ERROR', status: 502 }, { times: 10 }));

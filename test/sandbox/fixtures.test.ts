@@ -182,7 +182,12 @@ describe('POST /sandbox/fixtures', () => {
 
   it('is 404 in production', async () => {
     const p = await newPlatform();
-    expectError(await productionApi('POST', '/sandbox/fixtures', { auth: p.auth, body: {} }), 404, 'NOT_FOUND');
+    expectError(
+      await productionApi('POST', '/sandbox/fixtures', { auth: p.auth, body: {} }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'ROUTE_NOT_FOUND',
+    );
   });
 });
 
@@ -380,7 +385,7 @@ describe('POST /sandbox/fixtures, all or nothing', () => {
         out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' }, 5_000),
       ],
     });
-    const error = expectError(res, 400, 'INSUFFICIENT_FUNDS');
+    const error = expectError(res, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
     expect(error.message).toContain('payments[1]');
     expect(error.details).toMatchObject({ entry: 'payments[1]' });
     // Only the customer made before the call is left; the clock the settle moved is back too.

@@ -191,7 +191,7 @@ describe('sandbox endpoints in production', () => {
     ['/sandbox/reset', undefined],
   ])('%s answers 404 as an unknown path', async (path, body) => {
     const p = await newPlatform();
-    expectError(await productionApi('POST', path, { auth: p.auth, body }), 404, 'NOT_FOUND');
+    expectError(await productionApi('POST', path, { auth: p.auth, body }), 404, 'REFERENCE_NOT_FOUND', 'ROUTE_NOT_FOUND');
   });
 
   it('honours no magic value: suffixes and sandbox UMA receivers are ordinary', async () => {

@@ -303,12 +303,12 @@ describe('sandbox snapshots', () => {
       ['POST', `/sandbox/snapshots/${a.id}/restore`],
       ['DELETE', `/sandbox/snapshots/${a.id}`],
     ] as const) {
-      expectError(await api(method, path, { auth: other.auth }), 404, 'NOT_FOUND');
+      expectError(await api(method, path, { auth: other.auth }), 404, 'REFERENCE_NOT_FOUND', 'SANDBOX_SNAPSHOT_NOT_FOUND');
     }
     expect(ok(await api('GET', '/sandbox/snapshots', { auth: other.auth })).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
     ok(await api('DELETE', `/sandbox/snapshots/${a.id}`, { auth: p.auth }), 204);
-    expectError(await api('GET', `/sandbox/snapshots/${a.id}`, { auth: p.auth }), 404, 'NOT_FOUND');
-    expectError(await restore(p, a.id), 404, 'NOT_FOUND');
+    expectError(await api('GET', `/sandbox/snapshots/${a.id}`, { auth: p.auth }), 404, 'REFERENCE_NOT_FOUND', 'SANDBOX_SNAPSHOT_NOT_FOUND');
+    expectError(await restore(p, a.id), 404, 'REFERENCE_NOT_FOUND', 'SANDBOX_SNAPSHOT_NOT_FOUND');
     expect(ok(await api('GET', '/sandbox/snapshots', { auth: p.auth })).body.data).toEqual([b]);
     // A VIEW token reads but does not take, restore or delete.
     const viewer = await tokenWith(p, ['VIEW']);
@@ -361,6 +361,11 @@ describe('sandbox snapshots', () => {
     ['DELETE', '/sandbox/snapshots/SandboxSnapshot:x'],
   ])('%s %s is 404 in production', async (method, path) => {
     const p = await newPlatform();
-    expectError(await productionApi(method, path, { auth: p.auth, body: method === 'POST' ? { name: 'x' } : undefined }), 404, 'NOT_FOUND');
+    expectError(
+      await productionApi(method, path, { auth: p.auth, body: method === 'POST' ? { name: 'x' } : undefined }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'ROUTE_NOT_FOUND',
+    );
   });
 });

@@ -6,6 +6,7 @@ import { settings } from '../../src/env';
 import { createPlatform } from '../../src/platform/service';
 import { PlatformCreate } from '../../src/platform/schema';
 import { TEST_ORIGIN, TEST_RP_ID } from './passkey';
+import referenceErrors from '../http/reference-errors.json';
 
 export const ORIGIN = 'http://service.test';
 export const BASE = `${ORIGIN}/2025-10-13`;
@@ -38,7 +39,19 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
   const text = await res.text();
   let parsed: any = text;
   if (res.headers.get('Content-Type')?.includes('application/json') && text) parsed = JSON.parse(text);
+  expectInContract(res.status, parsed);
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+const closedEnums = referenceErrors as Record<string, string[] | undefined>;
+/**
+ * Every error answer any test sees has a code of the reference's enum where the reference closes its status,
+ * as a validation proxy loaded with the reference would check (the errors table, src/http/errors.ts).
+ */
+function expectInContract(status: number, body: any) {
+  const allowed = closedEnums[status];
+  if (allowed && typeof body?.code === 'string')
+    expect(allowed, `${status} ${body.code} is outside the reference's enum`).toContain(body.code);
 }
 
 /** A call through the Worker's own fetch handler with some bindings replaced (e.g. production settings). */
@@ -54,11 +67,9 @@ export async function workerApi(method: string, path: string, overrides: Partial
   const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...overrides }, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
-  return {
-    status: res.status,
-    body: text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text,
-    headers: res.headers,
-  };
+  const answer = text && res.headers.get('Content-Type')?.includes('json') ? JSON.parse(text) : text;
+  expectInContract(res.status, answer);
+  return { status: res.status, body: answer, headers: res.headers };
 }
 
 /**
@@ -118,12 +129,13 @@ export async function tokenWith(platform: TestPlatform, permissions: string[]): 
   return basic(res.body.clientId, res.body.clientSecret);
 }
 
-/** Asserts the spec's error shape and returns the body. */
-export function expectError(res: ApiResult, status: number, code?: string) {
+/** Asserts the spec's error shape and returns the body; `reason` is the finer case named in `details.reason`. */
+export function expectError(res: ApiResult, status: number, code?: string, reason?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.headers.get('Content-Type')).toContain('application/json');
   expect(res.body).toMatchObject({ status, code: expect.any(String), message: expect.any(String) });
-  if (code) expect(res.body.code).toBe(code);
+  if (code) expect(res.body.code, JSON.stringify(res.body)).toBe(code);
+  if (reason) expect(res.body.details?.reason, JSON.stringify(res.body)).toBe(reason);
   return res.body;
 }
 

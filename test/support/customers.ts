@@ -114,3 +114,6 @@ export async function walk(path: string, auth: string, between?: () => Promise<v
   }
   throw new Error('too many pages');
 }
+
+/** The smallest file the document checks accept as a PDF. */
+export const MINIMAL_PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');

@@ -114,7 +114,7 @@ describe('verify refusals decided by the account itself (one call does the whole
       auth: w.p.auth,
       body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: newWalletClient().clientPublicKey },
     });
-    expectError(sessionPath, 404, 'NOT_FOUND');
+    expectError(sessionPath, 404, 'REFERENCE_NOT_FOUND', 'CREDENTIAL_NOT_FOUND');
     expect(await indexRows(w.p.id)).toBe(before);
   });
 

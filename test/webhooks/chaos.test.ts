@@ -122,8 +122,8 @@ describe('POST /sandbox/webhooks/send', () => {
     expect(failingFields(await send(p, { type: 'TEST', data: {}, mode: 'DELAYED', delaySeconds: 3_601 }))).toEqual(['delaySeconds']);
     expect(failingFields(await send(p, { type: 'TEST', data: {}, delaySeconds: 5 }))).toEqual(['delaySeconds']);
     expect(failingFields(await send(p, { type: 'TEST', data: {}, mode: 'OUT_OF_ORDER' }))).toEqual(['resourceId']);
-    expectError(await send(p, { type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: other.accountId }), 404, 'NOT_FOUND');
-    expectError(await send(p, { type: 'CUSTOMER.KYC_APPROVED', resourceId: 'Customer:nope' }), 404, 'NOT_FOUND');
+    expectError(await send(p, { type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: other.accountId }), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await send(p, { type: 'CUSTOMER.KYC_APPROVED', resourceId: 'Customer:nope' }), 404, 'REFERENCE_NOT_FOUND');
   });
 
   it('DUPLICATE: the same event, one event id, delivered twice; resend works on either delivery', async () => {

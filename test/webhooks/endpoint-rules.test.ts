@@ -261,7 +261,7 @@ describe('webhookEndpoint rules at delivery time', () => {
     const mark = outgoing.length;
     const p = await newPlatform();
     await storeEndpoint(p.id, 'http://[fd00:ec2::254]/latest/meta-data/');
-    const body = expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_FAILED');
+    const body = expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(body.details.error).toMatch(/^webhookEndpoint refused: /);
     expect(body.details).not.toHaveProperty('response_status');
     expect(body.details).not.toHaveProperty('response_body');
@@ -299,7 +299,7 @@ describe('what a delivery reports about the endpoint', () => {
     expect(await deliveryOf(eventId)).toMatchObject({ status: 'PENDING', lastResponseStatus: null, lastError: 'Connection failed' });
 
     const res = await api('POST', '/sandbox/webhooks/test', { auth: p.auth });
-    const body = expectError(res, 400, 'WEBHOOK_DELIVERY_FAILED');
+    const body = expectError(res, 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(body.details.error).toBe('Connection failed');
     expect(JSON.stringify(body)).not.toContain('ECONNREFUSED');
     const listed = await api('GET', '/webhooks/deliveries', { auth: p.auth });
@@ -314,7 +314,7 @@ describe('what a delivery reports about the endpoint', () => {
     const ok = await api('POST', '/sandbox/webhooks/test', { auth: p.auth });
     expect(ok.status).toBe(200);
     expect(ok.body.response_body).toBe('x'.repeat(1024));
-    const failed = expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_FAILED');
+    const failed = expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(failed.details.response_body).toBe('x'.repeat(1024));
   });
 });

@@ -117,7 +117,7 @@ describe('POST /webhooks/deliveries/{deliveryId}/resend', () => {
     const url = hookUrl();
     const p = await newPlatform({ webhookEndpoint: url });
     const hook = fakeEndpoint(url, (n) => (n < 3 ? 503 : 200));
-    const failed = expectError(await api('POST', '/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_FAILED');
+    const failed = expectError(await api('POST', '/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_ERROR');
     const id = (await deliveryOf(failed.details.eventId)).id;
 
     const again = await resend(p.auth, id);
@@ -196,8 +196,8 @@ describe('POST /webhooks/deliveries/{deliveryId}/resend', () => {
     const eventId = await writeEvent(p.id, Date.now());
     const id = (await deliveryOf(eventId)).id;
 
-    expectError(await resend(other.auth, id), 404, 'NOT_FOUND');
-    expectError(await resend(p.auth, 'WebhookDelivery:nope'), 404, 'NOT_FOUND');
+    expectError(await resend(other.auth, id), 404, 'REFERENCE_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND');
+    expectError(await resend(p.auth, 'WebhookDelivery:nope'), 404, 'REFERENCE_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND');
     expectError(await resend(await tokenWith(p, ['VIEW']), id), 403, 'FORBIDDEN');
     expectError(await resend(await tokenWith(p, ['VIEW', 'TRANSACT']), id), 403, 'FORBIDDEN');
     expectError(await api('POST', `/webhooks/deliveries/${encodeURIComponent(id)}/resend`), 401, 'UNAUTHORIZED');
@@ -206,7 +206,7 @@ describe('POST /webhooks/deliveries/{deliveryId}/resend', () => {
 
     const bare = await newPlatform();
     const bareId = (await deliveryOf(await writeEvent(bare.id, Date.now()))).id;
-    expectError(await resend(bare.auth, bareId), 400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED');
+    expectError(await resend(bare.auth, bareId), 400, 'WEBHOOK_ENDPOINT_NOT_SET');
   });
 
   it('is documented in /openapi.json with the new WebhookDelivery fields', async () => {

@@ -65,33 +65,33 @@ describe('POST /sandbox/webhooks/test', () => {
     ]);
   });
 
-  it('answers 400 WEBHOOK_DELIVERY_FAILED with the endpoint status, and does not retry a TEST event', async () => {
+  it('answers 400 WEBHOOK_DELIVERY_ERROR with the endpoint status, and does not retry a TEST event', async () => {
     const url = hookUrl();
     const p = await newPlatform({ webhookEndpoint: url });
     const hook = fakeEndpoint(url, () => 500);
     const res = await api('POST', '/sandbox/webhooks/test', { auth: p.auth });
-    const body = expectError(res, 400, 'WEBHOOK_DELIVERY_FAILED');
+    const body = expectError(res, 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(body.details).toEqual({ url, eventId: expect.stringMatching(/^Webhook:/), response_status: 500, response_body: 'answer 1' });
     expect(await deliveryOf(body.details.eventId)).toMatchObject({ status: 'FAILED', attempts: 1, lastResponseStatus: 500 });
     expect(await deliverEvent(deps(), body.details.eventId, Date.now() + 3_600_000)).toEqual({ result: 'not_due' });
     expect(hook.calls).toHaveLength(1);
   });
 
-  it('answers 400 WEBHOOK_DELIVERY_FAILED on a network error', async () => {
+  it('answers 400 WEBHOOK_DELIVERY_ERROR on a network error', async () => {
     const url = hookUrl();
     const p = await newPlatform({ webhookEndpoint: url });
     fakeEndpoint(url, () => {
       throw new TypeError('getaddrinfo ENOTFOUND');
     });
-    const body = expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_FAILED');
+    const body = expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(body.details.error).toBe('Connection failed');
     expect(JSON.stringify(body)).not.toContain('ENOTFOUND');
     expect(body.details).not.toHaveProperty('response_status');
   });
 
-  it('answers 400 WEBHOOK_ENDPOINT_NOT_CONFIGURED without an endpoint', async () => {
+  it('answers 400 WEBHOOK_ENDPOINT_NOT_SET without an endpoint', async () => {
     const p = await newPlatform();
-    expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED');
+    expectError(await api('POST', '/sandbox/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_ENDPOINT_NOT_SET');
   });
 
   it('needs MANAGE, answers 401 without credentials and 404 in production', async () => {
@@ -102,7 +102,7 @@ describe('POST /sandbox/webhooks/test', () => {
     expectError(await api('POST', '/sandbox/webhooks/test'), 401, 'UNAUTHORIZED');
     const prod = await production('POST', '/sandbox/webhooks/test', p.auth);
     expect(prod.status).toBe(404);
-    expect(prod.body.code).toBe('NOT_FOUND');
+    expect(prod.body).toMatchObject({ code: 'REFERENCE_NOT_FOUND', details: { reason: 'ROUTE_NOT_FOUND' } });
     // Production hides it even from unauthenticated callers and other methods.
     expect((await production('GET', '/sandbox/webhooks/test', 'Basic bm9uZTpub25l')).status).toBe(404);
     expect(hook.calls).toHaveLength(0);
@@ -118,11 +118,11 @@ describe('POST /webhooks/test (the path the SDK posts to)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ url, response_status: 200, response_body: 'answer 1', eventId: expect.stringMatching(/^Webhook:/) });
     expect(JSON.parse(hook.calls[0]!.body)).toMatchObject({ id: res.body.eventId, type: 'TEST', data: {} });
-    const failed = expectError(await api('POST', '/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_FAILED');
+    const failed = expectError(await api('POST', '/webhooks/test', { auth: p.auth }), 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(failed.details).toMatchObject({ url, response_status: 500 });
     expectError(await api('POST', '/webhooks/test', { auth: await tokenWith(p, ['VIEW', 'TRANSACT']) }), 403, 'FORBIDDEN');
     expectError(await api('POST', '/webhooks/test'), 401, 'UNAUTHORIZED');
-    expectError(await api('POST', '/webhooks/test', { auth: (await newPlatform()).auth }), 400, 'WEBHOOK_ENDPOINT_NOT_CONFIGURED');
+    expectError(await api('POST', '/webhooks/test', { auth: (await newPlatform()).auth }), 400, 'WEBHOOK_ENDPOINT_NOT_SET');
     expect(hook.calls).toHaveLength(2);
   });
 
@@ -137,7 +137,7 @@ describe('POST /webhooks/test (the path the SDK posts to)', () => {
 
     // A loopback endpoint, fine in sandbox, is refused by a production delivery without being fetched.
     const local = await newPlatform({ webhookEndpoint: 'http://localhost:8787/hook' });
-    const refused = expectError(await production('POST', '/webhooks/test', local.auth), 400, 'WEBHOOK_DELIVERY_FAILED');
+    const refused = expectError(await production('POST', '/webhooks/test', local.auth), 400, 'WEBHOOK_DELIVERY_ERROR');
     expect(refused.details.error).toMatch(/^webhookEndpoint refused: /);
     expect(refused.details).not.toHaveProperty('response_status');
   });
@@ -261,8 +261,18 @@ describe('GET /webhooks/deliveries', () => {
     expect(theirs.body).toEqual({ data: [], hasMore: false, totalCount: 0 });
     expect((await api('GET', `/webhooks/deliveries?eventId=${encodeURIComponent(eventId)}`, { auth: other.auth })).body.data).toEqual([]);
     const id = encodeURIComponent(mine.body.data[0].id);
-    expectError(await api('GET', `/webhooks/deliveries/${id}`, { auth: other.auth }), 404, 'NOT_FOUND');
-    expectError(await api('GET', '/webhooks/deliveries/WebhookDelivery:nope', { auth: p.auth }), 404, 'NOT_FOUND');
+    expectError(
+      await api('GET', `/webhooks/deliveries/${id}`, { auth: other.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'WEBHOOK_DELIVERY_NOT_FOUND',
+    );
+    expectError(
+      await api('GET', '/webhooks/deliveries/WebhookDelivery:nope', { auth: p.auth }),
+      404,
+      'REFERENCE_NOT_FOUND',
+      'WEBHOOK_DELIVERY_NOT_FOUND',
+    );
   });
 
   it('validates filters and needs VIEW', async () => {

@@ -37,7 +37,9 @@ function describe(status, body) {
   if (status === 0) return 'The service cannot be reached. Is it still running?';
   if (status === 401) return 'The client ID or client secret is wrong, or the token was deleted.';
   const text = body?.message ?? `The service answered HTTP ${status}.`;
-  return body?.code ? `${text} (${body.code})` : text;
+  // The finer case, where the code covers several: INVALID_AMOUNT's INSUFFICIENT_FUNDS.
+  const reason = typeof body?.details?.reason === 'string' ? `: ${body.details.reason}` : '';
+  return body?.code ? `${text} (${body.code}${reason})` : text;
 }
 
 function basic(clientId, clientSecret) {

@@ -2,7 +2,7 @@
 // approvals of their pending actions.
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
-import { ErrorBody } from '../http/errors';
+import { errorSchema } from '../http/errors';
 import { answering } from '../http/change';
 import { paymentDeps } from '../payments/transaction-change';
 import { ratesUnavailableResponse } from '../payments/rates-schema';
@@ -45,7 +45,7 @@ const MISSING_PERMISSIONS =
   'The token lacks MANAGE, or a power the agent would get (details.missingPermissions): money permissions, AUTO and looser limits need TRANSACT, VIEW_TRANSACTIONS needs VIEW';
 
 /** Platform-side agent management (HTTP Basic). */
-export const agentRoutes = [
+export const agentManagementRoutes = [
   defineRoute({
     method: 'POST',
     path: '/agents',
@@ -58,7 +58,7 @@ export const agentRoutes = [
     responses: {
       201: { description: 'Created', schema: AgentCreateResponse },
       ...errorResponses(400, 401, 404, 413),
-      403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
+      403: { description: MISSING_PERMISSIONS, schema: errorSchema(403) },
     },
     handler: async (c) => json(await createAgent(c.db, c.auth.platform, c.auth.permissions, c.body, c.now), 201),
   }),
@@ -103,7 +103,7 @@ export const agentRoutes = [
       ...errorResponses(400, 404),
       403: {
         description: "The code's issuer lacks a permission the agent's policy now needs (details.missingPermissions)",
-        schema: ErrorBody,
+        schema: errorSchema(403),
       },
     },
     handler: async (c) => json(await redeemDeviceCode(c.db, c.params.code, Date.now())),
@@ -162,7 +162,7 @@ export const agentRoutes = [
     responses: {
       200: { description: 'The agent', schema: Agent },
       ...errorResponses(400, 401, 404, 409),
-      403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
+      403: { description: MISSING_PERMISSIONS, schema: errorSchema(403) },
     },
     handler: async (c) => json(await updatePolicy(c.db, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.body, c.now)),
   }),
@@ -178,7 +178,7 @@ export const agentRoutes = [
     responses: {
       201: { description: 'The code', schema: AgentDeviceCode },
       ...errorResponses(401, 404),
-      403: { description: MISSING_PERMISSIONS, schema: ErrorBody },
+      403: { description: MISSING_PERMISSIONS, schema: errorSchema(403) },
     },
     handler: async (c) => json(await issueDeviceCode(c.db, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.now), 201),
   }),

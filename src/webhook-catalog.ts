@@ -1,22 +1,15 @@
-// The webhook catalog: each reference webhook, its event types, its data schema and the resource it is about.
+// The webhook catalog: each webhook /openapi.json documents (the reference's names), its event types, its data
+// schema and the resource it shows. The router composes it into the document and hands it to the sandbox, which
+// sends any of them on demand.
 import * as z from 'zod';
-import type { WebhookDef } from '../http/openapi';
-import { WebhookType } from '../webhooks/schema';
-import { IncomingPaymentWebhookData, OutgoingTransaction } from '../payments/schema';
-import { AgentAction } from '../agents/schema';
-import { BulkCustomerImportJob } from '../customers/bulk-schema';
-import { Customer } from '../customers/schema';
-import { InternalAccount } from '../accounts/internal-schema';
-import { Verification } from '../kyc/schema';
-import { UmaInvitation } from '../invitations/schema';
-
-/** The kinds of resource an event's data can be, by the prefix of their ids. */
-export type ResourceKind = 'Transaction' | 'AgentAction' | 'Job' | 'Customer' | 'InternalAccount' | 'Verification';
-
-/** A documented webhook, and the resource its data shows (none for TEST). */
-export interface CatalogWebhook extends WebhookDef {
-  resource?: ResourceKind;
-}
+import { WebhookType, type CatalogWebhook } from './webhooks/schema';
+import { IncomingPaymentWebhookData, OutgoingTransaction } from './payments/schema';
+import { AgentAction } from './agents/schema';
+import { BulkCustomerImportJob } from './customers/bulk-schema';
+import { Customer } from './customers/schema';
+import { InternalAccount } from './accounts/internal-schema';
+import { Verification } from './kyc/schema';
+import { UmaInvitation } from './invitations/schema';
 
 /** The event types of one object (`INCOMING_PAYMENT.` → INCOMING_PAYMENT.PENDING, …). */
 function typesOf(prefix: string): [string, ...string[]] {
@@ -94,8 +87,3 @@ export const WEBHOOKS: CatalogWebhook[] = [
     data: UmaInvitation,
   },
 ];
-
-/** The catalog entry of an event type. */
-export function webhookOf(type: WebhookType): CatalogWebhook | undefined {
-  return WEBHOOKS.find((w) => w.types.includes(type));
-}

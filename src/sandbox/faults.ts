@@ -1,13 +1,14 @@
-// Sandbox fault rules in the request runner: match a request against its platform's live rules, fire one, and
-// shape the answer it gives (ERROR, LATENCY, AFTER_COMMIT, DISCONNECT); plus the SQL that keeps the rules' copy on the platform row.
+// Sandbox fault rules in the request runner (the hook router.ts installs in sandbox mode): match a request against its
+// platform's live rules, fire one, and shape the answer it gives (ERROR, LATENCY, AFTER_COMMIT, DISCONNECT); plus the
+// SQL that keeps the rules' copy on the platform row.
 import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
-import type { Settings } from '../env';
 import type { Db, Statement } from '../db/client';
+import type { AroundHandling, HandlingRequest } from '../http/hooks';
 import { insertSelect } from '../db/insert-select';
 import { platforms, sandboxFaultFirings, sandboxFaults, type FaultEffect, type LiveFault, type PlatformRow } from '../db/schema';
-import { ERRORS, type ErrorCode } from './errors';
-import { json } from './responses';
-import { openApiPath } from './route-order';
+import { CLOSED_STATUSES, ERRORS, type ErrorCode } from '../http/errors';
+import { json } from '../http/responses';
+import { openApiPath } from '../http/route-order';
 
 /** Response header naming the rule that produced or changed an answer. */
 export const FAULT_HEADER = 'X-Sandbox-Fault';
@@ -37,16 +38,9 @@ interface Matched {
  * The oldest live rule of `platform` matching the request, evaluated (one round trip, only when one matches:
  * a platform without rules, or with rules for other operations, costs nothing); the rule if it fired.
  */
-export async function fireFault(
-  db: Db,
-  settings: Settings,
-  platform: PlatformRow,
-  request: Request,
-  req: Matched,
-  now: number,
-): Promise<Fired | undefined> {
+export async function fireFault(db: Db, platform: PlatformRow, request: Request, req: Matched, now: number): Promise<Fired | undefined> {
   const rules = platform.sandboxFaults;
-  if (!rules || settings.mode !== 'sandbox' || req.route.startsWith(FAULTS_PATH)) return undefined;
+  if (!rules || req.route.startsWith(FAULTS_PATH)) return undefined;
   const path = openApiPath(req.route);
   const rule = rules.find((r) => matches(r, req.method, path, req.input));
   if (!rule) return undefined;
@@ -179,14 +173,33 @@ export async function afterHandling(fired: Fired, response: Response): Promise<R
   return new Response(readable, { status: response.status, headers });
 }
 
-/** The code the reference answers `status` with: its own where the API has one (429 RATE_LIMITED), INTERNAL_ERROR for 5xx. */
+/**
+ * The code a fault answers `status` with: INTERNAL_ERROR for 5xx, else the API's generic code for it (the first
+ * of the status in the table: 404 REFERENCE_NOT_FOUND, 429 RATE_LIMITED), else INVALID_INPUT. A status the
+ * reference closes without such a code (412, 424, 501) is refused when the rule is made.
+ */
 export function faultCode(status: number): ErrorCode {
   if (status >= 500) return 'INTERNAL_ERROR';
   const own = (Object.keys(ERRORS) as ErrorCode[]).find((code) => ERRORS[code] === status);
   return own ?? 'INVALID_INPUT';
 }
 
+/** Whether a fault may answer `status`: with a code inside the reference's enum where the reference closes it. */
+export const faultAnswerable = (status: number): boolean =>
+  !CLOSED_STATUSES.includes(status) || (Object.values(ERRORS) as number[]).includes(status);
+
 function faultError(fired: Fired, status: number, what: string, headers: Record<string, string> = {}): Response {
   const body = { status, code: faultCode(status), message: `Sandbox fault ${fired.id}: ${what}`, details: { sandboxFault: fired.id } };
   return json(body, status, { ...headers, [FAULT_HEADER]: fired.id, [REQUEST_ID_HEADER]: fired.requestId });
+}
+
+/**
+ * The runner's hook (router.ts installs it in sandbox mode only): a rule of the platform that fires on the
+ * request answers instead of it (ERROR), delays it (LATENCY) or changes its answer (AFTER_COMMIT, DISCONNECT).
+ */
+export async function faultsAround(r: HandlingRequest): Promise<AroundHandling | undefined> {
+  const fired = await fireFault(r.db, r.platform, r.request, { method: r.method, route: r.route, input: r.input }, r.now);
+  if (!fired) return undefined;
+  const instead = await beforeHandling(fired);
+  return instead ? { instead } : { after: (response) => afterHandling(fired, response) };
 }
