@@ -55,9 +55,9 @@ const STATUS_OF: Record<Outcome, VerificationStatus> = {
 
 /**
  * POST /verifications: checks the customer's information and submits it. Sandbox: KYB outcome by the
- * registration number suffix (spec 4.9); production: submitted for review (PENDING). An individual of a platform
- * that is not a regulated financial institution is verified by the service through the hosted KYC link
- * (spec 2.9), never by this call: with nothing missing it is READY_FOR_VERIFICATION and its kycStatus stays.
+ * registration number suffix (the sandbox's magic values); production: submitted for review (PENDING). An
+ * individual of a platform that is not a regulated financial institution is KYC'd by the service operator,
+ * through the hosted KYC link, never by this call: with nothing missing it is READY_FOR_VERIFICATION and its kycStatus stays.
  */
 export async function submitVerification(
   db: Db,

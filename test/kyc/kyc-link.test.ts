@@ -277,7 +277,7 @@ describe('who verifies a platform’s customers', () => {
     // Nor may it set the status itself.
     const patch = await api('PATCH', `/customers/${c.id}`, { auth: p.auth, body: { customerType: 'INDIVIDUAL', kycStatus: 'APPROVED' } });
     expect(failingFields(patch)).toEqual(['kycStatus']);
-    // Its businesses' KYB runs on POST /verifications (spec 4.8), as before.
+    // Its businesses' KYB runs on POST /verifications, as before.
     const biz = await createCustomer(p, businessBody());
     expect((await api('POST', '/verifications', { auth: p.auth, body: { customerId: biz.id } })).body.verificationStatus).toBe('APPROVED');
     // The link decides.
