@@ -18,7 +18,7 @@ import {
   median,
   readDevVars,
   root,
-  spawnWranglerDev,
+  spawnLocalWorker,
   startService,
   stopChild,
   withLocalSecrets,
@@ -69,11 +69,11 @@ function tail(path, lines = 30) {
   }
 }
 
-/** A reference Worker under `wrangler dev` with its own config and state. */
+/** A reference Worker on the same local runner as the service, with its own config and state. */
 async function startReference(name) {
   const port = await freePort();
   const log = logFile(`reference-${name}`);
-  const child = spawnWranglerDev({
+  const child = spawnLocalWorker({
     port,
     inspectorPort: await freePort(),
     config: join(root, 'scripts', 'bench', `reference-${name}.toml`),

@@ -5,7 +5,7 @@
 //   - every accepted transfer is COMPLETED, or still in flight with its outcome due (the 005 ones, which
 //     the restarted server's queue and cron then turn FAILED and refund);
 //   - the account balance equals the funding minus the transfers that completed;
-//   - no request key produced two transfers.
+//   - no Idempotency-Key produced two transfers.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,6 @@ async function start(port, inspectorPort) {
     envFile,
     // One platform sends the whole load as fast as it can: past its request budget by design.
     vars: { LOG_LEVEL: 'warn', RATE_LIMITS: 'off' },
-    extraArgs: ['--test-scheduled'],
     stdio: 'ignore',
     quietMigrations: true,
   });
@@ -156,7 +155,8 @@ async function main() {
   // Let the 005 transfers reach their due time, then sweep (the cron backstop) in case a delayed message died with the server.
   log('waiting 35 s for the delayed outcomes');
   await new Promise((r) => setTimeout(r, 35_000));
-  await fetch(`${s.origin}/__scheduled?cron=*+*+*+*+*`);
+  const swept = await fetch(`${s.origin}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`);
+  if (!swept.ok) throw new Error(`the scheduled trigger answered ${swept.status}: ${await swept.text()}`);
   await new Promise((r) => setTimeout(r, 2_000));
 
   const problems = [];

@@ -1,20 +1,23 @@
 #!/usr/bin/env node
-// `npm start`: local secrets, local D1 migrations, `wrangler dev`, and a ready sandbox platform.
+// `npm start`: local secrets, local D1 migrations, the Worker on this machine (scripts/serve.mjs), a ready sandbox
+// platform. Quiet: one line for the migrations, then the banner and the Worker's own log; `--verbose` adds each
+// migration's name, the runner's own lines and a line per request.
 // First: an unsupported Node.js stops here with a clear message, before anything else loads.
 import './check-node.mjs';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { applyLocalMigrations } from './lib/local-worker.mjs';
 import {
   API_VERSION,
   LOCAL_SECRETS,
   SANDBOX_PLATFORM,
-  applyMigrations,
   createPlatform,
   host,
+  migrationSummary,
   readDevVars,
   root,
-  spawnWranglerDev,
+  spawnLocalWorker,
   waitForOk,
 } from './lib/service.mjs';
 
@@ -27,7 +30,7 @@ const credentialsFile = join(stateDir ?? join(root, '.sandbox'), 'credentials.js
 const persistTo = stateDir ? join(stateDir, 'wrangler') : undefined;
 
 /**
- * Local-only secrets, generated once into the git-ignored .dev.vars (wrangler dev reads it), readable by the
+ * Local-only secrets, generated once into the git-ignored .dev.vars (the local Worker reads it), readable by the
  * owner only: a file an earlier start left world-readable is set to 600 too.
  */
 function ensureDevVars() {
@@ -89,23 +92,36 @@ async function bootstrap(apiBase, operatorToken) {
 }
 
 async function main() {
+  // `--verbose`: each migration applied, the runner's own lines and a line per request; the other arguments go
+  // to scripts/serve.mjs (`--inspector-port N`).
+  const args = process.argv.slice(2);
+  const verbose = args.includes('--verbose');
+  const serveArgs = args.filter((a) => a !== '--verbose');
   const vars = ensureDevVars();
-  applyMigrations({ persistTo });
-  // Settings given in the shell override wrangler.toml's [vars] for this run.
-  const overrides = Object.fromEntries(
-    ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS']
-      .filter((k) => process.env[k] !== undefined)
-      .map((k) => [k, process.env[k]]),
-  );
-  // wrangler's output passes through the redacting pipe; it keeps its colours in a terminal.
-  if (process.stdout.isTTY && process.env.FORCE_COLOR === undefined) process.env.FORCE_COLOR = '1';
-  // Same process group as this script: Ctrl-C in the terminal reaches wrangler directly.
-  const child = spawnWranglerDev({
+  // One runtime for all pending migrations (wrangler's `d1 migrations apply` prints a table per migration).
+  const applied = await applyLocalMigrations({
+    config: join(root, 'wrangler.toml'),
+    persistTo: persistTo ?? join(root, '.wrangler', 'state'),
+  });
+  if (verbose) for (const name of applied) console.log(`Applied ${name}`);
+  console.log(migrationSummary(applied));
+  // Settings given in the shell override wrangler.toml's [vars] for this run. The request budgets are a
+  // deployment's (many platforms share it); on one developer's machine they are off unless RATE_LIMITS=on.
+  const overrides = {
+    RATE_LIMITS: 'off',
+    ...Object.fromEntries(
+      ['SERVICE_ENV', 'API_PREFIX', 'LOG_LEVEL', 'SANDBOX_UMA_DOMAIN', 'CONSOLE_ENABLED', 'RATE_LIMITS']
+        .filter((k) => process.env[k] !== undefined)
+        .map((k) => [k, process.env[k]]),
+    ),
+  };
+  // Same process group as this script: Ctrl-C in the terminal reaches the Worker directly.
+  const child = spawnLocalWorker({
     port,
     persistTo,
     envFile: stateDir ? devVarsFile : undefined,
     vars: overrides,
-    extraArgs: process.argv.slice(2),
+    extraArgs: [...(verbose ? ['--log-requests'] : ['--log-level', 'warn']), '--watch', ...serveArgs],
     detached: false,
     stdio: ['inherit', 'pipe', 'pipe'],
   });
@@ -123,6 +139,7 @@ async function main() {
   // The fragment signs the console in and is never sent to the server; the page clears it at once.
   const consoleOn = (process.env.SERVICE_ENV ?? 'sandbox') === 'sandbox' || process.env.CONSOLE_ENABLED === 'true';
   const consoleLink = `${origin}/#clientId=${encodeURIComponent(c.clientId)}&clientSecret=${encodeURIComponent(c.clientSecret)}`;
+  const budgets = overrides.RATE_LIMITS.trim().toLowerCase() === 'off' ? 'off (RATE_LIMITS=on npm start turns them on)' : 'on';
   console.log(`
   Payments platform API (sandbox) is ready${c.reused ? ' (reusing the saved platform)' : ''}
     baseUrl       ${c.baseUrl}
@@ -131,7 +148,9 @@ async function main() {
     clientSecret  ${c.clientSecret}
   Saved to ${stateDir ? credentialsFile : relative(root, credentialsFile)}. Try:
     curl -u ${c.clientId}:${c.clientSecret} ${c.baseUrl}/config
-${consoleOn ? `  Console (signed in):\n    ${consoleLink}\n` : ''}`);
+${consoleOn ? `  Console (signed in):\n    ${consoleLink}\n` : ''}  Request budgets ${budgets}. The cron sweep runs every minute; now: curl ${origin}/cdn-cgi/handler/scheduled
+  Full log: npm start -- --verbose
+`);
 }
 
 main().catch((error) => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run e2e`: money movement end to end against a running `npm start` (wrangler dev), in real time.
+// `npm run e2e`: money movement end to end against a running `npm start`, in real time.
 // Shows a transfer-out to an account ending in 005 failing on its own about 30 s later (a delayed queue
 // message drives it: no clock advance, no further call), funded quotes completing, and incoming UMA payments
 // approved (200) and rejected (403) by a local webhook receiver.
@@ -100,7 +100,7 @@ async function main() {
     return `${country}${String(98n - (BigInt(numeric) % 97n)).padStart(2, '0')}${bban}`;
   };
 
-  step('Transfer out 125.50 USD to a bank account ending in 005 (spec 4.9: pending about 30 s, then fails)');
+  step('Transfer out 125.50 USD to a bank account ending in 005 (sandbox: pending about 30 s, then fails)');
   const slow = await external('USD', { accountType: 'USD_ACCOUNT', accountNumber: `${digits}005`, routingNumber: '021000021' });
   const out = await must(
     'POST',

@@ -2,7 +2,9 @@
 # End-to-end smoke: `npm start` in the background, read .sandbox/credentials.json, call a few
 # endpoints with curl, stop the server by its PID. Also checks what `npm start` itself must keep secret:
 # .dev.vars and the credentials readable by their owner only (an existing world-readable .dev.vars is
-# fixed on start), and no device code in its output. Used by .ci/run; runnable by hand.
+# fixed on start), and no device code in its output; that its output is quiet (one line for the migrations);
+# and that the cron sweep runs on its own every minute and on demand (/cdn-cgi/handler/scheduled). Used by
+# .ci/run; runnable by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${PORT:-$((20000 + RANDOM % 20000))}
@@ -12,7 +14,7 @@ rm -f .sandbox/credentials.json
 [ -e .dev.vars ] || : >.dev.vars
 chmod 644 .dev.vars
 
-# Its own process group, so stopping it stops wrangler and workerd too.
+# Its own process group, so stopping it stops the local Worker's runner and workerd too.
 start() {
   PORT=$port setsid npm start >>"$log" 2>&1 &
   pid=$!
@@ -36,6 +38,10 @@ check() { # method path expected-status [body]
   echo "ok   $1 $2 -> $status"
 }
 curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && echo "ok   GET /healthz"
+# Quiet: one line for the migrations, no table per migration, no bindings table, no stack trace.
+grep -Eq '^Database( up to date \([0-9]+ migrations\)|: applied [0-9]+ of [0-9]+ migrations)' "$log" || { echo "FAIL no one-line migration summary"; cat "$log"; exit 1; }
+if grep -Eq '┌|│|    at ' "$log"; then echo "FAIL npm start printed tables or stack traces:"; cat "$log"; exit 1; fi
+echo "ok   npm start is quiet ($(wc -l <"$log") lines)"
 check GET /config 200
 check PATCH /config 200 '{"webhookEndpoint":"https://example.com/hooks"}'
 check POST /tokens 201 '{"name":"smoke","permissions":["VIEW"]}'
@@ -49,15 +55,27 @@ for f in .dev.vars .sandbox/credentials.json; do
   echo "ok   $f is 600"
 done
 
-# A device code in a request path is a secret: neither the Worker's log nor wrangler's request log may print it.
+# A device code in a request path is a secret: neither the Worker's log nor the runner's request log may print it.
 code="SMOKE$RANDOM-$RANDOM$RANDOM"
 check GET "/agents/device-codes/$code/status" 404
 check POST "/agents/device-codes/$code/redeem" 404
-# wrangler's own line for the last request comes a moment after the answer.
-for _ in $(seq 1 20); do grep -Eq 'wrangler:info.* POST [^ ]*/redeem' "$log" && break; sleep 0.25; done
+# The Worker's line for the last request comes a moment after the answer.
+for _ in $(seq 1 20); do grep -Eq '"method":"POST","path":"[^"]*/redeem"' "$log" && break; sleep 0.25; done
 grep -q 'device-codes/:code/status' "$log" || { echo "FAIL no request line for the device-code status"; cat "$log"; exit 1; }
 if grep -n "$code" "$log"; then echo "FAIL npm start printed a device code"; exit 1; fi
 echo "ok   no device code in the output of npm start"
+
+# The cron sweep: on its own at the next minute boundary (as a deployment's `* * * * *`), then on demand.
+sweeps() { grep -c '"msg":"sweep"' "$log" || true; }
+for _ in $(seq 1 150); do [ "$(sweeps)" -ge 1 ] && break; sleep 0.5; done
+[ "$(sweeps)" -ge 1 ] || { echo "FAIL the cron sweep did not run within 75 s"; cat "$log"; exit 1; }
+echo "ok   the cron sweep ran on its own"
+before=$(sweeps)
+status=$(curl -s -o /tmp/smoke-body -w '%{http_code}' "http://127.0.0.1:$port/cdn-cgi/handler/scheduled")
+[ "$status" = 200 ] || { echo "FAIL /cdn-cgi/handler/scheduled: $status"; cat /tmp/smoke-body; echo; exit 1; }
+for _ in $(seq 1 20); do [ "$(sweeps)" -gt "$before" ] && break; sleep 0.25; done
+[ "$(sweeps)" -gt "$before" ] || { echo "FAIL /cdn-cgi/handler/scheduled answered 200 but no sweep ran"; exit 1; }
+echo "ok   GET /cdn-cgi/handler/scheduled -> 200, the sweep ran"
 
 # Snapshots survive a restart: take one, stop npm start, start it again on the same state, restore it there.
 json_of() { node -e "console.log(JSON.parse(require('fs').readFileSync('/tmp/smoke-body','utf8')).$1)"; }

@@ -34,7 +34,7 @@ export interface Env {
   SESSION_TTL_SECONDS?: string;
   /** Secret: base64 PKCS#8 DER of the P-256 key that signs webhooks (`X-Service-Signature`). */
   WEBHOOK_SIGNING_KEY?: string;
-  /** Domain of the sandbox UMA counterparty (spec 4.9); default `sandbox.uma.test`. */
+  /** Domain of the sandbox UMA counterparty; default `sandbox.uma.test`. */
   SANDBOX_UMA_DOMAIN?: string;
   /** Production mid-market rates: a URL answering `{"base":"USD","rates":{"EUR":0.92,…}}` (units per 1 USD). */
   RATES_URL?: string;

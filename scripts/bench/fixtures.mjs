@@ -66,7 +66,7 @@ export async function customerWithAccounts(ctx) {
   return { customer, accounts };
 }
 
-/** A USD account funded with `amount` cents and a USD bank account of the same customer ending in 001 (spec 4.9: completes at once). */
+/** A USD account funded with `amount` cents and a USD bank account of the same customer ending in 001 (sandbox: completes at once). */
 export async function fundedTransferPair(ctx, amount = 100_000_000_000) {
   const { customer, accounts } = await customerWithAccounts(ctx);
   await must(ctx, 200, 'POST', `/sandbox/internal-accounts/${accounts.USD}/fund`, { amount });

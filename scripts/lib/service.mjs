@@ -1,7 +1,7 @@
-// Starting the service (and other Workers) under `wrangler dev`, shared by `npm start` and `npm run bench`.
+// Starting the service (and other Workers) on this machine, shared by `npm start` and the benches.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -62,11 +62,12 @@ export function freePort() {
 function runWrangler(args, { cwd = root, quiet = false } = {}) {
   const r = spawnSync(wrangler, args, { cwd, stdio: quiet ? 'pipe' : 'inherit', env: { ...process.env, CI: 'true' }, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed (${r.status})${quiet ? `\n${r.stdout}${r.stderr}` : ''}`);
+  return quiet ? `${r.stdout}${r.stderr}` : '';
 }
 
 /** Applies the D1 migrations locally (into `persistTo` when given, else wrangler's default state). */
 export function applyMigrations({ persistTo, config, quiet = false } = {}) {
-  runWrangler(
+  return runWrangler(
     [
       'd1',
       'migrations',
@@ -80,11 +81,20 @@ export function applyMigrations({ persistTo, config, quiet = false } = {}) {
   );
 }
 
+/** One line for the migrations `applied` (their file names, in order) out of the project's. */
+export function migrationSummary(applied) {
+  const total = readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).length;
+  if (!applied.length) return `Database up to date (${total} migrations)`;
+  const names = applied.length === 1 ? applied[0] : `${applied[0]} … ${applied.at(-1)}`;
+  return `Database: applied ${applied.length} of ${total} migrations (${names})`;
+}
+
 /**
- * Spawns `wrangler dev`, by default in its own process group (so stopping it stops workerd too).
- * `vars` become `--var` overrides; `envFile` replaces .dev.vars as the source of secrets.
+ * Spawns the local Worker (scripts/serve.mjs: Miniflare straight on the port, see scripts/lib/local-worker.mjs),
+ * by default in its own process group (so stopping it stops workerd too). `vars` become `--var` overrides;
+ * `envFile` replaces .dev.vars as the source of secrets; `extraArgs` are serve.mjs's own flags.
  */
-export function spawnWranglerDev({
+export function spawnLocalWorker({
   port,
   inspectorPort,
   config,
@@ -97,28 +107,25 @@ export function spawnWranglerDev({
   detached = true,
 }) {
   const args = [
-    'dev',
+    join(root, 'scripts', 'serve.mjs'),
     '--ip',
     host,
     '--port',
     String(port),
-    // The default inspector port (9229) is taken as soon as a second wrangler dev runs on the machine.
     ...(inspectorPort ? ['--inspector-port', String(inspectorPort)] : []),
-    '--local',
-    '--show-interactive-dev-session=false',
     ...(config ? ['--config', config] : []),
     ...(persistTo ? ['--persist-to', persistTo] : []),
     ...(envFile ? ['--env-file', envFile] : []),
     ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
     ...extraArgs,
   ];
-  return spawn(wrangler, args, { cwd, stdio, detached, env: { ...process.env, CI: 'true' } });
+  return spawn(process.execPath, args, { cwd, stdio, detached });
 }
 
 /** Polls `url` until it answers 2xx; fails when `child` exits or after `seconds`. */
 export async function waitForOk(url, child, seconds = 120) {
   for (let i = 0; i < seconds * 2; i++) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`wrangler dev exited before ${url} answered`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the local Worker exited before ${url} answered`);
     try {
       const r = await fetch(url);
       if (r.ok) return;
@@ -130,7 +137,7 @@ export async function waitForOk(url, child, seconds = 120) {
   throw new Error(`${url} did not answer within ${seconds} s`);
 }
 
-/** Stops a child started with `spawnWranglerDev` (its whole process group); SIGKILL after `graceMs`. */
+/** Stops a child started with `spawnLocalWorker` (its whole process group); SIGKILL after `graceMs`. */
 export async function stopChild(child, graceMs = 5000) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -193,7 +200,7 @@ export async function startService({
   onSpawn,
 }) {
   applyMigrations({ persistTo, quiet: quietMigrations });
-  const child = spawnWranglerDev({ port, inspectorPort, persistTo, envFile, vars, extraArgs, stdio });
+  const child = spawnLocalWorker({ port, inspectorPort, persistTo, envFile, vars, extraArgs, stdio });
   onSpawn?.(child);
   const origin = `http://${host}:${port}`;
   const prefix = (vars.API_PREFIX ?? '').replace(/^\/+|\/+$/g, '');

@@ -22,7 +22,7 @@ import {
 const tag = 'Internal Accounts';
 
 /**
- * The embedded wallet's signed retry (spec 4.1) that authorises a privacy change. wallet/ (a floor above)
+ * The embedded wallet's signed retry that authorises a privacy change. wallet/ (a floor above)
  * provides it and the router passes it in: the headers and 202 schema it documents, and `authorize`, which
  * answers the challenge, or the wallet's account id once the signed retry holds.
  */

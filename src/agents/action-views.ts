@@ -30,7 +30,7 @@ export async function loadAction(db: Db, platformId: string, id: string, agentId
   return row;
 }
 
-/** AgentAction (spec 2.6): `transaction` only once approved (and execution has begun), `rejectionReason` only when rejected. */
+/** The AgentAction view: `transaction` only once approved (and execution has begun), `rejectionReason` only when rejected. */
 export function actionViewOf(
   r: AgentActionRow,
   tx: TransactionRow | undefined,

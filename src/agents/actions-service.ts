@@ -42,13 +42,13 @@ import type { AgentPolicy } from './schema';
 import { actionNotFound, actionViewOf, type ActionView } from './action-views';
 import { agentNotFound, periodOf, requireAgentPermission, usageFrom, usageLoad, usageNow } from './service';
 
-/** What an agent asks to do with money (spec 2.6). */
+/** What an agent asks to do with money: execute a quote, transfer out or transfer in. */
 export type MoneyRequest = ApprovalRequest;
 
 const notPending = () => conflict('The action is not awaiting approval');
 const agentDeleted = () => forbidden('The agent was deleted: its pending actions can only be rejected');
 
-/** The policy permission each kind of money-moving request needs (spec 2.6). */
+/** The policy permission each kind of money-moving request needs. */
 const ACTION_PERMISSION = {
   EXECUTE_QUOTE: 'EXECUTE_QUOTES',
   TRANSFER_OUT: 'CREATE_TRANSFERS',
@@ -153,7 +153,7 @@ function settled(action: AgentActionRow, tx: TransactionRow, now: number): Agent
 }
 
 /**
- * An agent's money-moving request (spec 2.6, 3.2) over what `actionLoads` read, as a Change answering the
+ * An agent's money-moving request over what `actionLoads` read, as a Change answering the
  * action with `status`: refused (403, nothing recorded) by the policy; AUTO and within limits: counted and
  * executed at once, APPROVED (or FAILED if the execution fails, e.g. a shortfall); otherwise PENDING_APPROVAL
  * with its transaction awaiting the platform, and an AGENT_ACTION.PENDING_APPROVAL webhook. The transaction

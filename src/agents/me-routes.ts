@@ -190,7 +190,11 @@ export const agentMeRoutes = [
     acting: true,
     body: QuoteRequest,
     followUp: 'agentExecuteQuote',
-    responses: { 201: { description: 'The quote', schema: Quote }, ...errorResponses(400, 401, 403, 404), ...ratesUnavailableResponse },
+    responses: {
+      201: { description: 'The quote', schema: Quote },
+      ...errorResponses(400, 401, 403, 404, 412, 424),
+      ...ratesUnavailableResponse,
+    },
     handler: async (c) => {
       const agent = c.auth.agent;
       const body = c.body;

@@ -16,7 +16,7 @@ export const ruleFor = (policy: AgentPolicy, accountIds: readonly string[]) =>
   policy.accountRestrictions?.accountRules?.find((r) => accountIds.includes(r.accountId));
 
 /**
- * The policy's verdict on a money-moving request (spec 2.6): refused (403, nothing happens) when the
+ * The policy's verdict on a money-moving request: refused (403, nothing happens) when the
  * account is not allowed or a limit would be passed; otherwise AUTO (execute now) or APPROVAL_REQUIRED.
  * Limits are at most (a request equal to a limit passes); a threshold forces approval only above it.
  * Amounts in another currency are converted at the mid-market rate of the moment, from the mode's rate

@@ -121,7 +121,7 @@ export const AgentAction = z
     platformCustomerId: z.string(),
     status: AgentActionStatus,
     type: AgentActionType,
-    quote: Quote.optional().meta({ description: 'EXECUTE_QUOTE only: the quote (spec 2.8)' }),
+    quote: Quote.optional().meta({ description: 'EXECUTE_QUOTE only: the quote it executes' }),
     transferDetails: AgentTransferDetails.optional(),
     transaction: Transaction.optional().meta({ description: 'Once approved and execution has begun' }),
     rejectionReason: z.string().optional(),

@@ -235,8 +235,13 @@ function agentPage(platformId: SQL, f: AgentFilters): KeysetQuery<AgentRow> {
     where: and(...where),
     limit: f.limit,
     cursor: f.cursor,
-    // The total only unfiltered, from the platform's maintained count of live agents.
-    counted: where.length === 2 ? { platformId, list: 'agents' } : undefined,
+    // The total unfiltered or of one customer alone, from the platform's or the customer's maintained count of live agents.
+    counted:
+      where.length === 2
+        ? { platformId, list: 'agents' }
+        : where.length === 3 && f.customerId !== undefined
+          ? { platformId, list: `agents:${f.customerId}` }
+          : undefined,
   };
 }
 

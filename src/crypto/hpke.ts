@@ -4,14 +4,14 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';
 import { compressValidPoint, parseClientPublicKey } from './p256';
 
-/** HPKE `info` of the credential-bundle format (DESIGN.md 3); clients' decryptors expect exactly this. */
+/** HPKE `info` of the credential-bundle format; clients' decryptors expect exactly this. */
 const BUNDLE_INFO = new TextEncoder().encode('turnkey_hpke');
 
 const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
 const base58check = createBase58check(sha256);
 
 /**
- * Seals `plaintext` to the client's P-256 key as a credential bundle (DESIGN.md 3): HPKE base mode,
+ * Seals `plaintext` to the client's P-256 key as a credential bundle: HPKE base mode,
  * DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM, info "turnkey_hpke", aad = enc (65 bytes) ||
  * client key (65 bytes); output base58check(compressed enc (33 bytes) || ciphertext).
  * Used for `encryptedSessionSigningKey` (the 32-byte session private key) and for wallet export.

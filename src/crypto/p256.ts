@@ -3,7 +3,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { fromBase64url } from './base64';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 
-/** Spec 4.2: a `clientPublicKey` is an uncompressed SEC1 P-256 point in hex. */
+/** A `clientPublicKey` is an uncompressed SEC1 P-256 point in hex. */
 const CLIENT_PUBLIC_KEY_PATTERN = /^04[0-9a-fA-F]{128}$/;
 
 const COMPRESSED_HEX = /^0[23][0-9a-fA-F]{64}$/;

@@ -10,7 +10,7 @@ import { fromBase64, fromBase64url, toBase64 } from './base64';
  */
 const DERIVATION_SALT = new TextEncoder().encode('webhook-signing-key/v1');
 
-/** A platform's imported key pair; made once per isolate (DESIGN.md 6). */
+/** A platform's imported key pair; imported once per isolate, not per request. */
 interface WebhookKeys {
   privateKey: CryptoKey;
   publicKeyPem: string;

@@ -8,7 +8,7 @@ import { signedRetry } from '../wallet/signed-retry';
 type PatchCtx = Ctx<'basic', { customerId: string }, unknown, CustomerUpdate>;
 
 /**
- * PATCH /customers/{id} (spec 4.4). The customer e-mail is the address of the wallet's EMAIL_OTP credential,
+ * PATCH /customers/{id}. The customer e-mail is the address of the wallet's EMAIL_OTP credential,
  * so changing it while such a credential exists is a signed retry: the retry changes the credential's
  * e-mail (with the request id, atomically) and then the customer's. Any other update applies at once.
  */

@@ -18,25 +18,41 @@ const SEARCHED = [
 /**
  * Customers one of whose searched fields contains `term`, ignoring the case of ASCII letters. `instr` compares
  * plain text, so `%` and `_` match only themselves; an absent field matches nothing. It decides among the rows
- * the full-text index found (which folds case more widely and sees the fields as one text).
+ * the search index found (which sees the fields as one text).
  */
 function matching(term: string): SQL | undefined {
   return or(...SEARCHED.map((field) => sql`instr(lower(${field}), lower(${term})) > 0`));
 }
 
 /**
- * The FTS5 trigram index of the searched fields (migrations/0015_customers_search_counts.sql keeps it by
- * triggers, 0021 gave it positions; it is not a drizzle table). Its rowids follow the order customers were stored.
+ * The search index (migrations/0028_customer_search_by_platform.sql keeps it by triggers; not drizzle tables):
+ * tokens tagged with the platform, so a search reads its own platform's entries only. `customer_search` holds
+ * each trigram of the searched text in order (a term of 3 characters or more is one phrase of its trigrams: the
+ * texts containing it), `customer_search_grams` each character and pair (a term of 1 or 2 is one token). Both
+ * number a customer `(range << 32) + place`, its platform's range and its place in it, joined to the customer
+ * through `customer_search_rows`.
  */
-const customerSearch = sql.raw('customer_search');
-const searchRowid = sql<number>`${customerSearch}.rowid`;
+const searchRows = sql.raw('customer_search_rows');
+const searchRange = (of: SQL, platformId: SQL) => sql`(SELECT ${of} FROM customer_search_ranges WHERE platform_id = ${platformId})`;
+
+/** Stands for the platform's tag in a query (`replace`d in SQL, where the platform is known). */
+const TAG = '\u0001';
+
+/** The hex of a piece's UTF-8, as SQLite's hex() writes it (the tokenizer folds its case). */
+function hexOf(piece: string): string {
+  return Array.from(new TextEncoder().encode(piece), (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 /**
- * The FTS5 query of a term: one phrase, which the trigram index (with positions) matches as a substring,
- * ignoring case; quoted so its characters are text, never query syntax. `matching` keeps the service's exact rule.
+ * The index and FTS5 query of a term: ASCII letters in lower case as the index holds them, every other character as
+ * sent; one token (1 or 2 characters) or the phrase of its trigrams, each `TAG` + hex, so nothing in the term is
+ * query syntax. `matching` keeps the service's exact rule. Exported for the migration tests.
  */
-function phraseOf(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
+export function searchIndexQuery(term: string): { table: 'customer_search' | 'customer_search_grams'; match: string } {
+  const chars = [...term.replace(/[A-Z]/g, (c) => c.toLowerCase())];
+  if (chars.length < 3) return { table: 'customer_search_grams', match: `"${TAG}${hexOf(chars.join(''))}"` };
+  const trigrams = chars.slice(2).map((_, i) => TAG + hexOf(chars.slice(i, i + 3).join('')));
+  return { table: 'customer_search', match: `"${trigrams.join(' ')}"` };
 }
 
 /** The filters of GET /customers but `currency` and `search` (which choose the table read first). */
@@ -93,10 +109,17 @@ function pageOrder(q: CustomerListQuery) {
   return {};
 }
 
+/**
+ * A filter on a field unique among live customers (`platformCustomerId`, `umaAddress`) selects at most one: its
+ * total is counted through that unique index (one row at most), whatever the other filters.
+ */
+const uniqueFilter = (q: CustomerListQuery) => !q.isIncludingDeleted && (q.platformCustomerId !== undefined || q.umaAddress !== undefined);
+
 /** The keyset query of GET /customers but `search`: each filter read through its index in the page's order. */
 function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<CustomerRow> {
   const list = countedList(q);
-  const common = { limit: q.limit, cursor: q.cursor, ...(list ? { counted: { platformId, list } } : {}) };
+  const total = list ? { counted: { platformId, list } } : uniqueFilter(q) ? { withTotal: true } : {};
+  const common = { limit: q.limit, cursor: q.cursor, ...total };
   const where = customerFilters(platformId, q);
   if (q.currency !== undefined) {
     return {
@@ -114,28 +137,34 @@ function customerPage(platformId: SQL, q: CustomerListQuery): KeysetQuery<Custom
 }
 
 /**
- * `search`: the customers the FTS5 trigram index finds for the term (at least 3 characters), in the order the
- * index holds them (the order they were stored), that also meet `matching` and the other filters. It reads
- * about the term's matches, never the platform's customers.
+ * `search`: the customers the platform's search index finds for the term, in the order the index holds them (the
+ * order they were stored), that also meet `matching` and the other filters. It reads about the term's matches on
+ * this platform, never the platform's customers and never another platform's entries. The cursor keeps the
+ * customer's place in its platform's range.
  */
 function searchLoads(db: Db, platformId: SQL, q: CustomerListQuery & { search: string }) {
-  let where = and(sql`${customerSearch} MATCH ${phraseOf(q.search)}`, customerFilters(platformId, q), matching(q.search));
+  const { table, match } = searchIndexQuery(q.search);
+  const index = sql.raw(table);
+  const rowid = sql<number>`${index}.rowid`;
+  const tag = sql`coalesce(${searchRange(sql`'p' || n || 'z'`, platformId)}, 'p0z')`;
+  let where = and(sql`${index} MATCH replace(${match}, char(1), ${tag})`, customerFilters(platformId, q), matching(q.search));
   if (q.cursor) {
     const pos = decodeCursor(q.cursor);
-    if (typeof pos.k !== 'number')
+    if (typeof pos.k !== 'number' || !Number.isSafeInteger(pos.k) || pos.k < 0)
       throw badRequest('Invalid cursor', { fields: [{ field: 'cursor', message: 'Not a cursor of this list' }] });
-    where = and(where, sql`${searchRowid} > ${pos.k}`);
+    where = and(where, sql`${rowid} > ${searchRange(sql`(n << 32) + ${pos.k}`, platformId)}`);
   }
   const joined = <F extends Record<string, unknown>>(fields: F) =>
     db
       .select(fields as never)
-      .from(customerSearch)
-      .innerJoin(customers, eq(customers.id, sql`${customerSearch}.customer_id`))
+      .from(index)
+      .innerJoin(searchRows, sql`${searchRows}.n = ${rowid}`)
+      .innerJoin(customers, eq(customers.id, sql`${searchRows}.customer_id`))
       .where(where)
-      .orderBy(searchRowid)
+      .orderBy(rowid)
       .limit(q.limit + 1);
   return {
-    rows: joined({ ...getTableColumns(customers), searchKey: searchRowid.as('search_key') }),
+    rows: joined({ ...getTableColumns(customers), searchKey: sql<number>`${rowid} & 4294967295`.as('search_key') }),
     ids: joined({ id: customers.id }),
   };
 }

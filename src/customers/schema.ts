@@ -220,9 +220,6 @@ export type CustomerView = z.infer<typeof Customer>;
 
 export const CustomerList = pageOf(Customer, 'CustomerListResponse');
 
-/** The shortest `search` term: the trigram index matches pieces of three characters. */
-const MIN_SEARCH_CHARS = 3;
-
 export const CustomerListQuery = z.object({
   platformCustomerId: z.string().max(128).optional(),
   customerType: CustomerType.optional(),
@@ -236,13 +233,12 @@ export const CustomerListQuery = z.object({
   search: z
     .string()
     .max(128)
-    // A full-text index of three-character pieces finds the matches: a shorter term would read every customer.
-    .refine((term) => term === '' || [...term].length >= MIN_SEARCH_CHARS, { message: `At least ${MIN_SEARCH_CHARS} characters` })
     // An empty term (a cleared search box) is no search.
     .transform((term) => (term === '' ? undefined : term))
     .optional()
     .meta({
-      description: `Case-insensitive (ASCII letters) substring, at least ${MIN_SEARCH_CHARS} characters, of the platformCustomerId, the full name (INDIVIDUAL), the legal name (BUSINESS) or the e-mail; % and _ are ordinary characters. Matches come in the order the customers were stored, without totalCount`,
+      description:
+        'Case-insensitive (ASCII letters) substring, of any length from one character, of the platformCustomerId, the full name (INDIVIDUAL), the legal name (BUSINESS) or the e-mail; % and _ are ordinary characters. Matches come in the order the customers were stored, without totalCount',
       example: 'smith',
     }),
   isIncludingDeleted: BooleanParam.optional().meta({ description: 'Include deleted customers (default false)' }),

@@ -243,13 +243,17 @@ export async function customerEventData(db: Db, row: CustomerRow): Promise<Custo
 
 /** One round trip: the customer and its beneficial owners together. */
 /** GET /customers/{id} as loads (`platformId` SQL: see `RouteSpec.load`): the customer and its owners. */
+/**
+ * The row of a customer found through its platform's index (platform, id): another platform's customer is then no
+ * row at all, as an unknown id. By the primary key, SQLite would read the row and then drop it, so the sandbox's
+ * X-D1-Rows-Read would tell the id exists elsewhere.
+ */
+const platformCustomer = (platformId: SQL, customerId: string) =>
+  sql`${customers}.rowid = (SELECT rowid FROM ${customers} INDEXED BY customers_platform_idx WHERE platform_id = ${platformId} AND id = ${customerId})`;
+
 export function customerLoads(db: Db, platformId: SQL, customerId: string) {
   return {
-    customer: db
-      .select()
-      .from(customers)
-      .where(and(eq(customers.id, customerId), eq(customers.platformId, platformId)))
-      .limit(1),
+    customer: db.select().from(customers).where(platformCustomer(platformId, customerId)).limit(1),
     owners: db
       .select()
       .from(beneficialOwners)
@@ -277,7 +281,7 @@ function mergeInfo(row: CustomerRow, patch: CustomerUpdate): Record<string, unkn
 
 /**
  * PATCH /customers/{id}: ordinary field updates, e-mail included. Every customer update goes through here,
- * so the embedded-wallet e-mail change (signed retry, spec 4.4) extends this one function.
+ * so the embedded-wallet e-mail change (a signed retry) extends this one function.
  * Optimistic: the write applies only if the row is unchanged since it was read, else it re-reads and re-merges.
  */
 export async function updateCustomer(

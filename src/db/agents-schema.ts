@@ -4,7 +4,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 import type { AgentActionStatus, AgentActionType, Permission } from './enums';
 import type { AgentPolicy, AgentTransferDetails } from './json-shapes';
 
-/** A software agent acting for one customer under a policy (spec 2.6; experimental). Deletion is soft. */
+/** A software agent acting for one customer under a policy (experimental). Deletion is soft. */
 export const agents = sqliteTable(
   'agents',
   {
@@ -77,7 +77,7 @@ export const agentTokens = sqliteTable(
 );
 
 /**
- * Each money-moving request of an agent (spec 2.6). `policyAmount` is its amount in the policy currency;
+ * Each money-moving request of an agent. `policyAmount` is its amount in the policy currency;
  * `counted` marks it as spent against the limits (approved and executed), per UTC `day` and `month`.
  */
 export const agentActions = sqliteTable(

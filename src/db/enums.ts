@@ -13,7 +13,7 @@ export type TransactionStatus = z.infer<typeof TransactionStatus>;
 /** The statuses a transaction still leaves (by its plan or a decision to come); the others are final. */
 export const OPEN_TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PROCESSING'] as const satisfies readonly TransactionStatus[];
 /**
- * The final statuses of a payment that did not get through (spec 2.7: REJECTED and REFUNDED were refunded,
+ * The final statuses of a payment that did not get through (REJECTED and REFUNDED were refunded,
  * FAILED met an error, EXPIRED never ran); with COMPLETED and the open ones they are every status. A quote
  * shows them as FAILED (EXPIRED as itself), an incoming payment's webhook as INCOMING_PAYMENT.FAILED, and an
  * agent action whose execution leaves its transaction in one ends FAILED, not counted.
@@ -76,7 +76,7 @@ export type AgentActionStatus = z.infer<typeof AgentActionStatus>;
 export const AgentActionType = z.enum(['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN']).meta({ id: 'AgentActionType' });
 export type AgentActionType = z.infer<typeof AgentActionType>;
 
-/** Why a transaction failed (spec 2.7). */
+/** Why a transaction failed. */
 export const FailureReason = z
   .enum([
     'LNURLP_FAILED',

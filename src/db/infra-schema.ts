@@ -84,8 +84,9 @@ export const webhookDeliveries = sqliteTable(
 );
 
 /**
- * Delayed state changes (DESIGN.md 4): a row per transition with its due time. `applications` counts
- * how often it was applied; the CHECK makes a second application fail, rolling back its whole batch.
+ * Delayed state changes: a row per transition with its due time, applied by a delayed queue message or the
+ * cron sweep. `applications` counts how often it was applied; the CHECK makes a second application fail,
+ * rolling back its whole batch.
  */
 export const dueTransitions = sqliteTable(
   'due_transitions',

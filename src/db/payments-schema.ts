@@ -94,7 +94,7 @@ export const transactions = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
-    // Spec 2.7 and 8: fees are never negative; amounts are positive.
+    // Fees are never negative; amounts are positive.
     check('transactions_fees_non_negative', sql`${t.fees} >= 0`),
     check('transactions_amounts_positive', sql`${t.receivedAmount} > 0 AND (${t.sentAmount} IS NULL OR ${t.sentAmount} > 0)`),
     // GET /transactions: one index per filter, platform first, then the filter, then the list's order
@@ -170,6 +170,43 @@ export const quotes = sqliteTable(
     index('quotes_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt, t.id),
   ],
 );
+
+/** What a receiver look-up found that a quote naming it uses: the payer fields it asks for. */
+export interface RequiredPayerField {
+  name: string;
+  mandatory: boolean;
+}
+
+/**
+ * A receiver look-up (GET /receiver/uma/{address}, GET /receiver/external-account/{id}): what was found about
+ * the receiver, for the quote that names its id (`lookupId`) until `expiresAt`. Read by its id only; the
+ * cron purges expired ones (by the expiry index), the sandbox reset by the platform's.
+ */
+export const receiverLookups = sqliteTable(
+  'receiver_lookups',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id').notNull(),
+    /** `UMA_ADDRESS` (receiver: the address, lower-cased with `$`) or `ACCOUNT` (receiver: the external account id). */
+    receiverType: text('receiver_type').$type<'UMA_ADDRESS' | 'ACCOUNT'>().notNull(),
+    receiver: text('receiver').notNull(),
+    /** The sender: a customer of the platform, NULL for the platform itself. */
+    customerId: text('customer_id'),
+    /** The currencies the receiver accepts. */
+    currencies: text('currencies', { mode: 'json' }).$type<string[]>().notNull(),
+    requiredPayerFields: text('required_payer_fields', { mode: 'json' }).$type<RequiredPayerField[]>().notNull(),
+    /** The receiver's name as its counterparty told it (UMA receivers), for the quote's counterpartyInformation. */
+    receiverName: text('receiver_name'),
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('receiver_lookups_expiry_idx').on(t.expiresAt),
+    // The sandbox reset and snapshots take a platform's rows.
+    index('receiver_lookups_platform_idx').on(t.platformId, t.expiresAt),
+  ],
+);
+export type ReceiverLookupRow = typeof receiverLookups.$inferSelect;
 
 export type TransactionRow = typeof transactions.$inferSelect;
 export type TransactionHistoryRow = typeof transactionHistory.$inferSelect;

@@ -278,7 +278,7 @@ export const externalAccounts = sqliteTable(
     status: text('status').$type<ExternalAccountStatus>().notNull(),
     currency: text('currency').notNull(),
     accountType: text('account_type').notNull(),
-    /** The account number, IBAN, CLABE, wallet address... that selects sandbox outcomes (spec 4.9). */
+    /** The account number, IBAN, CLABE, wallet address... that selects sandbox outcomes by its last 3 digits. */
     identifier: text('identifier').notNull(),
     accountInfo: text('account_info', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     platformAccountId: text('platform_account_id'),
@@ -456,7 +456,7 @@ export const bulkImportErrors = sqliteTable(
   (t) => [primaryKey({ columns: [t.jobId, t.rowNumber] })],
 );
 
-/** The UMA provider directory (spec 2.10): service-wide, seeded by migration, loaded by operators. */
+/** The UMA provider directory: service-wide, seeded by migration, loaded by operators. */
 export const umaProviders = sqliteTable(
   'uma_providers',
   {

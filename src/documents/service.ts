@@ -186,11 +186,11 @@ export function documentFrom(loaded: Loaded<ReturnType<typeof documentLoads>>): 
   return documentView(row);
 }
 
-/** GET /documents: by id, optionally of one holder; the total only unfiltered, from the platform's maintained count. */
+/** GET /documents: by id, optionally of one holder; the total from the platform's, or the holder's, maintained count. */
 export const documentList = keysetList((platformId: SQL, q: { documentHolder?: string; limit: number; cursor?: string }) => {
   const where: SQL[] = [eq(documents.platformId, platformId)];
   if (q.documentHolder) where.push(eq(documents.documentHolder, q.documentHolder));
-  const counted = q.documentHolder ? undefined : { platformId, list: 'documents' };
+  const counted = { platformId, list: q.documentHolder ? `documents:${q.documentHolder}` : 'documents' };
   return { table: documents, idColumn: documents.id, where: and(...where), limit: q.limit, cursor: q.cursor, counted };
 }, documentView);
 

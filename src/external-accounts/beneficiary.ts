@@ -8,7 +8,7 @@ type Beneficiary = { beneficiaryType: 'INDIVIDUAL'; fullName: string } | { benef
 
 /**
  * An external account's primary identifier and its 3-digit sandbox suffix. Transfer and quote outcomes
- * (spec 4.9) are chosen from the same suffix as the beneficiary verification.
+ * are chosen from the same suffix as the beneficiary verification.
  */
 export function primaryIdentifier(account: Pick<ExternalAccountRow, 'identifier' | 'accountType'>): {
   identifier: string;
@@ -33,7 +33,7 @@ function partialName(name: string): string {
   return parts.length > 1 ? [`${parts[0]!.charAt(0)}.`, ...parts.slice(1)].join(' ') : name.toUpperCase();
 }
 
-/** Spec 4.9: the beneficiary-verification suffixes; `INVALID_BANK_ACCOUNT` refuses the account (400). Other suffixes: MATCHED. */
+/** The beneficiary-verification suffixes (1xx); `INVALID_BANK_ACCOUNT` refuses the account (400). Other suffixes: MATCHED. */
 export const BENEFICIARY_SUFFIXES: Readonly<Record<string, BeneficiaryVerificationStatus | 'INVALID_BANK_ACCOUNT'>> = {
   '102': 'NOT_MATCHED',
   '103': 'PARTIAL_MATCH',

@@ -1,4 +1,4 @@
-// The external-account routes of customers and of the platform.
+// The external-account routes of customers and of the platform, and the institutions of their corridors.
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {
@@ -18,6 +18,7 @@ import {
   externalAccountLoads,
   platformExternalAccountList,
 } from './service';
+import { discoveries, DiscoveryList, DiscoveryQuery } from './discoveries';
 
 const tag = 'External Accounts';
 
@@ -134,5 +135,21 @@ const platformExternalAccountRoutes = [
   }),
 ];
 
-/** External accounts of customers and of the platform. */
-export const externalAccountRoutes = [...customerExternalAccountRoutes, ...platformExternalAccountRoutes];
+const discoveryRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/discoveries',
+    operationId: 'getDiscoveries',
+    summary: 'List receiving institutions (bankName values) by country and currency, from the corridor catalogue',
+    tag: 'Discoveries',
+    auth: 'basic',
+    permission: 'VIEW',
+    query: DiscoveryQuery,
+    responses: { 200: { description: 'The institutions', schema: DiscoveryList }, ...errorResponses(400, 401, 403) },
+    // Pure: the catalogue is compiled in.
+    handler: (c) => json(discoveries(c.query)),
+  }),
+];
+
+/** External accounts of customers and of the platform, and GET /discoveries. */
+export const externalAccountRoutes = [...customerExternalAccountRoutes, ...platformExternalAccountRoutes, ...discoveryRoutes];

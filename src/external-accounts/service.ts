@@ -36,7 +36,7 @@ export const externalAccountNotFound = () => notFound('EXTERNAL_ACCOUNT_NOT_FOUN
 /**
  * Creates an external account of a customer or (no customerId) of the platform. The beneficiary check runs
  * first: in the sandbox, identifier suffix 105 refuses the account (400) and the others set
- * `beneficiaryVerificationStatus` (spec 4.9).
+ * `beneficiaryVerificationStatus`.
  */
 export async function createExternalAccount(db: Db, platform: PlatformRow, input: ExternalAccountCreate, mode: ServiceMode, now: number) {
   if (input.customerId !== undefined) await loadActiveCustomer(db, platform.id, input.customerId);

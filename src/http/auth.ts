@@ -135,6 +135,22 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
   return { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
+const AGENT_BEARER = /^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/;
+
+/**
+ * The credentials a request carries as the route's authentication reads them, one string for every spelling of
+ * the same ones (`basic`, `BASIC`, extra spaces, another base64 alphabet or padding): the request budgets'
+ * key. Undefined when the header holds none the route would accept.
+ */
+export function credentialsOf(kind: keyof Principals, header: string | null): string | undefined {
+  if (kind === 'basic') {
+    const parsed = parseBasic(header);
+    return parsed ? `basic:${parsed.clientId}:${parsed.secret}` : undefined;
+  }
+  const token = kind === 'agent' ? header?.match(AGENT_BEARER)?.[1] : undefined;
+  return token ? `agent:${token}` : undefined;
+}
+
 const agentUnauthorized = () =>
   new ApiError('UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer realm="service-agent"' });
 
@@ -144,7 +160,7 @@ async function authenticateAgent(
   lookups: CredentialLookups,
   load?: AuthLoads,
 ): Promise<{ principal: AgentPrincipal; loaded: AuthLoaded }> {
-  const match = request.headers.get('Authorization')?.match(/^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/);
+  const match = request.headers.get('Authorization')?.match(AGENT_BEARER);
   if (!match) throw agentUnauthorized();
   // The hash is the lookup key: a token that is not stored finds nothing, so no secret is compared.
   const tokenHash = hashSecret(match[1]!);

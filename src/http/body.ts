@@ -89,6 +89,18 @@ export async function readJson(request: Request, limit = JSON_BODY_LIMIT): Promi
 }
 
 /**
+ * A field a GET answers that no request may change, in a request body: a client may send back what it read, so it
+ * is checked against `schema` (its type as answered) and dropped, changing nothing. `/openapi.json` marks it
+ * `readOnly`, as the reference marks the fields it shares between answers and requests.
+ */
+export function readOnlyField<T extends z.ZodType>(schema: T) {
+  return schema
+    .optional()
+    .transform(() => undefined)
+    .meta({ readOnly: true, description: 'Read-only: accepted when sent back (as read) and ignored' });
+}
+
+/**
  * `schema` with every `z.object` at any depth made strict (an unknown field is 400 "Unknown field" with its
  * dotted path, never dropped): through optionals, nullables, defaults, arrays, tuples, records, unions, pipes
  * and lazy schemas, keeping refinements and metadata (ids, descriptions). An intersection of objects is

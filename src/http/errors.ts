@@ -4,7 +4,7 @@ import * as z from 'zod';
 /**
  * Every error code the API answers with, and its HTTP status. For the statuses the reference closes with an
  * enum (400, 401, 403, 404, 405, 409, 410, 412, 424, 429, 500, 501: `CLOSED_STATUSES`) a code is one of the
- * specification's (section 7) or the reference's for that status, so a client generated from the reference
+ * specification's error table or the reference's for that status, so a client generated from the reference
  * can switch on every code; 413, 415, 422 and 503 are the project's own. A code is thrown anywhere as an
  * `ApiError` and shaped into the error body in one place (`errorResponse`). The first code of a status is
  * its generic one (what a sandbox fault of that status answers).
@@ -34,14 +34,17 @@ export const ERRORS = {
   UMA_NOT_FOUND: 404,
   BULK_UPLOAD_JOB_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,
+  LOOKUP_REQUEST_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: 409,
   UMA_ADDRESS_EXISTS: 409,
   CUSTOMER_DELETED: 410,
+  UNSUPPORTED_UMA_VERSION: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
+  LNURLP_REQUEST_FAILED: 424,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   RATES_UNAVAILABLE: 503,
@@ -109,7 +112,7 @@ export class ApiError extends Error {
     message: string,
     details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
-    /** Sandbox magic-value failures name the failed check here (spec 4.9). */
+    /** Sandbox magic-value failures name the failed check here. */
     readonly reason?: string,
   ) {
     super(message);
@@ -199,7 +202,7 @@ function unknownFields(issues: z.core.$ZodIssue[]): string[] {
 }
 
 const Details = z.record(z.string(), z.unknown());
-const SandboxReason = z.string().meta({ description: 'Sandbox: the failed magic-value check (spec 4.9)' });
+const SandboxReason = z.string().meta({ description: 'Sandbox: the magic-value check that failed, e.g. `Invalid OTP code`' });
 
 /** The error body in code: any status, any code. */
 export const ErrorBody = z.object({

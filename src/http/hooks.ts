@@ -12,6 +12,8 @@ export interface HandlingRequest {
   /** The route's itty-router path (`/quotes/:quoteId/execute`). */
   route: string;
   input: { params: unknown; query: unknown; body: unknown };
+  /** The customer an agent acts for (agent-bearer requests). */
+  customerId?: string;
   /** The platform's time. */
   now: number;
 }

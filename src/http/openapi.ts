@@ -95,7 +95,7 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       summary: r.summary,
       tags: [r.tag],
       security: SECURITY[r.auth],
-      // The API-token permission the operation needs (spec 5 leaves it unshown; clients and tests read it here).
+      // The API-token permission the operation needs (the specification does not say which; clients and tests read it here).
       ...(r.permission ? { 'x-required-permission': r.permission } : {}),
       // Agent-bearer operations: the agent-policy permissions of which the agent needs one.
       ...(r.agentPermission ? { 'x-agent-permission': [r.agentPermission].flat() } : {}),

@@ -18,7 +18,7 @@ export const cursorParam = z.string().max(512).optional().meta({ description: 'O
 /** `sortOrder` of a list: newest (or last) first unless `asc`. */
 export const sortOrderParam = z.enum(['asc', 'desc'], { error: 'Must be asc or desc' }).default('desc');
 
-/** The list envelope of DESIGN.md: `nextCursor` only when `hasMore`. */
+/** The list envelope `{data, hasMore, nextCursor?, totalCount?}`: `nextCursor` only when `hasMore`. */
 export function pageOf<T extends z.ZodType>(item: T, id: string) {
   return z
     .object({

@@ -1,6 +1,7 @@
 // Rate limits: each request counted against its platform's (or client address's) budgets.
 import type { Env, Settings } from '../env';
 import { hashSecret } from '../crypto/secrets';
+import { credentialsOf } from './auth';
 import { ApiError } from './errors';
 
 /**
@@ -15,9 +16,10 @@ interface LimitedRoute {
   expensive?: boolean | ((url: URL) => boolean);
 }
 
-// Credentials (a hash of the Authorization header) -> the platform they last authenticated as in this isolate.
-// A request is counted against its platform before authentication, so one over budget costs no D1 round
-// trip and writes nothing; the key needs the credential's secret, so no platform spends another's budget.
+// Credentials (a hash of them as authentication parses them, so every spelling of one header is one key) -> the
+// platform they last authenticated as in this isolate. A request is counted against its platform before
+// authentication, so one over budget costs no D1 round trip and writes nothing; the key needs the credential's
+// secret, so no platform spends another's budget.
 const platformOf = new Map<string, string>();
 const REMEMBERED = 10_000;
 
@@ -29,8 +31,8 @@ const REMEMBERED = 10_000;
  */
 export async function admit(env: Env, settings: Settings, request: Request, route: LimitedRoute): Promise<string | undefined> {
   if (route.auth === 'operator' || !env.RATE_LIMIT || !settings.rateLimits) return undefined;
-  const header = route.auth === 'none' ? null : request.headers.get('Authorization');
-  const credentials = header ? hashSecret(header) : undefined;
+  const parsed = route.auth === 'none' ? undefined : credentialsOf(route.auth, request.headers.get('Authorization'));
+  const credentials = parsed && hashSecret(parsed);
   const platformId = credentials && platformOf.get(credentials);
   if (!platformId) {
     // Behind Cloudflare the header is the client's address; locally every client shares one budget.

@@ -16,9 +16,11 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found (also for records of other platforms)',
   409: 'Conflict with the current state',
   410: 'The record was deleted',
+  412: 'The counterparty does not support our UMA version (UNSUPPORTED_UMA_VERSION)',
   413: 'Request body too large',
   415: 'The request body is not of the media type the operation takes',
   422: 'Idempotency-Key reused with a different request',
+  424: 'The counterparty could not be reached or failed (LNURLP_REQUEST_FAILED)',
   429: 'Rate limited; see Retry-After',
 };
 

@@ -158,7 +158,16 @@ export function defineRoute<
     // 8. The router's hook around handling (sandbox: fault rules; none in production).
     const around =
       platform &&
-      (await hooks.aroundHandling?.({ db, platform, request, method: spec.method, route: spec.path, input: { params, query, body }, now }));
+      (await hooks.aroundHandling?.({
+        db,
+        platform,
+        request,
+        method: spec.method,
+        route: spec.path,
+        input: { params, query, body },
+        customerId: auth && 'agent' in auth ? auth.agent.customerId : undefined,
+        now,
+      }));
     if (around?.instead) {
       // Nothing was done: a key claimed with authentication is given back, so a retry acts.
       await releaseClaim(db, held);

@@ -9,6 +9,7 @@ import { purgeSettledDeliveries } from '../webhooks/retention';
 import { jobDeps, type JobDeps } from './deps';
 import { resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { processBulkChunk } from '../customers/bulk-chunks';
+import { purgeExpiredLookups } from '../payments/lookups-service';
 import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
@@ -76,6 +77,7 @@ export async function sweep(env: Env, now: number, log: Logger, more: SweepStep[
     ['webhook retention', () => purgeSettledDeliveries(deps.db, now, s.webhookRetentionMs)],
     ['applied transitions', () => purgeAppliedTransitions(deps.db, now)],
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
+    ['receiver look-ups', () => purgeExpiredLookups(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
     ...more.map(([name, step]): [string, () => Promise<unknown>] => [name, () => step(deps, env, now)]),
   ];

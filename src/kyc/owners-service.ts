@@ -13,7 +13,7 @@ import { beneficialOwnerView } from '../customers/beneficial-owners';
 
 const ownerNotFound = () => notFound('BENEFICIAL_OWNER_NOT_FOUND', 'Beneficial owner not found');
 
-/** KYC of an owner: sandbox by the last 3 characters of the last name (spec 4.9); production waits for review. */
+/** KYC of an owner: sandbox by the last 3 characters of the last name; production waits for review. */
 function kycOutcome(info: PersonalInfo, mode: ServiceMode): VerificationState {
   return mode === 'sandbox' ? sandboxKycStatus(info.lastName) : 'PENDING';
 }

@@ -1,9 +1,9 @@
-// The sandbox's KYC and KYB outcomes, chosen by the last 3 characters (spec 4.9).
+// The sandbox's KYC and KYB outcomes, chosen by the last 3 characters.
 import type { VerificationState } from '../db/schema';
 
 type Outcome = Exclude<VerificationState, 'UNVERIFIED'>;
 
-/** Spec 4.9: the last 3 characters that choose an outcome other than `SANDBOX_VERIFICATION_OTHERWISE`. */
+/** The last 3 characters that choose an outcome other than `SANDBOX_VERIFICATION_OTHERWISE`. */
 export const SANDBOX_VERIFICATION_SUFFIXES: Readonly<Record<string, Outcome>> = { '001': 'PENDING', '002': 'REJECTED' };
 export const SANDBOX_VERIFICATION_OTHERWISE: Outcome = 'APPROVED';
 /**
@@ -23,8 +23,8 @@ function sandboxOutcome(value: string): Outcome {
   return Object.hasOwn(SANDBOX_VERIFICATION_SUFFIXES, suffix) ? SANDBOX_VERIFICATION_SUFFIXES[suffix]! : SANDBOX_VERIFICATION_OTHERWISE;
 }
 
-/** KYB of a business by `businessInfo.registrationNumber` (spec 4.9). */
+/** KYB of a business by `businessInfo.registrationNumber`. */
 export const sandboxKybStatus = (registrationNumber: string) => sandboxOutcome(registrationNumber);
 
-/** KYC of a beneficial owner by `personalInfo.lastName` (spec 4.9). */
+/** KYC of a beneficial owner by `personalInfo.lastName`. */
 export const sandboxKycStatus = (lastName: string) => sandboxOutcome(lastName);

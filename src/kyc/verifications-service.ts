@@ -57,7 +57,8 @@ const STATUS_OF: Record<Outcome, VerificationStatus> = {
  * POST /verifications: checks the customer's information and submits it. Sandbox: KYB outcome by the
  * registration number suffix (the sandbox's magic values); production: submitted for review (PENDING). An
  * individual of a platform that is not a regulated financial institution is KYC'd by the service operator,
- * through the hosted KYC link, never by this call: with nothing missing it is READY_FOR_VERIFICATION and its kycStatus stays.
+ * through the hosted KYC link, never by this call: with nothing missing it is READY_FOR_VERIFICATION and its
+ * kycStatus stays. The verification row and the customer's kycStatus/kybStatus change in one batch.
  */
 export async function submitVerification(
   db: Db,
@@ -159,13 +160,17 @@ export function verificationFrom(loaded: Loaded<ReturnType<typeof verificationLo
   return verificationView(row);
 }
 
-/** GET /verifications: by id, with the filters; the total only unfiltered, from the platform's maintained count. */
+/**
+ * GET /verifications: by id, with the filters; the total unfiltered or of one customer, from the platform's or the
+ * customer's maintained count (with a status filter, none).
+ */
 export const verificationList = keysetList(
   (platformId: SQL, q: { customerId?: string; verificationStatus?: VerificationStatus; limit: number; cursor?: string }) => {
     const where: SQL[] = [eq(verifications.platformId, platformId)];
     if (q.customerId) where.push(eq(verifications.customerId, q.customerId));
     if (q.verificationStatus) where.push(eq(verifications.verificationStatus, q.verificationStatus));
-    const counted = where.length === 1 ? { platformId, list: 'verifications' } : undefined;
+    const list = q.verificationStatus ? undefined : q.customerId ? `verifications:${q.customerId}` : 'verifications';
+    const counted = list ? { platformId, list } : undefined;
     return { table: verifications, idColumn: verifications.id, where: and(...where), limit: q.limit, cursor: q.cursor, counted };
   },
   verificationView,

@@ -22,7 +22,7 @@ function invoiceFor(seed: Uint8Array): string {
 }
 
 /**
- * Where to pay a real-time-funded quote (spec 2.8): bank details in the sending currency where a rail
+ * Where to pay a real-time-funded quote: bank details in the sending currency where a rail
  * exists (USD_ACCOUNT with accountNumber, routingNumber, bankName, reference; EUR_ACCOUNT; MXN_ACCOUNT...)
  * and a SPARK_WALLET with an address and a Lightning invoice. Each entry names the `currencyCode` that
  * POST /sandbox/send takes to simulate paying it. Details derive from the quote id, so they never change.

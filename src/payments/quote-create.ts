@@ -13,14 +13,15 @@ import {
   type TransactionRow,
 } from '../db/schema';
 import { isInternalAccountId, newId } from '../crypto/ids';
-import { badRequest, errorBody, invalidFields, notFound } from '../http/errors';
+import { badRequest, errorBody, invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { railsOf } from '../external-accounts/corridors';
 import { externalAccountNotFound, liveExternalAccount } from '../external-accounts/service';
 import { internalAccountNotFound } from '../accounts/internal-service';
 import { customerDeleted, customerNotFound } from '../customers/service';
 import { scheduleTransition } from '../transitions/schedule';
-import { sandboxUmaReceiver } from './sandbox-uma-receivers';
+import { resolveUmaReceiver } from './sandbox-uma-receivers';
+import { checkQuoteLookup, quoteLookupLoad, usableLookup } from './lookups-service';
 import { computeExchange } from './rates';
 import { payoutScenario, type Scenario } from './sandbox-plans';
 import {
@@ -45,8 +46,7 @@ type Destination =
 
 function resolveDestination(input: QuoteRequest['destination'], loaded: QuoteRequestLoaded, s: Settings): Destination {
   if (input.destinationType === 'UMA_ADDRESS') {
-    const receiver = sandboxUmaReceiver(input.umaAddress, s);
-    if (!receiver) throw notFound('UMA_NOT_FOUND', `No receiver at ${input.umaAddress}`);
+    const receiver = resolveUmaReceiver(input.umaAddress, s);
     if (input.currency && input.currency !== receiver.currency) {
       throw invalidFields('request body', [
         { field: 'destination.currency', message: `${input.umaAddress} receives ${receiver.currency} only` },
@@ -93,11 +93,12 @@ export function quoteRequestLoads(db: Db, platformId: SQL, input: QuoteRequest) 
     destinationInternal: internal(destinationId),
     destinationExternal: liveExternalAccount(db, platformId, destinationId).limit(1),
     destinationHolder: customer(holderOf(destinationId)),
+    lookup: quoteLookupLoad(db, platformId, input.lookupId),
   };
 }
 export type QuoteRequestLoaded = Loaded<ReturnType<typeof quoteRequestLoads>>;
 
-/** The platform's limits for the sending currency (spec 2.9 supportedCurrencies). */
+/** The platform's limits for the sending currency: its `supportedCurrencies` entry (OUTGOING enabled, min and max). */
 function checkSendingLimits(platform: PlatformRow, code: string, amount: number, requireConfig: boolean): void {
   const config = platform.supportedCurrencies.find((c) => c.currencyCode === code);
   if (!config) {
@@ -145,6 +146,7 @@ export async function createQuote(
   now: number,
 ): Promise<Change<QuoteView>> {
   const { db } = deps;
+  const lookup = input.lookupId === undefined ? undefined : usableLookup(loaded.lookup[0], now);
   let sourceAccount: InternalAccountRow | null = null;
   let customerId: string | null;
   let sendingCurrency: string;
@@ -181,6 +183,17 @@ export async function createQuote(
     throw invalidFields('request body', [{ field: 'destination.accountId', message: 'Must differ from the source account' }]);
   }
   const receivingCurrency = destination.kind === 'uma' ? destination.currency : destination.account.currency;
+  // A look-up named: the quote must be to what it looked up, for whom, with the payer data it asked for.
+  if (lookup) {
+    checkQuoteLookup(lookup, {
+      receiverType: destination.kind === 'uma' ? 'UMA_ADDRESS' : 'ACCOUNT',
+      receiver: destination.kind === 'uma' ? destination.address : destination.account.id,
+      customerId,
+      receivingCurrency,
+      senderCustomerInfo: input.senderCustomerInfo,
+      purposeOfPayment: input.purposeOfPayment,
+    });
+  }
 
   const rates = await deps.rates(now);
   const x = computeExchange(

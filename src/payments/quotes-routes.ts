@@ -38,7 +38,7 @@ export const quoteRoutes = [
     body: QuoteRequest,
     responses: {
       201: { description: 'The quote (its transaction is PENDING)', schema: Quote },
-      ...errorResponses(400, 401, 403, 404, 409, 413, 422),
+      ...errorResponses(400, 401, 403, 404, 409, 412, 413, 422, 424),
       ...ratesUnavailableResponse,
     },
     // The accounts and customers the quote names (and an Idempotency-Key's claim) ride on authentication;

@@ -11,7 +11,7 @@ import { buildChange, changeOf, commitDraft, initiation, type PaymentDeps } from
 import type { Change } from '../http/change';
 import { awaitingApproval, quoteStatus, quoteTransactionStatus, quoteView } from './views';
 
-/** Quotes lock their price this long (spec 2.3's 5 minutes; the reference: 1 to 5 minutes on instant rails). */
+/** Quotes lock their price this long (the reference: 1 to 5 minutes on instant rails; we take the longest). */
 export const QUOTE_TTL_MS = 5 * 60_000;
 
 export const quoteNotFound = () => notFound('QUOTE_NOT_FOUND', 'Quote not found');

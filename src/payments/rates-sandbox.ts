@@ -4,7 +4,7 @@ import { RATE_WINDOW_MS, type MidMarket } from './rates';
 /**
  * The sandbox's mid-market rates: a table of USD values per major unit. Except the anchors (USD, and
  * USDC pegged 1:1), each value drifts by at most ±MAX_DRIFT per 5-minute window, derived
- * deterministically from the window number, so a rate is constant within its window (spec 8: cached
+ * deterministically from the window number, so a rate is constant within its window (rates are cached
  * about 5 minutes), changes across windows, and is the same in every isolate. The drift is public and
  * predictable, so it is kept well below what a round trip pays (see rates.ts): being around fixed
  * centres, not cumulative, it moves a pair at most about 4 × MAX_DRIFT between any two windows.

@@ -27,7 +27,7 @@ export function rateSource(s: Settings): RateSource {
 
 /**
  * Snapshots of each source, per isolate (module state is the isolate's memory): one fetch serves every
- * request for RATE_WINDOW_MS (spec 8: cached about 5 minutes), and requests arriving while it is in
+ * request for RATE_WINDOW_MS (rates are cached about 5 minutes), and requests arriving while it is in
  * flight share it, its failure included. A failed fetch is forgotten, so the next request tries again.
  */
 interface Snapshot {

@@ -37,7 +37,7 @@ import { ApiError } from '../http/errors';
  *                                   + ceil(counterpartyFixedFee / (exchangeRate × 10^(dR − dS))).
  */
 
-/** How long a snapshot of rates holds (spec 8: cached about 5 minutes), in both modes. */
+/** How long a snapshot of rates holds (rates are cached about 5 minutes), in both modes. */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
 /** What the service keeps on each conversion, below mid-market (see the header: no arbitrage). */
@@ -113,7 +113,7 @@ export interface Exchange {
 }
 
 /** USD value of one major unit of `code` in the snapshot; a currency it lacks cannot be priced. */
-function usdValue(rates: MidMarket, code: string): number {
+export function usdValue(rates: MidMarket, code: string): number {
   const value = rates.usd[code];
   if (value === undefined) throw ratesUnavailable(`No exchange rate for ${code} is available`);
   return value;
@@ -257,9 +257,27 @@ function exactDecimal(x: number): Decimal {
  */
 export function convertAtMidMarketUp(amount: number, from: string, to: string, rates: MidMarket): number {
   if (from === to) return amount;
-  const value = { from: exactDecimal(usdValue(rates, from)), to: exactDecimal(usdValue(rates, to)) };
+  return convertUp(
+    amount,
+    { usd: usdValue(rates, from), decimals: currencyInfo(from).decimals },
+    { usd: usdValue(rates, to), decimals: currencyInfo(to).decimals },
+  );
+}
+
+/** An asset by its USD value per whole unit and its decimals. */
+interface Valued {
+  usd: number;
+  decimals: number;
+}
+
+/**
+ * `amount` (smallest unit of `from`) in the smallest unit of `to`, by their USD values, rounded UP, exactly
+ * (BigInt on the values' decimal forms): for assets outside the rate snapshot too (a chain's fee asset).
+ */
+export function convertUp(amount: number, from: Valued, to: Valued): number {
+  const value = { from: exactDecimal(from.usd), to: exactDecimal(to.usd) };
   // amount × from / to × 10^(dTo − dFrom), as num / den, every power of ten on the side where it is positive.
-  const exp = value.from.e - value.to.e + currencyInfo(to).decimals - currencyInfo(from).decimals;
+  const exp = value.from.e - value.to.e + to.decimals - from.decimals;
   const num = BigInt(amount) * value.from.m * (exp > 0 ? pow10(exp) : 1n);
   const den = value.to.m * (exp < 0 ? pow10(-exp) : 1n);
   return Number((num + den - 1n) / den);

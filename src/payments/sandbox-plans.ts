@@ -1,8 +1,8 @@
-// Sandbox outcomes (spec 4.9): the plan a transaction follows once initiated, step by step.
+// Sandbox outcomes: the plan a transaction follows once initiated, step by step.
 import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
 
 /**
- * Sandbox outcomes (spec 4.9): the plan a transaction follows once initiated (quote executed or funded,
+ * Sandbox outcomes: the plan a transaction follows once initiated (quote executed or funded,
  * transfer created, incoming payment received). The scenario is chosen when the transaction is created
  * (from the external account's 3-digit suffix or the sandbox UMA receiver) and stored on it; delayed steps
  * are due transitions, applied by the queue consumer, the cron sweep or a sandbox clock advance.
@@ -10,7 +10,7 @@ import type { FailureReason, Refund, TransactionStatus } from '../db/schema';
  * Initiating an outgoing payment debits the payer into the service's settlement account (DEBIT, or FUNDING
  * for real-time funding); completion pays the destination (SETTLE); a refund returns the debited amount
  * exactly once (REFUND); a returned payment comes back from the destination first (RETURN). Incoming
- * payments move nothing until they complete (CREDIT). `failureReason` values come from spec 2.7's enum.
+ * payments move nothing until they complete (CREDIT). `failureReason` values come from the FailureReason enum.
  *
  * Quotes to an external account (by suffix), to a sandbox UMA receiver, or to an internal account:
  * | Case                        | Path after execution                                   | End status | failureReason          | Refund                       |
@@ -119,7 +119,7 @@ export function planOf(scenario: string | null): Plan {
   return plan;
 }
 
-/** The scenarios an external account's suffix selects, per operation (spec 4.9's tables above). */
+/** The scenarios an external account's suffix selects, per operation (the tables above). */
 export interface SuffixScenarios {
   /** What the suffix stands for, in a few words. */
   meaning: string;
@@ -128,7 +128,7 @@ export interface SuffixScenarios {
   transferIn: Scenario;
 }
 
-/** Spec 4.9: the sandbox suffixes with an outcome other than success, read by the code and by GET /sandbox/magic-values. */
+/** The sandbox suffixes with an outcome other than success, read by the code and by GET /sandbox/magic-values. */
 export const SANDBOX_SUFFIXES: Readonly<Record<string, SuffixScenarios>> = {
   '002': {
     meaning: 'execution fails (transfers: insufficient funds at the bank)',
@@ -179,10 +179,10 @@ export const OTHER_SUFFIX: SuffixScenarios = {
 const scenariosOf = (suffix: string | null, sandbox: boolean): SuffixScenarios =>
   sandbox && suffix !== null && Object.hasOwn(SANDBOX_SUFFIXES, suffix) ? SANDBOX_SUFFIXES[suffix]! : OTHER_SUFFIX;
 
-/** Quote to an external account: spec 4.9's table by the account's suffix (no magic outside the sandbox). */
+/** Quote to an external account: the quotes table above, by the account's suffix (no magic outside the sandbox). */
 export const payoutScenario = (suffix: string | null, sandbox: boolean): Scenario => scenariosOf(suffix, sandbox).quote;
 
-/** Transfers: spec 4.9's transfer table by the external account's suffix. */
+/** Transfers: the transfers table above, by the external account's suffix. */
 export function transferScenario(direction: 'IN' | 'OUT', suffix: string | null, sandbox: boolean): Scenario {
   const scenarios = scenariosOf(suffix, sandbox);
   return direction === 'IN' ? scenarios.transferIn : scenarios.transferOut;

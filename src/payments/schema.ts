@@ -225,7 +225,11 @@ export const QuoteDestinationRequest = z
 
 export const QuoteRequest = z
   .strictObject({
-    lookupId: z.string().max(128).optional(),
+    lookupId: z.string().max(128).optional().meta({
+      description:
+        'A look-up of this destination for this sender (GET /receiver/uma/{address} or /receiver/external-account/{id}), before it expires: the quote must give, in senderCustomerInfo, the mandatory requiredPayerDataFields it named. Optional: without one the quote resolves the receiver itself',
+      example: 'LookupRequest:019542f5-b3e7-1d02-0000-000000000009',
+    }),
     source: QuoteSourceRequest,
     destination: QuoteDestinationRequest,
     lockedCurrencySide: LockedSide,
@@ -248,7 +252,10 @@ export const QuoteRequest = z
         'OTHER',
       ])
       .optional(),
-    senderCustomerInfo: z.record(z.string(), z.unknown()).optional(),
+    senderCustomerInfo: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "What the receiver asked about the payer (the look-up's requiredPayerDataFields), by field name" }),
   })
   .meta({ id: 'QuoteRequest' });
 export type QuoteRequest = z.infer<typeof QuoteRequest>;

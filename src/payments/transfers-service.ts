@@ -71,7 +71,7 @@ export function transferLoads(db: Db, platformId: SQL, direction: Direction, inp
 }
 export type TransferLoaded = Loaded<ReturnType<typeof transferLoads>>;
 
-/** Checks both accounts: found, active, same currency, same holder (spec 4.8). */
+/** Checks both accounts: found, active, same currency, same holder. */
 export function checkedPair(platform: PlatformRow, direction: Direction, loaded: TransferLoaded): Pair {
   const [internal, external, customer] = [loaded.internal[0], loaded.external[0], loaded.owner[0]];
   const [internalField, externalField] =
@@ -93,7 +93,7 @@ export function checkedPair(platform: PlatformRow, direction: Direction, loaded:
   return { internal, external, owner: ownerFrom(platform, internal.customerId, customer) };
 }
 
-/** The transaction row of a transfer, in `status`, following spec 4.9's suffix table. */
+/** The transaction row of a transfer, in `status`, following the sandbox suffix table (sandbox-plans.ts). */
 export function transferRow(
   platform: PlatformRow,
   direction: Direction,

@@ -36,7 +36,7 @@ export function statusChangeView(row: TransactionHistoryRow): TransactionStatusC
   return { status: row.toStatus, ...(row.fromStatus ? { previousStatus: row.fromStatus } : {}), changedAt: iso(row.at) };
 }
 
-/** The transaction as the API shows it (spec 2.7 and the reference's incoming and outgoing shapes). */
+/** The transaction as the API shows it (the reference's incoming and outgoing shapes). */
 export function transactionView(row: TransactionRow): TransactionView {
   // The JSON columns hold what was shown when they were written; db/ types them loosely, so they are named here.
   const source = row.source as z.infer<typeof TransactionSource> | null;
@@ -57,7 +57,7 @@ export function transactionView(row: TransactionRow): TransactionView {
     ...(row.counterpartyInformation ? { counterpartyInformation: row.counterpartyInformation } : {}),
     ...(row.senderUmaAddress ? { senderUmaAddress: row.senderUmaAddress } : {}),
     ...(row.receiverUmaAddress ? { receiverUmaAddress: row.receiverUmaAddress } : {}),
-    // Spec 2.7: reconciliation details on every transaction except CREATED ones.
+    // Reconciliation details on every transaction except CREATED ones.
     ...(row.status !== 'CREATED' ? { reconciliationInstructions: reconciliationOf(row) } : {}),
     ...(row.failureReason ? { failureReason: row.failureReason } : {}),
     ...(awaitingApproval(row) ? { pendingPlatformApproval: true } : {}),
@@ -97,7 +97,7 @@ export function transactionView(row: TransactionRow): TransactionView {
   };
 }
 
-/** Spec 2.7: the reference a payment carries, and a crypto destination's transaction hash once settled. */
+/** The reference a payment carries, and a crypto destination's transaction hash once settled. */
 function reconciliationOf(row: TransactionRow): z.infer<typeof ReconciliationInstructions> {
   const crypto = currencyInfo(row.receivedCurrency).kind === 'CRYPTO';
   return {

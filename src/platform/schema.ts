@@ -5,27 +5,26 @@ import { CounterpartyFieldDefinition, CurrencyConfig, HttpUrl, WalletConfig } fr
 import { CustomerInfoFieldName } from '../common/currencies';
 import { DateTime, DateTimeParam } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
+import { readOnlyField } from '../http/body';
 
 // The stored shapes of the platform's JSON columns live in db/ (the tables type their columns with them).
 export { CounterpartyFieldDefinition, HttpUrl };
 export type { CurrencyConfig, WalletConfig };
 
-const readOnly = (name: string) =>
-  z
-    .never({ error: `${name} is read-only` })
-    .optional()
-    .meta({ description: `Read-only; sending it is rejected` });
+/** A field the operator sets (POST /operator/platforms): its current value is accepted back, another one is refused. */
+const operatorSet = <T extends z.ZodType>(schema: T) =>
+  schema.optional().meta({ description: 'Set by the operator: the current value is accepted back, another one is refused' });
 
 export const Domain = z
   .string()
   .max(253)
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'Must be a domain name such as example.com');
 
-/** A supported currency as the platform sets it: the stored shape, and the read-only fields named when sent. */
+/** A supported currency as the platform sets it: the stored shape, and the read-only fields GET /config adds. */
 const CurrencyConfigInput = CurrencyConfig.extend({
-  // Returned by GET /config (the reference marks them readOnly): named when sent back, like the top level's.
-  providerRequiredCustomerFields: readOnly('providerRequiredCustomerFields'),
-  providerRequiredCounterpartyCustomerFields: readOnly('providerRequiredCounterpartyCustomerFields'),
+  // Answered by GET /config and marked readOnly by the reference, whose clients send them back: accepted, ignored.
+  providerRequiredCustomerFields: readOnlyField(z.array(CustomerInfoFieldName)),
+  providerRequiredCounterpartyCustomerFields: readOnlyField(z.array(CustomerInfoFieldName)),
 }).refine((c) => c.minAmount <= c.maxAmount, { message: 'minAmount must not exceed maxAmount', path: ['minAmount'] });
 
 const SupportedCurrenciesInput = z
@@ -85,7 +84,10 @@ export const PlatformConfig = z
   .meta({ id: 'PlatformConfig' });
 export type PlatformConfigView = z.infer<typeof PlatformConfig>;
 
-/** PATCH /config (spec 4.7): omitted fields unchanged; read-only fields rejected by name. */
+/**
+ * PATCH /config: omitted fields unchanged. The whole GET /config answer may be sent back: the fields the
+ * service derives are read-only (accepted and ignored), the operator's accepted at their current value only.
+ */
 export const PlatformConfigUpdate = z
   .strictObject({
     umaDomain: Domain.optional(),
@@ -93,18 +95,18 @@ export const PlatformConfigUpdate = z
     webhookEndpoint: HttpUrl.nullable().optional(),
     supportedCurrencies: SupportedCurrenciesInput.optional(),
     embeddedWalletConfig: WalletConfig.optional(),
-    id: readOnly('id'),
-    isRegulatedFinancialInstitution: readOnly('isRegulatedFinancialInstitution'),
-    proxyUmaSubdomain: readOnly('proxyUmaSubdomain'),
-    webhookPublicKey: readOnly('webhookPublicKey'),
-    sandboxUmaDomain: readOnly('sandboxUmaDomain'),
-    createdAt: readOnly('createdAt'),
-    updatedAt: readOnly('updatedAt'),
+    isRegulatedFinancialInstitution: operatorSet(z.boolean()),
+    proxyUmaSubdomain: operatorSet(z.string()),
+    id: readOnlyField(z.string()),
+    webhookPublicKey: readOnlyField(z.string()),
+    sandboxUmaDomain: readOnlyField(z.string()),
+    createdAt: readOnlyField(z.string()),
+    updatedAt: readOnlyField(z.string()),
   })
   .meta({ id: 'PlatformConfigUpdateRequest' });
 export type PlatformConfigUpdate = z.infer<typeof PlatformConfigUpdate>;
 
-// --- API tokens (spec 2.12, 4.7) ---
+// --- API tokens ---
 
 export const ApiToken = z
   .object({

@@ -50,7 +50,7 @@ function checkWebhookEndpoint(url: string | null | undefined, s: Settings) {
   if (problem) throw invalidFields('request body', [{ field: 'webhookEndpoint', message: problem }]);
 }
 
-/** The PlatformConfig view of a platform row (spec 2.9), with the provider-required fields filled in. */
+/** The PlatformConfig view of a platform row, with the provider-required fields filled in. */
 export function configView(p: PlatformRow, extras: ConfigExtras): PlatformConfigView {
   const view: PlatformConfigView = {
     id: p.configId,
@@ -92,9 +92,23 @@ async function claimingUmaDomain<T>(umaDomain: string | undefined, write: () => 
   }
 }
 
-/** PATCH /config merge (spec 4.7): omitted top-level fields unchanged; wallet config merged field by field. */
+/** PATCH /config merge: omitted top-level fields unchanged; wallet config merged field by field. */
 export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
   checkWebhookEndpoint(patch.webhookEndpoint, s);
+  // The operator's fields come back with a whole GET /config answer: as they are, they change nothing.
+  const operatorSet = {
+    isRegulatedFinancialInstitution: platform.isRegulatedFinancialInstitution,
+    proxyUmaSubdomain: platform.proxyUmaSubdomain,
+  };
+  const changed = (Object.keys(operatorSet) as (keyof typeof operatorSet)[]).filter(
+    (k) => patch[k] !== undefined && patch[k] !== operatorSet[k],
+  );
+  if (changed.length) {
+    throw invalidFields(
+      'request body',
+      changed.map((field) => ({ field, message: `${field} is set by the operator; only its current value may be sent` })),
+    );
+  }
   const extras = await configExtras(s, platform.id);
   const changes: Partial<PlatformRow> = { updatedAt: now };
   if (patch.umaDomain !== undefined) changes.umaDomain = patch.umaDomain;

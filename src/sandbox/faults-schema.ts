@@ -11,8 +11,8 @@ export const MAX_DELAY_MS = 30_000;
 export const SEED_LIMIT = 2147483647;
 
 const Id = z.string().min(1).max(100);
-/** A status the reference closes without a code the API has for it (412, 424, 501) is refused: no code would be honest. */
-const answerable = { message: 'No error code of the API answers this status (412, 424 and 501 are refused)' };
+/** A status the reference closes without a code the API has for it (501) is refused: no code would be honest. */
+const answerable = { message: 'No error code of the API answers this status (501 is refused)' };
 
 export const FaultMatch = z
   .object({

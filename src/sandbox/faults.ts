@@ -2,10 +2,26 @@
 // platform's live rules, fire one, and shape the answer it gives (ERROR, LATENCY, AFTER_COMMIT, DISCONNECT); plus the
 // SQL that keeps the rules' copy on the platform row.
 import { and, eq, gt, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db, Statement } from '../db/client';
 import type { AroundHandling, HandlingRequest } from '../http/hooks';
 import { insertSelect } from '../db/insert-select';
-import { platforms, sandboxFaultFirings, sandboxFaults, type FaultEffect, type LiveFault, type PlatformRow } from '../db/schema';
+import {
+  agents,
+  beneficialOwners,
+  documents,
+  externalAccounts,
+  internalAccounts,
+  platforms,
+  quotes,
+  sandboxFaultFirings,
+  sandboxFaults,
+  transactions,
+  verifications,
+  type FaultEffect,
+  type LiveFault,
+  type PlatformRow,
+} from '../db/schema';
 import { CLOSED_STATUSES, ERRORS, type ErrorCode } from '../http/errors';
 import { json } from '../http/responses';
 import { openApiPath } from '../http/route-order';
@@ -26,23 +42,31 @@ export interface Fired {
   requestId: string;
 }
 
-/** The request as matching sees it: its operation and its validated input. */
+/** The request as matching sees it: its operation, its validated input, and an agent's customer. */
 interface Matched {
   method: string;
   /** The route's itty-router path. */
   route: string;
   input: { params: unknown; query: unknown; body: unknown };
+  /** The customer an agent acts for (agent-bearer requests). */
+  customerId?: string;
 }
 
 /**
  * The oldest live rule of `platform` matching the request, evaluated (one round trip, only when one matches:
- * a platform without rules, or with rules for other operations, costs nothing); the rule if it fired.
+ * a platform without rules, or with rules for other operations, costs nothing; a rule narrowed to a customer or
+ * account the request does not name costs one more, see requestScope); the rule if it fired.
  */
 export async function fireFault(db: Db, platform: PlatformRow, request: Request, req: Matched, now: number): Promise<Fired | undefined> {
   const rules = platform.sandboxFaults;
   if (!rules || req.route.startsWith(FAULTS_PATH)) return undefined;
   const path = openApiPath(req.route);
-  const rule = rules.find((r) => matches(r, req.method, path, req.input));
+  const candidates = rules.filter((r) => r.match.method === req.method && r.match.path === path);
+  if (!candidates.length) return undefined;
+  const scope = await requestScope(db, platform.id, req, candidates);
+  const rule = candidates.find(
+    (r) => (!r.match.customerId || scope.has(r.match.customerId)) && (!r.match.accountId || scope.has(r.match.accountId)),
+  );
   if (!rule) return undefined;
   const requestId = crypto.randomUUID();
   const url = new URL(request.url);
@@ -52,17 +76,50 @@ export async function fireFault(db: Db, platform: PlatformRow, request: Request,
   return fired[0] ? { id: rule.id, effect: fired[0].effect, requestId } : undefined;
 }
 
-function matches(rule: LiveFault, method: string, path: string, input: Matched['input']): boolean {
-  const m = rule.match;
-  if (m.method !== method || m.path !== path) return false;
-  return (!m.customerId || mentions(input, m.customerId)) && (!m.accountId || mentions(input, m.accountId));
+/** Ids of records a request names, anywhere in its path parameters, query and body (at most a few). */
+function namedIds(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (typeof value === 'string' && /^[A-Z][A-Za-z]+:[^\s]+$/.test(value) && out.size < 10) out.add(value);
+  else if (depth <= 8 && value !== null && typeof value === 'object') for (const v of Object.values(value)) namedIds(v, out, depth + 1);
+  return out;
 }
 
-/** Whether `id` is a value anywhere in the path parameters, query or body. */
-function mentions(value: unknown, id: string, depth = 0): boolean {
-  if (value === id) return true;
-  if (depth > 8 || value === null || typeof value !== 'object') return false;
-  return Object.values(value).some((v) => mentions(v, id, depth + 1));
+/**
+ * The customers and accounts a request acts on, for the rules narrowed to one: those it names, an agent's
+ * customer, and when it names no customer (or no account) the ones its named records belong to: a quote's
+ * customer and accounts (`POST /quotes/{quoteId}/execute` names only the quote), a transaction's, an account's,
+ * a beneficial owner's, an agent's, a document's holder, a verification's. That look-up is one round trip, sent only
+ * for a rule of this operation narrowed to a customer or account the request does not name.
+ */
+async function requestScope(db: Db, platformId: string, req: Matched, rules: LiveFault[]): Promise<Set<string>> {
+  const scope = namedIds(req.input);
+  if (req.customerId) scope.add(req.customerId);
+  const named = (prefix: string) => [...scope].some((id) => id.startsWith(prefix));
+  const unresolved = rules.some(
+    (r) =>
+      (r.match.customerId && !scope.has(r.match.customerId) && !named('Customer:')) ||
+      (r.match.accountId && !scope.has(r.match.accountId) && !named('InternalAccount:') && !named('ExternalAccount:')),
+  );
+  const ids = [...scope].filter((id) => !id.startsWith('Customer:'));
+  if (!unresolved || !ids.length) return scope;
+  const listed = sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+  // One select per table in one batch (D1 takes at most five terms in a compound SELECT).
+  const of = (table: SQLiteTable & { id: SQLiteColumn; platformId: SQLiteColumn }, ...columns: (SQLiteColumn | SQL)[]) =>
+    db
+      .select(Object.fromEntries(columns.map((c, i) => [`c${i}`, sql<string | null>`${c}`])))
+      .from(table)
+      .where(and(eq(table.platformId, platformId), sql`${table.id} IN ${listed}`));
+  const related = (await db.batch([
+    of(quotes, quotes.customerId, quotes.sourceAccountId, sql`json_extract(${quotes.destination}, '$.accountId')`),
+    of(transactions, transactions.customerId, transactions.sourceAccountId, transactions.destinationAccountId),
+    of(internalAccounts, internalAccounts.customerId),
+    of(externalAccounts, externalAccounts.customerId),
+    of(beneficialOwners, beneficialOwners.customerId),
+    of(agents, agents.customerId),
+    of(documents, documents.documentHolder),
+    of(verifications, verifications.customerId),
+  ] as unknown as [Statement, ...Statement[]])) as unknown as Record<string, string | null>[][];
+  for (const row of related.flat()) for (const id of Object.values(row)) if (id) scope.add(id);
+  return scope;
 }
 
 /**
@@ -175,8 +232,9 @@ export async function afterHandling(fired: Fired, response: Response): Promise<R
 
 /**
  * The code a fault answers `status` with: INTERNAL_ERROR for 5xx, else the API's generic code for it (the first
- * of the status in the table: 404 REFERENCE_NOT_FOUND, 429 RATE_LIMITED), else INVALID_INPUT. A status the
- * reference closes without such a code (412, 424, 501) is refused when the rule is made.
+ * of the status in the table: 404 REFERENCE_NOT_FOUND, 412 UNSUPPORTED_UMA_VERSION, 424 LNURLP_REQUEST_FAILED,
+ * 429 RATE_LIMITED), else INVALID_INPUT. A status the reference closes without such a code (501) is refused when
+ * the rule is made.
  */
 export function faultCode(status: number): ErrorCode {
   if (status >= 500) return 'INTERNAL_ERROR';
@@ -198,7 +256,13 @@ function faultError(fired: Fired, status: number, what: string, headers: Record<
  * request answers instead of it (ERROR), delays it (LATENCY) or changes its answer (AFTER_COMMIT, DISCONNECT).
  */
 export async function faultsAround(r: HandlingRequest): Promise<AroundHandling | undefined> {
-  const fired = await fireFault(r.db, r.platform, r.request, { method: r.method, route: r.route, input: r.input }, r.now);
+  const fired = await fireFault(
+    r.db,
+    r.platform,
+    r.request,
+    { method: r.method, route: r.route, input: r.input, customerId: r.customerId },
+    r.now,
+  );
   if (!fired) return undefined;
   const instead = await beforeHandling(fired);
   return instead ? { instead } : { after: (response) => afterHandling(fired, response) };

@@ -61,6 +61,9 @@ export const FixturePayment = z.union([
   z.strictObject({
     ref: Ref.optional(),
     quote: Body('A POST /quotes body'),
+    lookup: Body(
+      'Look the quote\'s destination (a UMA address or an external account) up first, with this query ({"customerId": …} or {"senderUmaAddress": …}), and create the quote with its lookupId',
+    ).optional(),
     execute: z.boolean().optional().meta({ description: 'Execute the quote (POST /quotes/{id}/execute)' }),
     settle,
   }),
@@ -92,7 +95,7 @@ export const FixtureDocument = z
     agents: section(FIXTURE_LIMITS.agents, 'A POST /agents body (customerId a $ref) plus ref and redeem (answer the access token)'),
     payments: section(
       FIXTURE_LIMITS.payments,
-      'One of {"transferOut": body}, {"transferIn": body}, {"quote": body, "execute": true}, plus ref and settle (advance the sandbox clock until final)',
+      'One of {"transferOut": body}, {"transferIn": body}, {"quote": body, "lookup": query, "execute": true}, plus ref and settle (advance the sandbox clock until final)',
     ),
     invitations: section(
       FIXTURE_LIMITS.invitations,

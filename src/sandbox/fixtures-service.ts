@@ -36,6 +36,8 @@ const EXPECTED: Record<string, Record<string, readonly Kind[]>> = {
   },
   createInvitation: { inviterUma: ['customer'] },
   claimInvitation: { inviteeUma: ['customer'] },
+  lookupUma: { customerId: ['customer'] },
+  lookupExternalAccount: { customerId: ['customer'] },
 };
 
 /** Fields where a customer's `$ref` stands for its UMA address rather than its id. */
@@ -97,7 +99,11 @@ function substitute(value: unknown, resolve: (name: unknown, field: string) => s
 export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes: readonly RouteDef[]): Step[] {
   const issues: FieldIssue[] = [];
   const issue = (field: string, message: string) => issues.push({ field, message });
-  const schemaOf = (operationId: string) => routes.find((r) => r.operationId === operationId)!.body as z.ZodType;
+  // A query refuses parameters it does not declare, as its route does (the declared schema is a plain object).
+  const schemaOf = (operationId: string, part: 'body' | 'query' = 'body') => {
+    const schema = routes.find((r) => r.operationId === operationId)![part] as z.ZodType;
+    return part === 'query' ? (schema as z.ZodObject).strict() : schema;
+  };
   const platformCurrencies = platform.supportedCurrencies.map((c) => c.currencyCode);
   const hasWallets = platform.embeddedWalletConfig != null && platformCurrencies.length > 0;
 
@@ -138,8 +144,8 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
   });
   invitations.forEach(({ ref }, i) => declare(ref, 'invitation', `invitations[${i}]`));
 
-  /** Declares the refs of entries up to `path` as usable, then checks `body` for operation `op` at `path`. */
-  const check = (op: string, path: string, body: Record<string, unknown>) => {
+  /** Checks `body` (or with `part` 'query', the query) for operation `op` at `path`, its refs of earlier entries. */
+  const check = (op: string, path: string, body: Record<string, unknown>, part: 'body' | 'query' = 'body') => {
     const expected = EXPECTED[op] ?? {};
     const placeholder = substitute(body, (name, field) => {
       const where = at(path, `${field}.$ref`);
@@ -151,7 +157,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
       else if (wanted && !wanted.includes(ref.kind)) issue(where, `Ref "${name}" is a ${ref.kind}; expected ${wanted.join(' or ')}`);
       return UMA_FIELDS[op] === field ? UMA_PLACEHOLDER : PLACEHOLDER[ref?.kind ?? wanted?.[0] ?? 'customer'];
     });
-    const parsed = schemaOf(op).safeParse(placeholder);
+    const parsed = schemaOf(op, part).safeParse(placeholder);
     if (!parsed.success) for (const i of zodIssues(parsed.error)) issue(at(path, i.field), i.message);
     return parsed.success ? (parsed.data as Record<string, any>) : undefined;
   };
@@ -292,6 +298,22 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     const body = (p as Record<string, any>)[key] as Record<string, unknown>;
     const parsed = check(op, `${path}.${key}`, body);
     const executes = 'quote' in p && (p.execute === true || parsed?.immediatelyExecute === true);
+    // A look-up of the quote's destination first: a UMA address, or an external account.
+    const lookup = 'quote' in p ? p.lookup : undefined;
+    let lookupOp: 'lookupUma' | 'lookupExternalAccount' | undefined;
+    if (lookup) {
+      const destination = parsed?.destination as { destinationType: string; accountId?: string } | undefined;
+      lookupOp = destination?.destinationType === 'UMA_ADDRESS' ? 'lookupUma' : 'lookupExternalAccount';
+      check(lookupOp, `${path}.lookup`, lookup, 'query');
+      if (body.lookupId !== undefined) issue(`${path}.quote.lookupId`, 'Set by the fixture from its lookup');
+      const to = (body.destination as { accountId?: unknown } | undefined)?.accountId;
+      const named = isRef(to) && typeof to.$ref === 'string' ? declared.get(to.$ref)?.kind : undefined;
+      if (
+        destination?.destinationType === 'ACCOUNT' &&
+        (named === 'internalAccount' || destination.accountId?.startsWith('InternalAccount:'))
+      )
+        issue(`${path}.lookup`, 'Only a UMA address or an external account is looked up');
+    }
     if ('quote' in p && p.settle && !executes) issue(`${path}.settle`, 'A quote settles only once executed ("execute": true)');
     usable(p.ref);
     if ('quote' in p && typeof p.ref === 'string') known.add(`${p.ref}.quote`);
@@ -301,6 +323,15 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
         const resolved = substitute(body, (n) => ids.get(n as string)!);
         let transactionId: string;
         if (op === 'createQuote') {
+          if (lookup && lookupOp) {
+            const destination = (resolved as { destination: { umaAddress?: string; accountId?: string } }).destination;
+            const params: Record<string, string> =
+              lookupOp === 'lookupUma' ? { receiverUmaAddress: destination.umaAddress! } : { accountId: destination.accountId! };
+            const query = substitute(lookup, (n) => ids.get(n as string)!) as Record<string, string>;
+            const found = await call(lookupOp, params, undefined, query);
+            Object.assign(resolved as object, { lookupId: found.lookupId });
+            if (typeof p.ref === 'string') ids.set(`${p.ref}.lookup`, found.lookupId);
+          }
           const quote = await call(op, {}, resolved);
           if (typeof p.ref === 'string') ids.set(`${p.ref}.quote`, quote.id);
           if (executes && !parsed?.immediatelyExecute) await call('executeQuote', { quoteId: quote.id });

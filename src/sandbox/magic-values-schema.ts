@@ -64,6 +64,15 @@ export const SandboxMagicValues = z
     umaReceivers: z.object({
       domain: z.string().meta({ description: 'SANDBOX_UMA_DOMAIN (GET /config `sandboxUmaDomain`)' }),
       receivers: z.array(z.object({ address: z.string(), currency: z.string(), name: z.string(), outcome: SandboxPaymentOutcome })),
+      refusals: z
+        .array(
+          z.object({
+            address: z.string(),
+            operations: z.array(z.string()),
+            error: z.object({ status: z.int(), code: z.string() }).meta({ description: "What the receiver's counterparty answers" }),
+          }),
+        )
+        .meta({ description: 'Addresses whose counterparty fails before any payment: the look-up and quotes to them answer this error' }),
       infoRequestingSender: z.object({
         localPart: z.string().meta({ description: 'A `senderUmaAddress` with this local part (any domain) asks for receiver information' }),
         operation: z.string(),

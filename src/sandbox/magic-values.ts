@@ -13,7 +13,9 @@ import {
   type Scenario,
   type SuffixScenarios,
 } from '../payments/sandbox-plans';
-import { SANDBOX_UMA_RECEIVERS } from '../payments/sandbox-uma-receivers';
+import { SANDBOX_UMA_RECEIVERS, SANDBOX_UMA_REFUSALS } from '../payments/sandbox-uma-receivers';
+import { LOOKUP_TTL_MS } from '../payments/lookups-service';
+import { ERRORS } from '../http/errors';
 import { QUOTE_TTL_MS } from '../payments/quotes-service';
 import { ANSWER_WINDOW_MS, ASYNC_DECISION_MS } from '../payments/incoming-approval';
 import { RATE_WINDOW_MS } from '../payments/rates';
@@ -106,6 +108,11 @@ export function magicValues(s: MagicSettings): MagicValues {
         name: r.name,
         outcome: outcome(r.scenario),
       })),
+      refusals: Object.entries(SANDBOX_UMA_REFUSALS).map(([local, r]) => ({
+        address: `${local}@${s.sandboxUmaDomain}`,
+        operations: ['GET /receiver/uma/{receiverUmaAddress}', 'POST /quotes'],
+        error: { status: ERRORS[r.code], code: r.code },
+      })),
       infoRequestingSender: {
         localPart: INFO_REQUESTING_SENDER,
         operation: 'POST /sandbox/uma/receive',
@@ -152,6 +159,7 @@ export function magicValues(s: MagicSettings): MagicValues {
       { name: 'transferFailsLater', ms: TRANSFER_FAIL_MS, description: 'a transfer with a 005 account fails' },
       { name: 'umaLongPending', ms: LONG_PENDING_MS, description: 'a payment to the slow UMA receiver completes' },
       { name: 'quoteTtl', ms: QUOTE_TTL_MS, description: 'a quote expires unless executed' },
+      { name: 'lookupTtl', ms: LOOKUP_TTL_MS, description: 'a receiver look-up can be named by a quote (lookupId), in both modes' },
       { name: 'ratesWindow', ms: RATE_WINDOW_MS, description: 'an exchange-rate snapshot holds' },
       { name: 'incomingApprovalWindow', ms: ANSWER_WINDOW_MS, description: 'an incoming payment waits for the platform to answer' },
       { name: 'incomingAsyncDecision', ms: ASYNC_DECISION_MS, description: 'after a 202, the platform has this long to decide' },
@@ -228,7 +236,10 @@ export function magicValueTables(doc: MagicValues): Record<string, string> {
     ),
     uma: table(
       ['UMA receiver', 'Currency', 'Outcome of a quote to it (after execute)'],
-      u.receivers.map((r) => [code(r.address), r.currency, r.outcome.summary]),
+      [
+        ...u.receivers.map((r) => [code(r.address), r.currency, r.outcome.summary]),
+        ...u.refusals.map((r) => [code(r.address), '—', `its look-up and quotes to it answer ${r.error.status} ${code(r.error.code)}`]),
+      ],
     ),
     timings: table(
       ['Timing', 'Duration', 'What'],

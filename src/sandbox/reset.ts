@@ -18,6 +18,7 @@ import {
   ledgerEntries,
   platforms,
   quotes,
+  receiverLookups,
   sandboxEmails,
   otpEmailSends,
   transactionHistory,
@@ -81,6 +82,7 @@ export const PLATFORM_DATA: readonly PlatformTable[] = [
   byPlatform('transactionHistory', transactionHistory),
   byPlatform('transactions', transactions),
   byPlatform('quotes', quotes),
+  byPlatform('receiverLookups', receiverLookups),
   byPlatform('dueTransitions', dueTransitions),
   byPlatform('webhookDeliveries', webhookDeliveries),
   byPlatform('webhookEvents', webhookEvents),
@@ -96,7 +98,7 @@ export const deletePlatformData = (db: Db, platformId: string): Statement[] =>
 
 /**
  * POST /sandbox/reset: deletes all of one platform's data except its API tokens and configuration
- * (PLATFORM_DATA: customers, accounts, KYC links, invitations, agents, ledger, quotes, transactions, documents and their stored files, import jobs,
+ * (PLATFORM_DATA: customers, accounts, KYC links, invitations, agents, ledger, look-ups, quotes, transactions, documents and their stored files, import jobs,
  * webhook events and deliveries, idempotency keys, due transitions, wallet index rows, sandbox e-mails and their per-address counts)
  * and sets its sandbox clock back to real time. One D1 batch, children before parents (foreign keys);
  * then the documents' files. Queue messages still in flight find nothing and do nothing. Snapshots are kept.

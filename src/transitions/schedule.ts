@@ -11,7 +11,7 @@ import { dispatchEvents, platformOffsetSql } from '../webhooks/outbox';
 import { MAX_QUEUE_DELAY_SECONDS } from '../webhooks/delivery';
 import type { Deps } from '../http/deps';
 
-/** A delayed state change to schedule (DESIGN.md 4). */
+/** A delayed state change to schedule: a row due at `dueAt`, applied by a delayed queue message or the cron sweep. */
 export interface TransitionInput {
   platformId: string;
   /** What changes: a transaction, quote or transfer id. */

@@ -21,7 +21,7 @@ function umaProviderView(row: UmaProviderRow): UmaProviderView {
 }
 
 /**
- * GET /uma-providers (spec 4.7) as loads: filters by region and currency, blocked providers included unless
+ * GET /uma-providers as loads: filters by region and currency, blocked providers included unless
  * `hasBlockedProviders=false`, ordered by name (ties by id) in `sortOrder`, keyset-paged, with the total.
  * The directory is shared; `platformId` (SQL, see `RouteSpec.load`) only makes an unauthenticated
  * request read nothing.

@@ -79,7 +79,7 @@ export class AccountDO extends DurableObject<Env> {
     return this.store.credentialCount();
   }
 
-  /** The credentials that would conflict with adding `c` (spec 4.2 uniqueness rules), as an error or none. */
+  /** The credentials that would conflict with adding `c` (one EMAIL_OTP; each passkey, OAUTH identity once), as an error or none. */
   async checkCanAdd(meta: AccountMeta, c: NewCredential): Promise<Failure | null> {
     await this.ensure(meta);
     return conflictOf(c, this.store);
@@ -87,7 +87,7 @@ export class AccountDO extends DurableObject<Env> {
 
   // --- credentials ---
 
-  /** Adds the account's first credential without a signature (spec 4.2: 201 when none exists), as `id` (reserved by the caller). */
+  /** Adds the account's first credential without a signature (201 when the account has none), as `id` (reserved by the caller). */
   async addFirstCredential(
     meta: AccountMeta,
     c: NewCredential,
@@ -105,7 +105,7 @@ export class AccountDO extends DurableObject<Env> {
     });
   }
 
-  // --- signed retry (spec 4.1) ---
+  // --- signed retry ---
 
   /** Step 1: stores the pending request and returns what the client must sign. Changes nothing else. */
   async issueChallenge(meta: AccountMeta, spec: ChallengeSpec, effect: Effect): Promise<SignedChallenge> {
@@ -140,7 +140,7 @@ export class AccountDO extends DurableObject<Env> {
     const magic = retry.sandbox && retry.signature === SANDBOX_SIGNATURE.value;
     const stamp = magic ? undefined : parseStamp(retry.signature);
     if (stamp && !stamp.ok) {
-      // In sandbox an unreadable header is a wrong magic value (spec 4.9); in production it is malformed.
+      // In sandbox an unreadable header is a wrong magic value; in production it is malformed.
       return retry.sandbox
         ? fail('UNAUTHORIZED', SANDBOX_SIGNATURE.refusal, SANDBOX_SIGNATURE.refusal)
         : fail('WALLET_SIGNATURE_MALFORMED', `Service-Wallet-Signature is malformed: ${stamp.reason}`);
@@ -287,7 +287,7 @@ export class AccountDO extends DurableObject<Env> {
 
   // --- PASSKEY ---
 
-  /** A fresh WebAuthn challenge bound to `clientPublicKey` (spec 4.2), answered by verify with `Request-Id`. */
+  /** A fresh WebAuthn challenge bound to `clientPublicKey`, answered by verify with `Request-Id`. */
   async passkeyChallenge(
     meta: AccountMeta,
     input: { credentialId: string; clientPublicKey: string },
@@ -350,7 +350,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /**
    * First use of the account: records who it belongs to, creates its wallet secret (encrypted at rest)
-   * and the EMAIL_OTP credential bound to the customer e-mail (spec 4.2). Idempotent.
+   * and the EMAIL_OTP credential bound to the customer e-mail. Idempotent.
    */
   private async ensure(meta: AccountMeta): Promise<void> {
     if (this.meta()) return;

@@ -16,9 +16,9 @@ export interface AccountMeta {
 /** A credential's type: the API's AuthMethodType. */
 export type CredentialType = AuthMethodType;
 
-/** Signed-retry challenges are valid for 5 minutes (spec 2.3); so are passkey challenges. */
+/** Signed-retry challenges are valid for 5 minutes; so are passkey challenges. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
-/** OTP re-issue limits (spec 8 leaves the numbers open; the README states them). */
+/** OTP re-issue limits (the specification leaves the numbers open; the README states them). */
 export const OTP_RESEND_INTERVAL_MS = 30_000;
 export const OTP_WINDOW_MS = 15 * 60_000;
 export const OTP_WINDOW_MAX_SENDS = 5;
@@ -38,7 +38,7 @@ export type NewCredential =
   /** The passkey as stored: COSE public key in hex (the credential travels as JSON inside a pending request). */
   | { type: 'PASSKEY'; nickname: string; passkey: { credentialId: string; publicKeyHex: string; counter: number; transports?: string[] } };
 
-/** AuthMethod (spec 2.1) with times as epoch ms; routes render them. */
+/** An AuthMethod with times as epoch ms; routes render them. */
 export interface AuthMethodView {
   id: string;
   accountId: string;
@@ -49,7 +49,7 @@ export interface AuthMethodView {
   credentialId?: string;
 }
 
-/** Session (spec 2.2); the sealed key only on issuing responses. */
+/** A Session; the sealed key only on issuing responses. */
 export interface SessionView extends AuthMethodView {
   expiresAt: number;
   encryptedSessionSigningKey?: string;

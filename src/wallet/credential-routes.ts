@@ -248,7 +248,7 @@ async function issueSession(c: Ctx<'basic', { id: string }, Record<string, never
 }
 
 /**
- * 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once (spec 4.2), unless its
+ * 201 with the AuthMethod; a new EMAIL_OTP credential gets its first code at once, unless its
  * address has had its e-mails this hour: the credential exists by now, so it stands and a challenge sends
  * the code later (a 429 here would report a change that was made).
  */

@@ -1,4 +1,4 @@
-// The rules of an account's credentials (spec 4.2): what a new one may not duplicate, which type a verify
+// The rules of an account's credentials: what a new one may not duplicate, which type a verify
 // must name, a passkey assertion's check, and the rows and views they are stored and shown as.
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { AccountStore, CredentialRow, SessionRow } from './account-store';

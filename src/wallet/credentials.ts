@@ -52,7 +52,7 @@ export function relyingParty(settings: Settings): RelyingParty {
   });
 }
 
-/** Validates an OIDC token (spec 4.2, 4.9): malformed is 400, a failed check 401 with the reason. */
+/** Validates an OIDC token: malformed is 400, a failed check 401 with the reason. */
 export async function checkOidc(settings: Settings, token: string, now: number, clientPublicKey?: string) {
   const result = await verifyOidcToken(token, { mode: settings.mode, issuers: settings.oidcIssuers, now, clientPublicKey });
   if (result.ok) return result;
@@ -61,7 +61,7 @@ export async function checkOidc(settings: Settings, token: string, now: number, 
   throw new ApiError('UNAUTHORIZED', result.reason, { reason: result.reason }, undefined, result.reason);
 }
 
-/** The step-1 binding of adding `credential` (spec 4.2: the challenge's `type` is the type being added). */
+/** The step-1 binding of adding `credential` (the challenge's `type` is the type being added). */
 export function addCredentialOperation(credential: NewCredential): SignedOperation {
   const parameters: Record<string, Record<string, unknown>> = {
     EMAIL_OTP: { userEmail: credential.nickname },
@@ -80,7 +80,7 @@ export function addCredentialOperation(credential: NewCredential): SignedOperati
 }
 
 /**
- * Issues an OTP for an EMAIL_OTP credential under the re-issue limits and e-mails it (spec 4.2), with the
+ * Issues an OTP for an EMAIL_OTP credential under the re-issue limits and e-mails it, with the
  * platform's length, alphabet and validity. A refusal by a limit is 429 with `Retry-After`: the address's cap
  * (across the platform's customers) is taken first, so a refused request changes nothing in the account.
  */

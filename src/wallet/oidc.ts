@@ -53,7 +53,7 @@ export function oidcNonce(clientPublicKey: string): string {
  * Checks an OIDC ID token for OAUTH create (no `clientPublicKey`/`expected`) or verify (both given).
  * Claims first (supported `iss`, single `aud`, non-empty `sub`, fresh `iat`, future `exp`, then `nonce` and
  * identity), so stale tokens are refused without a key fetch; then, in production, the signature against the
- * issuer's JWKS. Sandbox skips the signature (spec 4.9): a dummy segment and a properly signed token both pass.
+ * issuer's JWKS. Sandbox skips the signature: a dummy segment and a properly signed token both pass.
  */
 export async function verifyOidcToken(token: string, check: OidcCheck): Promise<OidcResult> {
   if (token === RETIRED_SANDBOX_OIDC_TOKEN) {
@@ -93,7 +93,7 @@ function checkClaims(p: Record<string, unknown>, check: OidcCheck): OidcResult {
   }
   if (typeof sub !== 'string' || sub === '') return invalid('OIDC token sub must be a non-empty string');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return invalid('OIDC token iat must be a number');
-  // Sandbox grants its 5 s skew on the age as well (spec 4.9); production holds the 60 s exactly (spec 8).
+  // Sandbox grants its 5 s skew on the age as well; production holds the 60 s exactly.
   const maxAge = OIDC_MAX_AGE_MS + (check.mode === 'sandbox' ? OIDC_CLOCK_SKEW_MS : 0);
   if (check.now - iat * 1000 > maxAge) return invalid('OIDC token iat is more than 60 seconds before the request');
   if (iat * 1000 > check.now + OIDC_CLOCK_SKEW_MS) return invalid('OIDC token iat is in the future');

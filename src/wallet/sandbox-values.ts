@@ -1,4 +1,4 @@
-// The embedded wallets' sandbox magic values (spec 4.9) and the OIDC time bounds, read by the checks and by GET /sandbox/magic-values.
+// The embedded wallets' sandbox magic values and the OIDC time bounds, read by the checks and by GET /sandbox/magic-values.
 
 /** Each value the sandbox accepts in place of a real proof, and the refusal a wrong one gets (401 `UNAUTHORIZED`, `reason`). */
 export const WALLET_SANDBOX_VALUES = {
@@ -10,9 +10,9 @@ export const WALLET_SANDBOX_VALUES = {
   walletSignature: { value: 'sandbox-valid-signature', refusal: 'Invalid Service-Wallet-Signature' },
 } as const;
 
-/** The fixed sandbox OIDC token of older sandboxes (spec 4.9: no longer accepted). */
+/** The fixed sandbox OIDC token of older sandboxes (no longer accepted). */
 export const RETIRED_SANDBOX_OIDC_TOKEN = 'sandbox-valid-oidc-token';
-/** Spec 8: `iat` at most 60 s before the request. */
+/** `iat` at most 60 s before the request. */
 export const OIDC_MAX_AGE_MS = 60_000;
-/** Spec 4.9: sandbox allows 5 s of clock skew; the same margin bounds an `iat` ahead of our clock in both modes. */
+/** Sandbox allows 5 s of clock skew; the same margin bounds an `iat` ahead of our clock in both modes. */
 export const OIDC_CLOCK_SKEW_MS = 5_000;

@@ -4,7 +4,7 @@ import { AuthMethodType } from '../db/enums';
 import { DateTime } from '../common/time';
 import { parseClientPublicKey } from '../crypto/p256';
 
-/** Spec 4.2: uncompressed P-256 point in hex, and really on the curve. */
+/** Uncompressed P-256 point in hex, and really on the curve. */
 const ClientPublicKey = z
   .string()
   .regex(/^04[0-9a-fA-F]{128}$/, 'Must be an uncompressed P-256 public key: 04 followed by 128 hex characters')
@@ -85,7 +85,7 @@ export const CredentialVerify = z
         credentialId: Base64Url,
         clientDataJson: Base64Url,
         authenticatorData: Base64Url,
-        // Base64url in production; the sandbox magic value also passes (spec 4.9).
+        // Base64url in production; the sandbox magic value also passes.
         signature: z.string().min(1).max(16_384),
         userHandle: z.string().max(1024).optional(),
       }),

@@ -1,4 +1,4 @@
-// The rules of a signed retry (spec 4.1): the payload a client signs, what makes a retry the same request,
+// The rules of a signed retry: the payload a client signs, what makes a retry the same request,
 // who may sign which effect, and how each effect changes the account once every check has passed.
 import { credentialRow, credentialView, conflictOf } from './credential-rules';
 import { sessionRow, type PreparedSession } from './session-rules';
@@ -38,7 +38,7 @@ export function retryMismatch(pending: PendingRow, retry: Retry): Failure | null
       );
 }
 
-/** Who may sign (spec 3.1): a different credential for a credential's revocation; the session itself for its refresh. */
+/** Who may sign: a different credential for a credential's revocation; the session itself for its refresh. */
 export function signerRefused(signer: SessionRow, effect: Effect): Failure | null {
   if (effect.kind === 'revokeCredential' && signer.credential_id === effect.credentialId) {
     return fail('WALLET_SIGNATURE_INVALID', 'A credential cannot authorise its own revocation: sign with a session of another credential');
@@ -77,7 +77,7 @@ export function applyEffect(
     case 'revokeCredential': {
       if (!store.credential(effect.credentialId)) return fail('CREDENTIAL_NOT_FOUND', 'Credential not found');
       if (store.credentialCount() <= 1) return fail('INVALID_INPUT', 'The only credential of an account cannot be revoked');
-      // Spec 3.1: every active session the credential issued goes with it, in the same transaction.
+      // Every active session the credential issued goes with it, in the same transaction.
       store.deleteCredential(effect.credentialId, now);
       return { ok: true, result: { kind: 'none' } };
     }

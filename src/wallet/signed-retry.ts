@@ -1,4 +1,4 @@
-// The signed-retry engine (spec 4.1): the 202 challenge, then the stamped retry applied once.
+// The signed-retry engine: the 202 challenge, then the stamped retry applied once.
 import { bodyHash } from '../crypto/canonical';
 import { iso } from '../common/time';
 import { ApiError } from '../http/errors';
@@ -13,7 +13,7 @@ export interface SignedOperation {
   /** Parameters bound into payloadToSign (e.g. `targetPublicKey`). */
   parameters: Record<string, unknown>;
   effect: Effect;
-  /** Credential type concerned, for the auth variants of the 202 (spec 2.3). */
+  /** Credential type concerned, for the auth variants of the 202. */
   type?: CredentialType;
 }
 
@@ -23,7 +23,7 @@ const CREATES: Readonly<Record<string, 'AuthMethod' | 'Session'>> = { ADD_CREDEN
 type SignedRetryResult = { status: 'challenge'; body: Record<string, unknown> } | { status: 'done'; result: EffectResult };
 
 /**
- * The one signed-retry engine (spec 4.1). Without signature headers: runs `first` (the operation's
+ * The one signed-retry engine. Without signature headers: runs `first` (the operation's
  * checks) and answers the 202 challenge; nothing changes. With both headers: the account checks the
  * stamp, the request id and that this is the same request, then consumes the id and applies the effect
  * fixed at step 1, atomically. `operation` names the operation so a challenge of one cannot authorise another.

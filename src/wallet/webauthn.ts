@@ -1,7 +1,7 @@
 // WebAuthn passkeys: registration and assertion checked for a relying party.
 import { verifyAuthenticationResponse, verifyRegistrationResponse, type WebAuthnCredential } from '@simplewebauthn/server';
 
-/** Spec 4.2 `attestation` of a PASSKEY create (WebAuthn `clientDataJSON` is spelled `clientDataJson`). */
+/** The `attestation` of a PASSKEY create (WebAuthn `clientDataJSON` is spelled `clientDataJson`). */
 interface PasskeyAttestation {
   credentialId: string;
   clientDataJson: string;
@@ -9,7 +9,7 @@ interface PasskeyAttestation {
   transports?: string[];
 }
 
-/** Spec 4.2 `assertion` of a PASSKEY verify. */
+/** The `assertion` of a PASSKEY verify. */
 export interface PasskeyAssertion {
   credentialId: string;
   clientDataJson: string;
@@ -46,7 +46,7 @@ const REQUIRE_USER_VERIFICATION = false;
 
 /**
  * Verifies a passkey registration relayed by the platform's backend: the attestation must answer
- * `challenge` (the backend's own registration challenge, spec 4.2) on one of the origins for the RP id.
+ * `challenge` (the backend's own registration challenge) on one of the origins for the RP id.
  */
 export async function verifyPasskeyRegistration(
   input: { challenge: string; attestation: PasskeyAttestation },

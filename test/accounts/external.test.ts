@@ -95,7 +95,7 @@ describe('POST /customers/external-accounts', () => {
     );
   });
 
-  it('sets beneficiaryVerificationStatus by the last 3 digits (spec 4.9), 105 refusing the account', async () => {
+  it('sets beneficiaryVerificationStatus by the last 3 digits, 105 refusing the account', async () => {
     const { p, c } = await customerWith();
     const table: [string, string, Record<string, unknown> | undefined][] = [
       ['102', 'NOT_MATCHED', undefined],

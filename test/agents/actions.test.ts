@@ -23,7 +23,7 @@ const out = (a: { bearer: string; usd: string; bank: string }, amount: number, h
 
 const limits = (over: Record<string, unknown>) => ({ spendingLimits: { currency: 'USD', perTransactionLimit: 100_000, ...over } });
 
-describe('agent actions under the policy (spec 2.6, 3.2)', () => {
+describe('agent actions under the policy', () => {
   it('AUTO within limits: APPROVED and executed at once, the transaction carries agentId, usage counts it', async () => {
     const a = await fundedAgent();
     const res = await out(a, 2_500);

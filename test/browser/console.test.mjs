@@ -451,6 +451,46 @@ test('sandbox: fund an account, simulate an incoming UMA payment, pay a real-tim
   o.checkClean();
 });
 
+test('sandbox: send to a UMA address: the look-up shows currencies and asks for payer data, its quote is executed', async () => {
+  const t = tag();
+  const { customer, usd } = await createCustomer(call, { fullName: `Sam Sender ${t}` });
+  await call('POST', `/sandbox/internal-accounts/${encodeURIComponent(usd.id)}/fund`, { amount: 100_000 });
+  const config = await call('GET', '/config');
+  const receiver = `$success.mxn@${config.sandboxUmaDomain}`;
+  const o = await open();
+  const { page } = o;
+  await signIn(page);
+  await go(page, 'Sandbox', '#/sandbox');
+  const send = page.locator('section').filter({ has: page.getByRole('heading', { level: 2, name: 'Send to a UMA address' }) });
+  const said = (text) => send.getByRole('status').filter({ hasText: text }).waitFor();
+
+  // The look-up: the receiver's currency with its estimated rate and limits, and the payer data it needs.
+  await send.getByLabel('From').selectOption(usd.id);
+  await send.getByLabel('Receiver').fill(receiver);
+  await send.getByRole('button', { name: 'Look up' }).click();
+  await withoutAlert(page, said(`Looked up ${receiver}`));
+  await send.getByRole('cell', { name: 'MXN (Mexican Peso)' }).waitFor();
+  await send.getByText('The receiver asks about the payer: TAX_ID.').waitFor();
+
+  // The quote names the look-up and gives the tax id; then it is executed.
+  await send.getByLabel('Amount to deliver').fill('100.00');
+  await send.getByLabel('Tax id').fill('SISA900115HDF');
+  await send.getByRole('button', { name: 'Create quote' }).click();
+  await withoutAlert(page, said('Quoted:'));
+  await screenshot(page, 'sandbox-send');
+  await send.getByRole('button', { name: 'Execute quote' }).click();
+  await withoutAlert(page, said('Executed.'));
+  const link = send.getByRole('link', { name: /^Transaction / });
+  await link.waitFor();
+  const quotes = await call('GET', `/quotes?sendingAccountId=${encodeURIComponent(usd.id)}`);
+  assert.equal(quotes.data.length, 1);
+  assert.deepEqual(quotes.data[0].destination, { destinationType: 'UMA_ADDRESS', umaAddress: receiver, currency: 'MXN' });
+  assert.equal(quotes.data[0].totalReceivingAmount, 10_000);
+  assert.equal(await link.getAttribute('href'), `#/transactions/${encodeURIComponent(quotes.data[0].transactionId)}`);
+  assert.notEqual((await call('GET', `/transactions/${encodeURIComponent(quotes.data[0].transactionId)}`)).status, 'PENDING');
+  o.checkClean();
+});
+
 test('sign out returns to the sign-in form and clears sessionStorage', async () => {
   const o = await open();
   const { page } = o;

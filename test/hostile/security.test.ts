@@ -121,7 +121,7 @@ describe('authentication and permissions of every route', () => {
 
 describe('Cache-Control', () => {
   // Its work grows with the number of operations (several calls each): minutes on a loaded 2-core machine are not a fault.
-  it('every route answers with Cache-Control: no-store, success and errors alike', { timeout: 120_000 }, async () => {
+  it('every route answers with Cache-Control: no-store, success and errors alike', { timeout: 180_000 }, async () => {
     // Its own platform: this sweep changes things (the sandbox clock, tokens) the tenancy checks rely on.
     const c = await newPlatform();
     const { agentAuth } = await populate(doc, c, SEED + 2);

@@ -5,7 +5,9 @@ import { api, expectError, newPlatform, type CallOptions } from '../support/api'
 import { policy, newAgent } from '../support/agents';
 import { MINIMAL_PDF, multipart } from '../support/customers';
 import { undeclared } from '../support/responses';
+import { solanaWithSuffix } from '../support/identifiers';
 import { newWalletClient } from '../support/wallet-client';
+import { DEFAULT_SANDBOX_UMA_DOMAIN } from '../../src/env';
 import reference from './reference-errors.json';
 
 /** An id of `type` that no record has (ids are `<Type>:<uuid>`). */
@@ -103,6 +105,42 @@ const CASES: Case[] = [
     body: { source: { accountId: none('InternalAccount') }, destination: { accountId: none('ExternalAccount') }, amount: 1 },
     ...ref('INTERNAL_ACCOUNT_NOT_FOUND'),
   },
+  {
+    method: 'POST',
+    path: '/quotes',
+    body: {
+      lookupId: none('LookupRequest'),
+      source: { sourceType: 'ACCOUNT', accountId: none('InternalAccount') },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: `$success.usd@${DEFAULT_SANDBOX_UMA_DOMAIN}` },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100,
+    },
+    code: 'LOOKUP_REQUEST_NOT_FOUND',
+  },
+  {
+    method: 'POST',
+    path: '/crypto/estimate-withdrawal-fee',
+    body: {
+      internalAccountId: none('InternalAccount'),
+      currency: 'USDC',
+      cryptoNetwork: 'SOLANA',
+      amount: 1_000_000,
+      destinationAddress: solanaWithSuffix('1'),
+    },
+    ...ref('INTERNAL_ACCOUNT_NOT_FOUND'),
+  },
+  // Receiver look-ups: `{platformId}` sends as the platform itself, so the receiver is what is missing.
+  { method: 'GET', path: `/receiver/uma/$nobody@${DEFAULT_SANDBOX_UMA_DOMAIN}?customerId={platformId}`, code: 'UMA_NOT_FOUND' },
+  {
+    method: 'GET',
+    path: `/receiver/uma/$success.usd@${DEFAULT_SANDBOX_UMA_DOMAIN}?customerId=${none('Customer')}`,
+    code: 'USER_NOT_FOUND',
+  },
+  {
+    method: 'GET',
+    path: `/receiver/external-account/${none('ExternalAccount')}?customerId={platformId}`,
+    ...ref('EXTERNAL_ACCOUNT_NOT_FOUND'),
+  },
   // Platform: tokens, agents, webhooks
   { method: 'GET', path: `/tokens/${none('Token')}`, code: 'TOKEN_NOT_FOUND' },
   { method: 'DELETE', path: `/tokens/${none('Token')}`, code: 'TOKEN_NOT_FOUND' },
@@ -188,7 +226,7 @@ describe('404 of every resource', () => {
     const p = agent.p;
     const problems: string[] = [];
     for (const c of CASES) {
-      const path = c.path.replace('{agentId}', agent.agentId);
+      const path = c.path.replace('{agentId}', agent.agentId).replace('{platformId}', p.id);
       const route = routeOf(c.method, path);
       expect(route, `${c.method} ${path}: a route`).toBeDefined();
       const opts: CallOptions = { auth: c.auth === 'none' ? undefined : c.auth === 'agent' ? agent.bearer : p.auth, body: c.body };

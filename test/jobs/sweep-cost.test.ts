@@ -3,7 +3,7 @@ import { and, count, eq, isNotNull } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { database, type Statement } from '../../src/db/client';
-import { dueTransitions, webhookDeliveries } from '../../src/db/schema';
+import { dueTransitions, receiverLookups, webhookDeliveries } from '../../src/db/schema';
 import { APPLIED_RETENTION_MS, scheduleTransition, SWEEP_INLINE_ROUNDS, SWEEP_QUEUED } from '../../src/transitions/schedule';
 import { SWEEP_INLINE, SWEEP_QUEUED as DELIVERIES_QUEUED } from '../../src/webhooks/sweep';
 import { eventStatements } from '../../src/webhooks/outbox';
@@ -213,5 +213,45 @@ describe('cron sweep cost', () => {
     expect(await stored()).toEqual([]);
     await consume({ type: 'transition.due', id: t.id });
     expect(await db().select().from(dueTransitions).where(eq(dueTransitions.id, t.id))).toEqual([]);
+  });
+
+  it('purges expired receiver look-ups, 500 a tick through the expiry index, and keeps live ones', async () => {
+    const p = await newPlatform();
+    const now = Date.now();
+    const row = (expiresAt: number) => ({
+      id: `LookupRequest:${crypto.randomUUID()}`,
+      platformId: p.id,
+      receiverType: 'UMA_ADDRESS' as const,
+      receiver: '$success.usd@sandbox.uma.test',
+      customerId: null,
+      currencies: ['USD'],
+      requiredPayerFields: [],
+      receiverName: null,
+      expiresAt,
+      createdAt: expiresAt - 15 * 60_000,
+    });
+    await inBatches([
+      ...Array.from({ length: 700 }, (_, i) =>
+        db()
+          .insert(receiverLookups)
+          .values(row(now - 1 - i)),
+      ),
+      ...Array.from({ length: 5 }, () =>
+        db()
+          .insert(receiverLookups)
+          .values(row(now + HOUR)),
+      ),
+    ]);
+    const left = async () => {
+      const rows = await db()
+        .select({ expiresAt: receiverLookups.expiresAt })
+        .from(receiverLookups)
+        .where(eq(receiverLookups.platformId, p.id));
+      return { expired: rows.filter((r) => r.expiresAt <= now).length, live: rows.filter((r) => r.expiresAt > now).length };
+    };
+    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: '* * * * *' }), env);
+    expect(await left()).toEqual({ expired: 200, live: 5 });
+    await worker.scheduled(createScheduledController({ scheduledTime: now, cron: '* * * * *' }), env);
+    expect(await left()).toEqual({ expired: 0, live: 5 });
   });
 });

@@ -1,4 +1,4 @@
-// Which transaction statuses are a failed end (spec 2.7): REJECTED, FAILED, REFUNDED and EXPIRED, with REFUNDED
+// Which transaction statuses are a failed end: REJECTED, FAILED, REFUNDED and EXPIRED, with REFUNDED
 // ("could not complete; refunded") among them, as src/db/enums.ts declares once.
 import { describe, expect, it } from 'vitest';
 import { api } from '../support/api';

@@ -223,7 +223,7 @@ interface Row {
   quoteStatus: string;
 }
 
-// Spec 4.9, quotes with an external account destination.
+// Sandbox outcomes of quotes with an external account destination, by suffix.
 const SUFFIX_TABLE: Row[] = [
   {
     suffix: '002',
@@ -341,7 +341,7 @@ async function runTimeline(p: TestPlatform, transactionId: string, timeline: [nu
   return tx(p, transactionId);
 }
 
-describe('quote outcomes by the external account suffix (spec 4.9)', () => {
+describe('quote outcomes by the external account suffix', () => {
   it.each(SUFFIX_TABLE)('suffix $suffix ends $path', async (row) => {
     const { p, usd, ext } = await setup(row.suffix);
     const quote = await createQuote(p, accountQuote(usd, ext));
@@ -543,7 +543,7 @@ describe('real-time funding', () => {
     return { p, customer, ext, quote };
   }
 
-  it('gives bank and Spark payment instructions (spec 2.8)', async () => {
+  it('gives bank and Spark payment instructions', async () => {
     const { p, quote, customer } = await realtime();
     expect(quote.source).toEqual({ sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' });
     expect(quote.paymentInstructions).toEqual([

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { api, newPlatform, type TestPlatform } from '../support/api';
 import { balanceOf, createQuote, customerWithAccounts, execute, expectLedgerInvariant, fund } from '../support/payments';
 
-const W = 5 * 60_000; // spec 8: rates are cached about 5 minutes, and a quote lives 5 minutes
+const W = 5 * 60_000; // rates are cached about 5 minutes, and a quote lives 5 minutes
 const T0 = Date.parse('2032-03-01T00:00:00.000Z'); // a window boundary
 afterEach(() => vi.useRealTimers());
 

@@ -47,7 +47,7 @@ interface Row {
   events: string[];
 }
 
-// Spec 4.9, transfer in and transfer out.
+// Sandbox outcomes of transfer in and transfer out, by suffix.
 const OUT: Row[] = [
   {
     suffix: '002',
@@ -166,7 +166,7 @@ const IN: Row[] = [
   },
 ];
 
-describe('POST /transfer-out outcomes (spec 4.9)', () => {
+describe('POST /transfer-out outcomes', () => {
   it.each(OUT)('suffix $suffix', async (row) => {
     const { p, customer, usd, ext } = await setup(row.suffix);
     const res = await transfer(p, 'out', usd, ext, 12_550);
@@ -197,7 +197,7 @@ describe('POST /transfer-out outcomes (spec 4.9)', () => {
   });
 });
 
-describe('POST /transfer-in outcomes (spec 4.9)', () => {
+describe('POST /transfer-in outcomes', () => {
   it.each(IN)('suffix $suffix', async (row) => {
     const { p, usd, ext } = await setup(row.suffix);
     const res = await transfer(p, 'in', ext, usd, 12_550);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
-import { newAgent } from '../support/agents';
+import { newAgent, policy } from '../support/agents';
 import { accountsOf, ADDRESS, businessBody, createCustomer, postForm } from '../support/customers';
 import { externalAccount } from '../support/payments';
 import { measured } from './counting';
@@ -106,6 +106,60 @@ describe('list totals come from maintained counts', () => {
       '/documents',
     ]) {
       expect(await total(path, p.auth), path).toBe(0);
+    }
+  });
+
+  it("lists scoped to one record carry its total: a holder's documents, a customer's verifications and agents", async () => {
+    const p = await newPlatform();
+    const b = await createCustomer(p, businessBody());
+    const c = await createCustomer(p);
+    const o = (await api('POST', '/beneficial-owners', { auth: p.auth, body: owner(b.id) })).body;
+    const d1 = (await upload(p, c.id)).body;
+    await upload(p, c.id);
+    await upload(p, o.id);
+    expect((await api('DELETE', `/documents/${d1.id}`, { auth: p.auth })).status).toBe(204);
+    expect(await total(`/documents?documentHolder=${c.id}`, p.auth)).toBe(1);
+    expect(await total(`/documents?documentHolder=${o.id}`, p.auth)).toBe(1);
+    expect(await total(`/documents?documentHolder=${b.id}`, p.auth)).toBe(0);
+
+    for (let i = 0; i < 2; i++) await api('POST', '/verifications', { auth: p.auth, body: { customerId: c.id } });
+    expect(await total(`/verifications?customerId=${c.id}`, p.auth)).toBe(2);
+    expect(await total(`/verifications?customerId=${b.id}`, p.auth)).toBe(0);
+    // With a status too the scope is no longer one record's: no total.
+    expect(await total(`/verifications?customerId=${c.id}&verificationStatus=APPROVED`, p.auth)).toBeUndefined();
+
+    const a1 = await newAgent({ p });
+    const a2 = await newAgent({ p });
+    const second = await api('POST', '/agents', { auth: p.auth, body: { name: 'Second', customerId: a1.customerId, policy: policy() } });
+    expect(second.status).toBe(201);
+    expect((await api('DELETE', `/agents/${a2.agentId}`, { auth: p.auth })).status).toBe(204);
+    expect(await total(`/agents?customerId=${a1.customerId}`, p.auth)).toBe(2);
+    expect(await total(`/agents?customerId=${a2.customerId}`, p.auth)).toBe(0);
+    expect(await total(`/agents?customerId=${a1.customerId}&isPaused=false`, p.auth)).toBeUndefined();
+
+    // Sandbox reset deletes them all: every scoped count follows.
+    expect((await api('POST', '/sandbox/reset', { auth: p.auth })).status).toBe(204);
+    for (const path of [`/documents?documentHolder=${c.id}`, `/verifications?customerId=${c.id}`, `/agents?customerId=${a1.customerId}`]) {
+      expect(await total(path, p.auth), path).toBe(0);
+    }
+  });
+
+  it('a filter on a field unique among live customers (platformCustomerId, umaAddress) counts its one row through that index', async () => {
+    const p = await newPlatform();
+    const c = await createCustomer(p);
+    // Others around it, so that a count over the platform's customers would show in the rows read.
+    await Promise.all(Array.from({ length: 20 }, () => createCustomer(p)));
+    for (const [path, n] of [
+      [`/customers?platformCustomerId=${c.platformCustomerId}`, 1],
+      [`/customers?umaAddress=${encodeURIComponent(c.umaAddress)}`, 1],
+      [`/customers?platformCustomerId=${c.platformCustomerId}&customerType=BUSINESS`, 0],
+      ['/customers?platformCustomerId=nobody', 0],
+    ] as const) {
+      const res = await measured('GET', path, { auth: p.auth });
+      expect(res.status, path).toBe(200);
+      expect(res.body.totalCount, path).toBe(n);
+      // Authentication, the page, its owners and the count: a few rows, not the platform's 21 customers.
+      expect(res.cost.rowsRead, path).toBeLessThanOrEqual(14);
     }
   });
 

@@ -6,7 +6,7 @@ import { emailCredential, newWallet, otpSession } from '../support/wallets';
 import { newWalletClient, stamp } from '../support/wallet-client';
 import { measured } from './counting';
 
-// DESIGN.md 6: every D1 round trip costs a millisecond or more; the benchmarked requests keep to a budget.
+// Every D1 round trip costs a millisecond or more; the benchmarked requests keep to a budget.
 describe('round trips per request (the requests of npm run bench)', () => {
   it('GET /config: one query (authentication brings the platform)', async () => {
     const p = await newPlatform();

@@ -11,6 +11,7 @@ import { SoftPasskey } from '../support/passkey';
 import { newWalletClient, stamp, type SessionKey } from '../support/wallet-client';
 import { challengeOf, emailCredential, newWallet, otpSession, type TestWallet } from '../support/wallets';
 import { fakeEndpoint, hookUrl } from '../support/webhooks';
+import { solanaWithSuffix } from '../support/identifiers';
 import { undeclared } from '../support/responses';
 import { measured, type Cost } from './counting';
 
@@ -69,6 +70,7 @@ Object.assign(BUDGETS, {
   listPlatformInternalAccounts: budget(2),
   sandboxFundInternalAccount: budget(2),
   getAvailableUmaProviders: budget(1),
+  getDiscoveries: budget(1),
   // Invitations
   createInvitation: budget(2),
   listInvitations: budget(1),
@@ -77,6 +79,10 @@ Object.assign(BUDGETS, {
   cancelInvitation: budget(2),
   // Money
   getExchangeRates: budget(1),
+  // The sender (and the account) ride on authentication; the look-up is one write.
+  lookupUma: budget(2),
+  lookupExternalAccount: budget(2),
+  estimateCryptoWithdrawalFee: budget(1),
   createQuote: budget(2),
   listQuotes: budget(1),
   getQuoteById: budget(1),
@@ -176,6 +182,10 @@ const ROWS: Record<string, number> = {
   // Closes each of the customer's accounts (six) with its event, each checked to hold no money; the customer's
   // counters, search row and deliveries' counters follow by trigger.
   deleteCustomerById: 450,
+  // The search index splits the customer's searched text (platformCustomerId, names, e-mail: about 70 characters
+  // here) into its pieces in SQL, one row read per character and index: its size, never the platform's.
+  createCustomer: WRITE + 3 * 70,
+  updateCustomerById: WRITE + 3 * 70,
   // Each pending action's view loads its transaction, quote and customer: about 15 rows per action of the page.
   listAgentApprovals: 15 * 20 + 40,
   // A restore compares the platform's rows with the snapshot's (each side read about twice) and writes only what
@@ -274,6 +284,7 @@ const pdf: FormPart = { name: 'file', filename: 'passport.pdf', contentType: 'ap
 const CSV_HEADER =
   'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId';
 const enc = encodeURIComponent;
+const SOLANA = solanaWithSuffix('123');
 
 describe('round trips of every operation (the production latency model)', () => {
   it('every operation of /openapi.json succeeds within its budget', { timeout: 180_000 }, async () => {
@@ -373,6 +384,7 @@ describe('round trips of every operation (the production latency model)', () => 
     await m('listPlatformInternalAccounts', 'GET', '/platform/internal-accounts', { auth });
     await m('sandboxFundInternalAccount', 'POST', `/sandbox/internal-accounts/${usd}/fund`, { auth, body: { amount: 100_000 } });
     await m('getAvailableUmaProviders', 'GET', '/uma-providers?limit=5', { auth });
+    await m('getDiscoveries', 'GET', '/discoveries?country=PH', { auth });
 
     // --- invitations ---
     const invitation = await m('createInvitation', 'POST', '/invitations', {
@@ -387,6 +399,21 @@ describe('round trips of every operation (the production latency model)', () => 
 
     // --- money ---
     await m('getExchangeRates', 'GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR', { auth });
+    await m('lookupUma', 'GET', `/receiver/uma/${enc('$success.mxn@sandbox.uma.test')}?senderUmaAddress=${enc(customer.umaAddress)}`, {
+      auth,
+    });
+    await m('lookupExternalAccount', 'GET', `/receiver/external-account/${ext.body.id}?customerId=${enc(customer.id)}`, { auth });
+    // A platform holding USDC: its customer's crypto account.
+    const crypto = await newPlatform({
+      supportedCurrencies: [
+        { currencyCode: 'USDC', minAmount: 1, maxAmount: 10 ** 12, enabledTransactionTypes: ['OUTGOING'], requiredCounterpartyFields: [] },
+      ],
+    });
+    const usdc = (await customerWithAccounts(crypto)).accounts.USDC!;
+    await m('estimateCryptoWithdrawalFee', 'POST', '/crypto/estimate-withdrawal-fee', {
+      auth: crypto.auth,
+      body: { internalAccountId: usdc, currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 1_000_000, destinationAddress: SOLANA },
+    });
     const quote = await m('createQuote', 'POST', '/quotes', {
       auth,
       body: {
@@ -649,7 +676,8 @@ afterAll(() => {
         .split('?')[0]!
         .replace(/[A-Za-z]+:[0-9a-f-]{36}/g, '{id}')
         .replace(/\/device-codes\/[A-Z0-9-]+\//, '/device-codes/{code}/')
-        .replace(/\/invitations\/[0-9a-f]{16}/, '/invitations/{code}');
+        .replace(/\/invitations\/[0-9a-f]{16}/, '/invitations/{code}')
+        .replace(/\/receiver\/uma\/[^/]+$/, '/receiver/uma/{receiverUmaAddress}');
       const b = BUDGETS[op]!;
       const rows = PER_ROW_WRITTEN[op] !== undefined ? `${PER_ROW_WRITTEN[op]} per row written` : `${rowsBudget(op, r)}`;
       return `| ${op} | \`${r.method} ${path}\` | ${r.cost.d1} | ${r.cost.account.length} | ${r.cost.rowsRead} | ${r.cost.rowsWritten} | ${b.d1}, ${b.account}, ${rows} |`;

@@ -45,7 +45,7 @@ describe('GET /config', () => {
   });
 });
 
-describe('PATCH /config merge rules (spec 4.7)', () => {
+describe('PATCH /config merge rules', () => {
   it('changes only the fields sent', async () => {
     const p = await newPlatform();
     const before = (await api('GET', '/config', { auth: p.auth })).body;
@@ -103,19 +103,29 @@ describe('PATCH /config merge rules (spec 4.7)', () => {
     expect(res.body.embeddedWalletConfig).toEqual({ appName: 'New', otpLength: 6, alphanumeric: false, expirationSeconds: 300 });
   });
 
-  it('rejects read-only fields by name and changes nothing', async () => {
+  it('ignores the read-only fields sent back; refuses a change of an operator-set field by name, changing nothing', async () => {
     const p = await newPlatform();
     const before = (await api('GET', '/config', { auth: p.auth })).body;
-    for (const field of ['id', 'isRegulatedFinancialInstitution', 'createdAt', 'updatedAt', 'proxyUmaSubdomain']) {
-      const res = await api('PATCH', '/config', {
-        auth: p.auth,
-        body: { umaDomain: 'changed.example.com', [field]: field === 'isRegulatedFinancialInstitution' ? true : 'x' },
-      });
+    // What a GET answers and no request changes: accepted (a client sends back what it read), ignored.
+    const ignored = await api('PATCH', '/config', {
+      auth: p.auth,
+      body: { id: 'x', createdAt: before.createdAt, updatedAt: 'x', webhookPublicKey: 'x', sandboxUmaDomain: 'x' },
+    });
+    expect(ignored.status, JSON.stringify(ignored.body)).toBe(200);
+    expect({ ...ignored.body, updatedAt: before.updatedAt }).toEqual(before);
+    // Set by the operator: the current value is accepted back, another one is refused.
+    expect((await api('PATCH', '/config', { auth: p.auth, body: { isRegulatedFinancialInstitution: false } })).status).toBe(200);
+    const current = (await api('GET', '/config', { auth: p.auth })).body;
+    for (const [field, value] of [
+      ['isRegulatedFinancialInstitution', true],
+      ['proxyUmaSubdomain', 'x'],
+    ] as const) {
+      const res = await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: 'changed.example.com', [field]: value } });
       expectError(res, 400, 'INVALID_INPUT');
       expect(failingFields(res)).toEqual([field]);
-      expect(res.body.details.fields[0].message).toContain('read-only');
+      expect(res.body.details.fields[0].message).toContain('set by the operator');
     }
-    expect((await api('GET', '/config', { auth: p.auth })).body).toEqual(before);
+    expect((await api('GET', '/config', { auth: p.auth })).body).toEqual(current);
   });
 
   it('validates every field', async () => {

@@ -117,6 +117,36 @@ describe('per-platform request budgets', () => {
     expect((await call('GET', '/customers?limit=5', { auth: p.auth })).status).toBe(200);
   });
 
+  // Security review round three, finding 3: each new spelling of one Authorization header was a key not seen yet,
+  // so it spent the address's budget only and searched on after the platform's search budget was spent.
+  it('a respelled Authorization header spends the same budget: no fresh budget by respelling (sandbox and production)', async () => {
+    for (const mode of ['sandbox', 'production']) {
+      const p = await newPlatform();
+      const call = client(mode === 'production' ? { SERVICE_ENV: 'production' } : {});
+      const search = (auth: string) => call('GET', '/customers?search=smith', { auth });
+      expectRateLimited((await untilRefused(() => search(p.auth), TIGHT_EXPENSIVE)).refused, /searches/);
+      const b64 = btoa(`${p.clientId}:${p.clientSecret}`);
+      const b64url = b64.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+      // The scheme in any case, more blanks, the URL-safe alphabet without padding: the same credentials, so
+      // refused by the platform's budget, never served from a fresh one.
+      for (const spelling of [`basic ${b64}`, `BASIC ${b64}`, `Basic  ${b64}`, `bAsIc\t${b64}`, `Basic ${b64url}`]) {
+        expectRateLimited(await search(spelling), /^Too many searches or bulk imports for this platform/);
+      }
+    }
+  });
+
+  it("an agent's respelled bearer header spends its platform's budget, not a fresh one", async () => {
+    const { p, bearer } = await newAgent();
+    const call = client();
+    // The first call with a token not seen yet spends the address's budget; then the platform's, until refused.
+    await call('GET', '/agents/me', { auth: bearer });
+    expectRateLimited((await untilRefused(() => call('GET', '/config', { auth: p.auth }), TIGHT)).refused, /platform/);
+    const token = bearer.replace(/^Bearer /, '');
+    for (const spelling of [`Bearer  ${token}`, `Bearer\t${token}`, `Bearer ${token} `]) {
+      expectRateLimited(await call('GET', '/agents/me', { auth: spelling }), /^Too many requests for this platform/);
+    }
+  });
+
   it('documents the 429 with Retry-After on every operation but the operator’s', async () => {
     const doc = (await workerApi('GET', '/openapi.json', {})).body;
     for (const [path, ops] of Object.entries<any>(doc.paths)) {

@@ -10,7 +10,7 @@ const run = (sql: string, ...params: unknown[]) => env.UPGRADE_DB.prepare(sql).b
 
 describe('upgrading a database of the previous release (invitations and KYC links)', () => {
   it('keeps its customers and verifications, and adds the two tables with their keys', async () => {
-    await applyD1Migrations(env.UPGRADE_DB, upTo('0026_'));
+    await applyD1Migrations(env.UPGRADE_DB, upTo('0029_'));
     await env.UPGRADE_DB.batch([
       platform('0199c000-0000-7000-8000-000000000001', 'c1.example', T),
       run(

@@ -188,6 +188,14 @@ describe('lists: migrating a database of the previous release', () => {
       [`${P1} verifications`]: 1,
       [`${P2} verifications`]: 1,
       [`${P1} documents`]: 2,
+      // 0027: the lists scoped to one record.
+      [`${P1} documents:${c1}`]: 1,
+      [`${P1} documents:${c2}`]: 1,
+      [`${P1} verifications:${c1}`]: 1,
+      [`${P2} verifications:${c3}`]: 1,
+      [`${P1} agents:${c1}`]: 1,
+      [`${P1} agents:${c2}`]: 1,
+      [`${P2} agents:${c3}`]: 1,
     });
 
     // The triggers keep them from now on: a new token, an approval decided, an account deleted, an agent restored.
@@ -203,6 +211,7 @@ describe('lists: migrating a database of the previous release', () => {
       [`${P1} customer_external_accounts`]: 2,
       [`${P1} customer_external_accounts:${c1}`]: 1,
       [`${P1} agents`]: 3,
+      [`${P1} agents:${c2}`]: 2,
     });
   });
 });

@@ -60,6 +60,7 @@ function fullDocument() {
           lockedCurrencySide: 'SENDING',
           lockedCurrencyAmount: 1_000,
         },
+        lookup: { customerId: { $ref: 'alice' } },
         execute: true,
         settle: true,
       },
@@ -106,6 +107,7 @@ describe('POST /sandbox/fixtures', () => {
       pull: expect.stringMatching(/^Transaction:/),
       fx: expect.stringMatching(/^Transaction:/),
       'fx.quote': expect.stringMatching(/^Quote:/),
+      'fx.lookup': expect.stringMatching(/^LookupRequest:/),
     });
 
     // Customers with the KYC status asked for.
@@ -178,6 +180,8 @@ describe('POST /sandbox/fixtures', () => {
     });
     expect((await api('GET', `/customers/${res.body.refs.acme}`, { auth: p.auth })).body.kybStatus).toBe('PENDING');
     expect((await api('GET', `/transactions/${res.body.refs['to-mexico']}`, { auth: p.auth })).body.status).toBe('COMPLETED');
+    // Its quote to Mexico named a look-up of the account, which asked for the payer's tax id.
+    expect(res.body.refs['to-mexico.lookup']).toMatch(/^LookupRequest:/);
   });
 
   it('is 404 in production', async () => {
@@ -242,6 +246,48 @@ describe('POST /sandbox/fixtures refuses a bad document whole, naming its JSON p
       { customers: [base()], payments: [{ quote }, { ref: 'later', ...out({ $ref: 'alice.accounts.USD' }, { $ref: 'alice-bank' }) }] },
       ['payments[0].quote.description.$ref'],
     );
+  });
+
+  it('a look-up that cannot be made: of an internal account, beside a lookupId, or with a query its route refuses', async () => {
+    const p = await newPlatform();
+    const quote = (to: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      source: { sourceType: 'ACCOUNT', accountId: { $ref: 'alice.accounts.USD' } },
+      destination: to,
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100,
+      ...extra,
+    });
+    const toBank = { destinationType: 'ACCOUNT', accountId: { $ref: 'alice-bank' } };
+    const lookup = { customerId: { $ref: 'alice' } };
+    await refused(
+      p,
+      {
+        customers: [base()],
+        payments: [{ quote: quote({ destinationType: 'ACCOUNT', accountId: { $ref: 'alice.accounts.EUR' } }), lookup }],
+      },
+      ['payments[0].lookup'],
+    );
+    await refused(p, { customers: [base()], payments: [{ quote: quote(toBank, { lookupId: 'LookupRequest:x' }), lookup }] }, [
+      'payments[0].quote.lookupId',
+    ]);
+    await refused(p, { customers: [base()], payments: [{ quote: quote(toBank), lookup: { customerId: { $ref: 'alice-bank' } } }] }, [
+      'payments[0].lookup.customerId.$ref',
+    ]);
+    await refused(p, { customers: [base()], payments: [{ quote: quote(toBank), lookup: { sender: 'x' } }] }, ['payments[0].lookup.sender']);
+  });
+
+  it('a look-up whose receiver asks for payer data the quote does not give: the whole document is rolled back', async () => {
+    const p = await newPlatform();
+    const quote = {
+      source: { sourceType: 'ACCOUNT', accountId: { $ref: 'alice.accounts.USD' } },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.test' },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100,
+    };
+    const res = await load(p, { customers: [base()], payments: [{ quote, lookup: { customerId: { $ref: 'alice' } } }] });
+    expectError(res, 400, 'INVALID_INPUT');
+    expect(res.body.details).toMatchObject({ entry: 'payments[0]', fields: [{ field: 'senderCustomerInfo.TAX_ID' }] });
+    expect((await api('GET', '/customers', { auth: p.auth })).body.data).toEqual([]);
   });
 
   it('a ref of the wrong kind', async () => {

@@ -2,7 +2,7 @@ import { base58, bech32m, createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 
 /**
- * Valid identifiers whose sandbox suffix (spec 4.9) is chosen, computed here independently of the code
+ * Valid identifiers whose sandbox suffix is chosen, computed here independently of the code
  * under test: IBAN and CLABE check digits, CPF check digits, and encoded addresses whose decoded value
  * ends in the suffix.
  */

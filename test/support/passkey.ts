@@ -10,7 +10,7 @@ const FLAG_UP = 0x01;
 const FLAG_UV = 0x04;
 const FLAG_AT = 0x40;
 
-/** The PASSKEY create `attestation` of spec 4.2. */
+/** The PASSKEY create `attestation`. */
 export interface Attestation {
   credentialId: string;
   clientDataJson: string;
@@ -18,7 +18,7 @@ export interface Attestation {
   transports: string[];
 }
 
-/** The PASSKEY verify `assertion` of spec 4.2. */
+/** The PASSKEY verify `assertion`. */
 export interface Assertion {
   credentialId: string;
   clientDataJson: string;

@@ -79,7 +79,7 @@ export async function fund(p: TestPlatform, accountId: string, amount: number) {
 
 const person = { beneficiaryType: 'INDIVIDUAL', fullName: 'John Doe', birthDate: '1990-01-15', nationality: 'US', address: ADDRESS };
 
-/** An external account whose primary identifier ends with `suffix` (spec 4.9). */
+/** An external account whose primary identifier ends with `suffix` (the sandbox outcome's magic suffix). */
 export function bankInfo(currency: string, suffix: string) {
   const digits = `${Math.floor(Math.random() * 1e9)}`.padStart(9, '0');
   switch (currency) {

@@ -4,7 +4,7 @@ import { walk } from '../support/customers';
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-describe('GET /uma-providers (spec 4.7, 2.10)', () => {
+describe('GET /uma-providers', () => {
   it('serves the seeded sandbox directory: at least 60 providers, desc by name by default, 20 per page', async () => {
     const p = await newPlatform();
     const res = await api('GET', '/uma-providers', { auth: p.auth });

@@ -190,7 +190,7 @@ describe('POST /auth/credentials', () => {
   });
 });
 
-describe('OAUTH claims (spec 4.9 sandbox rules), through the API', () => {
+describe('OAUTH claims (sandbox rules), through the API', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const cases: [string, Record<string, unknown>, string][] = [
     ['unsupported iss', { iss: 'https://evil.test' }, 'iss is not a supported issuer'],
@@ -260,7 +260,7 @@ async function sha256Hex(text: string) {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-describe('verify and re-authentication per type (spec 4.2)', () => {
+describe('verify and re-authentication per type', () => {
   it('OAUTH: verify alone with a fresh token; identity and nonce must match', async () => {
     const w = await newWallet();
     const s = await otpSession(w);

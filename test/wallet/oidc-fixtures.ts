@@ -4,7 +4,7 @@ export function b64json(value: unknown): string {
 }
 
 /**
- * A sandbox OIDC token (spec 4.9): real header and claims, a dummy signature segment. Defaults are a valid
+ * A sandbox OIDC token: real header and claims, a dummy signature segment. Defaults are a valid
  * identity at a configured issuer, issued now; `undefined` in `claims` drops a claim.
  */
 export function sandboxOidc(claims: Record<string, unknown> = {}): string {

@@ -108,7 +108,7 @@ describe('DELETE /auth/sessions/{id}', () => {
   });
 });
 
-describe('customer e-mail change (spec 4.4)', () => {
+describe('customer e-mail change', () => {
   it('is a signed retry that changes the customer e-mail and the EMAIL_OTP credential together', async () => {
     const w = await newWallet();
     const s = await otpSession(w);

@@ -5,7 +5,7 @@ import { advance, call, challengeOf, newWallet, otpSession, sessionsOf, signed }
 
 const privacy = (w: { accountId: string }) => `/internal-accounts/${w.accountId}`;
 
-describe('signed retry (spec 4.1, 3.1): the challenge', () => {
+describe('signed retry: the challenge', () => {
   it('the first call answers 202 with payloadToSign, requestId and expiresAt 5 minutes ahead, and changes nothing', async () => {
     const w = await newWallet();
     const challenge = await challengeOf(w, 'PATCH', privacy(w), { privateEnabled: true });
@@ -212,7 +212,7 @@ describe('signed retry: every refusal code', () => {
   });
 });
 
-describe('signed retry: sandbox magic value (spec 4.9)', () => {
+describe('signed retry: sandbox magic value', () => {
   it('Service-Wallet-Signature sandbox-valid-signature authorises the retry in sandbox', async () => {
     const w = await newWallet();
     const body = { privateEnabled: true };

@@ -97,7 +97,7 @@ function createSection(after) {
   const delay = h('input', { name: 'delayMs', type: 'number', min: '0', max: '30000', value: '2000', inputmode: 'numeric' });
   const times = h('input', { name: 'times', type: 'number', min: '1', max: '1000', value: '1', required: true, inputmode: 'numeric' });
   const probability = h('input', { name: 'probability', type: 'number', min: '0', max: '1', step: '0.01', value: '1', required: true });
-  const statusField = field('Status', status, 'ERROR: 400–599 except 412, 424, 501; AFTER_COMMIT: 500, 502–504');
+  const statusField = field('Status', status, 'ERROR: 400–599 except 501; AFTER_COMMIT: 500, 502–504');
   const retryField = field('Retry-After (s)', retryAfter, 'ERROR only, optional');
   const delayField = field('Delay (ms)', delay, 'Up to 30,000');
   const shown = () => {

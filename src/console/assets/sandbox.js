@@ -1,5 +1,6 @@
 // The sandbox's own pages: the e-mail outbox (OTP codes), and the controls that drive the simulation:
-// fund an account, advance the clock, simulate an incoming UMA payment, pay a real-time-funding quote,
+// fund an account, advance the clock, simulate an incoming UMA payment, send to a UMA address (look-up, quote,
+// execute), pay a real-time-funding quote,
 // snapshots (take, restore, delete), load a fixture document, reset; and the magic-values catalogue. Every
 // control is one public API call with the signed-in token.
 import { api, platformConfig } from './api.js';
@@ -20,6 +21,7 @@ import {
   when,
 } from './ui.js';
 import { customerName } from './customers.js';
+import { sendSection } from './send.js';
 
 const POLL_MS = 3000;
 
@@ -76,6 +78,7 @@ export async function sandboxPage(main, _param, live) {
     clockSection(clock, live),
     fundSection(accounts),
     receiveSection(config, accounts),
+    sendSection(accounts, config.sandboxUmaDomain ?? 'sandbox.uma.test'),
     quoteSection(),
     snapshotsSection(),
     fixturesSection(),

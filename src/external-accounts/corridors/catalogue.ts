@@ -15,7 +15,7 @@ import {
   UPI_VPA,
   UUID,
 } from '../../common/identifiers';
-import { corridor, payloadSuffix, textSuffix } from './define';
+import { corridor, institutions, payloadSuffix, textSuffix, type Institution, type NetworkFee } from './define';
 import {
   accountNumber,
   bankAccountType,
@@ -66,6 +66,7 @@ const swiftBank = <const T extends string, S extends z.ZodRawShape>(
   rails: ('BANK_TRANSFER' | 'PAYNOW' | 'FAST')[],
   example: Record<string, unknown>,
   extra: S,
+  banks: Institution[],
 ) =>
   corridor({
     accountType,
@@ -75,6 +76,7 @@ const swiftBank = <const T extends string, S extends z.ZodRawShape>(
     countries: [country],
     identifier: ['accountNumber'],
     fields: { bankName, accountNumber, swiftCode, ...extra, beneficiary: beneficiary(name) },
+    institutions: banks,
     example: { accountType, bankName: 'Example Bank', accountNumber: '1234567890', ...example },
   });
 
@@ -89,13 +91,23 @@ const PIX_KEY_RULES: Record<string, [(key: string) => boolean, string]> = {
   RANDOM: [(k) => UUID.test(k), 'Must be a random key (EVP): a UUID'],
 };
 
-const evmWallet = <const T extends string>(accountType: T, name: string) =>
+/** An ERC-20 USDC transfer (about 65,000 gas) at a typical gas price of the chain, in wei of its fee asset. */
+const erc20 = (network: string, feeAsset: string, gwei: number, feeAssetUsd: number): NetworkFee => ({
+  network,
+  feeAsset,
+  feeAssetDecimals: 18,
+  fee: Math.round(65_000 * gwei * 1e9),
+  feeAssetUsd,
+});
+
+const evmWallet = <const T extends string>(accountType: T, name: string, network: NetworkFee) =>
   corridor({
     accountType,
     name,
     currency: 'USDC',
     rails: [],
     identifier: ['address'],
+    network,
     fields: {
       address: z
         .string()
@@ -204,6 +216,7 @@ export const CORRIDORS = [
       phoneNumber: phone().optional(),
       beneficiary: beneficiary('Cop', [], copDocument),
     },
+    institutions: institutions('Bancolombia', ['Banco de Bogota', 'Banco de Bogotá'], 'Davivienda', 'BBVA Colombia'),
     example: { accountType: 'COP_ACCOUNT', bankName: 'Bancolombia', accountNumber: '1234567890', bankAccountType: 'CHECKING' },
   }),
   corridor({
@@ -231,6 +244,7 @@ export const CORRIDORS = [
       swiftCode: swiftCode.optional(),
       beneficiary: beneficiary('Egp', ['address', 'countryOfResidence', 'phoneNumber']),
     },
+    institutions: institutions('National Bank of Egypt', 'Banque Misr', ['CIB', 'Commercial International Bank']),
     example: {
       accountType: 'EGP_ACCOUNT',
       bankName: 'Example Bank',
@@ -280,7 +294,20 @@ export const CORRIDORS = [
     fields: { accountNumber, bankAccountType, beneficiary: beneficiary('Gtq', ['countryOfResidence', 'phoneNumber']) },
     example: { accountType: 'GTQ_ACCOUNT', accountNumber: '1234567890', bankAccountType: 'CHECKING' },
   }),
-  swiftBank('HKD_ACCOUNT', 'Hkd', 'HK', ['BANK_TRANSFER'], { accountNumber: '123456789012', swiftCode: 'HSBCHKHHHKH' }, {}),
+  swiftBank(
+    'HKD_ACCOUNT',
+    'Hkd',
+    'HK',
+    ['BANK_TRANSFER'],
+    { accountNumber: '123456789012', swiftCode: 'HSBCHKHHHKH' },
+    {},
+    institutions(
+      ['HSBC', 'The Hongkong and Shanghai Banking Corporation'],
+      'Bank of China (Hong Kong)',
+      'Hang Seng Bank',
+      'Standard Chartered Hong Kong',
+    ),
+  ),
   corridor({
     accountType: 'HTG_ACCOUNT',
     name: 'Htg',
@@ -298,6 +325,12 @@ export const CORRIDORS = [
     ['BANK_TRANSFER'],
     { bankName: 'Bank Central Asia', swiftCode: 'CENAIDJA', phoneNumber: '+6281234567890' },
     { phoneNumber: phone(/^\+62[0-9]{9,12}$/) },
+    institutions(
+      ['Bank Central Asia', 'Bank Central Asia (BCA)'],
+      'Bank Mandiri',
+      ['Bank Rakyat Indonesia', 'Bank Rakyat Indonesia (BRI)'],
+      ['Bank Negara Indonesia', 'Bank Negara Indonesia (BNI)'],
+    ),
   ),
   corridor({
     accountType: 'INR_ACCOUNT',
@@ -334,7 +367,15 @@ export const CORRIDORS = [
     fields: { clabeNumber, beneficiary: beneficiary('Mxn') },
     example: { accountType: 'MXN_ACCOUNT', clabeNumber: '032180000118359719' },
   }),
-  swiftBank('MYR_ACCOUNT', 'Myr', 'MY', ['BANK_TRANSFER'], { swiftCode: 'MABORUMMYYY' }, {}),
+  swiftBank(
+    'MYR_ACCOUNT',
+    'Myr',
+    'MY',
+    ['BANK_TRANSFER'],
+    { swiftCode: 'MABORUMMYYY' },
+    {},
+    institutions('Maybank', 'CIMB Bank', 'Public Bank', 'RHB Bank'),
+  ),
   corridor({
     accountType: 'NGN_ACCOUNT',
     name: 'Ngn',
@@ -347,6 +388,13 @@ export const CORRIDORS = [
       bankName,
       beneficiary: beneficiary('Ngn'),
     },
+    institutions: institutions(
+      'Access Bank',
+      'Zenith Bank',
+      ['GTBank', 'Guaranty Trust Bank'],
+      ['First Bank', 'First Bank of Nigeria'],
+      ['UBA', 'United Bank for Africa'],
+    ),
     example: { accountType: 'NGN_ACCOUNT', accountNumber: '0123456789', bankName: 'Example Bank' },
   }),
   corridor({
@@ -357,6 +405,12 @@ export const CORRIDORS = [
     countries: ['PH'],
     identifier: ['accountNumber'],
     fields: { bankName, accountNumber: digits(8, 16), beneficiary: beneficiary('Php') },
+    institutions: institutions(
+      'BDO Unibank',
+      ['BPI', 'Bank of the Philippine Islands'],
+      ['Metrobank', 'Metropolitan Bank and Trust Company'],
+      ['Landbank', 'Land Bank of the Philippines'],
+    ),
     example: { accountType: 'PHP_ACCOUNT', bankName: 'BDO Unibank', accountNumber: '001234567890' },
   }),
   corridor({
@@ -373,6 +427,7 @@ export const CORRIDORS = [
       bankName: bankName.optional(),
       beneficiary: beneficiary('Pkr'),
     },
+    institutions: institutions(['HBL', 'Habib Bank Limited'], 'MCB Bank', ['UBL', 'United Bank Limited'], 'Meezan Bank'),
     example: {
       accountType: 'PKR_ACCOUNT',
       accountNumber: '1234567890',
@@ -389,6 +444,7 @@ export const CORRIDORS = [
     ['PAYNOW', 'FAST', 'BANK_TRANSFER'],
     { bankName: 'DBS Bank Ltd', accountNumber: '0123456789', swiftCode: 'DBSSSGSG' },
     {},
+    institutions(['DBS Bank Ltd', 'DBS Bank'], ['OCBC Bank', 'Oversea-Chinese Banking Corporation'], ['UOB', 'United Overseas Bank']),
   ),
   corridor({
     accountType: 'SLV_ACCOUNT',
@@ -405,9 +461,22 @@ export const CORRIDORS = [
       phoneNumber: phone().optional(),
       beneficiary: beneficiary('Slv'),
     },
+    institutions: institutions(
+      ['Banco Cuscatlan', 'Banco Cuscatlán'],
+      ['Banco Agricola', 'Banco Agrícola'],
+      ['BAC Credomatic', 'Banco de América Central (BAC)'],
+    ),
     example: { accountType: 'SLV_ACCOUNT', bankName: 'Banco Cuscatlan', accountNumber: '0123456789', bankAccountType: 'CHECKING' },
   }),
-  swiftBank('THB_ACCOUNT', 'Thb', 'TH', ['BANK_TRANSFER'], { swiftCode: 'BKKBTHBK' }, {}),
+  swiftBank(
+    'THB_ACCOUNT',
+    'Thb',
+    'TH',
+    ['BANK_TRANSFER'],
+    { swiftCode: 'BKKBTHBK' },
+    {},
+    institutions('Bangkok Bank', 'Kasikornbank', ['SCB', 'Siam Commercial Bank'], 'Krungthai Bank'),
+  ),
   mobileMoney('TZS_ACCOUNT', 'Tzs', ['TZS', 'TZ'], /^\+255[0-9]{9}$/, '+255712345678'),
   mobileMoney('UGX_ACCOUNT', 'Ugx', ['UGX', 'UG']),
   corridor({
@@ -424,9 +493,18 @@ export const CORRIDORS = [
       bankName: bankName.optional(),
       beneficiary: beneficiary('Usd'),
     },
+    institutions: institutions(['Chase', 'JPMorgan Chase Bank'], 'Bank of America', 'Wells Fargo', 'Citibank'),
     example: { accountType: 'USD_ACCOUNT', accountNumber: '1234567890', routingNumber: '021000021' },
   }),
-  swiftBank('VND_ACCOUNT', 'Vnd', 'VN', ['BANK_TRANSFER'], { swiftCode: 'BFTVVNVX' }, {}),
+  swiftBank(
+    'VND_ACCOUNT',
+    'Vnd',
+    'VN',
+    ['BANK_TRANSFER'],
+    { swiftCode: 'BFTVVNVX' },
+    {},
+    institutions('Vietcombank', 'VietinBank', ['BIDV', 'Bank for Investment and Development of Vietnam'], 'Techcombank'),
+  ),
   corridor({
     accountType: 'XAF_ACCOUNT',
     name: 'Xaf',
@@ -465,6 +543,7 @@ export const CORRIDORS = [
     countries: ['ZA'],
     identifier: ['accountNumber'],
     fields: { accountNumber: digits(9, 13), bankName, beneficiary: beneficiary('Zar') },
+    institutions: institutions('Standard Bank', ['FNB', 'First National Bank'], ['Absa', 'Absa Bank'], 'Nedbank', 'Capitec Bank'),
     example: { accountType: 'ZAR_ACCOUNT', accountNumber: '1234567890', bankName: 'Example Bank' },
   }),
   mobileMoney('ZMW_ACCOUNT', 'Zmw', ['ZMW', 'ZM'], /^\+260[0-9]{9}$/, '+260971234567'),
@@ -484,13 +563,15 @@ export const CORRIDORS = [
     },
     example: { accountType: 'SWIFT_ACCOUNT', country: 'NG', swiftCode: 'DEUTDEFF', bankName: 'Deutsche Bank', accountNumber: '1234567890' },
   }),
-  evmWallet('BASE_WALLET', 'BaseWallet'),
-  evmWallet('ETHEREUM_WALLET', 'EthereumWallet'),
+  evmWallet('BASE_WALLET', 'BaseWallet', erc20('BASE', 'ETH', 0.01, 3_000)),
+  evmWallet('ETHEREUM_WALLET', 'EthereumWallet', erc20('ETHEREUM', 'ETH', 2, 3_000)),
   corridor({
     accountType: 'LIGHTNING',
     name: 'Lightning',
     currency: 'BTC',
     rails: [],
+    // A routing fee of a few satoshis.
+    network: { network: 'LIGHTNING', feeAsset: 'BTC', feeAssetDecimals: 8, fee: 5 },
     identifier: ['lightningAddress', 'bolt12', 'invoice'],
     fields: {
       invoice: z
@@ -515,12 +596,14 @@ export const CORRIDORS = [
     suffix: (id) => (id.includes('@') ? textSuffix(id) : payloadSuffix(bolt12Words(id) ?? bolt11Words(id), 32)),
     example: { accountType: 'LIGHTNING', invoice: BOLT11_EXAMPLE },
   }),
-  evmWallet('POLYGON_WALLET', 'PolygonWallet'),
+  evmWallet('POLYGON_WALLET', 'PolygonWallet', erc20('POLYGON', 'POL', 30, 0.5)),
   corridor({
     accountType: 'SOLANA_WALLET',
     name: 'SolanaWallet',
     currency: 'USDC',
     rails: [],
+    // The base fee of one signature: 5,000 lamports.
+    network: { network: 'SOLANA', feeAsset: 'SOL', feeAssetDecimals: 9, fee: 5_000, feeAssetUsd: 150 },
     identifier: ['address'],
     fields: {
       address: z
@@ -536,6 +619,8 @@ export const CORRIDORS = [
     name: 'SparkWallet',
     currency: 'BTC',
     rails: [],
+    // Transfers between Spark wallets carry no network fee.
+    network: { network: 'SPARK', feeAsset: 'BTC', feeAssetDecimals: 8, fee: 0 },
     identifier: ['address'],
     fields: {
       address: z
@@ -551,6 +636,8 @@ export const CORRIDORS = [
     name: 'TronWallet',
     currency: 'USDC',
     rails: [],
+    // A TRC-20 transfer without staked energy burns about 13 TRX.
+    network: { network: 'TRON', feeAsset: 'TRX', feeAssetDecimals: 6, fee: 13_000_000, feeAssetUsd: 0.25 },
     identifier: ['address'],
     fields: {
       address: z

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 
 /**
- * Spec 4.9 magic suffix of an identifier as typed: its last 3 characters when they are digits; for
+ * The sandbox magic suffix of an identifier as typed: its last 3 characters when they are digits; for
  * identifiers with a domain part (`user102@domain`) the digits at the end of the username part.
  */
 export function textSuffix(identifier: string): string | null {
@@ -50,8 +50,42 @@ interface CorridorSpec<T extends string, S extends z.ZodRawShape> {
   check?: (info: Record<string, unknown>, ctx: z.RefinementCtx) => void;
   /** The sandbox suffix of an identifier when not its text (encoded addresses). */
   suffix?: (identifier: string) => string | null;
+  /**
+   * Institutions its accounts are held at, as GET /discoveries lists them: `bankName` is the value its own
+   * `bankName` field takes (so only a corridor with that field, of one country and currency, lists any).
+   */
+  institutions?: readonly Institution[];
+  /** Wallets: the chain a payout to one travels on, and what that costs there. */
+  network?: NetworkFee;
   example: Record<string, unknown>;
 }
+
+/**
+ * A wallet corridor's chain and the fee the chain charges for one withdrawal to it (POST
+ * /crypto/estimate-withdrawal-fee): the typical cost of a token transfer there, fixed, so the sandbox is
+ * deterministic; production needs a live fee source instead.
+ */
+export interface NetworkFee {
+  /** The reference's `cryptoNetwork` name. */
+  network: string;
+  /** The asset the chain charges its fee in, and that asset's decimals. */
+  feeAsset: string;
+  feeAssetDecimals: number;
+  /** The fee of one withdrawal, in the smallest unit of the fee asset (lamports, wei, sun, satoshis). */
+  fee: number;
+  /** USD per whole fee asset, when it is not the corridor's currency (a fixed sandbox price). */
+  feeAssetUsd?: number;
+}
+
+/** A receiving institution of a corridor: the `bankName` to give, and the name people know it by. */
+export interface Institution {
+  bankName: string;
+  displayName: string;
+}
+
+/** `[bankName, displayName]` pairs as institutions; a name given once is both. */
+export const institutions = (...list: (string | [string, string])[]): Institution[] =>
+  list.map((i) => (typeof i === 'string' ? { bankName: i, displayName: i } : { bankName: i[0], displayName: i[1] }));
 
 /** A non-empty list of distinct values out of `values`. */
 const choiceList = <V extends string>(values: readonly V[], what: string) =>
@@ -68,6 +102,8 @@ function ownCountry(info: Record<string, unknown>): string | undefined {
 
 /** A corridor: one external-account type with its schemas, primary identifier, rails and currency. */
 export function corridor<const T extends string, S extends z.ZodRawShape>(spec: CorridorSpec<T, S>) {
+  if (spec.institutions && !('bankName' in spec.fields && spec.countries?.length === 1 && spec.currency))
+    throw new Error(`${spec.accountType}: institutions need a bankName field, one country and one currency`);
   const wallet = spec.rails.length === 0;
   const countries = spec.countries;
   // Clients generated from the service's newer OpenAPI send `paymentRails` and `countries` on creation:

@@ -2,7 +2,9 @@
 import * as z from 'zod';
 import type { PaymentRail } from '../../common/payment-rails';
 import { CORRIDORS } from './catalogue';
-import { textSuffix, type Corridor } from './define';
+import { textSuffix, type Corridor, type NetworkFee } from './define';
+
+export type { NetworkFee };
 
 type Corridors = typeof CORRIDORS;
 /** The tuple of one schema of every corridor, for `z.discriminatedUnion`. */
@@ -36,7 +38,7 @@ export function identifierOf(info: { accountType: string }): string {
   return String((info as Record<string, unknown>)[identifierField(info)]);
 }
 
-/** The spec 4.9 sandbox suffix of an account's primary identifier; null: no magic. */
+/** The sandbox magic suffix of an account's primary identifier; null: no magic. */
 export function sandboxSuffix(accountType: string, identifier: string): string | null {
   return (corridorOf(accountType)?.suffixOf ?? textSuffix)(identifier);
 }
@@ -87,4 +89,23 @@ export function corridorTable(): string {
   return ['| Account type | Currency | Primary identifier (sandbox suffix) | Rails (default first) |', '|---|---|---|---|', ...rows].join(
     '\n',
   );
+}
+
+/** A wallet corridor with the chain it travels on. */
+export type WalletCorridor = Corridor & { network: NetworkFee };
+
+/** The wallet corridors by the name of their chain (the reference's `cryptoNetwork`), in catalogue order. */
+export const WALLET_NETWORKS: ReadonlyMap<string, WalletCorridor> = new Map(
+  (CORRIDORS as readonly Corridor[]).filter((c): c is WalletCorridor => c.network !== undefined).map((c) => [c.network.network, c]),
+);
+
+/** Why `address` is no wallet address of the corridor (as its account info would refuse it), or null when it is one. */
+export function walletAddressProblem(c: Corridor, address: string): string | null {
+  let problem: string | null = null;
+  for (const field of c.identifier) {
+    const parsed = c.create.safeParse({ accountType: c.accountType, [field]: address });
+    if (parsed.success) return null;
+    problem ??= parsed.error.issues[0]?.message ?? 'Invalid address';
+  }
+  return problem;
 }
