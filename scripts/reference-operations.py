@@ -8,8 +8,8 @@ One entry per operation: method, path (the reference's parameter names) and oper
 webhook: its name, operationId, event types and the fields its payload's `data` may carry (every property
 reachable through $ref, allOf, oneOf and anyOf). One entry per write-back: a field of a GET answer whose named
 schema (an object, or a list of them) is the same field's schema in a request body, so a client may send back
-what it read, with the read-only fields the reference marks in it. Left out, as the reference README puts them out of scope:
-cards, invitations and KYC links.
+what it read, with the read-only fields the reference marks in it. Left out, as the reference README puts them
+out of scope: cards.
 Error codes: for each error status the reference defines, the `code` enum of its schema (`Error404`...); the
 script checks that every operation answers a status with that one schema, so the enum holds for all of them.
 """
@@ -21,12 +21,10 @@ import yaml
 
 OUT_OF_SCOPE = [
     r'^/cards(/|$)', r'^/sandbox/cards/',  # cards
-    r'^/invitations(/|$)',  # invitations
-    r'/kyc-link$',  # KYC links
 ]
 METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
-OUT_OF_SCOPE_WEBHOOKS = [r'^card-', r'^invitation-']
+OUT_OF_SCOPE_WEBHOOKS = [r'^card-']
 
 doc = yaml.safe_load(open(sys.argv[1]))
 paths = doc['paths']

@@ -20,6 +20,7 @@ import { kycRoutes } from './kyc/routes';
 import { externalAccountRoutes } from './external-accounts/routes';
 import { documentRoutes } from './documents/routes';
 import { umaRoutes } from './uma/routes';
+import { invitationRoutes } from './invitations/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { answers } from './jobs/deps';
 import { paymentRoutes } from './payments/routes';
@@ -55,6 +56,7 @@ export const ROUTES: RouteDef[] = inMatchingOrder([
   ...kycRoutes,
   ...documentRoutes,
   ...umaRoutes,
+  ...invitationRoutes,
   ...paymentRoutes(agentActionDecider),
   ...sandboxRoutes({ routes: () => ROUTES, calls: operationsFor, webhooks: WEBHOOKS }),
 ]);

@@ -9,6 +9,7 @@ import { BulkCustomerImportJob } from './customers/bulk-schema';
 import { Customer } from './customers/schema';
 import { InternalAccount } from './accounts/internal-schema';
 import { Verification } from './kyc/schema';
+import { UmaInvitation } from './invitations/schema';
 
 /** The event types of one object (`INCOMING_PAYMENT.` → INCOMING_PAYMENT.PENDING, …). */
 function typesOf(prefix: string): [string, ...string[]] {
@@ -76,5 +77,13 @@ export const WEBHOOKS: CatalogWebhook[] = [
     types: typesOf('VERIFICATION.'),
     data: Verification,
     resource: 'Verification',
+  },
+  // An invitation is known by its code, not an id: it is sent with `data` (POST /sandbox/webhooks/send).
+  {
+    name: 'invitation-claimed',
+    operationId: 'invitationClaimedWebhook',
+    summary: "An invitation of the platform's was claimed",
+    types: typesOf('INVITATION.'),
+    data: UmaInvitation,
   },
 ];

@@ -25,6 +25,7 @@ const LISTS = {
   action: ['AgentAction', 13],
   token: ['Token', 14],
   email: ['SandboxEmail', 15],
+  kycLink: ['KycLink', 16],
 };
 
 const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
@@ -34,7 +35,8 @@ const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
  * - `platformId`: the platform; with `createPlatform` its row is inserted too (else it must exist).
  * - `umaDomain`: the platform's UMA domain (customers' addresses are `$seed-<i>@<umaDomain>`).
  * - `n`: rows per list (customers, transactions, quotes, webhook events and deliveries, external accounts,
- *   agents and their actions, tokens, documents, verifications, beneficial owners, sandbox e-mails).
+ *   agents and their actions, tokens, documents, verifications, beneficial owners, sandbox e-mails, invitations,
+ *   hosted KYC links).
  * - `now`: epoch ms; rows are dated over the 30 days before it, so anything created later sorts after them.
  * - `tag`: 0 to 2^40, distinguishing this seed's ids and names from another's (random by default).
  * Returns the statements and `sample`: ids and values of seeded rows, for requests that need one.
@@ -226,6 +228,22 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
     INSERT INTO sandbox_emails (id, platform_id, to_address, from_address, subject, text, created_at)
     SELECT ${idSql('email', 'i')}, ${P}, 'seed' || (i % 100) || '@example.com', 'no-reply@service.test', 'Your code', 'Your code is 000000', ${at('i')}
     FROM seq`);
+  // Invitations of the first customers: codes from the tag and the row (16 hex digits, unique across seeds); some claimed, some cancelled.
+  const invitationCode = (i) => `printf('%010x%06x', ${tag}, ${i})`;
+  statements.push(`${seq(n)}
+    INSERT INTO invitations (code, platform_id, inviter_customer_id, inviter_uma, first_name, amount_to_send, amount_currency, expires_at, status,
+      invitee_uma, claimed_by_platform_id, claimed_at, created_at, updated_at)
+    SELECT ${invitationCode('i')}, ${P}, ${idSql('customer', c)}, '$seed-${tagHex}-' || ${c} || '@' || ${q(umaDomain)}, 'Seed', 1000, 'USD',
+      CASE WHEN i % 2 = 0 THEN ${now + 30 * DAY} END, CASE i % 3 WHEN 0 THEN 'PENDING' WHEN 1 THEN 'CLAIMED' ELSE 'CANCELLED' END,
+      CASE WHEN i % 3 = 1 THEN '$invitee' || i || '@invitee.test' END, CASE WHEN i % 3 = 1 THEN 'Platform:seed-invitee' END,
+      CASE WHEN i % 3 = 1 THEN ${at('i')} + 1000 END, ${at('i')}, ${at('i')}
+    FROM seq`);
+  // Hosted KYC links of the first customers, a third of them completed.
+  statements.push(`${seq(n)}
+    INSERT INTO kyc_links (id, platform_id, customer_id, secret_hash, redirect_uri, idempotency_key, request_fingerprint, expires_at, completed_at, outcome, created_at)
+    SELECT ${idSql('kycLink', 'i')}, ${P}, ${idSql('customer', c)}, 'seed-${tagHex}-' || i, 'https://app.seed.test/kyc-done', NULL, NULL, ${at('i')} + ${DAY},
+      CASE WHEN i % 3 = 0 THEN ${at('i')} + 1000 END, CASE WHEN i % 3 = 0 THEN 'APPROVED' END, ${at('i')}
+    FROM seq`);
 
   return {
     statements,
@@ -245,6 +263,7 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
       beneficialOwnerId: idOf('beneficialOwner', 0),
       tokenId: idOf('token', 0),
       umaAddress: `$seed-${tagHex}-0@${umaDomain}`,
+      invitationCode: `${tagHex}000000`,
     },
   };
 }

@@ -1,4 +1,4 @@
-// Where the service may POST a webhook: a platform's webhookEndpoint judged by the mode's rules.
+// Where the service may POST a webhook (a platform's webhookEndpoint), and where a hosted page may send a browser back, by the mode's rules.
 /**
  * Where the service may POST (a platform's `webhookEndpoint`), judged from the URL alone: host names are
  * not resolved here. The WHATWG URL parser has already turned every IPv4 notation (decimal, octal, hex,
@@ -52,6 +52,24 @@ export function endpointProblem(value: string, production: boolean): string | un
   if (kind === 'internal') return 'Must not point to a private, link-local, metadata or reserved address';
   if (production && kind !== 'public') return 'Must point to a public host (not loopback, localhost or a local-network name)';
   return undefined;
+}
+
+/**
+ * Why `value` may not be where a hosted page sends the browser back (a KYC link's `redirectUri`), or undefined
+ * when it may: an absolute https URL without credentials; in the sandbox also http to a loopback host (a
+ * developer's app). Nothing else, so no `javascript:`, `data:` or scheme-relative target.
+ */
+export function redirectUriProblem(value: string, sandbox: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'Must be an absolute URL';
+  }
+  if (url.username || url.password) return 'Must not carry credentials (user:password@)';
+  if (url.protocol === 'https:') return undefined;
+  if (sandbox && url.protocol === 'http:' && hostKind(url.hostname) === 'loopback') return undefined;
+  return sandbox ? 'Must be an https URL (or http to localhost or 127.0.0.1 in the sandbox)' : 'Must be an https URL';
 }
 
 function hostKind(hostname: string): HostKind {

@@ -1,5 +1,6 @@
 // The sandbox console: its page and files at /, with their security headers.
 import type { Env, Settings } from '../env';
+import { KYC_PAGE_PATH } from '../kyc/links-service';
 
 /**
  * The sandbox console: a page at `/` and its files under `/console/`, static assets of this Worker
@@ -9,7 +10,7 @@ import type { Env, Settings } from '../env';
  * CONSOLE_ENABLED=true.
  */
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
-/** A console file's name: a flat name with a served type (not the page's template, nothing else). */
+/** A console file's name: a flat name with a served type (not the pages' templates, nothing else). */
 const FILE = /^[a-z][a-z0-9-]*\.(js|css)$/;
 
 /**
@@ -36,17 +37,21 @@ const HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
-/** The console's answer to a request, or undefined when the path is not the console's (or it is off). */
+/**
+ * The console's answer to a request, or undefined when the path is not the console's (or it is off). `/kyc` is
+ * the sandbox identity provider's hosted KYC page (a KYC link's kycUrl), with the same files and headers; it
+ * exists in sandbox mode only: production never hands a customer the sandbox's page.
+ */
 export async function consoleResponse(request: Request, env: Env, s: Settings, apiBase: string): Promise<Response | undefined> {
   if (!s.console || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
   const { pathname } = new URL(request.url);
-  const name = pathname === '/' ? 'index.html' : pathname.startsWith('/console/') ? pathname.slice('/console/'.length) : '';
-  const type = name === 'index.html' ? 'text/html; charset=utf-8' : TYPES[FILE.exec(name)?.[1] ?? ''];
+  const page = pathname === '/' ? 'index.html' : pathname === KYC_PAGE_PATH && s.mode === 'sandbox' ? 'kyc.html' : undefined;
+  const name = page ?? (pathname.startsWith('/console/') ? pathname.slice('/console/'.length) : '');
+  const type = page ? 'text/html; charset=utf-8' : TYPES[FILE.exec(name)?.[1] ?? ''];
   if (!type) return undefined;
   const asset = await env.ASSETS.fetch(new Request(new URL(`/${name}`, request.url)));
   if (!asset.ok) return undefined;
   // The page learns where the API is and which mode it runs in from its own meta tags (no inline script).
-  const body =
-    name === 'index.html' ? (await asset.text()).replace('{{API_BASE}}', apiBase).replace('{{MODE}}', s.mode) : await asset.text();
+  const body = page ? (await asset.text()).replace('{{API_BASE}}', apiBase).replace('{{MODE}}', s.mode) : await asset.text();
   return new Response(request.method === 'HEAD' ? null : body, { headers: { ...HEADERS, 'Content-Type': type } });
 }

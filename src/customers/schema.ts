@@ -11,7 +11,7 @@ import { KybStatus, KycStatus } from '../db/enums';
 /** The local part of a UMA address: what may follow `$` and precede `@`. */
 export const UMA_LOCAL_PART = /^[a-zA-Z0-9._+-]{1,64}$/;
 
-const UmaAddress = z
+export const UmaAddress = z
   .string()
   .trim()
   .max(320)

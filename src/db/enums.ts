@@ -103,3 +103,13 @@ export type QuoteSourceType = z.infer<typeof QuoteSourceType>;
 
 export const LockedSide = z.enum(['SENDING', 'RECEIVING']);
 export type LockedSide = z.infer<typeof LockedSide>;
+
+/** An invitation's status as the API shows it; EXPIRED is never stored (a PENDING one past its `expiresAt`). */
+export const InvitationStatus = z.enum(['PENDING', 'CLAIMED', 'EXPIRED', 'CANCELLED']).meta({ id: 'UmaInvitationStatus' });
+export type InvitationStatus = z.infer<typeof InvitationStatus>;
+/** What an invitation row holds. */
+export type StoredInvitationStatus = Exclude<InvitationStatus, 'EXPIRED'>;
+
+/** How a hosted KYC link ended: the customer completed the verification or failed it. */
+export const KycLinkOutcome = z.enum(['APPROVED', 'REJECTED']).meta({ id: 'KycLinkOutcome' });
+export type KycLinkOutcome = z.infer<typeof KycLinkOutcome>;

@@ -491,3 +491,4 @@ export type BulkImportJobRow = typeof bulkImportJobs.$inferSelect;
 export type UmaProviderRow = typeof umaProviders.$inferSelect;
 export * from './agents-schema';
 export * from './payments-schema';
+export * from './links-schema';

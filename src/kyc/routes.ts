@@ -1,4 +1,4 @@
-// The KYC routes: beneficial owners, verifications and the identity provider's outcomes.
+// The KYC routes: beneficial owners, verifications, hosted KYC links and the identity provider's outcomes.
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {
@@ -19,6 +19,7 @@ import { PROVIDER_SIGNATURE_HEADER } from '../crypto/provider-signature';
 import { providerNotConfiguredResponse, providerSignatureHeader, PROVIDERS_TAG } from '../providers/route-docs';
 import { IdentityOutcome, IdentityOutcomeResult } from './identity-schema';
 import { receiveIdentityOutcome } from './identity-outcomes';
+import { kycLinkRoutes } from './link-routes';
 
 const tag = 'KYC/KYB Verifications';
 /** Production without the operator's identity provider refuses to verify (a new owner, a new last name, a verification). */
@@ -117,7 +118,7 @@ export const kycRoutes = [
       ...identityProviderRequired,
     },
     handler: async (c) =>
-      json(await submitVerification(c.db, c.env.JOBS, c.auth.platform.id, c.body.customerId, identityProvider(c.settings), c.now)),
+      json(await submitVerification(c.db, c.env.JOBS, c.auth.platform, c.body.customerId, identityProvider(c.settings), c.now)),
   }),
   defineRoute({
     method: 'GET',
@@ -172,4 +173,5 @@ export const kycRoutes = [
         ),
       ),
   }),
+  ...kycLinkRoutes,
 ];

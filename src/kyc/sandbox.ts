@@ -6,7 +6,10 @@ type Outcome = Exclude<VerificationState, 'UNVERIFIED'>;
 /** The last 3 characters that choose an outcome other than `SANDBOX_VERIFICATION_OTHERWISE`. */
 export const SANDBOX_VERIFICATION_SUFFIXES: Readonly<Record<string, Outcome>> = { '001': 'PENDING', '002': 'REJECTED' };
 export const SANDBOX_VERIFICATION_OTHERWISE: Outcome = 'APPROVED';
-/** An individual customer's KYC (`POST /verifications`) has no magic value: it always reaches this. */
+/**
+ * An individual customer's KYC by `POST /verifications` (a regulated platform's; others use the hosted KYC link) has
+ * no magic value: it always reaches this.
+ */
 export const SANDBOX_INDIVIDUAL_KYC: Outcome = 'APPROVED';
 
 /** Where each sandbox verification reads its value (GET /sandbox/magic-values lists them). */

@@ -1,6 +1,6 @@
 // The KYC schemas: beneficial-owner lists, verifications and their errors.
 import * as z from 'zod';
-import { VerificationStatus } from '../db/enums';
+import { KycLinkOutcome, VerificationStatus } from '../db/enums';
 import { BeneficialOwner } from '../customers/beneficial-owners';
 import { DateTime } from '../common/time';
 import { cursorParam, limitParam, pageOf } from '../http/pagination';
@@ -72,3 +72,61 @@ export const VerificationListQuery = z.object({
   cursor: cursorParam,
 });
 export const VerificationIdParams = z.object({ verificationId: z.string().max(128) });
+
+// --- Hosted KYC links ---
+
+export const KycLinkParams = z.object({ customerId: z.string().max(128) });
+
+export const KycLinkCreateRequest = z
+  .object({
+    redirectUri: z.string().max(2048).optional().meta({
+      description:
+        'Where the browser goes once the customer completes (or fails) the hosted flow: an https URL (in the sandbox also http to localhost or 127.0.0.1). Kept with the link, never taken from the page.',
+      example: 'https://app.example.com/onboarding/completed',
+    }),
+  })
+  .meta({ id: 'KycLinkCreateRequest' });
+
+export const KycProvider = z.enum(['SUMSUB']).meta({
+  id: 'KycProvider',
+  description: "The reference's only provider value; the sandbox's own hosted page stands in for it (no SDK token is given)",
+});
+
+export const KycLinkResponse = z
+  .object({
+    kycUrl: z.string().meta({
+      description:
+        'The hosted page the customer opens: single-use, until expiresAt. Its secret is in the URL fragment (never sent to a server log)',
+      example: 'https://api.example.com/kyc#dGhpcyBpcyBub3QgYSByZWFsIHNlY3JldCBvbmx5IGFuIGV4YW1wbGU',
+    }),
+    expiresAt: DateTime,
+    provider: KycProvider,
+  })
+  .meta({ id: 'KycLinkResponse' });
+export type KycLinkView = z.infer<typeof KycLinkResponse>;
+
+/** What the hosted page sends: the link's secret (from its URL fragment). */
+export const HostedKycLinkRequest = z.object({ secret: z.string().min(1).max(128) }).meta({ id: 'HostedKycLinkRequest' });
+
+export const HostedKycLink = z
+  .object({
+    state: z.enum(['OPEN', 'USED', 'EXPIRED']).meta({ description: 'OPEN: it can be completed; USED: it was; EXPIRED: too late' }),
+    customerType: z.enum(['INDIVIDUAL', 'BUSINESS']),
+    name: z.string().meta({ description: "The customer's full name, legal name or platform customer id" }),
+    platformName: z.string(),
+    expiresAt: DateTime,
+    outcome: KycLinkOutcome.optional().meta({ description: 'How it ended, once USED' }),
+  })
+  .meta({ id: 'HostedKycLink' });
+export type HostedKycLinkView = z.infer<typeof HostedKycLink>;
+
+export const HostedKycCompleteRequest = HostedKycLinkRequest.extend({
+  outcome: KycLinkOutcome.meta({ description: 'APPROVED: the customer completed verification; REJECTED: it failed' }),
+}).meta({ id: 'HostedKycCompleteRequest' });
+
+export const HostedKycCompletion = z
+  .object({
+    outcome: KycLinkOutcome,
+    redirectUri: z.string().optional().meta({ description: "Where the page sends the browser: the link's redirectUri, if it has one" }),
+  })
+  .meta({ id: 'HostedKycCompletion' });

@@ -5,6 +5,7 @@ import {
   customers,
   verifications,
   type CustomerRow,
+  type PlatformRow,
   type VerificationRow,
   type VerificationState,
   type VerificationStatus,
@@ -17,7 +18,7 @@ import type { Statement } from '../db/client';
 import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import { dispatchTransitions } from '../transitions/schedule';
 import type { IdentityProvider } from './identity-provider';
-import type { VerificationErrorView } from './schema';
+import type { VerificationErrorView, VerificationView } from './schema';
 import { verificationView } from './views';
 
 const missing = (customer: Pick<CustomerRow, 'id'>, field: string, reason: string): VerificationErrorView => ({
@@ -46,7 +47,7 @@ export function missingInformation(customer: Pick<CustomerRow, 'id' | 'customerT
   return errors;
 }
 
-const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationStatus> = {
+const STATUS_OF: Record<Outcome, VerificationStatus> = {
   PENDING: 'IN_PROGRESS',
   APPROVED: 'APPROVED',
   REJECTED: 'REJECTED',
@@ -54,31 +55,68 @@ const STATUS_OF: Record<Exclude<VerificationState, 'UNVERIFIED'>, VerificationSt
 
 /**
  * POST /verifications: checks the customer's information and submits it to the identity provider. Sandbox:
- * KYB outcome by the registration number suffix (individuals are approved); production: IN_PROGRESS
- * (the customer PENDING) until the operator's provider reports. The verification row, the customer's
+ * KYB outcome by the registration number suffix (the sandbox's magic values); production: IN_PROGRESS (the
+ * customer PENDING) until the operator's provider reports. An individual of a platform that is not a regulated
+ * financial institution is KYC'd by the service operator, through the hosted KYC link, never by this call: with
+ * nothing missing it is READY_FOR_VERIFICATION and its kycStatus stays. The verification row, the customer's
  * kycStatus/kybStatus, their webhooks and the provider's instruction are one batch.
  */
 export async function submitVerification(
   db: Db,
   queue: Queue<unknown>,
-  platformId: string,
+  platform: Pick<PlatformRow, 'id' | 'isRegulatedFinancialInstitution'>,
   customerId: string,
   provider: IdentityProvider,
   now: number,
 ) {
-  const customer = await loadActiveCustomer(db, platformId, customerId);
+  const customer = await loadActiveCustomer(db, platform.id, customerId);
   const errors = missingInformation(customer);
-  const outcome: Exclude<VerificationState, 'UNVERIFIED'> | null = errors.length === 0 ? provider.verifyCustomer(customer) : null;
+  const result = { ...submission(customer, platform, errors.length === 0, provider), errors };
+  const change = await verificationChange(db, platform.id, customer, result, now);
+  const submitted = result.outcome === 'PENDING' ? provider.submit(db, platform.id, { type: 'VERIFICATION', id: change.view.id }, now) : [];
+  await db.batch([...change.statements, ...submitted.map((t) => t.statement)] as [Statement, ...Statement[]]);
+  await dispatchEvents(queue, change.eventIds);
+  await dispatchTransitions(queue, submitted);
+  return change.view;
+}
+
+type Outcome = Exclude<VerificationState, 'UNVERIFIED'>;
+
+/** A submission's status and outcome: what is missing first, then who verifies the customer, then the provider's outcome. */
+function submission(
+  customer: CustomerRow,
+  platform: Pick<PlatformRow, 'isRegulatedFinancialInstitution'>,
+  complete: boolean,
+  provider: IdentityProvider,
+): { status: VerificationStatus; outcome: Outcome | null } {
+  if (!complete) return { status: 'RESOLVE_ERRORS', outcome: null };
+  if (customer.customerType === 'INDIVIDUAL' && !platform.isRegulatedFinancialInstitution)
+    return { status: 'READY_FOR_VERIFICATION', outcome: null };
+  const outcome = provider.verifyCustomer(customer);
+  return { status: STATUS_OF[outcome], outcome };
+}
+
+/**
+ * What a verification writes, in one batch: its row, the customer's kycStatus/kybStatus when it reached an
+ * outcome, and their webhooks (VERIFICATION.*, and CUSTOMER.KYC_* or KYB_* when the status changes). POST
+ * /verifications and a completed hosted KYC link both commit it; `eventIds` are dispatched after.
+ */
+export async function verificationChange(
+  db: Db,
+  platformId: string,
+  customer: CustomerRow,
+  result: { status: VerificationStatus; outcome: Outcome | null; errors: VerificationErrorView[] },
+  now: number,
+): Promise<{ statements: Statement[]; eventIds: string[]; view: VerificationView }> {
   const row: VerificationRow = {
     id: newId('Verification', now),
     platformId,
     customerId: customer.id,
-    verificationStatus: outcome ? STATUS_OF[outcome] : 'RESOLVE_ERRORS',
-    errors,
+    verificationStatus: result.status,
+    errors: result.errors,
     createdAt: now,
     updatedAt: now,
   };
-  // The verification, the customer's new status and their webhooks (VERIFICATION.*, CUSTOMER.KYC_*/KYB_*) commit together.
   const statements: Statement[] = [db.insert(verifications).values(row)];
   const verificationEvent = eventStatements(db, {
     platformId,
@@ -88,6 +126,7 @@ export async function submitVerification(
   });
   statements.push(...verificationEvent.statements);
   const eventIds = [verificationEvent.eventId];
+  const { outcome } = result;
   if (outcome) {
     const updated: CustomerRow = { ...customer, verificationStatus: outcome, updatedAt: Math.max(now, customer.updatedAt) };
     statements.push(
@@ -102,12 +141,7 @@ export async function submitVerification(
       eventIds.push(e.eventId);
     }
   }
-  const submitted = outcome === 'PENDING' ? provider.submit(db, platformId, { type: 'VERIFICATION', id: row.id }, now) : [];
-  statements.push(...submitted.map((t) => t.statement));
-  await db.batch(statements as [Statement, ...Statement[]]);
-  await dispatchEvents(queue, eventIds);
-  await dispatchTransitions(queue, submitted);
-  return verificationView(row);
+  return { statements, eventIds, view: verificationView(row) };
 }
 
 /** GET /verifications/{id} as a load (`platformId` SQL: see `RouteSpec.load`); `verificationFrom` reads it. */

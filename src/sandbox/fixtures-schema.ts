@@ -7,11 +7,12 @@ export const FIXTURE_LIMITS = {
   customers: 1_000,
   agents: 1_000,
   payments: 10_000,
+  invitations: 1_000,
   externalAccountsPerCustomer: 20,
   bytes: 8 * 1024 * 1024,
 };
 
-/** What a customer entry may ask its KYC/KYB status to end as (the sandbox outcomes of POST /verifications). */
+/** What a customer entry may ask its KYC/KYB status to end as (the sandbox outcomes of a hosted KYC link or POST /verifications). */
 export const FixtureKycStatus = z.enum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']);
 
 const Ref = z
@@ -26,7 +27,7 @@ export const FixtureCustomer = z
     ref: Ref.optional(),
     kycStatus: FixtureKycStatus.optional().meta({
       description:
-        'The status to reach through POST /verifications: an individual reaches APPROVED, a business the outcome its registrationNumber suffix selects',
+        'The status to reach: an individual through its hosted KYC link (APPROVED: completed, REJECTED: failed), a business through POST /verifications (the outcome its registrationNumber suffix selects)',
     }),
     balances: z
       .record(z.string(), z.int().positive().max(100_000_000_000))
@@ -68,6 +69,15 @@ export const FixturePayment = z.union([
   }),
 ]);
 
+export const FixtureInvitation = z
+  .strictObject({
+    ref: Ref.optional().meta({ description: 'Names the invitation: refs answers its code' }),
+    invitation: Body('A POST /invitations body; inviterUma may be {"$ref": "<customer>"}, that customer\'s UMA address'),
+    claim: Body('A POST /invitations/{code}/claim body; inviteeUma may be {"$ref": "<customer>"}').optional(),
+    cancel: z.boolean().optional().meta({ description: 'Cancel it (POST /invitations/{code}/cancel)' }),
+  })
+  .meta({ description: 'An invitation, then its claim or its cancellation' });
+
 /**
  * A section: a list of entries, each checked by its own schema above (so a body's fields stay the route's, and
  * every JSON path is the document's own); the document shows them as objects described here.
@@ -78,8 +88,8 @@ export const FixtureDocument = z
   .strictObject({
     customers: section(
       FIXTURE_LIMITS.customers,
-      'A POST /customers body plus: ref; kycStatus (UNVERIFIED, or the outcome POST /verifications reaches: APPROVED for an individual, ' +
-        'the registrationNumber suffix outcome for a business); balances ({"USD": 100000}); externalAccounts (POST /customers/external-accounts ' +
+      'A POST /customers body plus: ref; kycStatus (UNVERIFIED; for an individual APPROVED or REJECTED, its hosted KYC link completed or failed; ' +
+        'for a business the outcome POST /verifications reaches by its registrationNumber suffix); balances ({"USD": 100000}); externalAccounts (POST /customers/external-accounts ' +
         'bodies without customerId, each with its ref); wallet (a POST /auth/credentials body without accountId, e.g. {"type": "EMAIL_OTP"})',
     ),
     agents: section(FIXTURE_LIMITS.agents, 'A POST /agents body (customerId a $ref) plus ref and redeem (answer the access token)'),
@@ -87,21 +97,29 @@ export const FixtureDocument = z
       FIXTURE_LIMITS.payments,
       'One of {"transferOut": body}, {"transferIn": body}, {"quote": body, "lookup": query, "execute": true}, plus ref and settle (advance the sandbox clock until final)',
     ),
+    invitations: section(
+      FIXTURE_LIMITS.invitations,
+      '{"invitation": a POST /invitations body} plus ref, and {"claim": a claim body} or "cancel": true; a UMA address field may be a customer\'s $ref',
+    ),
   })
   .meta({
     id: 'SandboxFixtureDocument',
     description:
       'Any value in an embedded body may be {"$ref": "<name>"} or {"$ref": "<name>.<path>"} naming an earlier entry: a customer, ' +
-      '<customer>.accounts.<CURRENCY> or <customer>.accounts.wallet, an external account, an agent, a payment (its transaction) or <quote>.quote',
+      '<customer>.accounts.<CURRENCY> or <customer>.accounts.wallet, an external account, an agent, a payment (its transaction) or <quote>.quote; ' +
+      "in an invitation's inviterUma or a claim's inviteeUma a customer's $ref is that customer's UMA address",
   });
 export type FixtureDocument = z.infer<typeof FixtureDocument>;
 export type FixtureCustomer = z.infer<typeof FixtureCustomer>;
 export type FixtureAgent = z.infer<typeof FixtureAgent>;
 export type FixturePayment = z.infer<typeof FixturePayment>;
+export type FixtureInvitation = z.infer<typeof FixtureInvitation>;
 
 export const FixtureResult = z
   .object({
-    refs: z.record(z.string(), z.string()).meta({ description: 'Each name (and <customer>.accounts.<CURRENCY>) to its id' }),
+    refs: z
+      .record(z.string(), z.string())
+      .meta({ description: "Each name (and <customer>.accounts.<CURRENCY>) to its id (an invitation's: its code)" }),
     counts: z.object({
       customers: z.int(),
       verifications: z.int(),
@@ -111,6 +129,7 @@ export const FixtureResult = z
       agents: z.int(),
       payments: z.int(),
       settled: z.int(),
+      invitations: z.int(),
     }),
     agents: z
       .record(z.string(), z.union([z.object({ deviceCode: AgentDeviceCode }), DeviceCodeRedeem]))

@@ -5,12 +5,23 @@ import { OPEN_TRANSACTION_STATUSES } from '../db/enums';
 import { ApiError, invalidFields, zodIssues, type FieldIssue } from '../http/errors';
 import type { RouteDef } from '../http/route';
 import { missingInformation } from '../kyc/verifications-service';
-import { SANDBOX_INDIVIDUAL_KYC, sandboxKybStatus } from '../kyc/sandbox';
+import { sandboxKybStatus } from '../kyc/sandbox';
+import { KycLinkOutcome } from '../db/enums';
 import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-rail';
-import { FixtureAgent, FixtureCustomer, FixturePayment, type FixtureDocument, type FixtureResult } from './fixtures-schema';
+import {
+  FixtureAgent,
+  FixtureCustomer,
+  FixtureInvitation,
+  FixturePayment,
+  type FixtureDocument,
+  type FixtureResult,
+} from './fixtures-schema';
+
+/** What an individual's hosted KYC link can end as. */
+const HOSTED_KYC_OUTCOMES = KycLinkOutcome.options;
 
 /** What a `$ref` names. */
-type Kind = 'customer' | 'internalAccount' | 'externalAccount' | 'agent' | 'payment' | 'quote';
+type Kind = 'customer' | 'internalAccount' | 'externalAccount' | 'agent' | 'payment' | 'quote' | 'invitation';
 
 /** Where a `$ref` must name a given kind (a body path, dotted); anywhere else any earlier ref resolves to its id. */
 const EXPECTED: Record<string, Record<string, readonly Kind[]>> = {
@@ -23,9 +34,16 @@ const EXPECTED: Record<string, Record<string, readonly Kind[]>> = {
     'source.customerId': ['customer'],
     'destination.accountId': ['externalAccount', 'internalAccount'],
   },
+  createInvitation: { inviterUma: ['customer'] },
+  claimInvitation: { inviteeUma: ['customer'] },
   lookupUma: { customerId: ['customer'] },
   lookupExternalAccount: { customerId: ['customer'] },
 };
+
+/** Fields where a customer's `$ref` stands for its UMA address rather than its id. */
+const UMA_FIELDS: Record<string, string> = { createInvitation: 'inviterUma', claimInvitation: 'inviteeUma' };
+/** Where the steps keep a customer's UMA address, by its ref (`:` is no ref's character, so refs never show it). */
+const umaKey = (ref: string) => `uma:${ref}`;
 
 // Ids of the right shape, standing in for what does not exist yet while a body is validated.
 const PLACEHOLDER: Record<Kind, string> = {
@@ -35,7 +53,9 @@ const PLACEHOLDER: Record<Kind, string> = {
   agent: 'Agent:00000000-0000-7000-8000-000000000000',
   payment: 'Transaction:00000000-0000-7000-8000-000000000000',
   quote: 'Quote:00000000-0000-7000-8000-000000000000',
+  invitation: '0000000000000000',
 };
+const UMA_PLACEHOLDER = '$fixture@placeholder.test';
 
 /** How far `settle` moves the clock, step by step, until the payment is final: each sandbox delay in turn. */
 const SETTLE_STEPS_MS = [SETTLE_MS, TRANSFER_FAIL_MS, SLOW_PAYOUT_MS, LONG_PENDING_MS];
@@ -106,6 +126,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
   const customers = parse(FixtureCustomer, doc.customers, 'customers');
   const agents = parse(FixtureAgent, doc.agents, 'agents');
   const payments = parse(FixturePayment, doc.payments, 'payments');
+  const invitations = parse(FixtureInvitation, doc.invitations, 'invitations');
   customers.forEach(({ entry: c, ref }, i) => {
     const path = `customers[${i}]`;
     declare(ref, 'customer', path);
@@ -121,6 +142,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     declare(ref, 'payment', `payments[${i}]`);
     if (p && 'quote' in p && typeof ref === 'string') declare(`${ref}.quote`, 'quote', `payments[${i}]`);
   });
+  invitations.forEach(({ ref }, i) => declare(ref, 'invitation', `invitations[${i}]`));
 
   /** Checks `body` (or with `part` 'query', the query) for operation `op` at `path`, its refs of earlier entries. */
   const check = (op: string, path: string, body: Record<string, unknown>, part: 'body' | 'query' = 'body') => {
@@ -133,7 +155,7 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
       else if (!ref) issue(where, `Unknown ref "${name}"`);
       else if (!known.has(name)) issue(where, `Ref "${name}" is declared later (${ref.path}); refer only to earlier entries`);
       else if (wanted && !wanted.includes(ref.kind)) issue(where, `Ref "${name}" is a ${ref.kind}; expected ${wanted.join(' or ')}`);
-      return PLACEHOLDER[ref?.kind ?? wanted?.[0] ?? 'customer'];
+      return UMA_FIELDS[op] === field ? UMA_PLACEHOLDER : PLACEHOLDER[ref?.kind ?? wanted?.[0] ?? 'customer'];
     });
     const parsed = schemaOf(op, part).safeParse(placeholder);
     if (!parsed.success) for (const i of zodIssues(parsed.error)) issue(at(path, i.field), i.message);
@@ -156,18 +178,21 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     for (const code of Object.keys(c.balances ?? {}))
       if (!platformCurrencies.includes(code)) issue(`${path}.balances.${code}`, `The platform has no ${code} accounts`);
     if (customer && c.kycStatus && c.kycStatus !== 'UNVERIFIED') {
-      const reachable =
-        customer.customerType === 'BUSINESS'
-          ? sandboxKybStatus(String(customer.businessInfo?.registrationNumber ?? ''))
-          : SANDBOX_INDIVIDUAL_KYC;
-      const missing = missingInformation({ id: path, customerType: customer.customerType, info: customer });
-      if (missing.length) for (const m of missing) issue(at(path, (m.field ?? '').slice('customer.'.length)), `${m.reason} for kycStatus`);
-      else if (reachable !== c.kycStatus)
-        issue(
-          `${path}.kycStatus`,
-          `The sandbox verification of this customer reaches ${reachable}` +
-            (customer.customerType === 'BUSINESS' ? ' (businessInfo.registrationNumber suffix 001: PENDING, 002: REJECTED)' : ''),
-        );
+      if (customer.customerType === 'INDIVIDUAL') {
+        // Its hosted KYC link decides, whatever is on file: completed or failed.
+        if (!(HOSTED_KYC_OUTCOMES as readonly string[]).includes(c.kycStatus))
+          issue(`${path}.kycStatus`, 'An individual reaches APPROVED or REJECTED (its hosted KYC link, completed or failed)');
+      } else {
+        const reachable = sandboxKybStatus(String(customer.businessInfo?.registrationNumber ?? ''));
+        const missing = missingInformation({ id: path, customerType: customer.customerType, info: customer });
+        if (missing.length)
+          for (const m of missing) issue(at(path, (m.field ?? '').slice('customer.'.length)), `${m.reason} for kycStatus`);
+        else if (reachable !== c.kycStatus)
+          issue(
+            `${path}.kycStatus`,
+            `The sandbox verification of this customer reaches ${reachable} (businessInfo.registrationNumber suffix 001: PENDING, 002: REJECTED)`,
+          );
+      }
     }
     usable(c.ref);
     const accounts = (c.externalAccounts ?? []).map((a, j) => {
@@ -199,13 +224,18 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
           substitute(body, (n) => ids.get(n as string)!),
         );
         out.counts.customers++;
-        if (typeof c.ref === 'string') ids.set(c.ref, created.id);
+        if (typeof c.ref === 'string') ids.set(c.ref, created.id).set(umaKey(c.ref), created.umaAddress);
         const list = await call('listCustomerInternalAccounts', {}, undefined, { customerId: created.id, limit: '100' });
         const byName = new Map<string, string>();
         for (const a of list.data) byName.set(a.type === 'EMBEDDED_WALLET' ? 'wallet' : a.balance.currency.code, a.id);
         if (typeof c.ref === 'string') for (const [name, id] of byName) ids.set(`${c.ref}.accounts.${name}`, id);
         if (c.kycStatus && c.kycStatus !== 'UNVERIFIED') {
-          await call('createVerification', {}, { customerId: created.id });
+          if (created.customerType === 'INDIVIDUAL') {
+            // As the customer would: the link's page completes (or fails) verification with the link's secret.
+            const link = await call('createCustomerKycLink', { customerId: created.id }, {});
+            const secret = new URL(link.kycUrl).hash.slice(1);
+            await call('completeSandboxKycLink', {}, { secret, outcome: c.kycStatus });
+          } else await call('createVerification', {}, { customerId: created.id });
           out.counts.verifications++;
         }
         for (const [code, amount] of Object.entries(c.balances ?? {})) {
@@ -317,6 +347,28 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     });
   });
 
+  invitations.forEach(({ entry: v }, i) => {
+    if (!v) return;
+    const path = `invitations[${i}]`;
+    check('createInvitation', `${path}.invitation`, v.invitation);
+    if (v.claim) check('claimInvitation', `${path}.claim`, v.claim);
+    if (v.claim && v.cancel) issue(`${path}.cancel`, 'An invitation is claimed or cancelled, not both');
+    usable(v.ref);
+    // A customer's ref in a UMA address field is its address; any other ref its id.
+    const resolved = (op: string, body: Record<string, unknown>, ids: Map<string, string>) =>
+      substitute(body, (n, field) => ids.get(UMA_FIELDS[op] === field ? umaKey(n as string) : (n as string))!);
+    steps.push({
+      path,
+      run: async (call, ids, out) => {
+        const { code } = await call('createInvitation', {}, resolved('createInvitation', v.invitation, ids));
+        out.counts.invitations++;
+        if (typeof v.ref === 'string') ids.set(v.ref, code);
+        if (v.claim) await call('claimInvitation', { invitationCode: code }, resolved('claimInvitation', v.claim, ids));
+        if (v.cancel) await call('cancelInvitation', { invitationCode: code });
+      },
+    });
+  });
+
   if (issues.length) throw invalidFields('fixture document', issues);
   return steps;
 }
@@ -353,10 +405,20 @@ export async function applyFixtures(steps: Step[], call: CallApi): Promise<Fixtu
   const ids = new Map<string, string>();
   const out: FixtureResult = {
     refs: {},
-    counts: { customers: 0, verifications: 0, fundings: 0, externalAccounts: 0, walletCredentials: 0, agents: 0, payments: 0, settled: 0 },
+    counts: {
+      customers: 0,
+      verifications: 0,
+      fundings: 0,
+      externalAccounts: 0,
+      walletCredentials: 0,
+      agents: 0,
+      payments: 0,
+      settled: 0,
+      invitations: 0,
+    },
     agents: {},
   };
   for (const step of steps) await step.run(call, ids, out).catch((error: unknown) => Promise.reject(entryError(error, step.path)));
-  out.refs = Object.fromEntries(ids);
+  out.refs = Object.fromEntries([...ids].filter(([name]) => !name.startsWith(umaKey(''))));
   return out;
 }

@@ -127,7 +127,7 @@ export function magicValues(s: MagicSettings): MagicValues {
       })),
       {
         kind: 'KYC',
-        what: 'KYC of an individual customer',
+        what: 'KYC of an individual customer of a regulated platform',
         operation: 'POST /verifications',
         values: [],
         otherwise: SANDBOX_INDIVIDUAL_KYC,

@@ -31,6 +31,8 @@ import {
   agentTokens,
   webhookDeliveries,
   webhookEvents,
+  invitations,
+  kycLinks,
 } from '../db/schema';
 import type { Statement } from '../db/client';
 
@@ -67,6 +69,8 @@ export const PLATFORM_DATA: readonly PlatformTable[] = [
   byPlatform('documents', documents),
   byPlatform('beneficialOwners', beneficialOwners),
   byPlatform('kycVerifications', verifications),
+  byPlatform('kycLinks', kycLinks),
+  byPlatform('invitations', invitations),
   byPlatform('externalAccounts', externalAccounts),
   byPlatform('agentActions', agentActions),
   byPlatform('agentTokens', agentTokens),
@@ -94,7 +98,7 @@ export const deletePlatformData = (db: Db, platformId: string): Statement[] =>
 
 /**
  * POST /sandbox/reset: deletes all of one platform's data except its API tokens and configuration
- * (PLATFORM_DATA: customers, accounts, agents, ledger, look-ups, quotes, transactions, documents and their stored files, import jobs,
+ * (PLATFORM_DATA: customers, accounts, KYC links, invitations, agents, ledger, look-ups, quotes, transactions, documents and their stored files, import jobs,
  * webhook events and deliveries, idempotency keys, due transitions, wallet index rows, sandbox e-mails and their per-address counts)
  * and sets its sandbox clock back to real time. One D1 batch, children before parents (foreign keys);
  * then the documents' files. Queue messages still in flight find nothing and do nothing. Snapshots are kept.

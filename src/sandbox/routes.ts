@@ -1,4 +1,4 @@
-// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules, magic values, snapshots, fixtures and reset.
+// Every /sandbox/* route: the clock, simulated payments, deposits, the e-mail outbox, webhooks (TEST and chaos), fault rules, magic values, the hosted KYC page's calls, snapshots, fixtures and reset.
 import type { RouteDef } from '../http/route';
 import type { OperationCalls } from '../http/call';
 import type { CatalogWebhook } from '../webhooks/schema';
@@ -11,6 +11,7 @@ import { faultRoutes } from './faults-routes';
 import { magicValueRoutes } from './magic-values-routes';
 import { snapshotRoutes } from './snapshots-routes';
 import { fixtureRoutes } from './fixtures-routes';
+import { sandboxKycLinkRoutes } from './kyc-link-routes';
 import { resetRoutes } from './reset-routes';
 
 /** What the router hands the sandbox: the API's route table, its in-process caller and its webhook catalog. */
@@ -31,6 +32,7 @@ export const sandboxRoutes = ({ routes, calls, webhooks }: SandboxWiring): Route
   ...sandboxWebhookRoutes(webhooks),
   ...faultRoutes(routes),
   ...magicValueRoutes,
+  ...sandboxKycLinkRoutes,
   ...snapshotRoutes,
   ...fixtureRoutes(routes, calls),
   ...sandboxPaymentRoutes,

@@ -54,6 +54,16 @@ const CASES: Case[] = [
     ...ref('DOCUMENT_NOT_FOUND'),
   },
   { method: 'DELETE', path: `/documents/${none('Document')}`, ...ref('DOCUMENT_NOT_FOUND') },
+  { method: 'POST', path: `/customers/${none('Customer')}/kyc-link`, body: {}, code: 'USER_NOT_FOUND' },
+  // Invitations: a code no platform has
+  { method: 'GET', path: '/invitations/0000000000000000', code: 'INVITATION_NOT_FOUND' },
+  {
+    method: 'POST',
+    path: '/invitations/0000000000000000/claim',
+    body: { inviteeUma: '$nobody@sandbox.test' },
+    code: 'INVITATION_NOT_FOUND',
+  },
+  { method: 'POST', path: '/invitations/0000000000000000/cancel', code: 'INVITATION_NOT_FOUND' },
   // Accounts
   { method: 'GET', path: `/customers/external-accounts/${none('ExternalAccount')}`, ...ref('EXTERNAL_ACCOUNT_NOT_FOUND') },
   { method: 'DELETE', path: `/customers/external-accounts/${none('ExternalAccount')}`, ...ref('EXTERNAL_ACCOUNT_NOT_FOUND') },
@@ -176,6 +186,15 @@ const CASES: Case[] = [
   { method: 'GET', path: `/sandbox/snapshots/${none('SandboxSnapshot')}`, ...ref('SANDBOX_SNAPSHOT_NOT_FOUND') },
   { method: 'POST', path: `/sandbox/snapshots/${none('SandboxSnapshot')}/restore`, ...ref('SANDBOX_SNAPSHOT_NOT_FOUND') },
   { method: 'DELETE', path: `/sandbox/snapshots/${none('SandboxSnapshot')}`, ...ref('SANDBOX_SNAPSHOT_NOT_FOUND') },
+  // The hosted KYC page's calls: the secret is the credential
+  { method: 'POST', path: '/sandbox/kyc-links/open', auth: 'none', body: { secret: 'no-such-secret' }, ...ref('KYC_LINK_NOT_FOUND') },
+  {
+    method: 'POST',
+    path: '/sandbox/kyc-links/complete',
+    auth: 'none',
+    body: { secret: 'no-such-secret', outcome: 'APPROVED' },
+    ...ref('KYC_LINK_NOT_FOUND'),
+  },
   { method: 'POST', path: '/sandbox/send', body: { quoteId: none('Quote'), currencyCode: 'USD' }, code: 'QUOTE_NOT_FOUND' },
   {
     method: 'POST',

@@ -5,7 +5,7 @@ import referenceWebhooks from './reference-webhooks.json';
 
 /**
  * Every in-scope operation of the reference OpenAPI (`test/http/reference-operations.json`, extracted by
- * `scripts/reference-operations.py`; cards, invitations and KYC links are out of scope) is described by /openapi.json, under the reference's method,
+ * `scripts/reference-operations.py`; cards are out of scope) is described by /openapi.json, under the reference's method,
  * path and operationId, so code generated from either document calls the same operations.
  */
 

@@ -31,7 +31,7 @@ const typesAbout = async (p: TestPlatform, id: string) =>
 
 describe('production without an identity provider', () => {
   it('verification routes answer 503 SERVICE_NOT_CONFIGURED; owner changes that need no KYC still apply', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const person = await createCustomer(p, individualBody());
     const business = await createCustomer(p, businessBody());
     const owner = (await api('POST', '/beneficial-owners', { auth: p.auth, body: ownerBody(business.id) })).body;
@@ -56,7 +56,7 @@ describe('production without an identity provider', () => {
 
 describe("production with the operator's identity provider", () => {
   it('a verification waits IN_PROGRESS until the provider approves it; the customer and its webhooks follow once', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const person = await createCustomer(p, individualBody());
     const w = productionWorld();
     const submitted = await w.call('POST', '/verifications', { auth: p.auth, body: { customerId: person.id } });
@@ -102,7 +102,7 @@ describe("production with the operator's identity provider", () => {
   });
 
   it('rejected with reasons, or documents requested: the reasons show on the verification', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const a = await createCustomer(p, businessBody());
     const b = await createCustomer(p, individualBody());
     const w = productionWorld();
@@ -127,7 +127,7 @@ describe("production with the operator's identity provider", () => {
   });
 
   it("a beneficial owner's KYC waits PENDING for the provider; a new last name submits it again", async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const business = await createCustomer(p, businessBody());
     const w = productionWorld();
     const owner = await w.call('POST', '/beneficial-owners', { auth: p.auth, body: ownerBody(business.id, { lastName: 'Smith002' }) });
@@ -161,7 +161,7 @@ describe("production with the operator's identity provider", () => {
   });
 
   it('refuses forged outcomes (401) and unknown or foreign ids (404), changing nothing', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const other = await newPlatform();
     const person = await createCustomer(p, individualBody());
     const w = productionWorld();
@@ -192,7 +192,7 @@ describe("production with the operator's identity provider", () => {
   });
 
   it('concurrent deliveries of one outcome apply it once', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const person = await createCustomer(p, individualBody());
     const w = productionWorld();
     const v = (await w.call('POST', '/verifications', { auth: p.auth, body: { customerId: person.id } })).body;

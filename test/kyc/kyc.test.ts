@@ -237,8 +237,9 @@ describe('verifications', () => {
     expect(ind.body.errors.map((e: any) => e.field)).toEqual(['customer.address', 'customer.fullName', 'customer.birthDate']);
   });
 
-  it('approves a complete individual in the sandbox; production without an identity provider answers 503', async () => {
-    const p = await newPlatform();
+  it("approves a regulated platform's complete individual in the sandbox; production without an identity provider answers 503", async () => {
+    // Other platforms' individuals are verified through the hosted KYC link (test/kyc/kyc-link.test.ts).
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const i = await createCustomer(p, individualBody());
     expect((await api('POST', '/verifications', { auth: p.auth, body: { customerId: i.id } })).body.verificationStatus).toBe('APPROVED');
     expect((await api('GET', `/customers/${i.id}`, { auth: p.auth })).body.kycStatus).toBe('APPROVED');

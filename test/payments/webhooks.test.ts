@@ -163,7 +163,8 @@ describe('payment webhooks', () => {
 
 describe('customer webhooks', () => {
   it('POST /verifications announces the verification and the KYC/KYB result', async () => {
-    const p = await newPlatform();
+    // A regulated platform: it verifies its individuals with POST /verifications (others through the KYC link).
+    const p = await newPlatform({ isRegulatedFinancialInstitution: true });
     const person = (await api('POST', '/customers', { auth: p.auth, body: individualBody() })).body;
     const v = (await api('POST', '/verifications', { auth: p.auth, body: { customerId: person.id } })).body;
     expect((await byType(p.id, 'VERIFICATION.APPROVED')).map((e) => e.data)).toEqual([v]);

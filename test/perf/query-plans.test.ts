@@ -133,6 +133,9 @@ const CASES: Case[] = [
   { path: '/verifications?customerId={customer}', uses: [['verifications', 'customer_id']] },
   { path: '/verifications?verificationStatus=APPROVED', uses: [['verifications', 'verification_status']] },
   { path: '/documents' },
+  // Invitations: the platform's own, newest first.
+  { path: '/invitations', uses: [['invitations', 'platform_id']] },
+  { path: '/invitations?limit=5' },
   { path: '/documents?documentHolder={customer}', uses: [['documents', 'document_holder']] },
   { path: '/sandbox/emails' },
   { path: '/sandbox/emails?to=a%40example.com', uses: [['sandbox_emails', 'to_address']] },

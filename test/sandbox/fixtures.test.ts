@@ -27,7 +27,8 @@ function fullDocument() {
         wallet: { type: 'EMAIL_OTP' },
       },
       { ref: 'acme', ...businessBody({}, { registrationNumber: '5523001' }), kycStatus: 'PENDING', currencies: ['USD', 'MXN'] },
-      { ...individualBody() },
+      // An individual's hosted KYC link, failed.
+      { ref: 'carol', ...individualBody(), kycStatus: 'REJECTED' },
     ],
     agents: [
       { ref: 'bot', name: 'Payroll bot', customerId: { $ref: 'alice' }, policy: policy(), redeem: true },
@@ -64,6 +65,15 @@ function fullDocument() {
         settle: true,
       },
     ],
+    invitations: [
+      // A customer's ref where a UMA address goes is its address.
+      {
+        ref: 'invite',
+        invitation: { inviterUma: { $ref: 'alice' }, firstName: 'Alice', amountToSend: 500 },
+        claim: { inviteeUma: { $ref: 'carol' } },
+      },
+      { ref: 'withdrawn', invitation: { inviterUma: { $ref: 'carol' } }, cancel: true },
+    ],
   };
 }
 
@@ -75,13 +85,14 @@ describe('POST /sandbox/fixtures', () => {
     const { refs, counts, agents } = res.body;
     expect(counts).toEqual({
       customers: 3,
-      verifications: 2,
+      verifications: 3,
       fundings: 2,
       externalAccounts: 2,
       walletCredentials: 1,
       agents: 2,
       payments: 3,
       settled: 2,
+      invitations: 2,
     });
     expect(refs).toMatchObject({
       alice: expect.stringMatching(/^Customer:/),
@@ -103,6 +114,19 @@ describe('POST /sandbox/fixtures', () => {
     const alice = await api('GET', `/customers/${refs.alice}`, { auth: p.auth });
     expect(alice.body).toMatchObject({ kycStatus: 'APPROVED', email: 'alice@example.com' });
     expect((await api('GET', `/customers/${refs.acme}`, { auth: p.auth })).body).toMatchObject({ kybStatus: 'PENDING' });
+    expect((await api('GET', `/customers/${refs.carol}`, { auth: p.auth })).body).toMatchObject({ kycStatus: 'REJECTED' });
+
+    // Invitations by their codes: one claimed by carol, one cancelled; refs name codes, never UMA addresses.
+    const carol = (await api('GET', `/customers/${refs.carol}`, { auth: p.auth })).body;
+    expect((await api('GET', `/invitations/${refs.invite}`, { auth: p.auth })).body).toMatchObject({
+      status: 'CLAIMED',
+      inviterUma: alice.body.umaAddress,
+      inviteeUma: carol.umaAddress,
+      firstName: 'Alice',
+      amountToSend: { amount: 500 },
+    });
+    expect((await api('GET', `/invitations/${refs.withdrawn}`, { auth: p.auth })).body).toMatchObject({ status: 'CANCELLED' });
+    expect(Object.values(refs).filter((v) => String(v).startsWith('$'))).toEqual([]);
     expect((await api('GET', '/customers', { auth: p.auth })).body.totalCount).toBe(3);
 
     // Balances: funded, less the payout and the quote, plus the pull (settled too: the quote's settling moved the clock past it).
@@ -145,7 +169,15 @@ describe('POST /sandbox/fixtures', () => {
     const p = await newPlatform();
     const res = await load(p, sample);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.counts).toMatchObject({ customers: 2, externalAccounts: 2, walletCredentials: 1, agents: 1, payments: 3, settled: 3 });
+    expect(res.body.counts).toMatchObject({
+      customers: 2,
+      externalAccounts: 2,
+      walletCredentials: 1,
+      agents: 1,
+      payments: 3,
+      settled: 3,
+      invitations: 1,
+    });
     expect((await api('GET', `/customers/${res.body.refs.acme}`, { auth: p.auth })).body.kybStatus).toBe('PENDING');
     expect((await api('GET', `/transactions/${res.body.refs['to-mexico']}`, { auth: p.auth })).body.status).toBe('COMPLETED');
     // Its quote to Mexico named a look-up of the account, which asked for the payer's tax id.
@@ -285,13 +317,47 @@ describe('POST /sandbox/fixtures refuses a bad document whole, naming its JSON p
 
   it('a kycStatus the sandbox cannot reach, or not a status at all', async () => {
     const p = await newPlatform();
-    await refused(p, { customers: [{ ...base(), kycStatus: 'REJECTED' }] }, ['customers[0].kycStatus']);
+    // An individual's hosted KYC link is completed (APPROVED) or failed (REJECTED): never left PENDING.
+    await refused(p, { customers: [{ ...base(), kycStatus: 'PENDING' }] }, ['customers[0].kycStatus']);
     await refused(p, { customers: [{ ...base(), kycStatus: 'MAYBE' }] }, ['customers[0].kycStatus']);
     // A business reaches the outcome of its registration number's suffix (002: REJECTED), and needs its details on file.
     await refused(p, { customers: [{ ...businessBody({}, { registrationNumber: '5523001' }), kycStatus: 'REJECTED' }] }, [
       'customers[0].kycStatus',
     ]);
-    await refused(p, { customers: [{ ...individualBody({ birthDate: undefined }), kycStatus: 'APPROVED' }] }, ['customers[0].birthDate']);
+    await refused(p, { customers: [{ ...businessBody({}, { taxId: undefined }), kycStatus: 'APPROVED' }] }, [
+      'customers[0].businessInfo.taxId',
+    ]);
+  });
+
+  it('invitations: a ref of the wrong kind for a UMA address, or claimed and cancelled at once', async () => {
+    const p = await newPlatform();
+    const customers = [{ ...base(), ref: 'alice' }];
+    await refused(p, { customers, invitations: [{ invitation: { inviterUma: { $ref: 'alice.accounts.USD' } } }] }, [
+      'invitations[0].invitation.inviterUma.$ref',
+    ]);
+    await refused(p, { customers, invitations: [{ invitation: { inviterUma: { $ref: 'nobody' } } }] }, [
+      'invitations[0].invitation.inviterUma.$ref',
+    ]);
+    await refused(p, { customers, invitations: [{ invitation: { inviterUma: 'not an address' } }] }, [
+      'invitations[0].invitation.inviterUma',
+    ]);
+    await refused(
+      p,
+      {
+        customers,
+        invitations: [{ invitation: { inviterUma: { $ref: 'alice' } }, claim: { inviteeUma: { $ref: 'alice' } }, cancel: true }],
+      },
+      ['invitations[0].cancel'],
+    );
+    // A claim the API refuses (the inviter itself) rolls the whole document back, naming the entry.
+    const res = await load(p, {
+      customers,
+      invitations: [{ invitation: { inviterUma: { $ref: 'alice' } }, claim: { inviteeUma: { $ref: 'alice' } } }],
+    });
+    expectError(res, 400, 'INVALID_INPUT');
+    expect(res.body.details.entry).toBe('invitations[0]');
+    expect((await api('GET', '/invitations', { auth: p.auth })).body.data).toEqual([]);
+    expect((await api('GET', '/customers', { auth: p.auth })).body.data).toEqual([]);
   });
 
   it('currencies the platform lacks', async () => {

@@ -9,6 +9,7 @@ import { emailList, sandboxPage } from './sandbox.js';
 import { faultList, faultPage } from './faults.js';
 import { referencePage } from './reference.js';
 import { agentList, agentPage } from './agents.js';
+import { invitationList, invitationPage } from './invitations.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -19,6 +20,7 @@ const SECTIONS = [
   ['customers', 'Customers'],
   ['transactions', 'Transactions'],
   ['agents', 'Agents'],
+  ['invitations', 'Invitations'],
   ['webhooks', 'Webhooks'],
   ...(sandboxOnly
     ? [
@@ -34,6 +36,7 @@ const VIEWS = {
   customers: (p) => (p ? customerPage : customerList),
   transactions: (p) => (p ? transactionPage : transactionList),
   agents: (p) => (p ? agentPage : agentList),
+  invitations: (p) => (p ? invitationPage : invitationList),
   webhooks: (p) => (p ? deliveryPage : deliveryList),
   emails: () => (sandboxOnly ? emailList : null),
   sandbox: () => (sandboxOnly ? sandboxPage : null),

@@ -1,7 +1,7 @@
 // Customers: the list with its search, and a customer's page (accounts and balances, external accounts,
-// KYC, embedded-wallet credentials and sessions; keys are never listed by the API, so never shown).
+// KYC with its hosted KYC link, embedded-wallet credentials and sessions; keys are never listed by the API, so never shown).
 import { api } from './api.js';
-import { badge, errorBox, facts, field, fill, h, money, shortId, table, when } from './ui.js';
+import { actionForm, badge, errorBox, facts, field, fill, h, money, shortId, table, when } from './ui.js';
 
 const PAGE = 20;
 
@@ -96,6 +96,7 @@ export async function customerPage(main, id) {
       [customer.customerType === 'BUSINESS' ? 'KYB status' : 'KYC status', badge(customer.kycStatus ?? customer.kybStatus)],
       ['Beneficial owners', customer.beneficialOwners?.length],
     ]),
+    customer.isDeleted ? null : kycLinkSection(customer),
     h('h2', null, 'Internal accounts'),
     table(
       [
@@ -122,6 +123,46 @@ export async function customerPage(main, id) {
     ),
     h('h2', null, 'Embedded wallet'),
     wallets.length ? wallets.map((w) => walletSection(w)) : h('p', { class: 'empty' }, 'This customer has no embedded wallet.'),
+  );
+}
+
+/** A hosted KYC link for the customer: the page where they complete or fail verification (it works once). */
+function kycLinkSection(customer) {
+  const redirect = h('input', { name: 'redirectUri', placeholder: 'https://app.example.com/kyc-done', spellcheck: 'false' });
+  const made = h('div');
+  return h(
+    'section',
+    { class: 'card' },
+    h('h3', null, 'Hosted KYC link'),
+    h(
+      'p',
+      { class: 'muted' },
+      'A single-use page, valid 24 hours, where the customer completes or fails verification; the outcome sets the status above.',
+    ),
+    actionForm(
+      'Create KYC link',
+      [field('Redirect URI (optional)', redirect, 'Where the browser goes afterwards: https, or http on localhost')],
+      async () => {
+        const body = redirect.value.trim() ? { redirectUri: redirect.value.trim() } : {};
+        const link = await api(`/customers/${encodeURIComponent(customer.id)}/kyc-link`, { method: 'POST', body });
+        fill(
+          made,
+          facts([
+            [
+              'Link',
+              h(
+                'a',
+                { href: link.kycUrl, target: '_blank', rel: 'noopener noreferrer', data: { field: 'kyc-url' } },
+                'Open the hosted page',
+              ),
+            ],
+            ['Expires', when(link.expiresAt)],
+          ]),
+        );
+        return 'KYC link created: send it to the customer.';
+      },
+    ),
+    made,
   );
 }
 
