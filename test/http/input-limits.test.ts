@@ -35,3 +35,21 @@ describe('JSON bodies nested past 64 levels are 400, on every route', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 });
+
+describe('control characters in any query parameter are 400', () => {
+  it("a NUL in a customer search, and in other lists' filters", async () => {
+    const p = await newPlatform();
+    for (const path of [
+      '/customers?search=Bob%00xx',
+      '/customers?platformCustomerId=Bob%00xx',
+      '/transactions?platformCustomerId=Bob%01',
+      '/agents?limit=10%0A',
+    ]) {
+      const res = await api('GET', path, { auth: p.auth });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(res.body.details.fields[0].message, path).toBe('Control characters are not allowed');
+    }
+    // Text with no control character still searches.
+    expect((await api('GET', '/customers?search=Bob%20xx', { auth: p.auth })).status).toBe(200);
+  });
+});
