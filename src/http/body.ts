@@ -70,6 +70,27 @@ function isJson(contentType: string | null): boolean {
   return type === 'application/json' && (charset === undefined || charset === 'utf-8');
 }
 
+/** The deepest nesting a JSON body may have: far past any route's schema, far short of what recursion over it overflows. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deep arrays and objects nest in JSON text (brackets inside strings aside), in one pass without recursion. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
+}
+
 /**
  * Parses a JSON body; an empty body is `undefined` so the route's schema decides whether one is required. A body
  * that is not `application/json` is 415 (refused before it is read when its length is declared); a request
@@ -81,6 +102,10 @@ export async function readJson(request: Request, limit = JSON_BODY_LIMIT): Promi
   const raw = await readText(request, limit);
   if (raw !== '' && !json) throw unsupportedMediaType('application/json');
   if (raw.trim() === '') return { raw, value: undefined };
+  if (nestingDepth(raw) > MAX_JSON_DEPTH)
+    throw badRequest(`Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, {
+      fields: [{ field: '(body)', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }],
+    });
   try {
     return { raw, value: JSON.parse(raw) };
   } catch {

@@ -1,7 +1,7 @@
 // The runner's input stage: a request's path parameters, query and JSON body, validated by the route's schemas.
 import * as z from 'zod';
 import { mediaType, readJson, unsupportedMediaType } from './body';
-import { invalidFields, zodIssues } from './errors';
+import { invalidFields, zodIssues, type FieldIssue } from './errors';
 
 /** The schemas a route validates its input with (its body is already strict: `strictBody`). */
 export interface InputSchemas {
@@ -65,10 +65,19 @@ function decodeParams(raw: Record<string, string> | undefined): Record<string, s
   return out;
 }
 
-/** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). */
+/** C0 controls and DEL: no parameter means them, and a store or search engine may read them as the end of the text. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL_ALL = /[\u0000-\u001f\u007f]/g;
+
+/** Query string as an object; a repeated key becomes an array (so single-valued fields reject it). Control characters are 400. */
 function queryObject(url: URL): Record<string, string | string[]> {
   // No prototype: `__proto__` is a parameter like any other (refused as unknown), not a setter.
   const out: Record<string, string | string[]> = Object.create(null);
+  const refused: FieldIssue[] = [];
+  for (const [k, v] of url.searchParams)
+    if (CONTROL.test(k) || CONTROL.test(v))
+      refused.push({ field: k.replace(CONTROL_ALL, '?'), message: 'Control characters are not allowed' });
+  if (refused.length) throw invalidFields('query parameters', refused);
   for (const [k, v] of url.searchParams) {
     const prev = out[k];
     out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);

@@ -4,8 +4,8 @@ import { deleteSnapshot, restoreSnapshot, takeSnapshot } from './snapshots-servi
 
 /**
  * Runs `apply` after taking a hidden snapshot of the platform; if `apply` throws, restores the snapshot (every
- * kind of sandbox data the platform has, so changes other requests made during the call are undone too) and
- * throws the step's error. The snapshot is deleted either way.
+ * kind of sandbox data the platform has, so changes other requests made during the call are undone too, but
+ * never a revocation: `restoreSnapshot` keeps those) and throws the step's error. The snapshot is deleted either way.
  */
 export async function withRollback<T>(c: Ctx<'basic'>, apply: () => Promise<T>): Promise<T> {
   const platformId = c.auth.platform.id;

@@ -2,8 +2,12 @@
 import * as z from 'zod';
 import { AgentDeviceCode, DeviceCodeRedeem } from '../agents/schema';
 
-/** The largest document accepted: counts per section and bytes of the body. */
+/**
+ * The largest document accepted: counts per section, entries in all (customers, their external accounts, agents
+ * and payments: planning costs about one unit per entry, on the Worker's one thread) and bytes of the body.
+ */
 export const FIXTURE_LIMITS = {
+  entries: 20_000,
   customers: 1_000,
   agents: 1_000,
   payments: 10_000,

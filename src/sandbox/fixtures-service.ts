@@ -2,13 +2,14 @@
 import type * as z from 'zod';
 import type { PlatformRow } from '../db/schema';
 import { OPEN_TRANSACTION_STATUSES } from '../db/enums';
-import { ApiError, invalidFields, zodIssues, type FieldIssue } from '../http/errors';
+import { ApiError, badRequest, invalidFields, zodIssues, type FieldIssue } from '../http/errors';
 import type { RouteDef } from '../http/route';
 import { missingInformation } from '../kyc/verifications-service';
 import { sandboxKybStatus } from '../kyc/sandbox';
 import { KycLinkOutcome } from '../db/enums';
 import { LONG_PENDING_MS, SETTLE_MS, SLOW_PAYOUT_MS, TRANSFER_FAIL_MS } from '../payments/sandbox-rail';
 import {
+  FIXTURE_LIMITS,
   FixtureAgent,
   FixtureCustomer,
   FixtureInvitation,
@@ -69,6 +70,9 @@ interface Step {
   run: (call: CallApi, ids: Map<string, string>, out: FixtureResult) => Promise<void>;
 }
 
+/** The issues a refusal lists (the first ones, in document order), so a wholly broken document gets a short answer. */
+const MAX_ISSUES = 100;
+
 const FIXTURE_KEYS = { customer: ['ref', 'kycStatus', 'balances', 'externalAccounts', 'wallet'], agent: ['ref', 'redeem'] };
 
 /** A dotted zod path as the document's JSON path: `customers.1.ref` is `customers[1].ref`. */
@@ -96,12 +100,29 @@ function substitute(value: unknown, resolve: (name: unknown, field: string) => s
  * Checks the whole document against the platform and the routes' own request schemas, and returns the steps
  * that create it; 400 INVALID_INPUT naming each failing JSON path, before anything is created.
  */
-export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes: readonly RouteDef[]): Step[] {
+export function planFixtures(
+  doc: FixtureDocument,
+  platform: PlatformRow,
+  routes: readonly RouteDef[],
+  /** The planner's work, observable: each declared name it visits marking entries usable. */
+  meter = { visits: 0 },
+): Step[] {
+  const entries =
+    (doc.customers?.length ?? 0) +
+    (doc.agents?.length ?? 0) +
+    (doc.payments?.length ?? 0) +
+    (doc.invitations?.length ?? 0) +
+    (doc.customers ?? []).reduce((n, c) => n + (Array.isArray(c.externalAccounts) ? c.externalAccounts.length : 0), 0);
+  if (entries > FIXTURE_LIMITS.entries) {
+    const message = `The document holds ${entries} entries (customers, their external accounts, agents, payments and invitations); at most ${FIXTURE_LIMITS.entries}`;
+    throw badRequest(`Invalid fixture document: ${message}`, { fields: [{ field: '(body)', message }] });
+  }
   const issues: FieldIssue[] = [];
   const issue = (field: string, message: string) => issues.push({ field, message });
   // A query refuses parameters it does not declare, as its route does (the declared schema is a plain object).
+  const routeOf = new Map(routes.map((r) => [r.operationId, r]));
   const schemaOf = (operationId: string, part: 'body' | 'query' = 'body') => {
-    const schema = routes.find((r) => r.operationId === operationId)![part] as z.ZodType;
+    const schema = routeOf.get(operationId)![part] as z.ZodType;
     return part === 'query' ? (schema as z.ZodObject).strict() : schema;
   };
   const platformCurrencies = platform.supportedCurrencies.map((c) => c.currencyCode);
@@ -109,12 +130,20 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
 
   // Every name the document declares, in document order; a ref may name only those declared before it.
   const declared = new Map<string, { kind: Kind; seq: number; path: string }>();
+  // An entry's ref to the names it declares (itself, `<ref>.accounts.<CURRENCY>`...): indexed once, so marking an
+  // entry usable costs its own names, not a scan of the document's (which made planning quadratic).
+  const family = new Map<string, string[]>();
   const known = new Set<string>();
   let seq = 0;
-  const declare = (name: unknown, kind: Kind, path: string) => {
+  const declare = (name: unknown, kind: Kind, path: string, owner = name) => {
     if (typeof name !== 'string') return;
     if (declared.has(name)) issue(`${path}.ref`, `Duplicate ref "${name}" (first at ${declared.get(name)!.path})`);
-    else declared.set(name, { kind, seq: seq++, path });
+    else {
+      declared.set(name, { kind, seq: seq++, path });
+      const names = family.get(owner as string);
+      if (names) names.push(name);
+      else family.set(owner as string, [name]);
+    }
   };
   // Each entry by its own schema; one that fails still declares its ref, so refs to it add no noise.
   const parse = <T>(schema: z.ZodType<T>, list: Record<string, unknown>[] | undefined, section: string) =>
@@ -132,15 +161,15 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     declare(ref, 'customer', path);
     if (typeof ref === 'string') {
       // Every customer holds an account in each platform currency (`customerAccountRows`).
-      for (const code of platformCurrencies) declare(`${ref}.accounts.${code}`, 'internalAccount', path);
-      if (hasWallets) declare(`${ref}.accounts.wallet`, 'internalAccount', path);
+      for (const code of platformCurrencies) declare(`${ref}.accounts.${code}`, 'internalAccount', path, ref);
+      if (hasWallets) declare(`${ref}.accounts.wallet`, 'internalAccount', path, ref);
     }
     c?.externalAccounts?.forEach((a, j) => declare(a.ref, 'externalAccount', `${path}.externalAccounts[${j}]`));
   });
   agents.forEach(({ ref }, i) => declare(ref, 'agent', `agents[${i}]`));
   payments.forEach(({ entry: p, ref }, i) => {
     declare(ref, 'payment', `payments[${i}]`);
-    if (p && 'quote' in p && typeof ref === 'string') declare(`${ref}.quote`, 'quote', `payments[${i}]`);
+    if (p && 'quote' in p && typeof ref === 'string') declare(`${ref}.quote`, 'quote', `payments[${i}]`, ref);
   });
   invitations.forEach(({ ref }, i) => declare(ref, 'invitation', `invitations[${i}]`));
 
@@ -163,7 +192,10 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
   };
   const usable = (name: unknown) => {
     if (typeof name !== 'string') return;
-    for (const [n, d] of declared) if (n === name || n.startsWith(`${name}.`)) if (d.kind !== 'quote') known.add(n);
+    for (const n of family.get(name) ?? []) {
+      meter.visits++;
+      if (declared.get(n)!.kind !== 'quote') known.add(n);
+    }
   };
 
   const steps: Step[] = [];
@@ -369,6 +401,13 @@ export function planFixtures(doc: FixtureDocument, platform: PlatformRow, routes
     });
   });
 
+  if (issues.length > MAX_ISSUES) {
+    const error = invalidFields('fixture document', issues.slice(0, MAX_ISSUES));
+    throw new ApiError(error.code, `${error.message} (and ${issues.length - MAX_ISSUES} more)`, {
+      ...error.details,
+      issueCount: issues.length,
+    });
+  }
   if (issues.length) throw invalidFields('fixture document', issues);
   return steps;
 }

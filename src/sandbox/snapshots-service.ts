@@ -1,5 +1,5 @@
 // Sandbox snapshots: capture a platform's sandbox data (D1 rows, wallet Durable Objects, documents' files) and restore it.
-import { and, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Env } from '../env';
 import type { Db, Statement } from '../db/client';
@@ -7,7 +7,16 @@ import { namedGuard } from '../db/client';
 import { errorText, isNamedGuardFailure } from '../db/errors';
 import { storedValue } from '../db/insert-select';
 import { MAX_JSON_BYTES } from '../db/json-rows';
-import { internalAccounts, platforms, sandboxSnapshotRows, sandboxSnapshots, type SandboxSnapshotRow } from '../db/schema';
+import {
+  agentDeviceCodes,
+  agents,
+  agentTokens,
+  internalAccounts,
+  platforms,
+  sandboxSnapshotRows,
+  sandboxSnapshots,
+  type SandboxSnapshotRow,
+} from '../db/schema';
 import { newId } from '../crypto/ids';
 import { badRequest, notFound } from '../http/errors';
 import { keysetList } from '../http/pagination';
@@ -278,10 +287,12 @@ export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id
     const same = captured.length === columns.length && columns.every((c, i) => c.name === captured[i]);
     return { ...t, columns, captured, same };
   });
+  const revocations = keepRevocations(db, platformId, id, deps.now);
   const statements: Statement[] = [
     namedGuard(db, SNAPSHOT_GONE, sql`EXISTS (SELECT 1 FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.id} = ${id})`),
     // Foreign keys are checked at the commit: a changed parent is deleted and inserted again under unchanged children.
     db.run(sql`PRAGMA defer_foreign_keys = on`),
+    ...revocations.before,
     ...tables.map(({ kind, table, rowsOf, columns, same }) =>
       db
         .delete(table)
@@ -302,6 +313,7 @@ export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id
       const missing = same ? sql` AND NOT EXISTS (SELECT 1 FROM ${table} WHERE ${present})` : sql``;
       return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${fromSnapshot(kind)}${missing}`);
     }),
+    ...revocations.after,
     db.update(platforms).set({ clockOffsetMs: snapshot.clockOffsetMs }).where(eq(platforms.id, platformId)),
   ];
   try {
@@ -313,6 +325,57 @@ export async function restoreSnapshot(deps: SnapshotDeps, platformId: string, id
   // Files of documents the snapshot did not hold: their rows are gone now.
   await deleteFilesExcept(env.DOCUMENTS, documentsPrefix(platformId), kept);
   return snapshot;
+}
+
+/** Kinds of the rows a restore keeps its platform's revocations in while it runs (never a table's kind). */
+const REVOKED_AGENT = '~revokedAgent';
+const REVOKED_TOKEN = '~revokedToken';
+const SPENT_CODE = '~spentCode';
+
+/**
+ * Revocations and spent one-time codes outlive a restore: `before` (in the restore's batch, ahead of its
+ * deletes) keeps the platform's deleted agents, revoked agent tokens and redeemed or cut-short device codes as
+ * rows of the snapshot being restored; `after` (once the rows are back) deletes again each agent deleted now,
+ * revokes again each token revoked now, and gives each device code the redemption and the earlier expiry of now
+ * (these only ever move one way), then drops the kept rows. One transaction with the restore, so a revocation
+ * made while it runs is either kept or made after it. API tokens are not in a snapshot: a restore never touches them.
+ */
+function keepRevocations(db: Db, platformId: string, snapshotId: string, now: number): { before: Statement[]; after: Statement[] } {
+  const rows = sandboxSnapshotRows;
+  const keep = (kind: string, select: SQL) => db.insert(rows).select(sql`SELECT ${snapshotId}, ${kind}, ${select}`);
+  /** The kept value at `index` of the row of `kind` whose first value is `key`. */
+  const kept = (kind: string, key: SQLiteColumn, index: number) =>
+    sql`(SELECT ${rows.row} ->> ${`$[${index}]`} FROM ${rows} WHERE ${rows.snapshotId} = ${snapshotId} AND ${rows.kind} = ${kind} AND ${rows.row} ->> '$[0]' = ${key})`;
+  const keys = (kind: string, key: SQLiteColumn) =>
+    sql`${key} IN (SELECT ${rows.row} ->> '$[0]' FROM ${rows} WHERE ${rows.snapshotId} = ${snapshotId} AND ${rows.kind} = ${kind})`;
+  return {
+    before: [
+      keep(REVOKED_AGENT, sql`json_array(id, deleted_at) FROM agents WHERE platform_id = ${platformId} AND deleted_at IS NOT NULL`),
+      keep(REVOKED_TOKEN, sql`json_array(id, revoked_at) FROM agent_tokens WHERE platform_id = ${platformId} AND revoked_at IS NOT NULL`),
+      keep(
+        SPENT_CODE,
+        sql`json_array(code_hash, redeemed_at, expires_at) FROM agent_device_codes WHERE platform_id = ${platformId} AND (redeemed_at IS NOT NULL OR expires_at <= ${now})`,
+      ),
+    ],
+    after: [
+      db
+        .update(agents)
+        .set({ deletedAt: kept(REVOKED_AGENT, agents.id, 1), updatedAt: kept(REVOKED_AGENT, agents.id, 1) })
+        .where(and(eq(agents.platformId, platformId), isNull(agents.deletedAt), keys(REVOKED_AGENT, agents.id))),
+      db
+        .update(agentTokens)
+        .set({ revokedAt: kept(REVOKED_TOKEN, agentTokens.id, 1) })
+        .where(and(eq(agentTokens.platformId, platformId), isNull(agentTokens.revokedAt), keys(REVOKED_TOKEN, agentTokens.id))),
+      db
+        .update(agentDeviceCodes)
+        .set({
+          redeemedAt: sql`coalesce(${agentDeviceCodes.redeemedAt}, ${kept(SPENT_CODE, agentDeviceCodes.codeHash, 1)})`,
+          expiresAt: sql`min(${agentDeviceCodes.expiresAt}, ${kept(SPENT_CODE, agentDeviceCodes.codeHash, 2)})`,
+        })
+        .where(and(eq(agentDeviceCodes.platformId, platformId), keys(SPENT_CODE, agentDeviceCodes.codeHash))),
+      db.delete(rows).where(and(eq(rows.snapshotId, snapshotId), inArray(rows.kind, [REVOKED_AGENT, REVOKED_TOKEN, SPENT_CODE]))),
+    ],
+  };
 }
 
 async function deleteFilesExcept(bucket: R2Bucket, prefix: string, kept: Set<string>): Promise<void> {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, expectError, failingFields, newPlatform, productionApi, type TestPlatform } from '../support/api';
+import { api, expectError, failingFields, newPlatform, productionApi, tokenWith, type TestPlatform } from '../support/api';
 import { businessBody, individualBody } from '../support/customers';
 import { bankInfo, balanceOf } from '../support/payments';
-import { policy } from '../support/agents';
+import { newAgent, policy } from '../support/agents';
 import sample from '../../scripts/fixtures/sample.json';
 
 const T0 = Date.parse('2032-08-01T09:00:00.000Z');
@@ -466,4 +466,34 @@ describe('POST /sandbox/fixtures per platform', () => {
     expect((await api('GET', '/customers', { auth: b.auth })).body.totalCount).toBe(0);
     expect(await balanceOf(a, loaded.body.refs['alice.accounts.USD'])).toBe(1_000);
   });
+});
+
+describe('POST /sandbox/fixtures rollback and revocations', () => {
+  it('a rollback never restores an agent a MANAGE token deleted while the fixture ran', async () => {
+    const p = await newPlatform();
+    const agent = await newAgent({ p });
+    expect((await api('GET', '/agents/me', { auth: agent.bearer })).status).toBe(200);
+    const world = await load(p, { customers: [base()] });
+    expect(world.status, JSON.stringify(world.body)).toBe(201);
+    const [usd, bank] = [world.body.refs['alice.accounts.USD'], world.body.refs['alice-bank']];
+    const transact = await tokenWith(p, ['TRANSACT']);
+    const manage = await tokenWith(p, ['MANAGE']);
+    const rule = await api('POST', '/sandbox/faults', {
+      auth: transact,
+      body: { match: { method: 'POST', path: '/transfer-out' }, effect: { type: 'LATENCY', delayMs: 1_500 } },
+    });
+    expect(rule.status, JSON.stringify(rule.body)).toBe(201);
+    // A TRANSACT token's fixture whose second transfer fails (insufficient funds), each transfer delayed.
+    const loading = api('POST', '/sandbox/fixtures', { auth: transact, body: { payments: [out(usd, bank, 500), out(usd, bank, 5_000)] } });
+    // Once the rule fired, the rollback point is taken and the first transfer is waiting: revoke then.
+    const fired = async () => (await api('GET', `/sandbox/faults/${rule.body.id}`, { auth: p.auth })).body.firedCount;
+    while ((await fired()) < 1) await new Promise((r) => setTimeout(r, 25));
+    expect((await api('DELETE', `/agents/${agent.agentId}`, { auth: manage })).status).toBe(204);
+    const res = await loading;
+    expectError(res, 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
+    // The fixture is rolled back (no transaction left), the deletion is not: the agent's token is refused.
+    expect((await api('GET', '/transactions', { auth: p.auth })).body.totalCount).toBe(0);
+    expectError(await api('GET', '/agents/me', { auth: agent.bearer }), 401);
+    expectError(await api('GET', `/agents/${agent.agentId}`, { auth: p.auth }), 404);
+  }, 30_000);
 });

@@ -6,7 +6,7 @@ import { businessBody, createCustomer, individualBody, personalInfo, postForm } 
 import { advance, customerWithAccounts, db, externalAccount, fund, idemKey, transfer, tx } from '../support/payments';
 import { credentialsOf, newWallet, otpSession, sessionsOf, signed, type TestWallet } from '../support/wallets';
 import { fakeEndpoint, hookUrl } from '../support/webhooks';
-import { policy } from '../support/agents';
+import { newAgent, policy } from '../support/agents';
 import { sandboxOidc } from '../wallet/oidc-fixtures';
 import { deleteSnapshot, MAX_SNAPSHOTS, restoreSnapshot, ROLLBACK_POINT_TTL_MS, takeSnapshot } from '../../src/sandbox/snapshots-service';
 import { database } from '../../src/db/client';
@@ -367,5 +367,36 @@ describe('sandbox snapshots', () => {
       'REFERENCE_NOT_FOUND',
       'ROUTE_NOT_FOUND',
     );
+  });
+});
+
+describe('a restore never revives a credential', () => {
+  it("a deleted agent's token stays refused and a redeemed device code does not redeem again", async () => {
+    const p = await newPlatform();
+    const gone = await newAgent({ p });
+    const customer = await createCustomer(p, individualBody());
+    const waiting = ok(
+      await api('POST', '/agents', { auth: p.auth, body: { name: 'Waiting bot', customerId: customer.id, policy: policy() } }),
+      201,
+    ).body;
+    const code = waiting.deviceCode.code;
+    ok(await api('GET', '/agents/me', { auth: gone.bearer }));
+    const snapshot = await take(p);
+    ok(await api('DELETE', `/agents/${gone.agentId}`, { auth: p.auth }), 204);
+    expectError(await api('GET', '/agents/me', { auth: gone.bearer }), 401);
+    ok(await api('POST', `/agents/device-codes/${code}/redeem`));
+    ok(await restore(p, snapshot.id));
+    // The deletion and the redemption outlive the restore: the token is refused, the code spent, the agent deleted.
+    expectError(await api('GET', '/agents/me', { auth: gone.bearer }), 401);
+    const again = await api('POST', `/agents/device-codes/${code}/redeem`);
+    expect(again.status, JSON.stringify(again.body)).toBeGreaterThanOrEqual(400);
+    expect(again.status).toBeLessThan(500);
+    expectError(await api('GET', `/agents/${gone.agentId}`, { auth: p.auth }), 404);
+    // Everything else is back as it was: the waiting agent is still there, not connected.
+    const restored = ok(await api('GET', `/agents/${waiting.agent.id}`, { auth: p.auth })).body;
+    expect(restored.isConnected).toBe(false);
+    // No helper rows are left in the snapshot, which restores the same way again.
+    ok(await restore(p, snapshot.id));
+    expectError(await api('GET', '/agents/me', { auth: gone.bearer }), 401);
   });
 });
