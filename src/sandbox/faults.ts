@@ -34,21 +34,32 @@ interface Matched {
   input: { params: unknown; query: unknown; body: unknown };
 }
 
+/** How a firing records the request's path: as log lines show it, a secret parameter (a device code) by its `:name`. */
+export type ShownPath = (path: string) => string;
+
 /**
  * The oldest live rule of `platform` matching the request, evaluated (one round trip, only when one matches:
  * a platform without rules, or with rules for other operations, costs nothing); the rule if it fired.
  */
-export async function fireFault(db: Db, platform: PlatformRow, request: Request, req: Matched, now: number): Promise<Fired | undefined> {
+export async function fireFault(
+  db: Db,
+  platform: PlatformRow,
+  request: Request,
+  req: Matched,
+  now: number,
+  shown: ShownPath,
+): Promise<Fired | undefined> {
   const rules = platform.sandboxFaults;
   if (!rules || req.route.startsWith(FAULTS_PATH)) return undefined;
-  const path = openApiPath(req.route);
-  const rule = rules.find((r) => matches(r, req.method, path, req.input));
+  const template = openApiPath(req.route);
+  const rule = rules.find((r) => matches(r, req.method, template, req.input));
   if (!rule) return undefined;
   const requestId = crypto.randomUUID();
-  const url = new URL(request.url);
-  const [, fired] = (await db.batch(
-    firingStatements(db, platform.id, rule.id, { at: now, method: req.method, path: url.pathname, requestId }),
-  )) as [unknown, { effect: FaultEffect }[]];
+  const path = shown(new URL(request.url).pathname);
+  const [, fired] = (await db.batch(firingStatements(db, platform.id, rule.id, { at: now, method: req.method, path, requestId }))) as [
+    unknown,
+    { effect: FaultEffect }[],
+  ];
   return fired[0] ? { id: rule.id, effect: fired[0].effect, requestId } : undefined;
 }
 
@@ -197,8 +208,8 @@ function faultError(fired: Fired, status: number, what: string, headers: Record<
  * The runner's hook (router.ts installs it in sandbox mode only): a rule of the platform that fires on the
  * request answers instead of it (ERROR), delays it (LATENCY) or changes its answer (AFTER_COMMIT, DISCONNECT).
  */
-export async function faultsAround(r: HandlingRequest): Promise<AroundHandling | undefined> {
-  const fired = await fireFault(r.db, r.platform, r.request, { method: r.method, route: r.route, input: r.input }, r.now);
+export async function faultsAround(r: HandlingRequest, shown: ShownPath): Promise<AroundHandling | undefined> {
+  const fired = await fireFault(r.db, r.platform, r.request, { method: r.method, route: r.route, input: r.input }, r.now, shown);
   if (!fired) return undefined;
   const instead = await beforeHandling(fired);
   return instead ? { instead } : { after: (response) => afterHandling(fired, response) };
