@@ -1,6 +1,6 @@
 // Sandbox fault rules across tokens of different permissions: what a rule may record, target and block.
 import { describe, expect, it } from 'vitest';
-import { api, expectError, newPlatform, tokenWith } from '../support/api';
+import { api, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
 import { createCustomer, individualBody } from '../support/customers';
 import { policy } from '../support/agents';
 
@@ -23,5 +23,42 @@ describe('firings', () => {
     expect(shown.status).toBe(200);
     expect(shown.body.firings).toEqual([expect.objectContaining({ method: 'GET', path: '/2025-10-13/agents/device-codes/:code/status' })]);
     expect(JSON.stringify(shown.body)).not.toContain(code);
+  });
+});
+
+describe('what a rule may target', () => {
+  const error = { type: 'ERROR', status: 503 };
+
+  it('never a revocation: a rule on revoking a token, an agent, a session, a passkey or the rules themselves is 400', async () => {
+    const p = await newPlatform();
+    for (const path of ['/tokens/{tokenId}', '/agents/{agentId}', '/auth/sessions/{id}', '/auth/credentials/{id}', '/sandbox/faults']) {
+      const res = await api('POST', '/sandbox/faults', { auth: p.auth, body: { match: { method: 'DELETE', path }, effect: error } });
+      expectError(res, 400, 'INVALID_INPUT');
+      expect(failingFields(res), path).toContain('match.path');
+    }
+    expect((await api('GET', '/sandbox/faults', { auth: p.auth })).body).toEqual({ data: [] });
+    const doomed = await tokenWith(p, ['VIEW']);
+    const listed = await api('GET', '/tokens', { auth: p.auth });
+    expect(listed.status).toBe(200);
+    const id = (listed.body.data as { id: string; name: string }[]).find((t) => t.name === 'perm-VIEW')!.id;
+    expect((await api('DELETE', `/tokens/${id}`, { auth: p.auth })).status).toBe(204);
+    expectError(await api('GET', '/config', { auth: doomed }), 401, 'UNAUTHORIZED');
+  });
+
+  it('only an operation its creating token may call: a TRANSACT token cannot fault a MANAGE operation (403)', async () => {
+    const p = await newPlatform();
+    const transact = await tokenWith(p, ['TRANSACT']);
+    const res = await api('POST', '/sandbox/faults', {
+      auth: transact,
+      body: { match: { method: 'PATCH', path: '/config' }, effect: error },
+    });
+    expectError(res, 403, 'FORBIDDEN');
+    expect(res.body.details).toEqual({ missingPermissions: ['MANAGE'] });
+    expect((await api('GET', '/sandbox/faults', { auth: p.auth })).body).toEqual({ data: [] });
+    const own = await api('POST', '/sandbox/faults', {
+      auth: transact,
+      body: { match: { method: 'POST', path: '/transfer-out' }, effect: error },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
   });
 });
