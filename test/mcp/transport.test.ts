@@ -252,3 +252,21 @@ describe('the MCP origin allow-list (DNS rebinding)', () => {
     expect((await postTo(MCP, rpc('ping'), auth, production)).status).toBe(200);
   });
 });
+
+describe('MCP tool path arguments', () => {
+  it('refuse `.` and `..` as a tool error naming the argument, so get_action {"actionId": ".."} never reads /agents/me', async () => {
+    const a = await newAgent();
+    for (const actionId of ['..', '.']) {
+      const res = await post(rpc('tools/call', { name: 'get_action', arguments: { actionId } }), { Authorization: a.bearer });
+      expect(res.status).toBe(200);
+      expect(res.body.result.isError, actionId).toBe(true);
+      expect(res.body.result.structuredContent).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+      expect(res.body.result.structuredContent.details.fields.map((f: { field: string }) => f.field)).toEqual(['actionId']);
+      expect(JSON.stringify(res.body)).not.toContain(a.agentId);
+    }
+    // Any other value is one encoded segment: a slash stays inside the id, which is simply not found.
+    const slashed = await post(rpc('tools/call', { name: 'get_action', arguments: { actionId: '../me' } }), { Authorization: a.bearer });
+    expect(slashed.body.result.isError).toBe(true);
+    expect(slashed.body.result.structuredContent).toMatchObject({ status: 404 });
+  });
+});
