@@ -40,6 +40,12 @@ export interface Env {
   RATES_URL?: string;
   /** `true` serves the console at `/` in production too (it is always on in sandbox). */
   CONSOLE_ENABLED?: string;
+  /**
+   * Comma list of the browser origins (`https://app.example.com`) allowed to call `/mcp`; a request whose
+   * Origin is not listed is 403 (DNS rebinding). Unset: in sandbox the loopback origins `npm start` serves
+   * (`localhost`, `127.0.0.1`, `[::1]`, any port); in production none (clients that send no Origin only).
+   */
+  MCP_ALLOWED_ORIGINS?: string;
   /** Days a settled webhook delivery (and its event) is kept before the sweep purges it (default 30). */
   WEBHOOK_RETENTION_DAYS?: string;
   /** Production payment rail: the operator's Worker (service binding) or HTTPS endpoint instructions go to. */
@@ -79,6 +85,8 @@ export interface Settings {
   console: boolean;
   /** Whether requests spend the per-platform budgets (RATE_LIMITS, on unless `off`). */
   rateLimits: boolean;
+  /** Browser origins allowed to call `/mcp` (MCP_ALLOWED_ORIGINS); `loopback` also allows any loopback origin. */
+  mcpOrigins: { listed: string[]; loopback: boolean };
   /** How long settled webhook deliveries and their events are kept, in ms (WEBHOOK_RETENTION_DAYS, default 30). */
   webhookRetentionMs: number;
   /** The operator's payment rail (production): RAIL or RAIL_URL, and RAIL_SECRET. */
@@ -124,6 +132,7 @@ export function settings(env: Env): Settings {
     ratesUrl: env.RATES_URL?.trim() || undefined,
     console: mode === 'sandbox' || env.CONSOLE_ENABLED?.trim().toLowerCase() === 'true',
     rateLimits: env.RATE_LIMITS?.trim().toLowerCase() !== 'off',
+    mcpOrigins: mcpOrigins(env.MCP_ALLOWED_ORIGINS, mode),
     webhookRetentionMs: (positiveInt(env.WEBHOOK_RETENTION_DAYS) ?? 30) * 86_400_000,
     rail: provider('RAIL', env.RAIL, env.RAIL_URL, env.RAIL_SECRET),
     identityProvider: provider('IDENTITY_PROVIDER', env.IDENTITY_PROVIDER, env.IDENTITY_PROVIDER_URL, env.IDENTITY_PROVIDER_SECRET),
@@ -169,6 +178,23 @@ const DEFAULT_OIDC_ISSUERS: Readonly<Record<string, string>> = {
 
 /** Origins of the usual local dev servers, paired with the default RP id `localhost` (sandbox only). */
 const DEFAULT_WEBAUTHN_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8787'];
+
+/** The MCP origin allow-list: the configured origins (normalised as `URL.origin`), else sandbox's loopback ones. */
+function mcpOrigins(value: string | undefined, mode: ServiceMode): Settings['mcpOrigins'] {
+  const listed = list(value);
+  if (listed)
+    return {
+      listed: listed.flatMap((o) => {
+        try {
+          return [new URL(o).origin];
+        } catch {
+          return [];
+        }
+      }),
+      loopback: false,
+    };
+  return { listed: [], loopback: mode === 'sandbox' };
+}
 
 /** The development defaults are for sandbox only: production passkeys bound to `localhost` would be no passkeys at all. */
 function relyingParty(env: Env, mode: ServiceMode): Settings['webauthn'] {

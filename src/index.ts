@@ -40,7 +40,9 @@ export default {
         if (url.pathname === mcpPath(s.apiPrefix)) {
           // Each tool call runs its operation in process as its HTTP request would, so MCP and HTTP calls are one and the same.
           const call = operationsFor({ request, env, exec, settings: s, log });
-          response = await withMeter(meter, () => mcpResponse(request, { routes: ROUTES, base: apiBase(s.apiPrefix), call }));
+          response = await withMeter(meter, () =>
+            mcpResponse(request, { routes: ROUTES, base: apiBase(s.apiPrefix), call, origins: s.mcpOrigins }),
+          );
         } else response = (await consoleResponse(request, env, s, apiBase(s.apiPrefix))) ?? (await api(request));
       }
     } catch (error) {

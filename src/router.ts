@@ -40,8 +40,11 @@ const credentials: CredentialLookups = {
   agentByTokenAnd: findAgentByTokenAnd,
 };
 
-/** What the sandbox adds to every request's runner (its fault rules); a production router installs no hook. */
-const SANDBOX_HOOKS: RunHooks = { aroundHandling: faultsAround };
+/**
+ * What the sandbox adds to every request's runner (its fault rules, whose firings record paths as log lines
+ * show them); a production router installs no hook.
+ */
+const SANDBOX_HOOKS: RunHooks = { aroundHandling: (r) => faultsAround(r, loggedPath) };
 const PRODUCTION_HOOKS: RunHooks = {};
 
 /** Every endpoint, one list per area, in matching order (no literal path is shadowed by a parameter). */

@@ -137,6 +137,7 @@ export const agentManagementRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/agents/:agentId',
+    revokes: true,
     operationId: 'deleteAgent',
     summary: 'Delete an agent; its tokens stop working at once',
     tag,

@@ -1,6 +1,7 @@
 // Calling an operation in process (MCP's tools, fixtures' steps): the request its HTTP client would send, built
 // from the operation's id and input, run by the route's own runner as the router runs it.
 import type { Env, Settings } from '../env';
+import { errorResponse, invalidFields } from './errors';
 import { IDEMPOTENCY_HEADER } from './idempotency';
 import type { Logger } from './log';
 import type { RouteDef } from './route';
@@ -65,6 +66,15 @@ export function operationCaller(
     const route = byId.get(operationId);
     if (!route) throw new Error(`No operation ${operationId}`);
     const params = input.params ?? {};
+    // Each argument is one encoded segment, but `.` and `..` encode to themselves and would resolve to another route.
+    const dots = Object.keys(params).filter((k) => params[k] === '.' || params[k] === '..');
+    if (dots.length) {
+      const refusal = invalidFields(
+        'path parameters',
+        dots.map((field) => ({ field, message: 'Must not be `.` or `..`' })),
+      );
+      return answerOf(errorResponse(refusal));
+    }
     const url = new URL(at.base + route.path.replace(/:(\w+)/g, (_, k: string) => encodeURIComponent(params[k] ?? '')), at.origin);
     for (const [name, value] of Object.entries(input.query ?? {})) for (const v of [value].flat()) url.searchParams.append(name, v);
     const headers = new Headers({ Authorization: credentials.authorization });
@@ -79,8 +89,11 @@ export function operationCaller(
     const request = new Request(url, { method: route.method, headers, body });
     // What the router's matcher leaves on a request: the path parameters as sent (the runner decodes them).
     Object.assign(request, { params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, encodeURIComponent(v)])) });
-    const response = await run(route, request);
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    return answerOf(await run(route, request));
   };
+}
+
+async function answerOf(response: Response): Promise<OperationAnswer> {
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }

@@ -80,6 +80,11 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
    */
   acting?: boolean;
   params?: z.ZodType<P>;
+  /**
+   * The operation revokes a credential (a token, an agent, a session, a passkey, the fault rules themselves):
+   * no hook stands between a caller and it (a sandbox fault rule may not name it, and an older one that does is skipped).
+   */
+  revokes?: boolean;
   /** Path parameters that are secrets (a redeemable code): log lines show their `:name`, never the value. */
   secretParams?: readonly (keyof P & string)[];
   /** A `z.object`; a parameter it does not declare is 400, never ignored. */
@@ -155,19 +160,20 @@ export function defineRoute<
     const platform = auth && 'platform' in auth ? auth.platform : undefined;
     // A platform's sandbox clock may run ahead (sandbox clock advance); everything it does uses that time.
     const now = wall + (platform?.clockOffsetMs ?? 0);
-    // 8. The router's hook around handling (sandbox: fault rules; none in production).
+    // 8. The router's hook around handling (sandbox: fault rules; none in production), never around a revocation.
     const around =
-      platform &&
-      (await hooks.aroundHandling?.({
-        db,
-        platform,
-        request,
-        method: spec.method,
-        route: spec.path,
-        input: { params, query, body },
-        customerId: auth && 'agent' in auth ? auth.agent.customerId : undefined,
-        now,
-      }));
+      platform && !spec.revokes
+        ? await hooks.aroundHandling?.({
+            db,
+            platform,
+            request,
+            method: spec.method,
+            route: spec.path,
+            input: { params, query, body },
+            customerId: auth && 'agent' in auth ? auth.agent.customerId : undefined,
+            now,
+          })
+        : undefined;
     if (around?.instead) {
       // Nothing was done: a key claimed with authentication is given back, so a retry acts.
       await releaseClaim(db, held);

@@ -1,4 +1,5 @@
 // The remote MCP endpoint (`/mcp`): an agent's tools and resources, each call an operation of the API run in process as the agent.
+import type { Settings } from '../env';
 import type { RouteDef } from '../http/route';
 import type { CallOperation, OperationAnswer, OperationInput } from '../http/call';
 import { accepted, PROTOCOL_VERSIONS, readMessage, rpcError, rpcResult, RPC, TransportError, type Id, type RpcRequest } from './protocol';
@@ -11,7 +12,29 @@ export interface McpDeps {
   base: string;
   /** Runs one operation in process, exactly as an HTTP client's request of it runs. */
   call: CallOperation;
+  /** The browser origins allowed to call (MCP_ALLOWED_ORIGINS). */
+  origins: Settings['mcpOrigins'];
 }
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether a browser page of `origin` may call: a configured origin, or (sandbox default) a loopback one. Never
+ * judged against the request's own Host, which a DNS-rebinding page chooses.
+ */
+export function originAllowed(origin: string, allowed: Settings['mcpOrigins']): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (allowed.listed.includes(url.origin)) return true;
+  return allowed.loopback && (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/** Where resource URIs live: a fixed name, never the request's Host (which the client chooses). */
+const RESOURCE_ORIGIN = 'agent://service';
 
 /** Where the endpoint is: beside the console's `/`, outside the version base, under API_PREFIX when one is set. */
 export const mcpPath = (prefix: string) => `${prefix ? `/${prefix}` : ''}/mcp`;
@@ -47,7 +70,7 @@ export async function mcpResponse(request: Request, deps: McpDeps): Promise<Resp
       });
     // DNS rebinding: a page of another origin cannot drive a local or remote server in the user's name.
     const origin = request.headers.get('Origin');
-    if (origin !== null && origin !== new URL(request.url).origin) throw new TransportError(403, RPC.invalidRequest, 'Forbidden origin');
+    if (origin !== null && !originAllowed(origin, deps.origins)) throw new TransportError(403, RPC.invalidRequest, 'Forbidden origin');
     // Agent bearer tokens only: platform Basic credentials (or none) are refused before any work.
     if (!/^Bearer\s+\S+/.test(request.headers.get('Authorization') ?? '')) throw unauthorized();
     const message = await readMessage(request);
@@ -172,10 +195,10 @@ class Exchange {
     return rpcResult(id, toolResult(tool, answer));
   }
 
-  /** The agent's resources: the same reads as the tools, under the API's own URLs. */
+  /** The agent's resources: the same reads as the tools, named by the API's own paths (under RESOURCE_ORIGIN). */
   private resources() {
     const byOp = new Map(tools(this.deps.routes).map((t) => [t.route.operationId, t]));
-    const url = (path: string) => new URL(this.deps.base + path, this.request.url).toString();
+    const url = (path: string) => new URL(this.deps.base + path, RESOURCE_ORIGIN).toString();
     return RESOURCES.flatMap(({ operationId, name, description }) => {
       const tool = byOp.get(operationId);
       return tool ? [{ uri: url(tool.route.path), name, title: tool.title, description, mimeType: 'application/json', tool }] : [];

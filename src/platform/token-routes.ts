@@ -56,6 +56,7 @@ export const tokenRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/tokens/:tokenId',
+    revokes: true,
     operationId: 'deleteTokenById',
     summary: 'Delete an API token; it stops authenticating at once',
     tag,

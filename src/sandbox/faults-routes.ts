@@ -20,7 +20,7 @@ export const faultRoutes = (routes: () => readonly RouteDef[]) => [
     permission: 'TRANSACT',
     body: FaultCreate,
     responses: { 201: { description: 'The rule', schema: SandboxFault }, ...errorResponses(400, 401, 403, 404, 413, 415) },
-    handler: async (c) => json(await createFault(c.db, c.auth.platform.id, c.body, routes(), c.now), 201),
+    handler: async (c) => json(await createFault(c.db, c.auth.platform.id, c.body, routes(), c.auth.permissions, c.now), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -50,6 +50,7 @@ export const faultRoutes = (routes: () => readonly RouteDef[]) => [
   defineRoute({
     method: 'DELETE',
     path: '/sandbox/faults/:faultId',
+    revokes: true,
     operationId: 'deleteSandboxFault',
     summary: 'Sandbox: delete a fault rule',
     tag,
@@ -65,6 +66,7 @@ export const faultRoutes = (routes: () => readonly RouteDef[]) => [
   defineRoute({
     method: 'DELETE',
     path: '/sandbox/faults',
+    revokes: true,
     operationId: 'deleteSandboxFaults',
     summary: "Sandbox: delete all of this platform's fault rules",
     tag,

@@ -79,7 +79,7 @@ export const SandboxFaultFiring = z
   .object({
     at: DateTime,
     method: z.string(),
-    path: z.string(),
+    path: z.string().meta({ description: 'The request path as log lines show it: a secret parameter (a device code) by its `:name`' }),
     requestId: z.string().meta({ description: 'The X-Request-Id header of the faulted answer' }),
   })
   .meta({ id: 'SandboxFaultFiring' });

@@ -6,11 +6,18 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { namedGuard, type Db, type Loaded } from '../db/client';
 import { errorText, isNamedGuardFailure } from '../db/errors';
 import { insertSelect } from '../db/insert-select';
-import { platforms, sandboxFaultFirings, sandboxFaults, type SandboxFaultFiringRow, type SandboxFaultRow } from '../db/schema';
+import {
+  platforms,
+  sandboxFaultFirings,
+  sandboxFaults,
+  type Permission,
+  type SandboxFaultFiringRow,
+  type SandboxFaultRow,
+} from '../db/schema';
 import { canonicalJson } from '../crypto/canonical';
 import { newId } from '../crypto/ids';
 import { iso } from '../common/time';
-import { badRequest, invalidFields, notFound } from '../http/errors';
+import { badRequest, forbidden, invalidFields, notFound } from '../http/errors';
 import { FAULTS_PATH, FIRINGS_KEPT, refreshLiveFaults } from './faults';
 import { openApiPath } from '../http/route-order';
 import type { RouteDef } from '../http/route';
@@ -19,8 +26,12 @@ import { MAX_FAULTS, SEED_LIMIT, type FaultCreate, type SandboxFault } from './f
 const faultNotFound = () => notFound('SANDBOX_FAULT_NOT_FOUND', 'Sandbox fault not found');
 const FAULT_CAP = 'SANDBOX_FAULT_CAP';
 
-/** 400 naming the field when the rule names no operation the API serves (or one of the rules' own). */
-function checkOperation(match: FaultCreate['match'], routes: readonly RouteDef[]): void {
+/**
+ * 400 naming the field when the rule names no operation the API serves, or a revocation (the rules' own DELETEs
+ * among them: a rule never stands between a caller and a revocation); 403 when the creating token may not call
+ * the operation itself (a TRANSACT token cannot fault a MANAGE operation).
+ */
+function checkOperation(match: FaultCreate['match'], routes: readonly RouteDef[], permissions: readonly Permission[]): void {
   const served = routes.filter((r) => openApiPath(r.path) === match.path);
   if (served.length === 0 || match.path.startsWith(FAULTS_PATH)) {
     throw invalidFields('request body', [{ field: 'match.path', message: 'No operation has this path template (see /openapi.json)' }]);
@@ -28,6 +39,17 @@ function checkOperation(match: FaultCreate['match'], routes: readonly RouteDef[]
   if (!served.some((r) => r.method === match.method)) {
     const methods = served.map((r) => r.method).join(', ');
     throw invalidFields('request body', [{ field: 'match.method', message: `${match.path} serves ${methods}` }]);
+  }
+  const route = served.find((r) => r.method === match.method)!;
+  if (route.revokes) {
+    throw invalidFields('request body', [
+      { field: 'match.path', message: `${match.method} ${match.path} revokes a credential: never faultable` },
+    ]);
+  }
+  if (route.permission && !permissions.includes(route.permission)) {
+    throw forbidden(`This API token lacks the ${route.permission} permission ${match.method} ${match.path} needs, so it may not fault it`, {
+      missingPermissions: [route.permission],
+    });
   }
 }
 
@@ -53,8 +75,15 @@ export function faultView(row: SandboxFaultRow): SandboxFault {
 }
 
 /** Creates a rule for the platform, at most MAX_FAULTS of them (one round trip). */
-export async function createFault(db: Db, platformId: string, input: FaultCreate, routes: readonly RouteDef[], now: number) {
-  checkOperation(input.match, routes);
+export async function createFault(
+  db: Db,
+  platformId: string,
+  input: FaultCreate,
+  routes: readonly RouteDef[],
+  permissions: readonly Permission[],
+  now: number,
+) {
+  checkOperation(input.match, routes, permissions);
   const { seed, ...rule } = input;
   const row: SandboxFaultRow = {
     id: newId('SandboxFault', now),

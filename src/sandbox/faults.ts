@@ -52,16 +52,26 @@ interface Matched {
   customerId?: string;
 }
 
+/** How a firing records the request's path: as log lines show it, a secret parameter (a device code) by its `:name`. */
+export type ShownPath = (path: string) => string;
+
 /**
  * The oldest live rule of `platform` matching the request, evaluated (one round trip, only when one matches:
  * a platform without rules, or with rules for other operations, costs nothing; a rule narrowed to a customer or
  * account the request does not name costs one more, see requestScope); the rule if it fired.
  */
-export async function fireFault(db: Db, platform: PlatformRow, request: Request, req: Matched, now: number): Promise<Fired | undefined> {
+export async function fireFault(
+  db: Db,
+  platform: PlatformRow,
+  request: Request,
+  req: Matched,
+  now: number,
+  shown: ShownPath,
+): Promise<Fired | undefined> {
   const rules = platform.sandboxFaults;
   if (!rules || req.route.startsWith(FAULTS_PATH)) return undefined;
-  const path = openApiPath(req.route);
-  const candidates = rules.filter((r) => r.match.method === req.method && r.match.path === path);
+  const template = openApiPath(req.route);
+  const candidates = rules.filter((r) => r.match.method === req.method && r.match.path === template);
   if (!candidates.length) return undefined;
   const scope = await requestScope(db, platform.id, req, candidates);
   const rule = candidates.find(
@@ -69,10 +79,11 @@ export async function fireFault(db: Db, platform: PlatformRow, request: Request,
   );
   if (!rule) return undefined;
   const requestId = crypto.randomUUID();
-  const url = new URL(request.url);
-  const [, fired] = (await db.batch(
-    firingStatements(db, platform.id, rule.id, { at: now, method: req.method, path: url.pathname, requestId }),
-  )) as [unknown, { effect: FaultEffect }[]];
+  const path = shown(new URL(request.url).pathname);
+  const [, fired] = (await db.batch(firingStatements(db, platform.id, rule.id, { at: now, method: req.method, path, requestId }))) as [
+    unknown,
+    { effect: FaultEffect }[],
+  ];
   return fired[0] ? { id: rule.id, effect: fired[0].effect, requestId } : undefined;
 }
 
@@ -255,13 +266,14 @@ function faultError(fired: Fired, status: number, what: string, headers: Record<
  * The runner's hook (router.ts installs it in sandbox mode only): a rule of the platform that fires on the
  * request answers instead of it (ERROR), delays it (LATENCY) or changes its answer (AFTER_COMMIT, DISCONNECT).
  */
-export async function faultsAround(r: HandlingRequest): Promise<AroundHandling | undefined> {
+export async function faultsAround(r: HandlingRequest, shown: ShownPath): Promise<AroundHandling | undefined> {
   const fired = await fireFault(
     r.db,
     r.platform,
     r.request,
     { method: r.method, route: r.route, input: r.input, customerId: r.customerId },
     r.now,
+    shown,
   );
   if (!fired) return undefined;
   const instead = await beforeHandling(fired);

@@ -109,6 +109,7 @@ export const credentialRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/auth/credentials/:id',
+    revokes: true,
     operationId: 'revokeAuthCredential',
     summary: 'Revoke a credential (signed retry by a session of another credential); its sessions go with it',
     tag,

@@ -48,6 +48,7 @@ export const sessionRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/auth/sessions/:id',
+    revokes: true,
     operationId: 'revokeAuthSession',
     summary: 'Revoke a session before it expires (signed retry by any active session of the account)',
     tag,

@@ -60,7 +60,7 @@ describe('the official MCP TypeScript SDK client against /mcp', () => {
     expect(refused.structuredContent).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     const resources = (await client.listResources()).resources.map((r) => r.name);
     expect(resources.sort()).toEqual(['external-accounts', 'internal-accounts', 'policy']);
-    const read = await client.readResource({ uri: `${ORIGIN}/2025-10-13/agents/me` });
+    const read = await client.readResource({ uri: 'agent://service/2025-10-13/agents/me' });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
       id: viewer.agentId,
       policy: { permissions: ['VIEW_TRANSACTIONS'] },

@@ -110,7 +110,7 @@ describe('the MCP endpoint: Streamable HTTP, stateless, JSON-RPC', () => {
     expect(big.body.error.code).toBe(-32600);
   });
 
-  it('GET and DELETE are 405 with Allow: POST (no session, no SSE stream); another origin is 403', async () => {
+  it('GET and DELETE are 405 with Allow: POST (no session, no SSE stream); an origin off the allow-list is 403', async () => {
     const a = await newAgent();
     for (const method of ['GET', 'DELETE']) {
       const res = await SELF.fetch(MCP, { method, headers: { Authorization: a.bearer, Accept: 'text/event-stream' } });
@@ -119,7 +119,7 @@ describe('the MCP endpoint: Streamable HTTP, stateless, JSON-RPC', () => {
     }
     const cross = await post(rpc('ping'), { Authorization: a.bearer, Origin: 'https://evil.example' });
     expect(cross.status).toBe(403);
-    expect((await post(rpc('ping'), { Authorization: a.bearer, Origin: ORIGIN })).status).toBe(200);
+    expect((await post(rpc('ping'), { Authorization: a.bearer, Origin: 'http://localhost:8787' })).status).toBe(200);
   });
 
   it('authentication: none, a bad token or platform Basic credentials are 401 with WWW-Authenticate: Bearer; a revoked agent’s next call too', async () => {
@@ -203,5 +203,70 @@ describe('the MCP endpoint: Streamable HTTP, stateless, JSON-RPC', () => {
       isError: true,
       structuredContent: { status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 10 },
     });
+  });
+});
+
+describe('the MCP origin allow-list (DNS rebinding)', () => {
+  /** One POST to `url` with `headers`, through the Worker with some bindings replaced. */
+  async function postTo(url: string, body: unknown, headers: Record<string, string>, overrides: Record<string, string> = {}) {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(url, {
+        method: 'POST',
+        headers: { Accept: JSON_AND_SSE, 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
+      { ...env, ...overrides },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+  const init = rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+
+  it('refuses a page whose Origin matches the Host it rebound (403), and resources/list echoes no request host', async () => {
+    const a = await newAgent();
+    const evil = 'http://evil.example:8793';
+    const rebound = await postTo(`${evil}/mcp`, init, { Authorization: a.bearer, Origin: evil });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.error.message).toBe('Forbidden origin');
+    // A client that sends no Origin (not a browser) still works under any Host, but learns nothing of that Host back.
+    const listed = await postTo(`${evil}/mcp`, rpc('resources/list'), { Authorization: a.bearer });
+    expect(listed.status).toBe(200);
+    expect(listed.body.result.resources.length).toBeGreaterThan(0);
+    expect(JSON.stringify(listed.body)).not.toContain('evil.example');
+    for (const r of listed.body.result.resources) expect(r.uri).toMatch(/^agent:\/\/service\/2025-10-13\/agents\/me/);
+  });
+
+  it('MCP_ALLOWED_ORIGINS replaces the loopback default; production without it allows no browser origin', async () => {
+    const a = await newAgent();
+    const auth = { Authorization: a.bearer };
+    const configured = { MCP_ALLOWED_ORIGINS: 'https://app.example.com, https://ops.example.com/' };
+    expect((await postTo(MCP, rpc('ping'), { ...auth, Origin: 'https://ops.example.com' }, configured)).status).toBe(200);
+    expect((await postTo(MCP, rpc('ping'), { ...auth, Origin: 'http://localhost:8787' }, configured)).status).toBe(403);
+    expect((await postTo(MCP, rpc('ping'), { ...auth, Origin: 'http://127.0.0.1:8811' })).status).toBe(200);
+    expect((await postTo(MCP, rpc('ping'), { ...auth, Origin: 'null' })).status).toBe(403);
+    const production = { SERVICE_ENV: 'production' };
+    expect((await postTo(MCP, rpc('ping'), { ...auth, Origin: 'http://localhost:8787' }, production)).status).toBe(403);
+    expect((await postTo(MCP, rpc('ping'), auth, production)).status).toBe(200);
+  });
+});
+
+describe('MCP tool path arguments', () => {
+  it('refuse `.` and `..` as a tool error naming the argument, so get_action {"actionId": ".."} never reads /agents/me', async () => {
+    const a = await newAgent();
+    for (const actionId of ['..', '.']) {
+      const res = await post(rpc('tools/call', { name: 'get_action', arguments: { actionId } }), { Authorization: a.bearer });
+      expect(res.status).toBe(200);
+      expect(res.body.result.isError, actionId).toBe(true);
+      expect(res.body.result.structuredContent).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+      expect(res.body.result.structuredContent.details.fields.map((f: { field: string }) => f.field)).toEqual(['actionId']);
+      expect(JSON.stringify(res.body)).not.toContain(a.agentId);
+    }
+    // Any other value is one encoded segment: a slash stays inside the id, which is simply not found.
+    const slashed = await post(rpc('tools/call', { name: 'get_action', arguments: { actionId: '../me' } }), { Authorization: a.bearer });
+    expect(slashed.body.result.isError).toBe(true);
+    expect(slashed.body.result.structuredContent).toMatchObject({ status: 404 });
   });
 });
