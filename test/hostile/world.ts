@@ -99,8 +99,9 @@ export async function snapshotter(platformIds: string[]): Promise<() => Promise<
   const statements = list.map((t) => {
     const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
     const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
+    // Rows in content order: some tables (WITHOUT ROWID) have no rowid.
     const digest = scope
-      ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY rowid))`
+      ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY r))`
       : 'NULL';
     return env.DB.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? platformIds : []));
   });
