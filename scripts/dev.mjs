@@ -120,6 +120,7 @@ async function main() {
         'RATES_URL',
         'RAIL_URL',
         'IDENTITY_PROVIDER_URL',
+        'IDENTITY_PROVIDER_KYC_URL',
       ]
         .filter((k) => process.env[k] !== undefined)
         .map((k) => [k, process.env[k]]),

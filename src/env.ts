@@ -58,6 +58,8 @@ export interface Env {
   IDENTITY_PROVIDER_URL?: string;
   /** Secret: what the identity provider's instructions and outcomes are signed with (HMAC-SHA256). */
   IDENTITY_PROVIDER_SECRET?: string;
+  /** The identity provider's hosted KYC page (production KYC links point there with `?kycLinkId=`). */
+  IDENTITY_PROVIDER_KYC_URL?: string;
 }
 
 export type ServiceMode = 'sandbox' | 'production';
@@ -93,6 +95,8 @@ export interface Settings {
   rail: ProviderSettings;
   /** The operator's identity provider (production): IDENTITY_PROVIDER or IDENTITY_PROVIDER_URL, and IDENTITY_PROVIDER_SECRET. */
   identityProvider: ProviderSettings;
+  /** The identity provider's hosted KYC page (IDENTITY_PROVIDER_KYC_URL): its URL, or what is wrong with it. */
+  identityKycPage: { url: string | undefined; problem: string | undefined };
 }
 
 /**
@@ -136,6 +140,7 @@ export function settings(env: Env): Settings {
     webhookRetentionMs: (positiveInt(env.WEBHOOK_RETENTION_DAYS) ?? 30) * 86_400_000,
     rail: provider('RAIL', env.RAIL, env.RAIL_URL, env.RAIL_SECRET),
     identityProvider: provider('IDENTITY_PROVIDER', env.IDENTITY_PROVIDER, env.IDENTITY_PROVIDER_URL, env.IDENTITY_PROVIDER_SECRET),
+    identityKycPage: kycPage(env.IDENTITY_PROVIDER_KYC_URL),
   };
 }
 
@@ -158,6 +163,19 @@ function provider(
   else if (!secret) problem = `set ${name}_SECRET`;
   else if (secret.length < MIN_PROVIDER_SECRET) problem = `${name}_SECRET must be at least ${MIN_PROVIDER_SECRET} characters`;
   return { url, bound, secret, problem };
+}
+
+/** The provider's hosted KYC page: a URL a browser opens (https; http only to a loopback host), without a fragment. */
+function kycPage(value: string | undefined): Settings['identityKycPage'] {
+  const url = value?.trim() || undefined;
+  if (!url) return { url, problem: "set IDENTITY_PROVIDER_KYC_URL (the identity provider's hosted KYC page)" };
+  if (!providerUrlOk(url) || url.includes('#')) {
+    return {
+      url: undefined,
+      problem: 'IDENTITY_PROVIDER_KYC_URL must be an https URL without a fragment (http only to localhost or 127.0.0.1)',
+    };
+  }
+  return { url, problem: undefined };
 }
 
 function providerUrlOk(value: string): boolean {

@@ -11,10 +11,11 @@ import { dispatchEvents, eventStatements } from '../webhooks/outbox';
 import type { IdentityOutcome, IdentityOutcomeResult, ProviderReason } from './identity-schema';
 import type { VerificationErrorView } from './schema';
 import { verificationView } from './views';
+import { providerLinkLoads, reportLinkOutcome } from './links-service';
 
 /**
  * An outcome applies to a subject the provider was asked about and that still waits for it: a verification
- * IN_PROGRESS, a beneficial owner whose KYC is PENDING. Its change (the verification's status and reasons,
+ * IN_PROGRESS, a beneficial owner whose KYC is PENDING, a hosted KYC link still open. Its change (the verification's status and reasons,
  * the customer's kycStatus/kybStatus, their VERIFICATION.* and CUSTOMER.* webhooks) commits in one batch
  * that holds only while the subject still waits, so of two deliveries one applies. The same outcome again
  * answers `applied: false`; another one for a decided subject is 409 (left to a person); an unknown id, or
@@ -23,6 +24,7 @@ import { verificationView } from './views';
 
 type VerificationOutcome = Extract<IdentityOutcome, { verificationId: string }>;
 type OwnerOutcome = Extract<IdentityOutcome, { beneficialOwnerId: string }>;
+type LinkOutcome = Extract<IdentityOutcome, { kycLinkId: string }>;
 
 const STATUS_OF: Record<VerificationOutcome['status'], VerificationStatus> = {
   APPROVED: 'APPROVED',
@@ -52,7 +54,18 @@ export async function receiveIdentityOutcome(
   now: number,
 ): Promise<IdentityOutcomeResult> {
   await authenticateOutcome(IDENTITY_PROVIDER, s.mode, s.identityProvider, signature, rawBody, Date.now());
-  return 'verificationId' in outcome ? verificationOutcome(deps, outcome, now) : ownerOutcome(deps.db, outcome, now);
+  if ('verificationId' in outcome) return verificationOutcome(deps, outcome, now);
+  if ('kycLinkId' in outcome) return linkOutcome(deps, outcome, now);
+  return ownerOutcome(deps.db, outcome, now);
+}
+
+/** A hosted KYC link the customer completed or failed on the provider's page (links-service.ts applies it once). */
+async function linkOutcome({ db, queue }: { db: Db; queue: Queue<unknown> }, outcome: LinkOutcome, now: number) {
+  const loaded = await loadTogether(db, providerLinkLoads(db, outcome.platformId, outcome.kycLinkId));
+  const customerId = loaded.customer[0]?.id ?? '';
+  const errors = 'errors' in outcome ? errorsOf(customerId, outcome.errors) : [];
+  const done = await reportLinkOutcome(db, queue, loaded, outcome.status, errors, now);
+  return { id: outcome.kycLinkId, status: outcome.status, applied: done.applied, kycStatus: done.kycStatus };
 }
 
 async function verificationOutcome(deps: { db: Db; queue: Queue<unknown> }, outcome: VerificationOutcome, now: number) {

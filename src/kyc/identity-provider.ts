@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { Env, Settings } from '../env';
-import { beneficialOwners, customers, verifications, type CustomerRow, type VerificationState } from '../db/schema';
+import { beneficialOwners, customers, kycLinks, verifications, type CustomerRow, type VerificationState } from '../db/schema';
 import type { Logger } from '../http/log';
 import { iso } from '../common/time';
 import { IDENTITY_PROVIDER, providerChannel, providerNotConfigured } from '../providers/channel';
@@ -22,7 +22,7 @@ import type { IdentityInstruction } from './identity-schema';
  */
 
 type Decided = Exclude<VerificationState, 'UNVERIFIED'>;
-type Subject = { type: 'VERIFICATION' | 'BENEFICIAL_OWNER'; id: string };
+type Subject = { type: 'VERIFICATION' | 'BENEFICIAL_OWNER' | 'KYC_LINK'; id: string };
 
 export interface IdentityProvider {
   /** The KYC/KYB of a customer whose information is complete: decided now, or PENDING until reported. */
@@ -56,6 +56,17 @@ const operatorIdentityProvider: IdentityProvider = {
 
 type IdentitySettings = Pick<Settings, 'mode' | 'identityProvider'>;
 
+/**
+ * Where a hosted KYC link's customer goes: null for the sandbox's own page; in production the provider's page
+ * (IDENTITY_PROVIDER_KYC_URL), 503 SERVICE_NOT_CONFIGURED naming what is missing without it or the provider.
+ */
+export function hostedKycPage(s: Pick<Settings, 'mode' | 'identityProvider' | 'identityKycPage'>): string | null {
+  if (s.mode === 'sandbox') return null;
+  identityProvider(s);
+  if (s.identityKycPage.url) return s.identityKycPage.url;
+  throw providerNotConfigured(IDENTITY_PROVIDER, { ...s.identityProvider, problem: s.identityKycPage.problem });
+}
+
 /** Whether this deployment can verify anyone: always in the sandbox; in production once the identity provider is configured. */
 export function identityProviderConfigured(s: IdentitySettings): boolean {
   return s.mode === 'sandbox' || s.identityProvider.problem === undefined;
@@ -69,11 +80,14 @@ export function identityProvider(s: IdentitySettings): IdentityProvider {
 }
 
 /** The instruction an outbox row names, built from what is stored now (the customer or owner as they are). */
-const buildInstruction: InstructionBuilder = async ({ db, row }, type) => {
+const buildInstruction: InstructionBuilder = async (ctx, type) => {
+  const { db, row } = ctx;
   const body =
     type === 'VERIFICATION'
       ? await verificationInstruction(db, row.platformId, row.subjectId)
-      : await ownerInstruction(db, row.platformId, row.subjectId);
+      : type === 'KYC_LINK'
+        ? await linkInstruction(db, row.platformId, row.subjectId, ctx.now)
+        : await ownerInstruction(db, row.platformId, row.subjectId);
   return body && { id: body.id, body: JSON.stringify(body) };
 };
 
@@ -93,6 +107,27 @@ async function verificationInstruction(db: Db, platformId: string, id: string): 
     createdAt: iso(found.verification.createdAt),
     verificationId: id,
     customer: await customerEventData(db, found.customer),
+  };
+}
+
+async function linkInstruction(db: Db, platformId: string, id: string, now: number): Promise<IdentityInstruction | null> {
+  const [found] = await db
+    .select({ link: kycLinks, customer: customers })
+    .from(kycLinks)
+    .innerJoin(customers, eq(customers.id, kycLinks.customerId))
+    .where(and(eq(kycLinks.id, id), eq(kycLinks.platformId, platformId)))
+    .limit(1);
+  // Completed, expired, or its customer deleted meanwhile: the page has nothing left to do.
+  if (!found || found.link.completedAt !== null || found.link.expiresAt <= now || found.customer.isDeleted) return null;
+  return {
+    type: 'KYC_LINK',
+    id: `${id}/KYC_LINK`,
+    platformId,
+    createdAt: iso(found.link.createdAt),
+    kycLinkId: id,
+    customer: await customerEventData(db, found.customer),
+    ...(found.link.redirectUri ? { redirectUri: found.link.redirectUri } : {}),
+    expiresAt: iso(found.link.expiresAt),
   };
 }
 

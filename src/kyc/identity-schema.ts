@@ -24,7 +24,19 @@ export const BeneficialOwnerInstruction = z
   .object({ type: z.literal('BENEFICIAL_OWNER'), ...instruction, beneficialOwnerId: z.string(), beneficialOwner: BeneficialOwner })
   .meta({ id: 'IdentityBeneficialOwnerInstruction' });
 
-export type IdentityInstruction = z.infer<typeof VerificationInstruction | typeof BeneficialOwnerInstruction>;
+/** Verify a customer through the provider's hosted KYC page, which the customer opens with `?kycLinkId=`. */
+export const KycLinkInstruction = z
+  .object({
+    type: z.literal('KYC_LINK'),
+    ...instruction,
+    kycLinkId: z.string().meta({ description: 'The link: the hosted page is opened with it, and its outcome reported by it' }),
+    customer: Customer,
+    redirectUri: z.string().optional().meta({ description: 'Where the page sends the browser when done (the platform chose it)' }),
+    expiresAt: DateTime.meta({ description: 'After this the link can no longer be completed (nor its outcome reported)' }),
+  })
+  .meta({ id: 'IdentityKycLinkInstruction' });
+
+export type IdentityInstruction = z.infer<typeof VerificationInstruction | typeof BeneficialOwnerInstruction | typeof KycLinkInstruction>;
 
 // --- Outcomes (identity provider → service) ---
 
@@ -59,12 +71,26 @@ export const OwnerOutcome = z.object({
   status: z.enum(['APPROVED', 'REJECTED']),
 });
 
-export const IdentityOutcome = z.union([VerificationOutcome, OwnerOutcome]).meta({ id: 'IdentityOutcome' });
+const link = {
+  kycLinkId: z.string().max(128).meta({ description: 'A hosted KYC link (KYC_LINK instruction): the customer completed or failed it' }),
+  platformId: z.string().max(128),
+};
+
+export const KycLinkOutcome = z.discriminatedUnion('status', [
+  z.object({ ...link, status: z.literal('APPROVED') }),
+  z.object({ ...link, status: z.literal('REJECTED'), errors: reasons }),
+]);
+
+export const IdentityOutcome = z.union([VerificationOutcome, OwnerOutcome, KycLinkOutcome]).meta({
+  id: 'IdentityOutcome',
+  description:
+    "Keyed by `verificationId` (APPROVED, REJECTED or DOCUMENTS_REQUESTED), `beneficialOwnerId` (APPROVED or REJECTED) or `kycLinkId` (APPROVED or REJECTED with its reasons: a verification with that outcome, the customer's kycStatus/kybStatus)",
+});
 export type IdentityOutcome = z.infer<typeof IdentityOutcome>;
 
 export const IdentityOutcomeResult = z
   .object({
-    id: z.string().meta({ description: 'The verification or beneficial owner' }),
+    id: z.string().meta({ description: 'The verification, beneficial owner or KYC link' }),
     status: z.string().meta({ description: 'The outcome reported' }),
     applied: z.boolean().meta({ description: 'false: it already showed this outcome (a repeat changes nothing)' }),
     verificationStatus: VerificationStatus.optional(),

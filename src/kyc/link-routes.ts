@@ -20,7 +20,7 @@ export const kycLinkRoutes = [
     headers: {
       'Idempotency-Key': {
         description:
-          "Optional (1 to 255 characters): the platform's key names one link. A repeat of the same request answers that link again (`Idempotent-Replayed: true`) with a fresh secret in its kycUrl (only hashes are kept), and the URL answered before stops working; the same key with a different request is 422.",
+          "Optional (1 to 255 characters): the platform's key names one link. A repeat of the same request answers that link again (`Idempotent-Replayed: true`): in the sandbox with a fresh secret in its kycUrl (only hashes are kept), and the URL answered before stops working; in production with the same kycUrl (the provider's page with the link's id). The same key with a different request is 422.",
       },
     },
     responses: {
@@ -30,14 +30,17 @@ export const kycLinkRoutes = [
         headers: { 'Idempotent-Replayed': '`true` when it answers a repeat of an earlier request with the same Idempotency-Key' },
       },
       ...errorResponses(400, 401, 403, 404, 410, 413, 422),
-      503: { ...errorResponses(503)[503]!, description: 'SERVICE_NOT_CONFIGURED: production without an identity provider' },
+      503: {
+        ...errorResponses(503)[503]!,
+        description: 'SERVICE_NOT_CONFIGURED: production without an identity provider or its hosted page (IDENTITY_PROVIDER_KYC_URL)',
+      },
     },
     load: ({ db, platformId, params }) => kycLinkLoads(db, platformId, params.customerId),
     handler: async (c) => {
       const keyed = keyOf(c.request, c.rawBody);
       if (keyed && 'error' in keyed) throw keyed.error;
       const input = { customerId: c.params.customerId, redirectUri: c.body?.redirectUri, keyed, origin: new URL(c.request.url).origin };
-      const { body, replayed } = await createKycLink(c.db, c.settings, c.auth.platform, input, c.loaded, c.now);
+      const { body, replayed } = await createKycLink(c.db, c.env.JOBS, c.settings, c.auth.platform, input, c.loaded, c.now);
       return json(body, 201, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
     },
   }),

@@ -10,24 +10,27 @@ import { redirectUriProblem } from '../common/endpoint-url';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { ApiError, conflict, invalidFields, notFound } from '../http/errors';
+import { dispatchTransitions } from '../transitions/schedule';
 import { errorText, isNamedGuardFailure } from '../db/errors';
 import { customerDeleted, customerNotFound } from '../customers/service';
 import { dispatchEvents } from '../webhooks/outbox';
 import { verificationChange } from './verifications-service';
-import type { HostedKycLinkView, KycLinkView } from './schema';
+import { hostedKycPage, identityProvider } from './identity-provider';
+import type { HostedKycLinkView, KycLinkView, VerificationErrorView } from './schema';
 
 /** How long a link can be completed. */
 export const KYC_LINK_TTL_MS = 24 * 3_600_000;
 /** Where the hosted page is served, on the service's own origin (its secret follows as the URL fragment). */
 export const KYC_PAGE_PATH = '/kyc';
 
-// The hosted page is the sandbox's own; the operator's identity-provider port (identity-provider.ts) takes
-// submissions and reports outcomes but hosts no page, so production has no link to give.
-const notConfigured = () =>
-  new ApiError(
-    'SERVICE_NOT_CONFIGURED',
-    "Hosted KYC links are served by the sandbox; this deployment's identity provider hosts no KYC page",
-  );
+const LINK_TAKEN = 'KYC_LINK_KEY_TAKEN';
+
+/** The provider's page for a link: its URL with the link's id added to the query. */
+function providerPageUrl(page: string, linkId: string): string {
+  const url = new URL(page);
+  url.searchParams.set('kycLinkId', linkId);
+  return url.toString();
+}
 
 /** POST /customers/{id}/kyc-link's load: the customer, of the authenticated platform. */
 export const kycLinkLoads = (db: Db, platformId: SQL, customerId: string) => ({
@@ -52,25 +55,31 @@ interface LinkRequest {
  * valid. Under an Idempotency-Key the platform's key names one link: a repeat of the same request answers that
  * link again with a new secret (the service keeps only hashes, so it cannot repeat a URL), and the URL answered
  * before stops working; the same key with another request is 422.
+ *
+ * In production the page is the operator's identity provider's (IDENTITY_PROVIDER_KYC_URL, 503 without it or the
+ * provider): `kycUrl` is that page with `?kycLinkId=`, the provider is told of the link (a KYC_LINK instruction in
+ * the batch that creates it) and reports its outcome by that id (identity-outcomes.ts). No secret is given out
+ * there (the provider knows the link from its instruction), so a repeat answers the same URL.
  */
 export async function createKycLink(
   db: Db,
+  queue: Queue<unknown>,
   settings: Settings,
   platform: PlatformRow,
   input: LinkRequest,
   loaded: Loaded<ReturnType<typeof kycLinkLoads>>,
   now: number,
 ): Promise<{ body: KycLinkView; replayed: boolean }> {
-  if (settings.mode !== 'sandbox') throw notConfigured();
+  const page = hostedKycPage(settings);
   const customer = loaded.customer[0];
   if (!customer) throw customerNotFound();
   if (customer.isDeleted) throw customerDeleted();
   const problem = input.redirectUri === undefined ? undefined : redirectUriProblem(input.redirectUri, settings.mode === 'sandbox');
   if (problem) throw invalidFields('request body', [{ field: 'redirectUri', message: problem }]);
   const secret = randomToken(32);
-  const answer = (expiresAt: number) => ({
-    kycUrl: `${input.origin}${KYC_PAGE_PATH}#${secret}`,
-    expiresAt: iso(expiresAt),
+  const answer = (link: Pick<KycLinkRow, 'id' | 'expiresAt'>) => ({
+    kycUrl: page === null ? `${input.origin}${KYC_PAGE_PATH}#${secret}` : providerPageUrl(page, link.id),
+    expiresAt: iso(link.expiresAt),
     provider: 'SUMSUB' as const,
   });
   const row: KycLinkRow = {
@@ -86,8 +95,16 @@ export async function createKycLink(
     outcome: null,
     createdAt: now,
   };
-  const inserted = await db.insert(kycLinks).values(row).onConflictDoNothing().returning({ id: kycLinks.id });
-  if (inserted.length > 0) return { body: answer(row.expiresAt), replayed: false };
+  const submitted = page === null ? [] : identityProvider(settings).submit(db, platform.id, { type: 'KYC_LINK', id: row.id }, now);
+  try {
+    // The instruction holds only with the link: an Idempotency-Key already naming one inserts neither.
+    const insert = db.insert(kycLinks).values(row).onConflictDoNothing();
+    await db.batch([insert, namedGuard(db, LINK_TAKEN, sql`changes() > 0`), ...submitted.map((t) => t.statement)]);
+    await dispatchTransitions(queue, submitted);
+    return { body: answer(row), replayed: false };
+  } catch (error) {
+    if (!isNamedGuardFailure(errorText(error), LINK_TAKEN)) throw error;
+  }
   // Refused: the key already names a link (a 256-bit secret's hash never repeats).
   const [held] = input.keyed
     ? await db
@@ -101,8 +118,8 @@ export async function createKycLink(
       header: 'Idempotency-Key',
     });
   }
-  await db.update(kycLinks).set({ secretHash: row.secretHash }).where(eq(kycLinks.id, held.id));
-  return { body: answer(held.expiresAt), replayed: true };
+  if (page === null) await db.update(kycLinks).set({ secretHash: row.secretHash }).where(eq(kycLinks.id, held.id));
+  return { body: answer(held), replayed: true };
 }
 
 /**
@@ -110,18 +127,26 @@ export async function createKycLink(
  * three point reads in one round trip (a join would mix the tables' same-named columns in a batch's rows).
  */
 export function hostedLinkLoads(db: Db, secret: string) {
-  const bySecret = eq(kycLinks.secretHash, hashSecret(secret));
+  return linkLoads(db, eq(kycLinks.secretHash, hashSecret(secret)));
+}
+
+/** The same by the link's id, of one platform (the identity provider's outcome). */
+export function providerLinkLoads(db: Db, platformId: string, id: string) {
+  return linkLoads(db, and(eq(kycLinks.id, id), eq(kycLinks.platformId, platformId))!);
+}
+
+function linkLoads(db: Db, which: SQL) {
   return {
-    link: db.select().from(kycLinks).where(bySecret).limit(1),
+    link: db.select().from(kycLinks).where(which).limit(1),
     customer: db
       .select()
       .from(customers)
-      .where(eq(customers.id, db.select({ id: kycLinks.customerId }).from(kycLinks).where(bySecret)))
+      .where(eq(customers.id, db.select({ id: kycLinks.customerId }).from(kycLinks).where(which)))
       .limit(1),
     platform: db
       .select({ name: platforms.name, clockOffsetMs: platforms.clockOffsetMs })
       .from(platforms)
-      .where(eq(platforms.id, db.select({ id: kycLinks.platformId }).from(kycLinks).where(bySecret)))
+      .where(eq(platforms.id, db.select({ id: kycLinks.platformId }).from(kycLinks).where(which)))
       .limit(1),
   };
 }
@@ -181,7 +206,6 @@ export async function completeHostedLink(
 ): Promise<{ outcome: KycLinkOutcome; redirectUri?: string }> {
   const { link, customer, platform } = hosted(loaded);
   const now = wall + platform.clockOffsetMs;
-  if (stateOf(link, now) !== 'OPEN') throw spent(link, now);
   const errors =
     outcome === 'REJECTED'
       ? [
@@ -192,6 +216,49 @@ export async function completeHostedLink(
           },
         ]
       : [];
+  const spentBefore = await spendLink(db, queue, link, customer, outcome, errors, now);
+  if (spentBefore) throw spent(spentBefore, now);
+  return { outcome, ...(link.redirectUri ? { redirectUri: link.redirectUri } : {}) };
+}
+
+/**
+ * The identity provider's outcome of a link (production): what completing it on the page commits, once. The
+ * same outcome again answers `applied: false`; another one for a used link, or any for an expired one, is 409
+ * (the link was not waiting for it); an unknown id, another platform's, or a deleted customer's is 404.
+ */
+export async function reportLinkOutcome(
+  db: Db,
+  queue: Queue<unknown>,
+  loaded: HostedLoaded,
+  outcome: KycLinkOutcome,
+  errors: VerificationErrorView[],
+  wall: number,
+): Promise<{ applied: boolean; kycStatus: CustomerRow['verificationStatus'] }> {
+  const { link, customer, platform } = hosted(loaded);
+  const now = wall + platform.clockOffsetMs;
+  if (link.completedAt !== null && link.outcome === outcome) return { applied: false, kycStatus: customer.verificationStatus };
+  const spentBefore = await spendLink(db, queue, link, customer, outcome, errors, now);
+  if (!spentBefore) return { applied: true, kycStatus: outcome };
+  // Another delivery of the same outcome committed first (it set the customer's status to this outcome).
+  if (spentBefore.completedAt !== null && spentBefore.outcome === outcome) return { applied: false, kycStatus: outcome };
+  throw spent(spentBefore, now);
+}
+
+/**
+ * Spends an open link and commits a verification with `outcome`, the customer's kycStatus/kybStatus and their
+ * webhooks, in one batch guarded on the link being unspent, so of two completions one applies. Answers null
+ * when this one did, else the link as the other left it.
+ */
+async function spendLink(
+  db: Db,
+  queue: Queue<unknown>,
+  link: KycLinkRow,
+  customer: CustomerRow,
+  outcome: KycLinkOutcome,
+  errors: VerificationErrorView[],
+  now: number,
+): Promise<KycLinkRow | null> {
+  if (stateOf(link, now) !== 'OPEN') return link;
   const change = await verificationChange(db, link.platformId, customer, { status: outcome, outcome, errors }, now);
   const spend: Statement[] = [
     db
@@ -205,8 +272,8 @@ export async function completeHostedLink(
   } catch (error) {
     if (!isNamedGuardFailure(errorText(error), LINK_SPENT)) throw error;
     const again = await loadTogether(db, { link: db.select().from(kycLinks).where(eq(kycLinks.id, link.id)) });
-    throw spent(again.link[0] ?? link, now);
+    return again.link[0] ?? link;
   }
   await dispatchEvents(queue, change.eventIds);
-  return { outcome, ...(link.redirectUri ? { redirectUri: link.redirectUri } : {}) };
+  return null;
 }

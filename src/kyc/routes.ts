@@ -151,7 +151,7 @@ export const kycRoutes = [
     path: '/providers/identity/outcomes',
     operationId: 'reportIdentityOutcome',
     summary:
-      "Production: the operator's identity provider reports a verification's or beneficial owner's outcome, signed with IDENTITY_PROVIDER_SECRET; applied once",
+      "Production: the operator's identity provider reports a verification's, beneficial owner's or hosted KYC link's outcome, signed with IDENTITY_PROVIDER_SECRET; applied once",
     tag: PROVIDERS_TAG,
     auth: 'none',
     headers: providerSignatureHeader('IDENTITY_PROVIDER_SECRET', 'identity-outcome'),

@@ -592,7 +592,7 @@ describe('round trips of every operation (the production latency model)', () => 
     // A rule for an operation nothing below calls: deleted before the end, it changes no one's answer.
     const fault = await m('createSandboxFault', 'POST', '/sandbox/faults', {
       auth,
-      body: { match: { method: 'DELETE', path: '/tokens/{tokenId}' }, effect: { type: 'ERROR', status: 503 } },
+      body: { match: { method: 'GET', path: '/beneficial-owners/{beneficialOwnerId}' }, effect: { type: 'ERROR', status: 503 } },
     });
     await m('listSandboxFaults', 'GET', '/sandbox/faults', { auth });
     await m('getSandboxFault', 'GET', `/sandbox/faults/${fault.body.id}`, { auth });
@@ -650,6 +650,22 @@ describe('round trips of every operation (the production latency model)', () => 
       await signedOutcome(approved, { secret: IDENTITY_SECRET, purpose: 'identity-outcome' }),
       production,
     );
+    // A production KYC link (the provider's page) and its outcome stay within the same operations' budgets.
+    const withPage = { ...production, IDENTITY_PROVIDER_KYC_URL: 'https://kyc.provider.test/start' };
+    const individual = (await api('POST', '/customers', { auth, body: individualBody() })).body;
+    const link = await measured('POST', `/customers/${individual.id}/kyc-link`, { auth, body: {} }, withPage);
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    expect(link.cost.d1).toBeLessThanOrEqual(BUDGETS.createCustomerKycLink!.d1);
+    const kycLinkId = new URL(link.body.kycUrl).searchParams.get('kycLinkId');
+    const linkOutcome = { kycLinkId, platformId: p.id, status: 'APPROVED' };
+    const reported = await measured(
+      'POST',
+      '/providers/identity/outcomes',
+      await signedOutcome(linkOutcome, { secret: IDENTITY_SECRET, purpose: 'identity-outcome' }),
+      withPage,
+    );
+    expect(reported.body, JSON.stringify(reported.body)).toMatchObject({ applied: true, kycStatus: 'APPROVED' });
+    expect(reported.cost.d1).toBeLessThanOrEqual(BUDGETS.reportIdentityOutcome!.d1);
   });
 
   it('covers every operation of /openapi.json, and each stays within its budget', async () => {

@@ -74,6 +74,7 @@ export const CHOICES: Record<string, string[]> = {
   FUNDING: ['FUNDED'],
   VERIFICATION: ['APPROVED', 'REJECTED', 'DOCUMENTS_REQUESTED'],
   BENEFICIAL_OWNER: ['APPROVED', 'REJECTED'],
+  KYC_LINK: ['APPROVED', 'REJECTED'],
 };
 
 const secretOf = (config: RailConfig, provider: Provider) => (provider === 'rail' ? config.railSecret : config.identitySecret);
@@ -194,6 +195,15 @@ function outcomeOf(item: Instruction, status: string, extra: { failureReason?: s
   }
   if (item.type === 'BENEFICIAL_OWNER') return { beneficialOwnerId: body.beneficialOwnerId, platformId, status };
   const reason = extra.reason || (status === 'REJECTED' ? 'Rejected by the identity review' : 'An identity document is needed');
+  // A hosted KYC link: the person here stands in for the customer on the provider's page.
+  if (item.type === 'KYC_LINK') {
+    return {
+      kycLinkId: body.kycLinkId,
+      platformId,
+      status,
+      ...(status === 'REJECTED' ? { errors: [{ type: 'APPLICANT_REJECTED', reason }] } : {}),
+    };
+  }
   const errors =
     status === 'REJECTED'
       ? [{ type: 'APPLICANT_REJECTED', reason }]
@@ -218,7 +228,7 @@ const escape = (value: unknown) =>
 /** One line about what the instruction asks. */
 function summary(item: Instruction): string {
   const b = item.body;
-  if (item.provider === 'identity') return `${item.type} ${String(b.verificationId ?? b.beneficialOwnerId)}`;
+  if (item.provider === 'identity') return `${item.type} ${String(b.verificationId ?? b.beneficialOwnerId ?? b.kycLinkId)}`;
   const end = (b.destination ?? b.source) as { id?: string } | undefined;
   return `${item.type} ${String(b.amount)} ${String(b.currency)} ${end?.id ? `(${end.id}) ` : ''}for ${String(b.paymentId)}`;
 }
