@@ -31,4 +31,5 @@ CREATE TABLE `kyc_links` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `kyc_links_secret_uq` ON `kyc_links` (`secret_hash`);--> statement-breakpoint
+CREATE INDEX `kyc_links_platform_customer_idx` ON `kyc_links` (`platform_id`,`customer_id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `kyc_links_idempotency_uq` ON `kyc_links` (`platform_id`,`idempotency_key`) WHERE idempotency_key IS NOT NULL;

@@ -54,6 +54,8 @@ export const kycLinks = sqliteTable(
   },
   (t) => [
     uniqueIndex('kyc_links_secret_uq').on(t.secretHash),
+    // A platform's links (a snapshot restore, a reset) without a scan; a customer's beside them.
+    index('kyc_links_platform_customer_idx').on(t.platformId, t.customerId),
     uniqueIndex('kyc_links_idempotency_uq')
       .on(t.platformId, t.idempotencyKey)
       .where(sql`idempotency_key IS NOT NULL`),
