@@ -511,23 +511,23 @@ test('faults: create a rule from the operations of /openapi.json, see it fire, d
   const { page } = o;
   await signIn(page);
   await go(page, 'Faults', '#/faults');
-  // An operation no other test calls: the rule cannot change what they see.
+  // An operation no other test calls: the rule cannot change what they see (a revocation is never faultable).
   const form = page.locator('section').filter({ has: page.getByRole('heading', { level: 2, name: 'New rule' }) });
-  await form.getByLabel('Operation').selectOption({ label: 'DELETE /tokens/{tokenId}' });
+  await form.getByLabel('Operation').selectOption({ label: 'GET /tokens/{tokenId}' });
   await form.getByLabel('Effect').selectOption('ERROR');
   await form.getByLabel('Status').fill('503');
   await form.getByRole('button', { name: 'Create rule' }).click();
   await withoutAlert(page, form.getByRole('status').filter({ hasText: 'Created' }).waitFor());
   const [rule] = (await call('GET', '/sandbox/faults')).data;
-  assert.deepEqual(rule.match, { method: 'DELETE', path: '/tokens/{tokenId}' });
+  assert.deepEqual(rule.match, { method: 'GET', path: '/tokens/{tokenId}' });
   assert.deepEqual(rule.effect, { type: 'ERROR', status: 503 });
 
   // It fires on the API; the rule's page shows the firing.
-  await call('DELETE', '/tokens/Token:nobody', undefined, 503);
+  await call('GET', '/tokens/Token:nobody', undefined, 503);
   await itemLink(page, 'faults', rule.id).click();
   await page.waitForURL((url) => url.hash === `#/faults/${encodeURIComponent(rule.id)}`);
   await page.locator('[data-field="fired"]').filter({ hasText: '1 of 1' }).waitFor();
-  await page.getByRole('cell', { name: 'DELETE /2025-10-13/tokens/Token:nobody' }).waitFor();
+  await page.getByRole('cell', { name: 'GET /2025-10-13/tokens/Token:nobody' }).waitFor();
 
   await page.getByRole('button', { name: 'Delete rule' }).click();
   await page.waitForURL((url) => url.hash === '#/faults');
