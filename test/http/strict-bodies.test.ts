@@ -47,29 +47,36 @@ interface Probe {
   value: unknown;
   /** The dotted path the 400 must name. */
   field: string;
+  /** The variant taken at each union on the way (`path@depth` → index): probes of different variants never share a body. */
+  choices?: Record<string, number>;
 }
 
 /** One value per object the schema can hold (every variant, property, array item and map value), with UNKNOWN added there. */
-function probes(doc: Doc, schema: Schema, path: string[], refs: string[] = []): Probe[] {
+function probes(doc: Doc, schema: Schema, path: string[], refs: string[] = [], unions = 0): Probe[] {
   if (schema.$ref) {
     if (refs.includes(schema.$ref)) return []; // a recursive schema: its objects are probed once
-    return probes(doc, resolve(doc, schema), path, [...refs, schema.$ref]);
+    return probes(doc, resolve(doc, schema), path, [...refs, schema.$ref], unions);
   }
   const s = schema;
-  if (variants(s)) return variants(s)!.flatMap((v) => probes(doc, v, path, refs));
-  if (s.allOf) return (s.allOf as Schema[]).flatMap((v) => probes(doc, v, path, refs));
-  if (s.items) return probes(doc, s.items, [...path, '0'], refs).map((p) => ({ ...p, value: [p.value] }));
+  if (variants(s)) {
+    const at = `${path.join('.')}@${unions}`;
+    return variants(s)!.flatMap((v, i) =>
+      probes(doc, v, path, refs, unions + 1).map((p) => ({ ...p, choices: { ...p.choices, [at]: i } })),
+    );
+  }
+  if (s.allOf) return (s.allOf as Schema[]).flatMap((v) => probes(doc, v, path, refs, unions));
+  if (s.items) return probes(doc, s.items, [...path, '0'], refs, unions).map((p) => ({ ...p, value: [p.value] }));
   const out: Probe[] = [];
   const map = s.additionalProperties && typeof s.additionalProperties === 'object'; // a free-form map (record)
   if (s.properties || ([s.type].flat().includes('object') && !map)) {
     const base = s.properties ? requiredOf(doc, s) : {};
     out.push({ value: { ...base, [UNKNOWN]: 1 }, field: [...path, UNKNOWN].join('.') });
     for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
-      for (const p of probes(doc, prop, [...path, name], refs)) out.push({ ...p, value: { ...base, [name]: p.value } });
+      for (const p of probes(doc, prop, [...path, name], refs, unions)) out.push({ ...p, value: { ...base, [name]: p.value } });
     }
   }
   if (map) {
-    for (const p of probes(doc, s.additionalProperties, [...path, 'key'], refs)) out.push({ ...p, value: { key: p.value } });
+    for (const p of probes(doc, s.additionalProperties, [...path, 'key'], refs, unions)) out.push({ ...p, value: { key: p.value } });
   }
   return out;
 }
@@ -97,13 +104,16 @@ function merge(a: unknown, b: unknown): unknown {
 
 /** Probes sent together where they fit in one body (one request can name several unknown fields). */
 function grouped(list: Probe[]): { value: unknown; fields: string[] }[] {
-  const groups: { value: unknown; fields: string[] }[] = [];
+  const groups: { value: unknown; fields: string[]; choices: Record<string, number> }[] = [];
+  const sameVariants = (a: Record<string, number>, b: Record<string, number> = {}) =>
+    Object.entries(b).every(([k, i]) => a[k] === undefined || a[k] === i);
   for (const p of list) {
-    const g = groups.find((x) => merge(x.value, p.value) !== CONFLICT);
+    const g = groups.find((x) => sameVariants(x.choices, p.choices) && merge(x.value, p.value) !== CONFLICT);
     if (g) {
       g.value = merge(g.value, p.value);
       g.fields.push(p.field);
-    } else groups.push({ value: p.value, fields: [p.field] });
+      Object.assign(g.choices, p.choices);
+    } else groups.push({ value: p.value, fields: [p.field], choices: { ...p.choices } });
   }
   return groups;
 }
