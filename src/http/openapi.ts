@@ -140,7 +140,7 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       version: '2025-10-13',
       description:
         'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`. ' +
-        'A successful answer carries `X-D1-Bookmark` (the database state it read or wrote); a request that sends it back reads at least that fresh (a malformed one is 400).',
+        "An operator request's answer carries `X-D1-Bookmark` (the database state it read or wrote); a request that sends it back reads at least that fresh (a malformed one is 400). Platform requests always read the latest state and answer none.",
     },
     servers: [{ url: base }],
     security: [{ BasicAuth: [] }],
