@@ -99,6 +99,8 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       ...(r.permission ? { 'x-required-permission': r.permission } : {}),
       // Agent-bearer operations: the agent-policy permissions of which the agent needs one.
       ...(r.agentPermission ? { 'x-agent-permission': [r.agentPermission].flat() } : {}),
+      // A revocation is never faultable: the console leaves it out of a fault rule's choices.
+      ...(r.revokes ? { 'x-revokes-credential': true } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: Object.fromEntries(
         // Every operation with a body can answer 415 (`readInput` in route.ts), and every one but the operator's
