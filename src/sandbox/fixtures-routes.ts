@@ -66,7 +66,7 @@ export const fixtureRoutes = (routes: () => readonly RouteDef[], calls: Operatio
             'fixture document',
             zodIssues(parsed.error).map((i) => ({ ...i, field: jsonPath(i.field) })),
           );
-        const steps = planFixtures(parsed.data, c.auth.platform, routes());
+        const steps = await planFixtures(parsed.data, c.auth.platform, routes());
         const call = inProcess(c, calls, routes());
         return json(await withRollback(c, () => applyFixtures(steps, call)), 201);
       },
