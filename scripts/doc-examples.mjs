@@ -292,9 +292,24 @@ async function main() {
   const began = Date.now();
   const queue = [...pages];
   const results = [];
+  // Pages that start the webhook receiver listen on its documented port (8790): one such page at a time.
+  let receiverFree = Promise.resolve();
+  const usesReceiver = (path) => readFileSync(path, 'utf8').includes('webhook-receiver.mjs');
+  const exclusive = async (path) => {
+    if (!usesReceiver(path)) return checkPage(path);
+    const previous = receiverFree;
+    let release;
+    receiverFree = new Promise((r) => (release = r));
+    await previous;
+    try {
+      return await checkPage(path);
+    } finally {
+      release();
+    }
+  };
   const worker = async () => {
     for (let path = queue.shift(); path; path = queue.shift()) {
-      const result = await checkPage(path);
+      const result = await exclusive(path);
       results.push(result);
       const head = `${result.failures.length ? 'FAIL' : 'ok  '} ${result.page} (${result.requests} requests, ${result.seconds.toFixed(1)} s)`;
       console.log(result.failures.length ? `${head}\n${result.failures.join('\n')}\n` : head);
