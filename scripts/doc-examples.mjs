@@ -206,6 +206,8 @@ async function checkPage(path) {
   const page = relative(root, path).startsWith('..') ? path : relative(root, path);
   const began = Date.now();
   const code = extractCode(path, readFileSync(path, 'utf8'));
+  // A page with nothing to run needs no instance.
+  if (!code.some((c) => c.code.trim() && !/^\s*#/.test(c.code))) return { page, failures: [], requests: 0, seconds: 0 };
   const work = mkdtempSync(join(tmpdir(), 'docs-check-'));
   const cwd = join(work, 'cwd');
   const stateDir = join(work, 'state');
@@ -311,7 +313,7 @@ async function main() {
     for (let path = queue.shift(); path; path = queue.shift()) {
       const result = await exclusive(path);
       results.push(result);
-      const head = `${result.failures.length ? 'FAIL' : 'ok  '} ${result.page} (${result.requests} requests, ${result.seconds.toFixed(1)} s)`;
+      const head = `${result.failures.length ? 'FAIL' : 'ok  '} ${result.page} (${result.requests} request${result.requests === 1 ? '' : 's'}, ${result.seconds.toFixed(1)} s)`;
       console.log(result.failures.length ? `${head}\n${result.failures.join('\n')}\n` : head);
     }
   };
