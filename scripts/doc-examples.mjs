@@ -154,6 +154,22 @@ const freePort = () =>
     });
   });
 
+/** Process groups started here and still running: stopped when the checker itself is interrupted. */
+const live = new Set();
+/** Scratch directories of pages still running, removed on an interruption too. */
+const scratch = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const pid of live) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {}
+    }
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Stops a detached child and everything it started (its process group). */
@@ -186,6 +202,8 @@ async function startService(stateDir) {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child.pid);
+  child.on('close', () => live.delete(child.pid));
   child.stdout.on('data', (d) => log.push(d));
   child.stderr.on('data', (d) => log.push(d));
   const credentials = join(stateDir, 'credentials.json');
@@ -209,6 +227,7 @@ async function checkPage(path) {
   // A page with nothing to run needs no instance.
   if (!code.some((c) => c.code.trim() && !/^\s*#/.test(c.code))) return { page, failures: [], requests: 0, seconds: 0 };
   const work = mkdtempSync(join(tmpdir(), 'docs-check-'));
+  scratch.add(work);
   const cwd = join(work, 'cwd');
   const stateDir = join(work, 'state');
   const checkDir = join(work, 'check');
@@ -229,6 +248,7 @@ async function checkPage(path) {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    live.add(run.pid);
     let stdout = '';
     let stderr = '';
     run.stdout.on('data', (d) => (stdout += d));
@@ -243,6 +263,7 @@ async function checkPage(path) {
     try {
       process.kill(-run.pid, 'SIGKILL');
     } catch {}
+    live.delete(run.pid);
     const calls = readFileSync(logFile, 'utf8')
       .split('\n')
       .filter(Boolean)
@@ -258,6 +279,7 @@ async function checkPage(path) {
   } finally {
     if (service) await stopGroup(service.child);
     rmSync(work, { recursive: true, force: true });
+    scratch.delete(work);
   }
 }
 
