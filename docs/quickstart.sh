@@ -8,8 +8,8 @@
 # receiver looked up, a cross-currency quote to it and its execution; the webhooks those sent, received and
 # verified by examples/webhook-receiver.mjs; an agent that gets its own token and makes a call. Every id comes
 # from the answer before; a `# NNN` line after a request is the status it answers (`npm run docs:check` runs
-# this script against a fresh `npm start` and compares). Needs curl and jq. Run it on a fresh sandbox (or after
-# POST /sandbox/reset): the customer's platformCustomerId is unique per platform.
+# this script against a fresh `npm start` and compares). Needs curl and jq. It can run again: each run makes a
+# new customer (platformCustomerId is unique per platform, so it carries the time of the run).
 set -euo pipefail
 
 # Credentials: `npm start` writes them to .sandbox/credentials.json.
@@ -34,12 +34,13 @@ curl -s -u "$AUTH" -X PATCH "$BASE/config" -H 'Content-Type: application/json' \
 # 200 {"webhookEndpoint":"http://127.0.0.1:8790/webhooks"}
 
 # 1. A customer; its internal accounts (one per currency the platform supports) come with it.
+PLATFORM_CUSTOMER_ID="jane-$(date +%s)"
 CUSTOMER=$(curl -s -u "$AUTH" -X POST "$BASE/customers" -H 'Content-Type: application/json' -d '{
-  "customerType":"INDIVIDUAL","platformCustomerId":"jane-001","fullName":"Jane Smith","birthDate":"1990-01-15",
+  "customerType":"INDIVIDUAL","platformCustomerId":"'"$PLATFORM_CUSTOMER_ID"'","fullName":"Jane Smith","birthDate":"1990-01-15",
   "nationality":"US","email":"jane@example.com",
   "address":{"line1":"123 Main Street","city":"San Francisco","state":"CA","postalCode":"94105","country":"US"}}' |
   jq -r .id)
-# 201 {"id":"Customer:…","platformCustomerId":"jane-001","umaAddress":"$jane-001@sandbox.local.test",…}
+# 201 {"id":"Customer:…","platformCustomerId":"jane-…","umaAddress":"$jane-…@sandbox.local.test",…}
 echo "customer      $CUSTOMER"
 
 # 2. Its USD account.
