@@ -126,7 +126,8 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       ),
     };
     if (r.body === 'multipart') {
-      op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } };
+      const schema = r.form ? toSchema(r.form, 'input', components) : { type: 'object' };
+      op.requestBody = { required: true, content: { 'multipart/form-data': { schema } } };
     } else if (r.body) {
       op.requestBody = {
         required: !r.body.safeParse(undefined).success,

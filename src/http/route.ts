@@ -91,6 +91,8 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   query?: z.ZodType<Q>;
   /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
   body?: z.ZodType<B> | 'multipart';
+  /** With `body: 'multipart'`: the form's fields as a zod object, for the OpenAPI document only (the handler reads the form). */
+  form?: z.ZodType;
   /** A call that also spends the platform's lower budget of expensive calls (a search, a bulk import). */
   expensive?: boolean | ((url: URL) => boolean);
   /** Extra request headers worth documenting (an `idempotent` route documents `Idempotency-Key` itself). */
