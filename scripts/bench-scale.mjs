@@ -220,7 +220,8 @@ if (opts.write) {
   const readme = join(root, 'docs', 'engineering', 'performance.md');
   const text = readFileSync(readme, 'utf8');
   const marked = /(<!-- bench-scale:start -->\n)[\s\S]*?(<!-- bench-scale:end -->)/;
-  if (!marked.test(text)) throw new Error('docs/engineering/performance.md has no <!-- bench-scale:start --> … <!-- bench-scale:end --> section');
+  if (!marked.test(text))
+    throw new Error('docs/engineering/performance.md has no <!-- bench-scale:start --> … <!-- bench-scale:end --> section');
   writeFileSync(
     readme,
     text.replace(marked, (_, a, b) => `${a}${table}${b}`),

@@ -163,7 +163,8 @@ async function main() {
     const text = readFileSync(readme, 'utf8');
     const [start, end] = ['<!-- storage:start -->', '<!-- storage:end -->'];
     const [before, rest] = text.split(start);
-    if (rest === undefined || !rest.includes(end)) throw new Error(`docs/engineering/storage-and-capacity.md has no ${start} ... ${end} section`);
+    if (rest === undefined || !rest.includes(end))
+      throw new Error(`docs/engineering/storage-and-capacity.md has no ${start} ... ${end} section`);
     writeFileSync(readme, `${before}${start}\n${table}\n${end}${rest.slice(rest.indexOf(end) + end.length)}`);
     console.error('docs/engineering/storage-and-capacity.md updated.');
   }
