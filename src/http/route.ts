@@ -138,7 +138,7 @@ export function defineRoute<
   const input = { params: spec.params, query: strictQuery(spec), body };
   // The stages read the declaration as every route's (their own types are structural).
   const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
-  // The runner: its stages in order (README, "Code layout"). Each refusal is an answer in the spec's shape.
+  // The runner: its stages in order (docs/engineering/architecture.md, "A request's way through"). Each refusal is an answer in the spec's shape.
   const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials, hooks }) => {
     // 1. A browser page of another site writes nothing.
     refuseCrossSiteWrite(request);

@@ -11,10 +11,11 @@ async function fetchWith(overrides: Record<string, unknown>, url: string, init?:
 }
 
 describe('routing and versioning', () => {
-  it('answers /healthz outside the base without auth', async () => {
+  it('answers /healthz outside the base without auth, never cached', async () => {
     const res = await api('GET', `${ORIGIN}/healthz`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
   });
 
   it('serves the API only under the version segment', async () => {
