@@ -25,6 +25,17 @@ EVENTS=$(mktemp)
 node examples/webhook-receiver.mjs --port "$WEBHOOK_PORT" --public-key "$WEBHOOK_KEY" >"$EVENTS" &
 RECEIVER=$!
 trap 'kill "$RECEIVER" 2>/dev/null || true; rm -f "$EVENTS"' EXIT
+
+# Waits up to 30 s for a transaction to complete, and prints the status it reached.
+wait_completed() {
+  local status
+  for i in $(seq 1 30); do
+    status=$(curl -s -u "$AUTH" "$BASE/transactions/$1" | jq -r .status)
+    [ "$status" = COMPLETED ] && break
+    sleep 1
+  done
+  echo "              $status"
+}
 for i in $(seq 1 50); do # until it listens
   (: >"/dev/tcp/127.0.0.1/$WEBHOOK_PORT") 2>/dev/null && break
   sleep 0.1
@@ -70,12 +81,7 @@ TRANSFER=$(curl -s -u "$AUTH" -X POST "$BASE/transfer-out" -H "Idempotency-Key: 
 # 201 {"id":"Transaction:…","status":"PROCESSING",…}
 echo "transfer out  $TRANSFER"
 # Wait for it to complete (in the sandbox an ordinary account completes at once; a real rail takes longer).
-for i in $(seq 1 30); do
-  STATUS=$(curl -s -u "$AUTH" "$BASE/transactions/$TRANSFER" | jq -r .status)
-  [ "$STATUS" = COMPLETED ] && break
-  sleep 1
-done
-echo "              $STATUS"
+wait_completed "$TRANSFER"
 
 # 6. Pay abroad: look a sandbox UMA receiver up (its currencies, estimated rates and limits, the payer data
 #    it asks), then a quote to it naming that look-up: $100.00 sent, paid out in EUR.
@@ -93,12 +99,7 @@ PAYMENT=$(curl -s -u "$AUTH" -X POST "$BASE/quotes/$QUOTE/execute" -H "Idempoten
 # 200 {"id":"Quote:…","status":"PROCESSING","transactionId":"Transaction:…",…}
 echo "payment       $PAYMENT"
 # The sandbox receiver settles it about 5 seconds later.
-for i in $(seq 1 30); do
-  STATUS=$(curl -s -u "$AUTH" "$BASE/transactions/$PAYMENT" | jq -r .status)
-  [ "$STATUS" = COMPLETED ] && break
-  sleep 1
-done
-echo "              $STATUS"
+wait_completed "$PAYMENT"
 
 # 7. The webhooks those steps sent, each verified by the receiver (it answers 401 to a bad signature). Wait
 #    until the payment's completion has arrived, then show one line per event.
