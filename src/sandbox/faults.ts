@@ -202,6 +202,9 @@ export function refreshLiveFaults(db: Db, platformId: string, when: SQL = sql`1`
     .where(and(eq(platforms.id, platformId), when));
 }
 
+/** The reason a DISCONNECT's body is cut with: what a client inside workerd (SELF.fetch) reads the body's failure as. */
+export const DISCONNECT_REASON = 'Sandbox fault: connection dropped';
+
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -221,6 +224,9 @@ export async function beforeHandling(fired: Fired): Promise<Response | undefined
  * and an Idempotency-Key replays the real answer); DISCONNECT sends its status and headers with the real
  * Content-Length, then half the body, then aborts the stream: workerd cannot drop a connection before the
  * headers, but an aborted fixed-length body makes it cut the connection, and the client sees a truncated answer.
+ * Every way of cutting a body is an exception to workerd; the abort's reason is marked `retryable`, which makes it a
+ * disconnection (kj DISCONNECTED) that workerd's HTTP server lets pass quietly instead of printing
+ * "Uncaught exception" with a stack at each firing (a plain Error would).
  */
 export async function afterHandling(fired: Fired, response: Response): Promise<Response> {
   const e = fired.effect;
@@ -234,7 +240,7 @@ export async function afterHandling(fired: Fired, response: Response): Promise<R
   const writer = writable.getWriter();
   void writer
     .write(bytes.slice(0, Math.floor(bytes.length / 2)))
-    .then(() => writer.abort(new Error('Sandbox fault: connection dropped')))
+    .then(() => writer.abort(Object.assign(new Error(DISCONNECT_REASON), { retryable: true })))
     .catch(() => {});
   // Compressed on its way (a client accepting gzip), the aborted body would arrive as a complete empty one.
   headers.set('Content-Encoding', 'identity');

@@ -6,6 +6,7 @@ import { api, BASE, expectError, newPlatform, type TestPlatform } from '../suppo
 import { newAgent } from '../support/agents';
 import { createQuote, customerWithAccounts, execute, externalAccount, fund, idemKey } from '../support/payments';
 import { measured } from '../perf/counting';
+import { DISCONNECT_REASON } from '../../src/sandbox/faults';
 
 const createFault = async (p: TestPlatform, body: Record<string, unknown>) => {
   const res = await api('POST', '/sandbox/faults', { auth: p.auth, body });
@@ -47,7 +48,7 @@ describe("a rule narrowed to a customer or account matches the request's resolve
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('X-Sandbox-Fault')).toBe(rule.id);
-    await expect(res.text()).rejects.toThrow();
+    await expect(res.text()).rejects.toThrow(DISCONNECT_REASON);
   });
 
   it('an account rule fires on an execute paying from that account', async () => {

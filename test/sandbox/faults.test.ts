@@ -5,6 +5,7 @@ import { api, BASE, expectError, failingFields, newPlatform, productionApi, toke
 import { newAgent } from '../support/agents';
 import { balanceOf, customerWithAccounts, externalAccount, fund, idemKey } from '../support/payments';
 import { measured } from '../perf/counting';
+import { DISCONNECT_REASON } from '../../src/sandbox/faults';
 
 const createFault = async (p: TestPlatform, body: Record<string, unknown>) => {
   const res = await api('POST', '/sandbox/faults', { auth: p.auth, body });
@@ -241,7 +242,7 @@ describe('DISCONNECT', () => {
     expect(res.headers.get('X-Sandbox-Fault')).toBe(rule.id);
     // Sent uncompressed: compressed on its way, the cut body would end as a complete empty one.
     expect(res.headers.get('Content-Encoding')).toBe('identity');
-    await expect(res.text()).rejects.toThrow();
+    await expect(res.text()).rejects.toThrow(DISCONNECT_REASON);
     // It was done, once: the keyed retry replays it.
     expect(await balanceOf(p, usd)).toBe(99_000);
     const replayed = await transferOut(p, usd, ext, 1_000, key);
