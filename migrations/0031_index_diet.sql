@@ -1,6 +1,8 @@
--- Index diet: indexes nothing reads (transactions by quote, the ledger by account), the history's platform index
--- (reset and snapshots reach a platform's history through its transactions), and UMA indexes without their NULLs.
+-- Index diet: indexes nothing reads (transactions by quote, the ledger by account), the history's and the events'
+-- platform indexes (reset and snapshots reach those rows through their transactions and deliveries), and UMA
+-- address indexes without their NULLs.
 DROP INDEX `ledger_entries_account_idx`;--> statement-breakpoint
+DROP INDEX `webhook_events_platform_idx`;--> statement-breakpoint
 DROP INDEX `transaction_history_platform_idx`;--> statement-breakpoint
 DROP INDEX `transactions_quote_idx`;--> statement-breakpoint
 -- UMA address filters: most payments have no UMA address on either end, so their NULLs leave these indexes

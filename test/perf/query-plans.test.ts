@@ -256,3 +256,31 @@ describe("a platform's rows are found through indexes (sandbox reset and snapsho
     });
   }
 });
+
+describe('the lookups of past events go through the deliveries’ resource index', () => {
+  // The statements of src/payments/incoming-approval.ts (a payment's pending approval requests, stopped at its
+  // deadline) and src/customers/bulk-chunks.ts (a job's completion event, written once): bounded by the resource,
+  // never a walk of the platform's events (without `+` on the type and status, SQLite picks the platform's type or
+  // status index: a walk of all of its deliveries of them).
+  const statements: [string, string, unknown[]][] = [
+    [
+      'incoming approval deadline',
+      `UPDATE webhook_deliveries SET status = 'FAILED' WHERE platform_id = ? AND resource_id = ? AND +event_type = ? AND +status = 'PENDING'`,
+      ['Platform:plan', 'Transaction:plan', 'INCOMING_PAYMENT.PENDING'],
+    ],
+    [
+      'bulk import completion',
+      `SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE platform_id = ? AND resource_id = ? AND +event_type = ?)`,
+      ['Platform:plan', 'BulkCustomerImportJob:plan', 'BULK_UPLOAD.COMPLETED'],
+    ],
+  ];
+  for (const [name, query, params] of statements) {
+    it(name, async () => {
+      const plan = await planOf(query, params);
+      expect(plan.map((r) => r.detail).join('\n')).toMatch(
+        /SEARCH webhook_deliveries USING INDEX webhook_deliveries_resource_idx \(platform_id=\? AND resource_id=\?\)/,
+      );
+      expect(badLines(plan)).toEqual([]);
+    });
+  }
+});
