@@ -5,7 +5,7 @@
 // reads across platforms shows) to that size with the SQL of scripts/lib/seed.mjs through
 // `wrangler d1 execute --local` (the tables' triggers keep counters and search indexes right), starts it
 // again and times every list, filter and search one request at a time. Prints the p50 per request and size
-// and the ratio largest/smallest; writes bench/scale-results.json, and the README table with --write.
+// and the ratio largest/smallest; writes bench/scale-results.json, and the table of docs/engineering/performance.md with --write.
 //
 //   npm run bench:scale -- [--sizes 1000,100000,1000000] [--samples 11] [--case-seconds 20] [--timeout 120] [--neighbours 1] [--write] [--keep]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -217,13 +217,14 @@ console.log(`\n${table}`);
 
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 if (opts.write) {
-  const readme = join(root, 'README.md');
+  const readme = join(root, 'docs', 'engineering', 'performance.md');
   const text = readFileSync(readme, 'utf8');
   const marked = /(<!-- bench-scale:start -->\n)[\s\S]*?(<!-- bench-scale:end -->)/;
-  if (!marked.test(text)) throw new Error('README.md has no <!-- bench-scale:start --> … <!-- bench-scale:end --> section');
+  if (!marked.test(text))
+    throw new Error('docs/engineering/performance.md has no <!-- bench-scale:start --> … <!-- bench-scale:end --> section');
   writeFileSync(
     readme,
     text.replace(marked, (_, a, b) => `${a}${table}${b}`),
   );
-  log('README.md table written');
+  log('docs/engineering/performance.md table written');
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-// The budget, in KiB of gzip (README "Deployment").
+// The budget, in KiB of gzip (docs/deployment.md).
 const BUDGET_KIB = 350;
 
 const flag = process.argv.indexOf('--budget');

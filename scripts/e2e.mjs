@@ -5,11 +5,12 @@
 // approved (200) and rejected (403) by a local webhook receiver.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const credentialsFile = join(root, '.sandbox', 'credentials.json');
+// The same place `npm start` saves them (STATE_DIR moves it there too).
+const credentialsFile = join(process.env.STATE_DIR ? resolve(process.env.STATE_DIR) : join(root, '.sandbox'), 'credentials.json');
 
 if (!existsSync(credentialsFile)) {
   console.error('No .sandbox/credentials.json: start the server first with `npm start` (in another terminal), then run `npm run e2e`.');

@@ -1,4 +1,4 @@
-// Rewrites the magic-value tables of README.md from the document GET /sandbox/magic-values serves
+// Rewrites the magic-value tables of docs/sandbox.md from the document GET /sandbox/magic-values serves
 // (src/sandbox/magic-values.ts; test/sandbox/magic-values.test.ts fails when the two differ). esbuild comes with wrangler.
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,14 +18,15 @@ const out = join(dir, 'magic-values.mjs');
 await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', outfile: out, logLevel: 'error' });
 const { tables } = await import(pathToFileURL(out).href);
 rmSync(dir, { recursive: true, force: true });
-let readme = readFileSync('README.md', 'utf8');
+const page = 'docs/sandbox.md';
+let readme = readFileSync(page, 'utf8');
 for (const [name, table] of Object.entries(tables())) {
   const begin = `<!-- magic values: ${name} (npm run magic-values) -->\n`;
   const end = `\n<!-- end of magic values: ${name} -->`;
   const from = readme.indexOf(begin);
   const to = readme.indexOf(end, from);
-  if (from < 0 || to < 0) throw new Error(`README.md has no markers for the magic values' ${name} table`);
+  if (from < 0 || to < 0) throw new Error(`${page} has no markers for the magic values' ${name} table`);
   readme = readme.slice(0, from + begin.length) + table + readme.slice(to);
 }
-writeFileSync('README.md', readme);
-console.log('README.md magic-value tables updated');
+writeFileSync(page, readme);
+console.log(`${page} magic-value tables updated`);

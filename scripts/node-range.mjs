@@ -28,6 +28,6 @@ export function nodeVersionProblem(version, range) {
   if (satisfies(version, range)) return undefined;
   return (
     `Node.js ${version} is not supported: this project needs Node.js ${range} (package.json "engines"; ` +
-    'the versions vite, vitest, wrangler and the lint tools accept). Switch to a supported version (README, "Setup").'
+    'the versions vite, vitest, wrangler and the lint tools accept). Switch to a supported version (README, "Requirements").'
   );
 }

@@ -2,7 +2,7 @@
 // `npm run round-trips`: the D1 round trips, account (Durable Object) calls and D1 rows read and written of
 // every operation of /openapi.json on its success path, on a platform seeded with 20,000 rows per list,
 // measured by test/perf/route-budgets.test.ts (the service's own D1 meter, src/db/meter.ts), with each
-// operation's budgets. Prints the table; `--write` also puts it into README.md between its round-trips markers.
+// operation's budgets. Prints the table; `--write` also puts it into docs/engineering/performance.md between its round-trips markers.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,12 +23,12 @@ if (run.status !== 0 || !table) {
 }
 console.log(table);
 if (process.argv.includes('--write')) {
-  const readme = join(root, 'README.md');
+  const readme = join(root, 'docs', 'engineering', 'performance.md');
   const text = readFileSync(readme, 'utf8');
   const start = '<!-- round-trips:start -->';
   const end = '<!-- round-trips:end -->';
   const [before, rest] = text.split(start);
-  if (rest === undefined || !rest.includes(end)) throw new Error(`README.md has no ${start} ... ${end} section`);
+  if (rest === undefined || !rest.includes(end)) throw new Error(`docs/engineering/performance.md has no ${start} ... ${end} section`);
   writeFileSync(readme, `${before}${start}\n${table}\n${end}${rest.slice(rest.indexOf(end) + end.length)}`);
-  console.error('README.md updated.');
+  console.error('docs/engineering/performance.md updated.');
 }

@@ -5,8 +5,8 @@
 // (a quote from the customer's USD account to its external account, executed, then completed by a sandbox
 // clock advance), then STORAGE_TRANSFERS transfer-outs (same accounts, under an Idempotency-Key), and reads the
 // local SQLite file's pages per table and index (`dbstat`, sqlite3 CLI) before and after each step: a quote
-// payment and a transfer-out are measured apart. Prints the table; `--write` puts it into README.md between
-// its storage markers.
+// payment and a transfer-out are measured apart. Prints the table; `--write` puts it into
+// docs/engineering/storage-and-capacity.md between its storage markers.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -176,13 +176,14 @@ async function main() {
   const table = lines.join('\n');
   console.log(table);
   if (process.argv.includes('--write')) {
-    const readme = join(root, 'README.md');
+    const readme = join(root, 'docs', 'engineering', 'storage-and-capacity.md');
     const text = readFileSync(readme, 'utf8');
     const [start, end] = ['<!-- storage:start -->', '<!-- storage:end -->'];
     const [before, rest] = text.split(start);
-    if (rest === undefined || !rest.includes(end)) throw new Error(`README.md has no ${start} ... ${end} section`);
+    if (rest === undefined || !rest.includes(end))
+      throw new Error(`docs/engineering/storage-and-capacity.md has no ${start} ... ${end} section`);
     writeFileSync(readme, `${before}${start}\n${table}\n${end}${rest.slice(rest.indexOf(end) + end.length)}`);
-    console.error('README.md updated.');
+    console.error('docs/engineering/storage-and-capacity.md updated.');
   }
 }
 

@@ -29,7 +29,8 @@ export default {
     let response: Response;
     try {
       if (url.pathname === '/healthz' && request.method === 'GET') {
-        response = Response.json({ status: 'ok' });
+        // Like every API answer, never cached: a cached 200 would hide an instance that is down.
+        response = Response.json({ status: 'ok' }, { headers: { 'Cache-Control': 'no-store' } });
       } else {
         let router = routers.get(s.apiPrefix);
         if (!router) routers.set(s.apiPrefix, (router = buildRouter(s.apiPrefix)));
@@ -78,7 +79,7 @@ export default {
 } satisfies ExportedHandler<Env>;
 
 /**
- * Sandbox only: what the request read and wrote in D1 so far (README "Rows read per operation"), for a
+ * Sandbox only: what the request read and wrote in D1 so far (docs/engineering/performance.md, "Rows read are a budget too"), for a
  * developer watching a request's cost. Never in production: it tells a caller about the data of others.
  */
 function withRowHeaders(response: Response, meter: Meter): Response {

@@ -4,7 +4,7 @@ import { errorResponses } from '../http/responses';
 import { badRequest, invalidFields } from '../http/errors';
 import { payloadTooLarge } from '../http/body';
 import { multipartBoundary, parseMultipart, type Part } from '../http/multipart';
-import { BulkCustomerImportJob, BulkCustomerImportJobAccepted, BulkJobIdParams } from './bulk-schema';
+import { BulkCustomerCsvUpload, BulkCustomerImportJob, BulkCustomerImportJobAccepted, BulkJobIdParams } from './bulk-schema';
 import { BULK_MAX_FILE_BYTES, bulkJobFrom, bulkJobLoads, startBulkImport } from './bulk-service';
 
 const tag = 'Customers';
@@ -43,6 +43,7 @@ export const bulkImportRoutes = [
     auth: 'basic',
     permission: 'MANAGE',
     body: 'multipart',
+    form: BulkCustomerCsvUpload,
     expensive: true,
     responses: {
       202: { description: 'Accepted; follow the job', schema: BulkCustomerImportJobAccepted },

@@ -4,8 +4,8 @@ import { zodIssues } from '../http/errors';
 import { CsvCustomerCreate, type CustomerCreate } from './schema';
 
 /** Columns of the reference CSV format. */
-const REQUIRED_COLUMNS = ['umaAddress', 'platformCustomerId', 'customerType'];
-const KNOWN_COLUMNS = new Set([
+export const REQUIRED_COLUMNS = ['umaAddress', 'platformCustomerId', 'customerType'];
+export const KNOWN_COLUMNS = new Set([
   ...REQUIRED_COLUMNS,
   'fullName',
   'birthDate',
@@ -22,7 +22,7 @@ const KNOWN_COLUMNS = new Set([
   'platformAccountId',
   'description',
 ]);
-const REQUIRED_BY_TYPE: Record<string, string[]> = {
+export const REQUIRED_BY_TYPE: Record<string, string[]> = {
   INDIVIDUAL: ['fullName', 'birthDate', 'addressLine1', 'city', 'state', 'postalCode', 'country'],
   BUSINESS: ['businessLegalName', 'addressLine1', 'city', 'state', 'postalCode', 'country'],
 };

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { BulkJobStatus } from '../db/enums';
 import { DateTime } from '../common/time';
+import { KNOWN_COLUMNS, REQUIRED_BY_TYPE, REQUIRED_COLUMNS } from './bulk-rows';
 
 export const BulkCustomerImportJobAccepted = z
   .object({
@@ -33,3 +34,21 @@ export const BulkCustomerImportJob = z
 export type BulkCustomerImportJobView = z.infer<typeof BulkCustomerImportJob>;
 
 export const BulkJobIdParams = z.object({ jobId: z.string().max(128) });
+
+/** The upload's form, for the OpenAPI document: its columns come from the importer's own lists (bulk-rows.ts). */
+export const BulkCustomerCsvUpload = z
+  .object({
+    file: z.string().meta({
+      format: 'binary',
+      contentMediaType: 'text/csv',
+      description:
+        `A CSV file (UTF-8, comma-separated, its first row the header naming the columns, in any order). ` +
+        `Required columns: ${REQUIRED_COLUMNS.join(', ')} (customerType INDIVIDUAL or BUSINESS). ` +
+        Object.entries(REQUIRED_BY_TYPE)
+          .map(([type, columns]) => `Required values for ${type} rows: ${columns.join(', ')}. `)
+          .join('') +
+        `Optional columns: ${[...KNOWN_COLUMNS].filter((c) => !REQUIRED_COLUMNS.includes(c)).join(', ')}. ` +
+        "Any other column makes the whole file invalid (400); a row that does not validate is reported in the job's errors.",
+    }),
+  })
+  .meta({ id: 'BulkCustomerCsvUpload' });

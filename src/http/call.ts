@@ -15,8 +15,6 @@ export interface OperationInput {
   body?: unknown;
   /** Sent as `Idempotency-Key`. */
   idempotencyKey?: string;
-  /** Sent as `X-D1-Bookmark`: the call reads at least what an earlier call wrote. */
-  bookmark?: string;
 }
 
 /** Whose call it is: the caller's own credentials, as its HTTP request carries them. */
@@ -49,8 +47,6 @@ export interface CallSite {
 /** The API's in-process caller for a call site (router.ts builds it: it holds the routes and how they run). */
 export type OperationCalls = (site: CallSite) => CallOperation;
 
-const BOOKMARK_HEADER = 'X-D1-Bookmark';
-
 /**
  * A caller of `routes` under `base` at `origin`: each call builds the request an HTTP client would send (path,
  * query, JSON body, headers; the path parameters where the router's matcher leaves them) and `run`s its route
@@ -80,7 +76,6 @@ export function operationCaller(
     const headers = new Headers({ Authorization: credentials.authorization });
     if (credentials.address) headers.set('CF-Connecting-IP', credentials.address);
     if (input.idempotencyKey !== undefined) headers.set(IDEMPOTENCY_HEADER, input.idempotencyKey);
-    if (input.bookmark) headers.set(BOOKMARK_HEADER, input.bookmark);
     let body: string | undefined;
     if (input.body !== undefined) {
       headers.set('Content-Type', 'application/json');

@@ -61,7 +61,7 @@ export const CLOSED_STATUSES: readonly number[] = [400, 401, 403, 404, 405, 409,
 /**
  * The finer cases the API tells apart inside one contract code: each answers with its code and names itself
  * in `details.reason`. A case is thrown by its name like a code (`new ApiError('INSUFFICIENT_FUNDS', ...)`,
- * `notFound('AGENT_NOT_FOUND', ...)`); the README's Errors section says why each maps where it does.
+ * `notFound('AGENT_NOT_FOUND', ...)`); docs/conventions.md, "Errors", says why each maps where it does.
  */
 export const REASONS = {
   INSUFFICIENT_FUNDS: 'INVALID_AMOUNT',

@@ -99,6 +99,8 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       ...(r.permission ? { 'x-required-permission': r.permission } : {}),
       // Agent-bearer operations: the agent-policy permissions of which the agent needs one.
       ...(r.agentPermission ? { 'x-agent-permission': [r.agentPermission].flat() } : {}),
+      // A revocation is never faultable: the console leaves it out of a fault rule's choices.
+      ...(r.revokes ? { 'x-revokes-credential': true } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: Object.fromEntries(
         // Every operation with a body can answer 415 (`readInput` in route.ts), and every one but the operator's
@@ -124,7 +126,8 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       ),
     };
     if (r.body === 'multipart') {
-      op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } };
+      const schema = r.form ? toSchema(r.form, 'input', components) : { type: 'object' };
+      op.requestBody = { required: true, content: { 'multipart/form-data': { schema } } };
     } else if (r.body) {
       op.requestBody = {
         required: !r.body.safeParse(undefined).success,
@@ -140,7 +143,7 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
       version: '2025-10-13',
       description:
         'Customers, accounts, transfers, quotes, embedded wallets, agents and a sandbox. Errors: `{status, code, message, details?}`. ' +
-        'A successful answer carries `X-D1-Bookmark` (the database state it read or wrote); a request that sends it back reads at least that fresh (a malformed one is 400).',
+        "An operator request's answer carries `X-D1-Bookmark` (the database state it read or wrote); a request that sends it back reads at least that fresh (a malformed one is 400). Platform requests always read the latest state and answer none.",
     },
     servers: [{ url: base }],
     security: [{ BasicAuth: [] }],

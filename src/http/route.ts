@@ -91,6 +91,8 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   query?: z.ZodType<Q>;
   /** A zod schema for a JSON body, or `multipart` when the handler reads the form itself. */
   body?: z.ZodType<B> | 'multipart';
+  /** With `body: 'multipart'`: the form's fields as a zod object, for the OpenAPI document only (the handler reads the form). */
+  form?: z.ZodType;
   /** A call that also spends the platform's lower budget of expensive calls (a search, a bulk import). */
   expensive?: boolean | ((url: URL) => boolean);
   /** Extra request headers worth documenting (an `idempotent` route documents `Idempotency-Key` itself). */
@@ -136,7 +138,7 @@ export function defineRoute<
   const input = { params: spec.params, query: strictQuery(spec), body };
   // The stages read the declaration as every route's (their own types are structural).
   const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
-  // The runner: its stages in order (README, "Code layout"). Each refusal is an answer in the spec's shape.
+  // The runner: its stages in order (docs/engineering/architecture.md, "A request's way through"). Each refusal is an answer in the spec's shape.
   const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials, hooks }) => {
     // 1. A browser page of another site writes nothing.
     refuseCrossSiteWrite(request);

@@ -4,7 +4,9 @@ import { badRequest, type ApiError } from './errors';
 
 /**
  * The D1 bookmark both ways (D1 Sessions API): a response carries the latest database state its request read
- * or wrote; a request that sends it back reads at least that fresh.
+ * or wrote; a request that sends it back reads at least that fresh. Only the operator's requests answer one: a
+ * bookmark is a position in the whole database's commit log, so between two of a platform's requests it would
+ * advance by every other platform's writes, and a platform's requests always read at the primary, needing none.
  */
 const BOOKMARK_HEADER = 'X-D1-Bookmark';
 
@@ -14,6 +16,8 @@ const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 interface RequestSession extends SessionDb {
   /** A malformed bookmark header: the route refuses it (400) where it refuses invalid input. */
   refused?: ApiError;
+  /** Whether the response carries the session's bookmark (the operator's requests only). */
+  answersBookmark: boolean;
 }
 
 /**
@@ -34,12 +38,12 @@ export function requestSession(d1: D1Database, request: Request, auth: 'none' | 
       : undefined;
   const primary = auth === 'basic' || auth === 'agent' || request.method !== 'GET';
   const start: SessionStart = primary ? 'first-primary' : (valid ?? 'first-unconstrained');
-  return { ...sessionDatabase(d1, start), refused };
+  return { ...sessionDatabase(d1, start), refused, answersBookmark: auth === 'operator' };
 }
 
-/** The response with the session's bookmark, when the request reached the database. */
-export function withBookmark(response: Response, session: SessionDb): Response {
-  const bookmark = session.bookmark();
+/** The response with the session's bookmark, when it is the operator's and the request reached the database. */
+export function withBookmark(response: Response, session: RequestSession): Response {
+  const bookmark = session.answersBookmark ? session.bookmark() : null;
   if (bookmark) response.headers.set(BOOKMARK_HEADER, bookmark);
   return response;
 }

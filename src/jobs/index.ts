@@ -65,7 +65,7 @@ export type SweepStep = [string, (deps: JobDeps, env: Env, now: number) => Promi
 /**
  * Cron backstop (every minute): whatever is overdue, on each platform's own clock, and retention. Each step
  * reads only what is due (wall-clock `sweepAt` indexes); a backlog beyond what one tick handles itself is
- * fanned out through the queue (README "Background work"). `more`: steps of floors above this one (the
+ * fanned out through the queue (docs/engineering/performance.md, "Background work"). `more`: steps of floors above this one (the
  * sandbox's), run after these.
  */
 export async function sweep(env: Env, now: number, log: Logger, more: SweepStep[] = []): Promise<void> {

@@ -12,7 +12,7 @@ const PATH = '/sandbox/fixtures';
 
 /**
  * Runs operations as the caller, in process (`calls`: each as its HTTP request would run), each step reading at
- * least what the earlier ones wrote. Each step's key derives from this call and the step's number, so a retried
+ * the primary (as every platform request does), so it sees what the earlier ones wrote. Each step's key derives from this call and the step's number, so a retried
  * step is safe. Steps skip the rate limiter: the fixtures request itself was counted (as an expensive call).
  */
 function inProcess(c: Ctx<'basic'>, calls: OperationCalls, routes: readonly RouteDef[]): CallApi {
@@ -21,11 +21,9 @@ function inProcess(c: Ctx<'basic'>, calls: OperationCalls, routes: readonly Rout
   const credentials = { authorization: c.request.headers.get('Authorization')! };
   const callId = crypto.randomUUID();
   let n = 0;
-  let bookmark: string | undefined;
   return async (operationId, params, body, query) => {
     const idempotencyKey = byId.get(operationId)!.idempotent ? `fixtures:${callId}:${n++}` : undefined;
-    const answer = await call(operationId, { params, query, body, idempotencyKey, bookmark }, credentials);
-    bookmark = answer.headers.get('X-D1-Bookmark') ?? bookmark;
+    const answer = await call(operationId, { params, query, body, idempotencyKey }, credentials);
     if (answer.status >= 300) throw refusalOf(operationId, answer);
     return answer.body;
   };
@@ -68,7 +66,7 @@ export const fixtureRoutes = (routes: () => readonly RouteDef[], calls: Operatio
             'fixture document',
             zodIssues(parsed.error).map((i) => ({ ...i, field: jsonPath(i.field) })),
           );
-        const steps = planFixtures(parsed.data, c.auth.platform, routes());
+        const steps = await planFixtures(parsed.data, c.auth.platform, routes());
         const call = inProcess(c, calls, routes());
         return json(await withRollback(c, () => applyFixtures(steps, call)), 201);
       },

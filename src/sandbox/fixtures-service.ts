@@ -97,16 +97,25 @@ function substitute(value: unknown, resolve: (name: unknown, field: string) => s
 }
 
 /**
+ * Gives the isolate back every `every` steps of the planner, so other requests (another platform's too) are
+ * served while a large document is checked instead of waiting for all of it.
+ */
+function pacer(every = 250) {
+  let n = 0;
+  return () => (++n % every === 0 ? new Promise<void>((resume) => setTimeout(resume, 0)) : undefined);
+}
+
+/**
  * Checks the whole document against the platform and the routes' own request schemas, and returns the steps
  * that create it; 400 INVALID_INPUT naming each failing JSON path, before anything is created.
  */
-export function planFixtures(
+export async function planFixtures(
   doc: FixtureDocument,
   platform: PlatformRow,
   routes: readonly RouteDef[],
   /** The planner's work, observable: each declared name it visits marking entries usable. */
   meter = { visits: 0 },
-): Step[] {
+): Promise<Step[]> {
   const entries =
     (doc.customers?.length ?? 0) +
     (doc.agents?.length ?? 0) +
@@ -119,6 +128,7 @@ export function planFixtures(
   }
   const issues: FieldIssue[] = [];
   const issue = (field: string, message: string) => issues.push({ field, message });
+  const breathe = pacer();
   // A query refuses parameters it does not declare, as its route does (the declared schema is a plain object).
   const routeOf = new Map(routes.map((r) => [r.operationId, r]));
   const schemaOf = (operationId: string, part: 'body' | 'query' = 'body') => {
@@ -146,16 +156,20 @@ export function planFixtures(
     }
   };
   // Each entry by its own schema; one that fails still declares its ref, so refs to it add no noise.
-  const parse = <T>(schema: z.ZodType<T>, list: Record<string, unknown>[] | undefined, section: string) =>
-    (list ?? []).map((value, i) => {
+  const parse = async <T>(schema: z.ZodType<T>, list: Record<string, unknown>[] | undefined, section: string) => {
+    const parsed: { entry: T | undefined; ref: unknown }[] = [];
+    for (const [i, value] of (list ?? []).entries()) {
+      await breathe();
       const r = schema.safeParse(value);
       if (!r.success) for (const x of zodIssues(r.error)) issue(at(`${section}[${i}]`, x.field), x.message);
-      return { entry: r.success ? r.data : undefined, ref: value.ref };
-    });
-  const customers = parse(FixtureCustomer, doc.customers, 'customers');
-  const agents = parse(FixtureAgent, doc.agents, 'agents');
-  const payments = parse(FixturePayment, doc.payments, 'payments');
-  const invitations = parse(FixtureInvitation, doc.invitations, 'invitations');
+      parsed.push({ entry: r.success ? r.data : undefined, ref: value.ref });
+    }
+    return parsed;
+  };
+  const customers = await parse(FixtureCustomer, doc.customers, 'customers');
+  const agents = await parse(FixtureAgent, doc.agents, 'agents');
+  const payments = await parse(FixturePayment, doc.payments, 'payments');
+  const invitations = await parse(FixtureInvitation, doc.invitations, 'invitations');
   customers.forEach(({ entry: c, ref }, i) => {
     const path = `customers[${i}]`;
     declare(ref, 'customer', path);
@@ -199,8 +213,9 @@ export function planFixtures(
   };
 
   const steps: Step[] = [];
-  customers.forEach(({ entry: c }, i) => {
-    if (!c) return;
+  for (const [i, { entry: c }] of customers.entries()) {
+    await breathe();
+    if (!c) continue;
     const path = `customers[${i}]`;
     const body = without(c, FIXTURE_KEYS.customer);
     const customer = check('createCustomer', path, body);
@@ -292,10 +307,11 @@ export function planFixtures(
         }
       },
     });
-  });
+  }
 
-  agents.forEach(({ entry: a }, i) => {
-    if (!a) return;
+  for (const [i, { entry: a }] of agents.entries()) {
+    await breathe();
+    if (!a) continue;
     const path = `agents[${i}]`;
     const body = without(a, FIXTURE_KEYS.agent);
     check('createAgent', path, body);
@@ -316,10 +332,11 @@ export function planFixtures(
           : { deviceCode: created.deviceCode };
       },
     });
-  });
+  }
 
-  payments.forEach(({ entry: p }, i) => {
-    if (!p) return;
+  for (const [i, { entry: p }] of payments.entries()) {
+    await breathe();
+    if (!p) continue;
     const path = `payments[${i}]`;
     const [op, key] =
       'transferOut' in p
@@ -377,10 +394,11 @@ export function planFixtures(
         }
       },
     });
-  });
+  }
 
-  invitations.forEach(({ entry: v }, i) => {
-    if (!v) return;
+  for (const [i, { entry: v }] of invitations.entries()) {
+    await breathe();
+    if (!v) continue;
     const path = `invitations[${i}]`;
     check('createInvitation', `${path}.invitation`, v.invitation);
     if (v.claim) check('claimInvitation', `${path}.claim`, v.claim);
@@ -399,7 +417,7 @@ export function planFixtures(
         if (v.cancel) await call('cancelInvitation', { invitationCode: code });
       },
     });
-  });
+  }
 
   if (issues.length > MAX_ISSUES) {
     const error = invalidFields('fixture document', issues.slice(0, MAX_ISSUES));

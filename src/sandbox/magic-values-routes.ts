@@ -1,4 +1,4 @@
-// GET /sandbox/magic-values: every sandbox trigger as data, for tools and agents (instead of the README).
+// GET /sandbox/magic-values: every sandbox trigger as data, for tools and agents (instead of reading docs/sandbox.md).
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { SandboxMagicValues } from './magic-values-schema';

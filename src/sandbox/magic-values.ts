@@ -1,4 +1,4 @@
-// The sandbox's magic values as one document (GET /sandbox/magic-values), built from the declarations the code reads, and the README tables rendered from it.
+// The sandbox's magic values as one document (GET /sandbox/magic-values), built from the declarations the code reads, and the tables of docs/sandbox.md rendered from it.
 import type { Settings } from '../env';
 import {
   LONG_PENDING_MS,
@@ -173,7 +173,7 @@ const refused = (reason: string) => `401 ${code('UNAUTHORIZED')}, ${code(`reason
 const table = (head: string[], rows: string[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
-/** The README's magic-value tables, by marker name (`npm run magic-values` writes them; a test keeps them equal). */
+/** The magic-value tables of docs/sandbox.md, by marker name (`npm run magic-values` writes them; a test keeps them equal). */
 export function magicValueTables(doc: MagicValues): Record<string, string> {
   const { accountSuffixes: a, beneficiaryVerification: b, umaReceivers: u, wallet: w } = doc;
   const suffixRow = (suffix: string, o: ReturnType<typeof byOperation>) => [

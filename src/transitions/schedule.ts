@@ -121,7 +121,7 @@ const BATCH = 50;
 const MAX_ROUNDS = 10;
 /** Rounds of BATCH the cron sweep applies itself before it queues the rest. */
 export const SWEEP_INLINE_ROUNDS = 2;
-/** Due transitions the cron sweep queues per tick beyond those it applies (README: at least 1,000 a minute). */
+/** Due transitions the cron sweep queues per tick beyond those it applies (docs/engineering/performance.md: at least 1,000 a minute). */
 export const SWEEP_QUEUED = 1_000;
 /** A queued transition is not queued again by the sweep for this long (its message is on its way). */
 const SWEEP_LEASE_MS = 2 * 60_000;

@@ -18,7 +18,7 @@ export type CredentialType = AuthMethodType;
 
 /** Signed-retry challenges are valid for 5 minutes; so are passkey challenges. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
-/** OTP re-issue limits (the specification leaves the numbers open; the README states them). */
+/** OTP re-issue limits (the specification leaves the numbers open; docs/guides/wallets.md states them). */
 export const OTP_RESEND_INTERVAL_MS = 30_000;
 export const OTP_WINDOW_MS = 15 * 60_000;
 export const OTP_WINDOW_MAX_SENDS = 5;

@@ -1,5 +1,5 @@
 // The limits of EMAIL_OTP codes: how often a code may be sent, how many wrong codes burn one, and the daily
-// cap of wrong codes per credential (the numbers are in account-protocol.ts; the README states them).
+// cap of wrong codes per credential (the numbers are in account-protocol.ts; docs/guides/wallets.md states them).
 import { otpMatches } from '../crypto/otp';
 import type { OtpCodeRow } from './account-store';
 import {

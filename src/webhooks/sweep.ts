@@ -9,7 +9,7 @@ import { deliverEvents, LEASE_MS, type WebhookDeps } from './delivery';
 const SWEEP_CHUNK = 20;
 /** Due deliveries the cron sweep attempts itself per tick. */
 export const SWEEP_INLINE = 60;
-/** Due deliveries the cron sweep queues per tick beyond those (README: at least 1,000 a minute). */
+/** Due deliveries the cron sweep queues per tick beyond those (docs/engineering/performance.md: at least 1,000 a minute). */
 export const SWEEP_QUEUED = 1_000;
 
 /**

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError, newPlatform, tokenWith, type TestPlatform } from '../support/api';
 import { advance, balanceOf, events, expectLedgerInvariant, externalAccount, fund, tx } from '../support/payments';
-import { agentQuote, newAgent, policy, type TestAgent } from '../support/agents';
-
-const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
+import { agentQuote, newAgent, policy, usdOf } from '../support/agents';
 
 /** A connected agent whose customer has $1,000.00 in USD and a USD bank account (success suffix). */
 async function fundedAgent(pol: Record<string, unknown> = {}, p?: TestPlatform) {

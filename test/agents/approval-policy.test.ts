@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectError } from '../support/api';
 import { balanceOf, events, expectLedgerInvariant, externalAccount, fund, tx } from '../support/payments';
-import { agentQuote, ALL_PERMISSIONS, newAgent, policy, type TestAgent } from '../support/agents';
+import { agentQuote, ALL_PERMISSIONS, newAgent, policy, usdOf } from '../support/agents';
 
 // Approving an agent's pending action checks the agent's policy as it is at that moment: a paused agent, a
 // permission taken away, an account no longer allowed or a deleted agent refuse the approval with 403 (the
 // same refusal the agent itself would get now), nothing moves, and the action stays PENDING_APPROVAL.
-
-const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
 
 /** A connected agent whose every action waits for the platform; its customer has $1,000.00 and a US bank account. */
 async function approvalAgent() {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { api, expectError, failingFields, newPlatform, tokenWith, type TestPlatform } from '../support/api';
 import { createCustomer, individualBody, multipart, postForm, workerApi } from '../support/customers';
+import sampleCsv from '../../docs/samples/customers.csv?raw';
 
 const HEADER =
   'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId';
@@ -64,6 +65,26 @@ const job = async (p: TestPlatform, id: string) => {
 const customerCount = async (p: TestPlatform) => (await api('GET', '/customers?limit=1', { auth: p.auth })).body.totalCount;
 
 describe('bulk CSV import', () => {
+  it("imports the documentation's sample file (docs/samples/customers.csv) whole", async () => {
+    const p = await newPlatform();
+    // The sample names a fresh `npm start`'s UMA domain; this platform has its own.
+    const { jobId, messages } = await upload(p, sampleCsv.replaceAll('@sandbox.local.test,', '@platform.test,'));
+    await deliver(messages);
+    expect(await job(p, jobId)).toEqual({
+      id: jobId,
+      status: 'COMPLETED',
+      progress: { total: 3, processed: 3, successful: 3, failed: 0 },
+      completedAt: expect.stringMatching(/Z$/),
+      errors: [],
+    });
+    const business = await api('GET', '/customers?platformCustomerId=csv-acme-003', { auth: p.auth });
+    expect(business.status).toBe(200);
+    expect(business.body.data[0]).toMatchObject({
+      customerType: 'BUSINESS',
+      businessInfo: { legalName: 'Acme Supplies LLC', taxId: '12-3456789' },
+    });
+  });
+
   it('imports good rows and records one exact error entry per bad row', async () => {
     const p = await newPlatform();
     await createCustomer(p, individualBody({ platformCustomerId: 'taken-by-api' }));

@@ -62,4 +62,28 @@ describe('/openapi.json', () => {
     expect(uma).toEqual(['countryCode', 'currencyCode', 'hasBlockedProviders', 'limit', 'cursor', 'sortOrder']);
     expect(res.body.paths['/documents'].post.requestBody.content).toHaveProperty('multipart/form-data');
   });
+
+  it('describes the bulk import upload: a multipart `file` whose description names every column the importer reads', async () => {
+    const res = await api('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    const body = res.body.paths['/customers/bulk/csv'].post.requestBody;
+    expect(body.required).toBe(true);
+    expect(body.content['multipart/form-data'].schema).toEqual({ $ref: '#/components/schemas/BulkCustomerCsvUpload' });
+    const form = res.body.components.schemas.BulkCustomerCsvUpload;
+    expect(form.required).toEqual(['file']);
+    expect(form.properties.file).toMatchObject({ type: 'string', format: 'binary', contentMediaType: 'text/csv' });
+    const description: string = form.properties.file.description;
+    expect(description).toContain('Required columns: umaAddress, platformCustomerId, customerType');
+    for (const column of [
+      'fullName',
+      'birthDate',
+      'email',
+      'addressLine1',
+      'addressLine2',
+      'postalCode',
+      'businessLegalName',
+      'businessTaxId',
+    ])
+      expect(description).toContain(column);
+  });
 });

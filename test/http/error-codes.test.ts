@@ -1,7 +1,7 @@
-// The errors table (src/http/errors.ts) against the reference's closed enums, /openapi.json and the README's Errors section.
+// The errors table (src/http/errors.ts) against the reference's closed enums, /openapi.json and the errors table of docs/conventions.md.
 import { describe, expect, it } from 'vitest';
 import { CLOSED_STATUSES, ERRORS, REASONS, type ErrorCode, type Reason } from '../../src/http/errors';
-import readme from '../../README.md?raw';
+import readme from '../../docs/conventions.md?raw';
 import { api } from '../support/api';
 import reference from './reference-errors.json';
 
@@ -21,7 +21,7 @@ describe('the errors table', () => {
     expect([...CLOSED_STATUSES].sort()).toEqual(Object.keys(closed).map(Number).sort());
   });
 
-  it('keeps the codes of statuses the reference leaves open to the ones the README lists', () => {
+  it('keeps the codes of statuses the reference leaves open to the ones docs/conventions.md lists', () => {
     const open = codes.filter((code) => !closed[ERRORS[code]]).map((c) => `${ERRORS[c]} ${c}`);
     expect(open.sort()).toEqual(
       [
@@ -85,11 +85,11 @@ describe('/openapi.json', () => {
   });
 });
 
-/** The README's errors table: status, code and the finer cases of each row. */
+/** The errors table of docs/conventions.md: status, code and the finer cases of each row. */
 function readmeTable(): { status: number; code: string; reasons: string[] }[] {
   const begin = readme.indexOf('<!-- errors table');
   const end = readme.indexOf('<!-- end of errors table -->');
-  expect(begin, 'README has the errors table markers').toBeGreaterThan(0);
+  expect(begin, 'docs/conventions.md has the errors table markers').toBeGreaterThan(0);
   return readme
     .slice(begin, end)
     .split('\n')
@@ -104,7 +104,7 @@ function readmeTable(): { status: number; code: string; reasons: string[] }[] {
     });
 }
 
-describe("README's Errors section", () => {
+describe('the errors table of docs/conventions.md', () => {
   it('is the table: every code once, with its status and finer cases', () => {
     const rows = readmeTable();
     expect(rows.map((r) => `${r.status} ${r.code}`)).toEqual(codes.map((c) => `${ERRORS[c]} ${c}`));

@@ -8,7 +8,7 @@ import { newWalletClient } from '../support/wallet-client';
 
 /**
  * Unknown fields of a JSON body are refused at every depth, never dropped: 400 INVALID_INPUT naming the
- * field by its dotted path with "Unknown field", as the query string already does (README "Conventions").
+ * field by its dotted path with "Unknown field", as the query string already does (docs/conventions.md).
  */
 
 type Schema = Record<string, any>;

@@ -141,7 +141,19 @@ describe('due transitions', () => {
     const after = await schedule({ platformId: p.id, subjectId, from: 'COMPLETED', to: 'FAILED', dueAt: T0 + 2_000 });
     const unrelated = await schedule({ platformId: p.id, dueAt: T0 + 1_500 });
     failuresLeft = 1;
+    // The failure is logged at error level (asserted here, not printed).
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(await applyDueTransitions(deps(), T0 + 5_000, { platformId: p.id })).toEqual({ applied: 1, skipped: 0, failed: 1 });
+    expect(printed.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      {
+        level: 'error',
+        msg: 'transition failed; it stays due',
+        kind: 'test.flaky',
+        id: flaky.id,
+        error: 'subject temporarily unavailable',
+      },
+    ]);
+    printed.mockRestore();
     expect((await row(flaky.id)).appliedAt).toBeNull();
     expect((await row(after.id)).appliedAt).toBeNull();
     expect((await row(unrelated.id)).applications).toBe(1);

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { measured } from '../perf/counting';
-import { newAgent, policy, type TestAgent } from '../support/agents';
+import { newAgent, policy, usdOf } from '../support/agents';
 import { externalAccount, fund } from '../support/payments';
-
-const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
 
 /** One JSON-RPC request to /mcp (beside the version base), measured as the route budgets measure a route. */
 const mcp = (bearer: string, method: string, params?: unknown) =>

@@ -3,10 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { api, ORIGIN } from '../support/api';
-import { newAgent, policy, type TestAgent } from '../support/agents';
+import { newAgent, policy, usdOf } from '../support/agents';
 import { balanceOf, externalAccount, fund } from '../support/payments';
-
-const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
 
 /** The official MCP client, connected to the Worker's /mcp as the agent (the SDK's transport, fetching through SELF). */
 async function connect(bearer: string) {

@@ -85,7 +85,7 @@ describe('GET /quotes', () => {
     expect(await ids(`sendingAccountId=${a.accounts.USD}&receivingAccountId=${extA}&createdAfter=${second(1)}`)).toEqual([q4]);
     expect(await ids(`customerId=${b.customer.id}&status=PENDING`)).toEqual([]);
 
-    // Pages keep the filter; a filtered list has no maintained count, so no total (README: totalCount).
+    // Pages keep the filter; a filtered list has no maintained count, so no total (docs/conventions.md: totalCount).
     const page = await api('GET', `/quotes?customerId=${a.customer.id}&limit=2`, { auth: p.auth });
     expect(page.body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
     expect(page.body).not.toHaveProperty('totalCount');

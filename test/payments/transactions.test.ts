@@ -118,7 +118,7 @@ describe('GET /transactions', () => {
     expect(all.body.data[0]).toEqual(await tx(p, quote.transactionId));
 
     expect((await list(`?customerId=${second.customer.id}`)).body.data.map((t: any) => t.id)).toEqual([failed]);
-    // No maintained count for this filter: the total is left out (README: totalCount), the rows are all there.
+    // No maintained count for this filter: the total is left out (docs/conventions.md: totalCount), the rows are all there.
     const ofCustomer = await list(`?platformCustomerId=${customer.platformCustomerId}`);
     expect(ofCustomer.body.data).toHaveLength(7);
     expect(ofCustomer.body).not.toHaveProperty('totalCount');

@@ -20,7 +20,7 @@ import { measured, type Cost } from './counting';
  * The production latency model of the API: D1 round trips and embedded-wallet account (Durable Object)
  * calls of every operation of /openapi.json on its success path, each within its declared budget, and each answer
  * what its declared response schema says (test/support/responses.ts), so the document cannot drift from what is
- * served. `npm run round-trips` prints the table this test measures; the README carries it.
+ * served. `npm run round-trips` prints the table this test measures; docs/engineering/performance.md carries it.
  */
 const BUDGETS: Record<string, { d1: number; account: number }> = {};
 const budget = (d1: number, account = 0) => ({ d1, account });

@@ -80,7 +80,7 @@ describe('401 to a browser script (X-Requested-With: XMLHttpRequest)', () => {
   });
 });
 
-describe('permissions (README: reads VIEW, money TRANSACT, other writes MANAGE)', () => {
+describe('permissions (docs/security.md: reads VIEW, money TRANSACT, other writes MANAGE)', () => {
   const cases: { method: string; path: string; needs: string; body?: unknown }[] = [
     { method: 'GET', path: '/config', needs: 'VIEW' },
     { method: 'PATCH', path: '/config', needs: 'MANAGE', body: {} },

@@ -15,7 +15,7 @@ describe('supported Node.js versions', () => {
     expect(satisfies(version, range)).toBe(false);
     expect(nodeVersionProblem(version, range)).toBe(
       `Node.js ${version} is not supported: this project needs Node.js ${range} (package.json "engines"; ` +
-        'the versions vite, vitest, wrangler and the lint tools accept). Switch to a supported version (README, "Setup").',
+        'the versions vite, vitest, wrangler and the lint tools accept). Switch to a supported version (README, "Requirements").',
     );
   });
 

@@ -1,5 +1,5 @@
 import { createExecutionContext, env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
 import { ROUTES } from '../../src/router';
 import { api, BASE, expectError, newPlatform, ORIGIN } from '../support/api';
@@ -11,10 +11,11 @@ async function fetchWith(overrides: Record<string, unknown>, url: string, init?:
 }
 
 describe('routing and versioning', () => {
-  it('answers /healthz outside the base without auth', async () => {
+  it('answers /healthz outside the base without auth, never cached', async () => {
     const res = await api('GET', `${ORIGIN}/healthz`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
   });
 
   it('serves the API only under the version segment', async () => {
@@ -70,7 +71,13 @@ describe('routing and versioning', () => {
       // Requests run on a D1 session (src/http/session.ts): the session's statements fail alike.
       withSession: () => failingDb,
     };
+    // The Worker logs the error with its stack (asserted here, not printed): the answer carries neither.
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
     const res = await fetchWith({ DB: failingDb }, `${BASE}/config`, { headers: { Authorization: p.auth } });
+    const lines = printed.mock.calls.map(([line]) => JSON.parse(String(line)));
+    printed.mockRestore();
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', msg: 'unhandled error', path: '/2025-10-13/config' })]);
+    expect(lines[0].stack).toContain('D1_ERROR');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ status: 500, code: 'INTERNAL_ERROR', message: 'Internal error' });
     expect(JSON.stringify(res.body)).not.toMatch(/SELECT|api_tokens|at /);

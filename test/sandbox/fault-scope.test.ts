@@ -30,7 +30,7 @@ const quoteOf = (p: TestPlatform, who: { usd: string; ext: string }) =>
 const EXECUTE = '/quotes/{quoteId}/execute';
 
 describe("a rule narrowed to a customer or account matches the request's resolved customer and accounts", () => {
-  it("fires on POST /quotes/{quoteId}/execute of that customer's quote (the README's DISCONNECT example), not another's", async () => {
+  it("fires on POST /quotes/{quoteId}/execute of that customer's quote (the DISCONNECT example of docs/sandbox-faults.md), not another's", async () => {
     const p = await newPlatform();
     const [alice, bob] = [await payer(p), await payer(p)];
     const rule = await createFault(p, {

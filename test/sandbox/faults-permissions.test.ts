@@ -45,6 +45,29 @@ describe('what a rule may target', () => {
     expectError(await api('GET', '/config', { auth: doomed }), 401, 'UNAUTHORIZED');
   });
 
+  it('/openapi.json marks exactly the revocations (the console offers the rest): each marked one is refused, an unmarked one accepted', async () => {
+    const p = await newPlatform();
+    const doc = await api('GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    const ops = Object.entries(doc.body.paths as Record<string, Record<string, Record<string, unknown>>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, revokes: op['x-revokes-credential'] === true })),
+    );
+    const marked = ops.filter((o) => o.revokes).map((o) => `${o.method} ${o.path}`);
+    expect(marked).toEqual(expect.arrayContaining(['DELETE /tokens/{tokenId}', 'DELETE /agents/{agentId}', 'DELETE /sandbox/faults']));
+    for (const o of ops.filter((o) => o.revokes)) {
+      const res = await api('POST', '/sandbox/faults', {
+        auth: p.auth,
+        body: { match: { method: o.method, path: o.path }, effect: error },
+      });
+      expectError(res, 400, 'INVALID_INPUT');
+    }
+    const allowed = await api('POST', '/sandbox/faults', {
+      auth: p.auth,
+      body: { match: { method: 'GET', path: '/tokens/{tokenId}' }, effect: error },
+    });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(201);
+  });
+
   it('only an operation its creating token may call: a TRANSACT token cannot fault a MANAGE operation (403)', async () => {
     const p = await newPlatform();
     const transact = await tokenWith(p, ['TRANSACT']);

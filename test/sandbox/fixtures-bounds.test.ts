@@ -33,30 +33,49 @@ function brokenDocument(customers: number, accounts: number, payments: number) {
 }
 
 describe('POST /sandbox/fixtures: planning is linear in the document, and the document is bounded', () => {
-  it('the planner visits each declared name a bounded number of times (linear, not names × entries)', () => {
+  it('the planner visits each declared name a bounded number of times (linear, not names × entries)', async () => {
     const platform = {
       supportedCurrencies: [{ currencyCode: 'USD' }, { currencyCode: 'EUR' }],
       embeddedWalletConfig: null,
     } as unknown as PlatformRow;
-    const work = (n: number) => {
+    const work = async (n: number) => {
       const meter = { visits: 0 };
       let refused: unknown;
       try {
-        planFixtures(brokenDocument(n, 4, 4 * n) as never, platform, ROUTES, meter);
+        await planFixtures(brokenDocument(n, 4, 4 * n) as never, platform, ROUTES, meter);
       } catch (error) {
         refused = error;
       }
       expect(refused).toBeInstanceOf(ApiError);
       return meter.visits;
     };
-    const small = work(50);
-    const large = work(200);
+    const small = await work(50);
+    const large = await work(200);
     expect(small).toBeGreaterThan(0);
     // Four times the document, four times the work: each entry visits its own names (a customer itself and its two
     // accounts, an external account, a payment), where a scan of every declared name per entry grew sixteenfold.
     expect(large).toBe(4 * small);
     expect(small).toBe(50 * (3 + 4 + 4));
   });
+
+  it("another platform's request is answered while a large document is still being planned", async () => {
+    const platform = {
+      supportedCurrencies: [{ currencyCode: 'USD' }, { currencyCode: 'EUR' }],
+      embeddedWalletConfig: null,
+    } as unknown as PlatformRow;
+    const meter = { visits: 0 };
+    const planning = planFixtures(brokenDocument(1_000, 9, 10_000) as never, platform, ROUTES, meter).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const other = await newPlatform();
+    const config = await api('GET', '/config', { auth: other.auth });
+    expect(config.status).toBe(200);
+    const visitsWhenAnswered = meter.visits;
+    expect(await planning).toBeInstanceOf(ApiError);
+    // The planner had not finished when the other request was answered: it gives the isolate back as it goes.
+    expect(visitsWhenAnswered).toBeLessThan(meter.visits);
+  }, 120_000);
 
   it('a large document of invalid references is refused with 400, naming the first issues and counting all', async () => {
     const p = await newPlatform();

@@ -165,7 +165,7 @@ describe('POST /sandbox/fixtures', () => {
     expect(status.body).toMatchObject({ redeemed: false });
   });
 
-  it('loads the sample document of the README (scripts/fixtures/sample.json)', async () => {
+  it('loads the sample document of docs/fixtures-and-snapshots.md (scripts/fixtures/sample.json)', async () => {
     const p = await newPlatform();
     const res = await load(p, sample);
     expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -1,10 +1,10 @@
-// GET /sandbox/magic-values: its shape, each listed trigger doing what the document says, 404 in production, and the README tables rendered from it.
+// GET /sandbox/magic-values: its shape, each listed trigger doing what the document says, 404 in production, and the tables of docs/sandbox.md rendered from it.
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { settings, type Env } from '../../src/env';
 import { magicValues, magicValueTables } from '../../src/sandbox/magic-values';
 import { SandboxMagicValues, type MagicValues, type PaymentOutcome } from '../../src/sandbox/magic-values-schema';
-import readme from '../../README.md?raw';
+import page from '../../docs/sandbox.md?raw';
 import { api, expectError, newPlatform, productionApi, type TestPlatform } from '../support/api';
 import { ADDRESS, businessBody, createCustomer, individualBody } from '../support/customers';
 import { consume, fakeEndpoint, hookUrl } from '../support/webhooks';
@@ -292,12 +292,12 @@ describe('each trigger does what the document says', () => {
   });
 });
 
-describe('README magic-value tables', () => {
+describe('docs/sandbox.md magic-value tables', () => {
   it('are the tables the document renders (npm run magic-values rewrites them)', () => {
     const tables = magicValueTables(magicValues(settings({ SERVICE_ENV: 'sandbox' } as Env)));
     expect(Object.keys(tables)).toEqual(['areas', 'wallet', 'outcomes', 'uma', 'timings']);
     for (const [name, table] of Object.entries(tables)) {
-      expect(readme, name).toContain(
+      expect(page, name).toContain(
         `<!-- magic values: ${name} (npm run magic-values) -->\n${table}\n<!-- end of magic values: ${name} -->`,
       );
     }

@@ -98,6 +98,19 @@ describe('POST /sandbox/uma/receive', () => {
   });
 });
 
+/** The database's tables that have a platform_id column. */
+async function platformTables(): Promise<string[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c ON c.name = 'platform_id'
+     WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '_cf_%' ORDER BY m.name`,
+  ).all<{ name: string }>();
+  return results.map((r) => r.name);
+}
+
+/** How many rows of the table are the platform's. */
+const rowsOf = async (table: string, platformId: string) =>
+  (await env.DB.prepare(`SELECT count(*) AS n FROM "${table}" WHERE platform_id = ?`).bind(platformId).first<{ n: number }>())!.n;
+
 describe('POST /sandbox/reset', () => {
   it("deletes the platform's data except its tokens and config, and resets its clock", async () => {
     const p = await newPlatform();
@@ -129,27 +142,29 @@ describe('POST /sandbox/reset', () => {
     const objects = await env.DOCUMENTS.list({ prefix: `documents/${p.id}/` });
     expect(objects.objects.length).toBe(1);
 
+    const populated = Object.fromEntries(
+      await Promise.all((await platformTables()).map(async (name) => [name, await rowsOf(name, p.id)] as const)),
+    );
     const res = await api('POST', '/sandbox/reset', { auth: p.auth });
     expect(res.status).toBe(204);
 
-    const count = async (table: any, column: any, id: string) => (await db().select().from(table).where(eq(column, id))).length;
+    // Every table with a platform_id column, read from the database itself, so a table added later is checked too.
     const s = schema;
-    const tables: [unknown, unknown][] = [
-      [s.customers, s.customers.platformId],
-      [s.internalAccounts, s.internalAccounts.platformId],
-      [s.externalAccounts, s.externalAccounts.platformId],
-      [s.ledgerEntries, s.ledgerEntries.platformId],
-      [s.transactions, s.transactions.platformId],
-      [s.transactionHistory, s.transactionHistory.platformId],
-      [s.quotes, s.quotes.platformId],
-      [s.documents, s.documents.platformId],
-      [s.verifications, s.verifications.platformId],
-      [s.dueTransitions, s.dueTransitions.platformId],
-      [s.webhookEvents, s.webhookEvents.platformId],
-      [s.webhookDeliveries, s.webhookDeliveries.platformId],
-      [s.idempotencyKeys, s.idempotencyKeys.platformId],
-    ];
-    for (const [table, column] of tables) expect(await count(table, column, p.id)).toBe(0);
+    const count = async (table: any, column: any, id: string) => (await db().select().from(table).where(eq(column, id))).length;
+    const remaining = Object.fromEntries(
+      await Promise.all((await platformTables()).map(async (name) => [name, await rowsOf(name, p.id)] as const)),
+    );
+    const before = Object.values(populated).filter((n) => n > 0).length;
+    // Kept: the tokens, the platform's range in the search index, and the maintained counts (of what is left).
+    const KEPT = ['api_tokens', 'customer_search_ranges', 'list_counts'];
+    expect(before).toBeGreaterThanOrEqual(15);
+    expect(Object.keys(remaining).length).toBeGreaterThanOrEqual(30);
+    for (const [table, n] of Object.entries(remaining)) if (!KEPT.includes(table)) expect(n, table).toBe(0);
+    expect(remaining.api_tokens).toBe(2);
+    const { results: counted } = await env.DB.prepare('SELECT list, n FROM list_counts WHERE platform_id = ? AND n != 0')
+      .bind(p.id)
+      .all<{ list: string; n: number }>();
+    expect(counted).toEqual([{ list: 'api_tokens', n: 2 }]);
     expect((await env.DOCUMENTS.list({ prefix: `documents/${p.id}/` })).objects).toEqual([]);
     // Kept: tokens and config; the clock is back to real time.
     expect((await api('GET', '/tokens', { auth: p.auth })).body.data.map((t: any) => t.id)).toContain(token.body.id);

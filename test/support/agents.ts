@@ -25,6 +25,9 @@ export interface TestAgent {
   accounts: any[];
 }
 
+/** The agent's customer's USD internal account. */
+export const usdOf = (a: TestAgent) => a.accounts.find((x) => x.type === 'INTERNAL_FIAT' && x.balance.currency.code === 'USD').id as string;
+
 /** A platform, a customer and a connected agent (device code redeemed), ready to call /agents/me. */
 export async function newAgent(opts: { p?: TestPlatform; policy?: Record<string, unknown> } = {}): Promise<TestAgent> {
   const p = opts.p ?? (await newPlatform());

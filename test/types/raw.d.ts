@@ -1,4 +1,4 @@
-// Vite's `?raw` imports: a file's text, bundled into the test (the README's corridor table test).
+// Vite's `?raw` imports: a file's text, bundled into the test (the corridor table test of docs/guides/external-accounts.md).
 declare module '*?raw' {
   const text: string;
   export default text;

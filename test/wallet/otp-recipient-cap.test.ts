@@ -5,7 +5,7 @@ import { SoftPasskey } from '../support/passkey';
 import { newWalletClient, openSessionKey } from '../support/wallet-client';
 import { advance, call, emailCredential, otpSession, signed, type Mode, type TestWallet } from '../support/wallets';
 
-/** The README's number: OTP e-mails to one address per hour, across a platform's customers. */
+/** docs/security.md's number: OTP e-mails to one address per hour, across a platform's customers. */
 const CAP = 5;
 
 afterEach(() => vi.restoreAllMocks());

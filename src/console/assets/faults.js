@@ -21,12 +21,18 @@ const describeEffect = (e) =>
       : `${e.type} ${e.status}${e.retryAfterSeconds !== undefined ? `, Retry-After ${e.retryAfterSeconds}` : ''}`;
 const describeMatch = (m) => [h('code', null, `${m.method} ${m.path}`), m.customerId ?? '', m.accountId ?? ''].filter(Boolean);
 
-/** The operations of /openapi.json a rule can name: every method and path but the rules' own. */
+/** The operations of /openapi.json a rule can name: every method and path but the rules' own and the revocations. */
 async function operations() {
   const doc = await openApi();
   return Object.entries(doc.paths)
     .filter(([path]) => !path.startsWith('/sandbox/faults'))
-    .flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, summary: item[m].summary })));
+    .flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m] && !item[m]['x-revokes-credential']).map((m) => ({
+        method: m.toUpperCase(),
+        path,
+        summary: item[m].summary,
+      })),
+    );
 }
 
 export async function faultList(main, _param, live) {

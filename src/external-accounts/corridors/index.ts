@@ -79,7 +79,7 @@ const IDENTIFIER_NAMES: Record<string, string> = {
   invoice: 'BOLT 11 invoice',
 };
 
-/** The README corridor table, rendered from the declarations so the two cannot drift. */
+/** The corridor table of docs/guides/external-accounts.md, rendered from the declarations so the two cannot drift. */
 export function corridorTable(): string {
   const rows = CORRIDORS.map((c) => {
     const ids = c.identifier.map((f) => `\`${f}\` (${IDENTIFIER_NAMES[f] ?? f})`).join(', else ');

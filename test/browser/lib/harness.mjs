@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** The README's screenshots; a run rewrites them only with UPDATE_SCREENSHOTS=1 (else they go to a temporary folder). */
+/** The console's screenshots (docs/sandbox.md); a run rewrites them only with UPDATE_SCREENSHOTS=1 (else they go to a temporary folder). */
 export const screenshotDir =
   process.env.UPDATE_SCREENSHOTS === '1' ? join(root, 'test', 'browser', 'screenshots') : join(tmpdir(), 'browser-suite-screenshots');
 export const CHROMIUM = '/usr/bin/chromium';
