@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm run storage`: bytes per customer and per payment in D1, every table and index. Starts the service on
 // throwaway state (like `npm run neighbours`), makes STORAGE_CUSTOMERS customers (each with its internal
-// accounts, one external USD account and a funding) and STORAGE_PAYMENTS payments through the HTTP API (a
-// quote from the customer's USD account to its external account, executed, then completed by a sandbox clock
-// advance), and reads the local SQLite file's pages per table and index (`dbstat`, sqlite3 CLI) before and
-// after each step. Prints the table; `--write` puts it into docs/engineering/storage-and-capacity.md between its storage markers.
+// accounts, one external USD account and a funding), then STORAGE_PAYMENTS quote payments through the HTTP API
+// (a quote from the customer's USD account to its external account, executed, then completed by a sandbox
+// clock advance), then STORAGE_TRANSFERS transfer-outs (same accounts, under an Idempotency-Key), and reads the
+// local SQLite file's pages per table and index (`dbstat`, sqlite3 CLI) before and after each step: a quote
+// payment and a transfer-out are measured apart. Prints the table; `--write` puts it into
+// docs/engineering/storage-and-capacity.md between its storage markers.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import { createPlatform, freePort, root, scratchWorkspace, startService, stopChi
 
 const CUSTOMERS = Number(process.env.STORAGE_CUSTOMERS ?? 200);
 const PAYMENTS = Number(process.env.STORAGE_PAYMENTS ?? 2000);
+const TRANSFERS = Number(process.env.STORAGE_TRANSFERS ?? 2000);
 const PARALLEL = 4;
 /** Rows the service deletes on its own: webhook logs after WEBHOOK_RETENTION_DAYS, applied transitions after 7 days, idempotency keys after a day. */
 const PURGED = new Set(['webhook_deliveries', 'webhook_events', 'idempotency_keys', 'due_transitions']);
@@ -31,7 +34,7 @@ function sqliteFile(base) {
 /** Bytes per table (its indexes included) and per index, from the file's pages. */
 function pages(file) {
   const q = `SELECT d.name, coalesce(m.tbl_name, d.name), m.type, sum(d.pgsize) FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY d.name`;
-  const run = spawnSync('sqlite3', ['-readonly', '-separator', '\t', file, q], { encoding: 'utf8' });
+  const run = spawnSync('sqlite3', ['-readonly', '-separator', '\t', '-cmd', 'PRAGMA writable_schema = ON', file, q], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`sqlite3: ${run.stderr}`);
   return run.stdout
     .trim()
@@ -126,36 +129,50 @@ async function main() {
     if (r.appliedTransitions === 0) break;
   }
   const s2 = pages(file);
+
+  await inParallel(TRANSFERS, async (i) => {
+    const c = customers[i % CUSTOMERS];
+    const body = { source: { accountId: c.usd }, destination: { accountId: c.ext }, amount: 10_000 + i };
+    await call('POST', '/transfer-out', body, { 'Idempotency-Key': `storage-transfer-${i}` });
+  });
+  const s3 = pages(file);
   await stopChild(service.child);
 
-  const perCustomer = diff(s1, s0);
-  const perPayment = diff(s2, s1);
-  const tables = [...new Set([...perCustomer, ...perPayment].map((r) => r.table))].sort();
+  // Each step's bytes per item: a customer, a quote payment, a transfer-out.
+  const steps = [
+    { name: 'customer', n: CUSTOMERS, rows: diff(s1, s0) },
+    { name: 'quote payment', n: PAYMENTS, rows: diff(s2, s1) },
+    { name: 'transfer-out', n: TRANSFERS, rows: diff(s3, s2) },
+  ].filter((step) => step.n > 0);
+  const tables = [...new Set(steps.flatMap((step) => step.rows.map((r) => r.table)))].sort();
   const sum = (rows, table, index) => rows.filter((r) => r.table === table && r.index === index).reduce((n, r) => n + r.bytes, 0);
   const lines = [
-    `Measured by \`npm run storage\` (${CUSTOMERS} customers, ${PAYMENTS} payments; bytes of SQLite pages, \`dbstat\`):`,
+    `Measured by \`npm run storage\` (${steps.map((step) => `${step.n} ${step.name}s`).join(', ')}; bytes of SQLite pages, \`dbstat\`):`,
     '',
-    '| table | per customer: rows | + indexes | per payment: rows | + indexes |',
-    '|---|---:|---:|---:|---:|',
+    `| table | ${steps.map((step) => `per ${step.name}: rows | + indexes`).join(' | ')} |`,
+    `|---|${steps.map(() => '---:|---:').join('|')}|`,
   ];
-  const fmt = (n, d) => (n / d).toFixed(0);
   for (const t of tables) {
-    const row = [sum(perCustomer, t, false), sum(perCustomer, t, true), sum(perPayment, t, false), sum(perPayment, t, true)];
-    if (row.every((n) => Math.abs(n / (t === 'x' ? 1 : PAYMENTS)) < 1)) continue;
-    lines.push(
-      `| \`${t}\`${PURGED.has(t) ? ' (purged)' : ''} | ${fmt(row[0], CUSTOMERS)} | ${fmt(row[1], CUSTOMERS)} | ${fmt(row[2], PAYMENTS)} | ${fmt(row[3], PAYMENTS)} |`,
-    );
+    const cells = steps.flatMap((step) => [sum(step.rows, t, false) / step.n, sum(step.rows, t, true) / step.n]);
+    if (cells.every((n) => Math.abs(n) < 1)) continue;
+    lines.push(`| \`${t}\`${PURGED.has(t) ? ' (purged)' : ''} | ${cells.map((n) => n.toFixed(0)).join(' | ')} |`);
   }
   const total = (rows, keep = () => true) => rows.filter((r) => keep(r.table)).reduce((n, r) => n + r.bytes, 0);
-  const customerBytes = total(perCustomer) / CUSTOMERS;
-  const paymentBytes = total(perPayment) / PAYMENTS;
-  const kept = total(perPayment, (t) => !PURGED.has(t)) / PAYMENTS;
-  lines.push(
-    `| **total** | ${customerBytes.toFixed(0)} || ${paymentBytes.toFixed(0)} (${kept.toFixed(0)} kept after retention) ||`,
-    '',
-    `In 10 GB: ${(GB10 / kept / 1e6).toFixed(1)} million payments (after retention), or ${(GB10 / (kept + customerBytes) / 1e6).toFixed(1)} million with a customer each; ` +
-      `${(GB10 / (kept + customerBytes / 10) / 1e6).toFixed(1)} million at 10 payments per customer.`,
-  );
+  const bytes = steps.map((step) => ({
+    ...step,
+    within: total(step.rows) / step.n,
+    kept: total(step.rows, (t) => !PURGED.has(t)) / step.n,
+  }));
+  const customerBytes = bytes.find((b) => b.name === 'customer')?.kept ?? 0;
+  const millions = (per) => (GB10 / per / 1e6).toFixed(2);
+  lines.push(`| **total** | ${bytes.map((b) => `${b.within.toFixed(0)} (${b.kept.toFixed(0)} kept after retention) |`).join(' | ')}`, '');
+  for (const b of bytes.filter((b) => b.name !== 'customer')) {
+    lines.push(
+      `- ${b.name}: ${b.kept.toFixed(0)} bytes kept after the retention window (${b.within.toFixed(0)} within it); in 10 GB ` +
+        `${millions(b.kept)} million after retention (${millions(b.within)} million within it), ` +
+        `${millions(b.kept + customerBytes / 10)} million at 10 per customer.`,
+    );
+  }
   const table = lines.join('\n');
   console.log(table);
   if (process.argv.includes('--write')) {

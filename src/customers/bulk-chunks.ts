@@ -8,7 +8,7 @@ import {
   bulkImportJobs,
   customers,
   platforms,
-  webhookEvents,
+  webhookDeliveries,
   type BulkImportJobRow,
 } from '../db/schema';
 import { insertJsonRows } from '../db/json-rows';
@@ -142,9 +142,11 @@ function jobEndEvent(db: Db, job: BulkImportJobRow, status: 'COMPLETED' | 'FAILE
       'errors', json((${errors})),
       'completedAt', strftime('%Y-%m-%dT%H:%M:%S', j.completed_at / 1000, 'unixepoch') || printf('.%03dZ', j.completed_at % 1000))
     FROM ${bulkImportJobs} j WHERE j.id = ${job.id})`;
+  // Once per job: no delivery of this event about the job yet (the deliveries' resource index; `+`: not the
+  // platform's type index, a walk of all its events of the type).
   const where = sql`EXISTS (SELECT 1 FROM ${bulkImportJobs} WHERE ${bulkImportJobs.id} = ${job.id} AND ${bulkImportJobs.status} = ${status})
-    AND NOT EXISTS (SELECT 1 FROM ${webhookEvents} WHERE ${webhookEvents.platformId} = ${job.platformId} AND ${webhookEvents.type} = ${type}
-      AND json_extract(${webhookEvents.data}, '$.id') = ${job.id})`;
+    AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.platformId} = ${job.platformId}
+      AND ${webhookDeliveries.resourceId} = ${job.id} AND +${webhookDeliveries.eventType} = ${type})`;
   return sqlEventStatements(db, { platformId: job.platformId, type, data, where, now });
 }
 

@@ -8,7 +8,7 @@ import type { WebhookDeliveryStatus } from './enums';
  * Re-exported by schema.ts; no foreign keys here, so this file needs nothing from it.
  */
 
-/** Webhook outbox: one row per event, written in the same batch as the change that caused it. */
+/** Webhook outbox: one row per event, written in the same batch as the change that caused it, with its delivery (or more). */
 export const webhookEvents = sqliteTable(
   'webhook_events',
   {
@@ -19,7 +19,8 @@ export const webhookEvents = sqliteTable(
     timestamp: integer('timestamp').notNull(),
     data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   },
-  (t) => [index('webhook_events_platform_idx').on(t.platformId, t.id)],
+  // No platform index: an event is read by its id, and found by its deliveries (their resource index; the sandbox
+  // reset and snapshots take a platform's events through its deliveries, sandbox/reset.ts).
 );
 
 export type { WebhookDeliveryStatus };

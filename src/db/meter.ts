@@ -23,7 +23,7 @@ export interface Meter {
   selectRows: boolean;
   /** When present, each round trip's statement count is appended (tests). */
   statements?: number[];
-  /** When present, each statement run is appended with its bound values and rows read (tests: EXPLAIN QUERY PLAN). */
+  /** When present, each statement run is appended with its bound values and rows read and written (tests: EXPLAIN QUERY PLAN). */
   sql?: StatementRun[];
   parent?: Meter;
 }
@@ -32,6 +32,7 @@ export interface StatementRun {
   query: string;
   params: unknown[];
   rowsRead?: number;
+  rowsWritten?: number;
 }
 
 /** A meter summing into `parent` too; `selectRows` off in production (see `Meter.selectRows`). */
@@ -83,7 +84,7 @@ function roundTrip(sql: StatementRun[]): StatementRun[] | undefined {
 
 function add(meta: Meta | undefined, run?: StatementRun): void {
   const read = meta?.rows_read;
-  if (run && typeof read === 'number') run.rowsRead = read;
+  if (run && typeof read === 'number') Object.assign(run, { rowsRead: read, rowsWritten: meta?.rows_written ?? 0 });
   for (let m = current.getStore(); m; m = m.parent) {
     if (typeof read === 'number') {
       m.rowsRead += read;

@@ -109,7 +109,6 @@ export const transactions = sqliteTable(
     index('transactions_reference_idx').on(t.platformId, t.reference, t.createdAt, t.id),
     index('transactions_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt, t.id),
     index('transactions_destination_account_idx').on(t.platformId, t.destinationAccountId, t.createdAt, t.id),
-    index('transactions_quote_idx').on(t.quoteId),
     // Transactions still open (a few per customer at most): a customer's deletion checks none of its money is
     // in flight by reading these, not its history (src/customers/delete.ts writes the same literal list).
     index('transactions_open_customer_idx')
@@ -132,7 +131,8 @@ export const transactionHistory = sqliteTable(
     toStatus: text('to_status').$type<TransactionStatus>().notNull(),
     at: integer('at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.transactionId, t.version] }), index('transaction_history_platform_idx').on(t.platformId)],
+  // No platform index: the sandbox reset and snapshots find a platform's rows through its transactions (sandbox/reset.ts).
+  (t) => [primaryKey({ columns: [t.transactionId, t.version] })],
 );
 
 /** A priced conversion; immutable once created. Its status is its transaction's (see quoteStatus). */

@@ -1,8 +1,8 @@
 // Incoming payments awaiting the platform's decision: the approval request, its answer, the deadline.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
-import { transactions, webhookDeliveries, webhookEvents, type Approval, type FailureReason, type TransactionRow } from '../db/schema';
+import { transactions, webhookDeliveries, type Approval, type FailureReason, type TransactionRow } from '../db/schema';
 import { currencyInfo } from '../common/currencies';
 import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
 import type { AnswerHandler } from '../webhooks/delivery';
@@ -215,16 +215,6 @@ const approvalDeadline: TransitionHandler = async (ctx) => {
   if (!tx || !late) return { statements: [] };
   // Nothing moves, so the mode (which only shapes balance events) does not matter here.
   const change = await decisionChange(ctx.db, tx, late, ctx.now, 'sandbox');
-  const requests = ctx.db
-    .select({ id: webhookEvents.id })
-    .from(webhookEvents)
-    .where(
-      and(
-        eq(webhookEvents.platformId, tx.platformId),
-        eq(webhookEvents.type, 'INCOMING_PAYMENT.PENDING'),
-        sql`json_extract(${webhookEvents.data}, '$.id') = ${tx.id}`,
-      ),
-    );
   const stop = ctx.db
     .update(webhookDeliveries)
     .set({
@@ -234,7 +224,16 @@ const approvalDeadline: TransitionHandler = async (ctx) => {
       updatedAt: ctx.now,
       sweepAt: sql`${ctx.now} - ${platformOffsetSql(webhookDeliveries.platformId)}`,
     })
-    .where(and(eq(webhookDeliveries.status, 'PENDING'), inArray(webhookDeliveries.eventId, requests)));
+    // Its approval requests still pending: the payment's INCOMING_PAYMENT.PENDING deliveries, found through the
+    // deliveries' resource index (`+`: not the platform's type or status index, a walk of all its deliveries of them).
+    .where(
+      and(
+        eq(webhookDeliveries.platformId, tx.platformId),
+        eq(webhookDeliveries.resourceId, tx.id),
+        sql`+${webhookDeliveries.eventType} = 'INCOMING_PAYMENT.PENDING'`,
+        sql`+${webhookDeliveries.status} = 'PENDING'`,
+      ),
+    );
   return { statements: [...change.statements, stop], eventIds: change.eventIds };
 };
 

@@ -56,6 +56,23 @@ const byJob = (kind: string, table: SQLiteTable & { jobId: SQLiteColumn }): Plat
     sql`${table.jobId} IN (SELECT ${bulkImportJobs.id} FROM ${bulkImportJobs} WHERE ${bulkImportJobs.platformId} = ${platformId})`,
 });
 
+// A transaction's history rows carry its platform but no index of it: they are the platform's through their transaction.
+const byTransaction = (kind: string, table: SQLiteTable & { transactionId: SQLiteColumn }): PlatformTable => ({
+  kind,
+  table,
+  rowsOf: (platformId) =>
+    sql`${table.transactionId} IN (SELECT ${transactions.id} FROM ${transactions} WHERE ${transactions.platformId} = ${platformId})`,
+});
+
+// An event has a delivery from its first batch until both go together (webhooks/retention.ts): the platform's
+// events are those its deliveries name, found through their index; so events come before deliveries below.
+const byDelivery = (kind: string, table: SQLiteTable & { id: SQLiteColumn }): PlatformTable => ({
+  kind,
+  table,
+  rowsOf: (platformId) =>
+    sql`${table.id} IN (SELECT ${webhookDeliveries.eventId} FROM ${webhookDeliveries} WHERE ${webhookDeliveries.platformId} = ${platformId})`,
+});
+
 /**
  * Every table of a platform's data, children before parents (foreign keys: delete in this order, insert in the
  * reverse). Not here: the platform row itself (its clock is handled apart), API tokens, fault rules, and what
@@ -79,13 +96,13 @@ export const PLATFORM_DATA: readonly PlatformTable[] = [
   byPlatform('internalAccounts', internalAccounts),
   byPlatform('customers', customers),
   byPlatform('ledgerEntries', ledgerEntries),
-  byPlatform('transactionHistory', transactionHistory),
+  byTransaction('transactionHistory', transactionHistory),
   byPlatform('transactions', transactions),
   byPlatform('quotes', quotes),
   byPlatform('receiverLookups', receiverLookups),
   byPlatform('dueTransitions', dueTransitions),
+  byDelivery('webhookEvents', webhookEvents),
   byPlatform('webhookDeliveries', webhookDeliveries),
-  byPlatform('webhookEvents', webhookEvents),
   byPlatform('idempotencyRecords', idempotencyKeys),
   byPlatform('walletAuthIndex', walletAuthIndex),
   byPlatform('emails', sandboxEmails),
