@@ -13,7 +13,7 @@ import {
 } from '../db/schema';
 import { insertJsonRows } from '../db/json-rows';
 import { errorText, isUniqueViolation } from '../db/errors';
-import { dispatchEvents } from '../webhooks/outbox';
+import { deliveriesAbout, dispatchEvents } from '../webhooks/outbox';
 import { sqlEventStatements } from '../webhooks/sql-events';
 import { rowToCustomer } from './bulk-rows';
 import { buildCustomer, insertCustomerStatements, isCustomerUniqueViolation, type NewCustomer } from './service';
@@ -142,11 +142,9 @@ function jobEndEvent(db: Db, job: BulkImportJobRow, status: 'COMPLETED' | 'FAILE
       'errors', json((${errors})),
       'completedAt', strftime('%Y-%m-%dT%H:%M:%S', j.completed_at / 1000, 'unixepoch') || printf('.%03dZ', j.completed_at % 1000))
     FROM ${bulkImportJobs} j WHERE j.id = ${job.id})`;
-  // Once per job: no delivery of this event about the job yet (the deliveries' resource index; `+`: not the
-  // platform's type index, a walk of all its events of the type).
+  // Once per job: no delivery of this event about the job yet.
   const where = sql`EXISTS (SELECT 1 FROM ${bulkImportJobs} WHERE ${bulkImportJobs.id} = ${job.id} AND ${bulkImportJobs.status} = ${status})
-    AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.platformId} = ${job.platformId}
-      AND ${webhookDeliveries.resourceId} = ${job.id} AND +${webhookDeliveries.eventType} = ${type})`;
+    AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${deliveriesAbout(job.platformId, job.id, type)})`;
   return sqlEventStatements(db, { platformId: job.platformId, type, data, where, now });
 }
 

@@ -1,12 +1,12 @@
 // Incoming payments awaiting the platform's decision: the approval request, its answer, the deadline.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { ServiceMode } from '../env';
 import { transactions, webhookDeliveries, type Approval, type FailureReason, type TransactionRow } from '../db/schema';
 import { currencyInfo } from '../common/currencies';
 import { scheduleTransition, dispatchTransitions, type ScheduledTransition, type TransitionHandler } from '../transitions/schedule';
 import type { AnswerHandler } from '../webhooks/delivery';
-import { platformOffsetSql } from '../webhooks/outbox';
+import { deliveriesAbout, platformOffsetSql } from '../webhooks/outbox';
 import { buildChange, commitDraft, dueStep, type Hop } from './transaction-change';
 import { awaitingApproval } from './views';
 import type { Deps } from '../http/deps';
@@ -205,6 +205,10 @@ export function lateDecision(tx: TransactionRow, now: number): Decision | null {
   };
 }
 
+/** A payment's INCOMING_PAYMENT.PENDING deliveries still pending: what its deadline stops retrying. */
+export const pendingApprovalRequests = (tx: Pick<TransactionRow, 'platformId' | 'id'>): SQL =>
+  and(deliveriesAbout(tx.platformId, tx.id, 'INCOMING_PAYMENT.PENDING'), sql`+${webhookDeliveries.status} = 'PENDING'`)!;
+
 /**
  * The deadline: a payment still undecided at `decideBy` fails (TIMED_OUT after a 202, else WEBHOOK_ERROR),
  * and its approval request stops being retried.
@@ -224,16 +228,8 @@ const approvalDeadline: TransitionHandler = async (ctx) => {
       updatedAt: ctx.now,
       sweepAt: sql`${ctx.now} - ${platformOffsetSql(webhookDeliveries.platformId)}`,
     })
-    // Its approval requests still pending: the payment's INCOMING_PAYMENT.PENDING deliveries, found through the
-    // deliveries' resource index (`+`: not the platform's type or status index, a walk of all its deliveries of them).
-    .where(
-      and(
-        eq(webhookDeliveries.platformId, tx.platformId),
-        eq(webhookDeliveries.resourceId, tx.id),
-        sql`+${webhookDeliveries.eventType} = 'INCOMING_PAYMENT.PENDING'`,
-        sql`+${webhookDeliveries.status} = 'PENDING'`,
-      ),
-    );
+    // Its approval requests still pending (`+`: not the platform's status index either).
+    .where(pendingApprovalRequests(tx));
   return { statements: [...change.statements, stop], eventIds: change.eventIds };
 };
 

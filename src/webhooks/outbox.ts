@@ -1,5 +1,5 @@
 // The webhook outbox: an event and its delivery written with the change, and dispatched after it.
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { platforms, webhookDeliveries, webhookEvents } from '../db/schema';
@@ -13,6 +13,17 @@ import type { WebhookType } from './schema';
  * A platform's sandbox clock offset (ms), as SQL: its time minus this is wall-clock time, which is what the
  * sweep's `sweepAt` columns hold (their index then bounds the sweep across platforms).
  */
+/**
+ * A resource's deliveries of one event type (a payment's approval requests, a job's end event): through the
+ * deliveries' resource index. `+` keeps SQLite off the platform's type index, a walk of all its deliveries of the type.
+ */
+export const deliveriesAbout = (platformId: string, resourceId: string, eventType: WebhookType): SQL =>
+  and(
+    eq(webhookDeliveries.platformId, platformId),
+    eq(webhookDeliveries.resourceId, resourceId),
+    sql`+${webhookDeliveries.eventType} = ${eventType}`,
+  )!;
+
 export const platformOffsetSql = (platformId: string | SQL | SQLiteColumn) =>
   sql<number>`coalesce((SELECT ${platforms.clockOffsetMs} FROM ${platforms} WHERE ${platforms.id} = ${platformId}), 0)`;
 

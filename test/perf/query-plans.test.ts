@@ -3,7 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newPlatform, OPERATOR, type TestPlatform } from '../support/api';
 import { newAgent } from '../support/agents';
 import { customerWithAccounts, externalAccount } from '../support/payments';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import { webhookDeliveries } from '../../src/db/schema';
+import { pendingApprovalRequests } from '../../src/payments/incoming-approval';
+import { deliveriesAbout } from '../../src/webhooks/outbox';
 import { database } from '../../src/db/client';
 import { PLATFORM_DATA } from '../../src/sandbox/reset';
 import { measured } from './counting';
@@ -258,24 +261,20 @@ describe("a platform's rows are found through indexes (sandbox reset and snapsho
 });
 
 describe('the lookups of past events go through the deliveries’ resource index', () => {
-  // The statements of src/payments/incoming-approval.ts (a payment's pending approval requests, stopped at its
-  // deadline) and src/customers/bulk-chunks.ts (a job's completion event, written once): bounded by the resource,
-  // never a walk of the platform's events (without `+` on the type and status, SQLite picks the platform's type or
-  // status index: a walk of all of its deliveries of them).
-  const statements: [string, string, unknown[]][] = [
-    [
-      'incoming approval deadline',
-      `UPDATE webhook_deliveries SET status = 'FAILED' WHERE platform_id = ? AND resource_id = ? AND +event_type = ? AND +status = 'PENDING'`,
-      ['Platform:plan', 'Transaction:plan', 'INCOMING_PAYMENT.PENDING'],
-    ],
-    [
-      'bulk import completion',
-      `SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE platform_id = ? AND resource_id = ? AND +event_type = ?)`,
-      ['Platform:plan', 'BulkCustomerImportJob:plan', 'BULK_UPLOAD.COMPLETED'],
-    ],
+  // The conditions src/payments/incoming-approval.ts (a payment's pending approval requests, stopped at its
+  // deadline) and src/customers/bulk-chunks.ts (a job's end event, written once) put on webhook_deliveries: bounded
+  // by the resource, never a walk of the platform's deliveries of a type or a status.
+  const conditions: [string, SQL][] = [
+    ['incoming approval deadline', pendingApprovalRequests({ platformId: 'Platform:plan', id: 'Transaction:plan' })],
+    ['bulk import completion', deliveriesAbout('Platform:plan', 'BulkCustomerImportJob:plan', 'BULK_UPLOAD.COMPLETED')],
   ];
-  for (const [name, query, params] of statements) {
+  for (const [name, condition] of conditions) {
     it(name, async () => {
+      const { sql: query, params } = database(env.DB)
+        .select({ one: sql`1` })
+        .from(webhookDeliveries)
+        .where(condition)
+        .toSQL();
       const plan = await planOf(query, params);
       expect(plan.map((r) => r.detail).join('\n')).toMatch(
         /SEARCH webhook_deliveries USING INDEX webhook_deliveries_resource_idx \(platform_id=\? AND resource_id=\?\)/,
