@@ -65,16 +65,14 @@ function seedStatements(platformId, umaDomain) {
   return [
     ...people.statements.filter((s) => !/INSERT INTO (transactions|quotes|api_tokens) /.test(s)),
     ...payments.statements.filter((s) => /INSERT INTO (transactions|quotes|webhook_events|webhook_deliveries) /.test(s)),
-    // Each transaction's status history (two steps) and its two ledger entries.
+    // Each transaction's status history (two steps) and its ledger movement.
     `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
        SELECT id, 1, platform_id, NULL, 'PENDING', created_at FROM transactions WHERE platform_id = ${q}`,
     `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
        SELECT id, 2, platform_id, 'PENDING', status, updated_at FROM transactions WHERE platform_id = ${q} AND status <> 'PENDING'`,
-    `INSERT INTO ledger_entries (id, platform_id, account_id, amount, currency, reference, kind, created_at)
-       SELECT 'LedgerEntry:' || id || ':d', platform_id, coalesce(source_account_id, 'external'), -received_amount, received_currency, id, 'seed.debit', created_at
-       FROM transactions WHERE platform_id = ${q}`,
-    `INSERT INTO ledger_entries (id, platform_id, account_id, amount, currency, reference, kind, created_at)
-       SELECT 'LedgerEntry:' || id || ':c', platform_id, coalesce(destination_account_id, 'external'), received_amount, received_currency, id, 'seed.credit', created_at
+    `INSERT INTO ledger_movements (platform_id, reference, kind, from_account_id, to_account_id, amount, currency, created_at)
+       SELECT platform_id, id, 'seed', coalesce(source_account_id, 'external:from'), coalesce(destination_account_id, 'external:to'),
+              received_amount, received_currency, created_at
        FROM transactions WHERE platform_id = ${q}`,
   ];
 }

@@ -24,9 +24,14 @@ export function storedValue(column: SQLiteColumn, value: unknown): unknown {
  * names every column of the table in such an insert, so the values follow `getTableColumns`' order.
  */
 export function insertSelect<T extends SQLiteTable>(db: Db, table: T, row: SelectRow<T>, tail: SQL) {
+  return db.insert(table).select(sql`SELECT ${selectValues(table, row)} ${tail}`);
+}
+
+/** A row's values as a SELECT list, in the table's column order (what `insertSelect` selects). */
+export function selectValues<T extends SQLiteTable>(table: T, row: SelectRow<T>): SQL {
   const values = Object.entries(getTableColumns(table)).map(([key, column]) => {
     const v = storedValue(column as SQLiteColumn, (row as Record<string, unknown>)[key]);
     return v === null ? sql`NULL` : isSql(v) ? v.getSQL() : sql`${v}`;
   });
-  return db.insert(table).select(sql`SELECT ${sql.join(values, sql`, `)} ${tail}`);
+  return sql.join(values, sql`, `);
 }

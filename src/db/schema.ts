@@ -189,9 +189,37 @@ export const internalAccounts = sqliteTable(
 );
 
 /**
- * Double-entry ledger: every movement is two rows of opposite sign written in the same batch as the
- * balance change and the state change that causes it. Accounts outside the service (external accounts,
- * the sandbox funding source, counterparties) appear by id, so all entries of a platform sum to zero.
+ * Double-entry ledger: one row per movement, from the debited account to the credited one, written in the same
+ * batch as the balance change and the state change that causes it. Accounts outside the service (external
+ * accounts, the sandbox funding source, counterparties) appear by id, so a platform's movements net to zero on
+ * every account's balance. The key (platform, reference, kind) makes a movement post once; WITHOUT ROWID
+ * (migration 0032), so a movement is one b-tree entry, platform first for the sandbox reset and snapshots.
+ */
+export const ledgerMovements = sqliteTable(
+  'ledger_movements',
+  {
+    platformId: text('platform_id').notNull(),
+    /** What caused it (a transaction id, a funding id). */
+    reference: text('reference').notNull(),
+    kind: text('kind').notNull(),
+    fromAccountId: text('from_account_id').notNull(),
+    toAccountId: text('to_account_id').notNull(),
+    /** Smallest unit, positive: what leaves `fromAccountId` and reaches `toAccountId`. */
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.platformId, t.reference, t.kind] }),
+    check('ledger_movements_amount_positive', sql`${t.amount} > 0`),
+    check('ledger_movements_two_accounts', sql`${t.fromAccountId} <> ${t.toAccountId}`),
+  ],
+);
+
+/**
+ * The ledger of releases before migration 0032: two rows of opposite sign per movement. Nothing writes it any
+ * more; the cron sweep turns its pairs into movements and deletes them (ledger/backfill.ts), and a new posting
+ * of a movement still here is refused as a second posting. A later release drops it once it is empty.
  */
 export const ledgerEntries = sqliteTable(
   'ledger_entries',
@@ -199,18 +227,15 @@ export const ledgerEntries = sqliteTable(
     id: text('id').primaryKey(),
     platformId: text('platform_id').notNull(),
     accountId: text('account_id').notNull(),
-    /** Signed, smallest unit: positive credits the account. */
     amount: integer('amount').notNull(),
     currency: text('currency').notNull(),
-    /** What caused it (a transaction id, a funding id); (reference, kind, account) is unique so a movement posts once. */
     reference: text('reference').notNull(),
     kind: text('kind').notNull(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('ledger_entries_once_uq').on(t.reference, t.kind, t.accountId),
-    // Nothing reads the ledger by account; the sandbox reset and snapshots take a platform's rows (a funding's
-    // reference is no row of a parent table, so this cannot go through one).
+    // The sandbox reset and snapshots take a platform's rows until the sweep has converted them.
     index('ledger_entries_platform_idx').on(t.platformId),
   ],
 );

@@ -31,7 +31,7 @@ export interface Change<T = unknown> {
 }
 
 /** The tables whose unique keys make one of two concurrent changes of a record lose (history versions, postings). */
-const RACE_TABLES = ['transaction_history', 'ledger_entries'];
+const RACE_TABLES = ['transaction_history', 'ledger_movements'];
 
 /**
  * Commits `change` in one batch, with `extra(change)` appended (the Idempotency-Key's record of its answer),

@@ -10,6 +10,7 @@ import { jobDeps, type JobDeps } from './deps';
 import { resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { processBulkChunk } from '../customers/bulk-chunks';
 import { purgeExpiredLookups } from '../payments/lookups-service';
+import { convertLegacyLedger } from '../ledger/backfill';
 import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
@@ -79,6 +80,7 @@ export async function sweep(env: Env, now: number, log: Logger, more: SweepStep[
     ['idempotency keys', () => purgeExpiredIdempotencyKeys(deps.db, now)],
     ['receiver look-ups', () => purgeExpiredLookups(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
+    ['ledger of an earlier release', () => convertLegacyLedger(deps.db)],
     ...more.map(([name, step]): [string, () => Promise<unknown>] => [name, () => step(deps, env, now)]),
   ];
   // Each step on its own: one failing does not starve the others.

@@ -16,6 +16,7 @@ import {
   idempotencyKeys,
   internalAccounts,
   ledgerEntries,
+  ledgerMovements,
   platforms,
   quotes,
   receiverLookups,
@@ -95,6 +96,8 @@ export const PLATFORM_DATA: readonly PlatformTable[] = [
   byPlatform('agents', agents),
   byPlatform('internalAccounts', internalAccounts),
   byPlatform('customers', customers),
+  byPlatform('ledgerMovements', ledgerMovements),
+  // Entries of an earlier release not yet converted (ledger/backfill.ts); an older snapshot's are restored here.
   byPlatform('ledgerEntries', ledgerEntries),
   byTransaction('transactionHistory', transactionHistory),
   byPlatform('transactions', transactions),

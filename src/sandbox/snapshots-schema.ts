@@ -17,7 +17,7 @@ export const SandboxSnapshot = z
     createdAt: DateTime,
     counts: z.record(z.string(), z.int().min(0)).meta({
       description:
-        'Rows captured per kind (customers, transactions, ledgerEntries, walletCredentials, walletSessions, documentFiles…); kinds without rows may be absent',
+        'Rows captured per kind (customers, transactions, ledgerMovements, walletCredentials, walletSessions, documentFiles…); kinds without rows may be absent',
     }),
   })
   .meta({ id: 'SandboxSnapshot' });

@@ -28,7 +28,7 @@ import { deleteFiles, documentsPrefix, PLATFORM_DATA } from './reset';
 export const MAX_SNAPSHOTS = 10;
 /**
  * Rows one snapshot may hold, all kinds together: room for the bench's platform (1,000 customers, 10,000
- * transactions with their history, ledger, quotes, events and deliveries: about 73,000 rows) several times over.
+ * transactions with their history, ledger, quotes, events and deliveries: about 63,000 rows) several times over.
  */
 export const MAX_SNAPSHOT_ROWS = 500_000;
 

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerMovements } from '../../src/db/schema';
 import { api, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
 import { accountsOf, businessBody, createCustomer, productionApi, walk } from '../support/customers';
 
@@ -154,14 +154,19 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     const res = await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { auth: p.auth, body: { amount: 100000 } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...usd, balance: { amount: 100000, currency: USD }, updatedAt: expect.any(String) });
-    const entries = await database(env.DB).select().from(ledgerEntries).where(eq(ledgerEntries.platformId, p.id));
-    expect(entries.map((e) => [e.accountId, e.amount, e.currency, e.kind]).sort()).toEqual(
-      [
-        ['Sandbox:funding', -100000, 'USD', 'SANDBOX_FUNDING'],
-        [usd.id, 100000, 'USD', 'SANDBOX_FUNDING'],
-      ].sort(),
-    );
-    expect(entries[0]!.reference).toBe(entries[1]!.reference);
+    const movements = await database(env.DB).select().from(ledgerMovements).where(eq(ledgerMovements.platformId, p.id));
+    expect(movements).toEqual([
+      {
+        platformId: p.id,
+        reference: expect.stringMatching(/^SandboxFunding:/),
+        kind: 'SANDBOX_FUNDING',
+        fromAccountId: 'Sandbox:funding',
+        toAccountId: usd.id,
+        amount: 100000,
+        currency: 'USD',
+        createdAt: expect.any(Number),
+      },
+    ]);
     // Platform accounts and embedded wallets can be funded too.
     const platformUsd = (await api('GET', '/platform/internal-accounts?currency=USD', { auth: p.auth })).body.data[0];
     expect(
@@ -180,9 +185,9 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     expect(results.map((r) => r.status)).toEqual(amounts.map(() => 200));
     const total = amounts.reduce((a, b) => a + b, 0);
     expect((await accountsOf(p, c.id))[0].balance.amount).toBe(total);
-    const entries = await database(env.DB).select().from(ledgerEntries).where(eq(ledgerEntries.accountId, usd.id));
-    expect(entries).toHaveLength(25);
-    expect(entries.reduce((s, e) => s + e.amount, 0)).toBe(total);
+    const movements = await database(env.DB).select().from(ledgerMovements).where(eq(ledgerMovements.platformId, p.id));
+    expect(movements.filter((m) => m.toAccountId === usd.id)).toHaveLength(25);
+    expect(movements.reduce((s, m) => s + m.amount, 0)).toBe(total);
   });
 
   it('validates the amount', async () => {

@@ -90,7 +90,7 @@ async function connectedAgent(f: { p: TestPlatform; customerId: string }, policy
 async function effects(platformId: string) {
   const q = (sql: string) => env.DB.prepare(sql).bind(platformId);
   const [ledger, tokens, agents, codes, agentTokens, credentials, externals, quotes, actions] = await env.DB.batch<any>([
-    q('SELECT count(*) AS n FROM ledger_entries WHERE platform_id = ?'),
+    q('SELECT count(*) AS n FROM ledger_movements WHERE platform_id = ?'),
     q('SELECT id, permissions FROM api_tokens WHERE platform_id = ?'),
     q('SELECT id, policy, deleted_at AS deletedAt FROM agents WHERE platform_id = ?'),
     q('SELECT code_hash AS code, agent_id AS agentId FROM agent_device_codes WHERE platform_id = ?'),

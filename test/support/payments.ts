@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { database } from '../../src/db/client';
-import { internalAccounts, ledgerEntries, transactionHistory, webhookEvents } from '../../src/db/schema';
+import { internalAccounts, ledgerMovements, transactionHistory, webhookEvents } from '../../src/db/schema';
 import { api, type TestPlatform } from './api';
 import { ADDRESS, accountsOf, createCustomer } from './customers';
 import { clabeWithSuffix, iban } from './identifiers';
@@ -10,29 +10,31 @@ import { clabeWithSuffix, iban } from './identifiers';
 export const db = () => database(env.DB);
 
 /**
- * The ledger invariant: every movement is zero-sum, so all of a platform's entries (every currency,
- * every account, pseudo accounts included) sum to 0; and each internal account's balance is exactly the
- * sum of its entries.
+ * The ledger invariant: every movement takes from one account what it gives another, so each internal
+ * account's balance is exactly what reached it minus what left it, and never negative. Returns the
+ * platform's movements.
  */
 export async function expectLedgerInvariant(platformId: string) {
-  const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.platformId, platformId));
-  const byCurrency = new Map<string, number>();
-  for (const e of entries) byCurrency.set(e.currency, (byCurrency.get(e.currency) ?? 0) + e.amount);
-  for (const [currency, total] of byCurrency) expect(total, `ledger of ${currency}`).toBe(0);
-  expect(entries.reduce((n, e) => n + e.amount, 0)).toBe(0);
+  const movements = await db().select().from(ledgerMovements).where(eq(ledgerMovements.platformId, platformId));
+  for (const m of movements) expect(m.amount, `${m.kind} of ${m.reference}`).toBeGreaterThan(0);
   const accounts = await db().select().from(internalAccounts).where(eq(internalAccounts.platformId, platformId));
   for (const a of accounts) {
-    const sum = entries.filter((e) => e.accountId === a.id).reduce((n, e) => n + e.amount, 0);
+    const mine = movements.filter((m) => m.currency === a.currency);
+    const sum = mine.reduce((n, m) => n + (m.toAccountId === a.id ? m.amount : 0) - (m.fromAccountId === a.id ? m.amount : 0), 0);
     expect(a.balance, `balance of ${a.id}`).toBe(sum);
     expect(a.balance).toBeGreaterThanOrEqual(0);
   }
-  return entries;
+  return movements;
 }
+
+// A payment's movements in the order its life posts them (one batch may post several at the same time).
+const LIFE = ['FUNDING', 'DEBIT', 'CREDIT', 'SETTLE', 'RETURN', 'REFUND'];
 
 /** The ledger kinds posted for a transaction, in order, e.g. ['DEBIT', 'SETTLE']. */
 export async function postings(reference: string) {
-  const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.reference, reference)).orderBy(asc(ledgerEntries.id));
-  return entries.filter((e) => e.amount > 0).map((e) => e.kind);
+  const movements = await db().select().from(ledgerMovements).where(eq(ledgerMovements.reference, reference));
+  movements.sort((a, b) => a.createdAt - b.createdAt || LIFE.indexOf(a.kind) - LIFE.indexOf(b.kind));
+  return movements.map((m) => m.kind);
 }
 
 /** The statuses a transaction went through, from its history. */
