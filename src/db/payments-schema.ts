@@ -59,7 +59,7 @@ export const transactions = sqliteTable(
     type: text('type').$type<TransactionType>().notNull(),
     kind: text('kind').$type<TransactionKind>().notNull(),
     status: text('status').$type<TransactionStatus>().notNull(),
-    /** Bumped by every change; a change from version v also inserts history row v+1, so two changes from v cannot both commit. */
+    /** Bumped by every change, which commits only from the version it read: of two changes from v, one commits. */
     version: integer('version').notNull(),
     source: text('source', { mode: 'json' }).$type<Endpoint>(),
     destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
@@ -92,6 +92,12 @@ export const transactions = sqliteTable(
     scenario: text('scenario'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * The statuses entered, one per version in order: [previous status (null for the first), status, time]. NULL on a
+     * transaction of a release before migration 0033 not yet changed or converted: its history is in
+     * `transaction_history` (payments/history.ts).
+     */
+    history: text('history', { mode: 'json' }).$type<StatusStep[]>(),
   },
   (t) => [
     // Fees are never negative; amounts are positive.
@@ -120,7 +126,11 @@ export const transactions = sqliteTable(
   ],
 );
 
-/** One row per status a transaction entered, in order; the primary key makes concurrent changes exclusive. */
+/**
+ * The status history of releases before migration 0033, one row per status entered. Written no more: a change
+ * of such a transaction carries it into its `history`, and the cron sweep converts the rest in chunks
+ * (payments/history.ts). A later release drops it once it is empty.
+ */
 export const transactionHistory = sqliteTable(
   'transaction_history',
   {
@@ -134,6 +144,9 @@ export const transactionHistory = sqliteTable(
   // No platform index: the sandbox reset and snapshots find a platform's rows through its transactions (sandbox/reset.ts).
   (t) => [primaryKey({ columns: [t.transactionId, t.version] })],
 );
+
+/** One status a transaction entered: the one it left (null for its first), the one it entered, when (platform time). */
+export type StatusStep = [from: TransactionStatus | null, to: TransactionStatus, at: number];
 
 /** A priced conversion; immutable once created. Its status is its transaction's (see quoteStatus). */
 export const quotes = sqliteTable(

@@ -1,7 +1,8 @@
 // The Change: what a money service prepares and the route commits: one D1 batch, its answer, and the queue
 // messages that follow it. Services return one; `commitChange` runs it (the route's runner adds the
 // Idempotency-Key's record to the same batch).
-import type { Db, Statement } from '../db/client';
+import { sql } from 'drizzle-orm';
+import { namedGuard, type Db, type Statement } from '../db/client';
 import { errorText, isBalanceCheckFailure, isNamedGuardFailure, isUniqueViolation } from '../db/errors';
 import type { Logger } from './log';
 import type * as z from 'zod';
@@ -30,8 +31,16 @@ export interface Change<T = unknown> {
   shortfall?: Change<T> | Change<ErrorBody> | ApiError;
 }
 
-/** The tables whose unique keys make one of two concurrent changes of a record lose (history versions, postings). */
-const RACE_TABLES = ['transaction_history', 'ledger_movements'];
+/** The tables whose unique keys make one of two concurrent changes of a record lose (postings). */
+const RACE_TABLES = ['ledger_movements'];
+
+const CHANGED_MEANWHILE = 'CHANGED_MEANWHILE';
+
+/**
+ * Put right after an update conditional on the version read: it fails the batch when that update changed
+ * nothing (a concurrent change committed first), which `commitChange` answers as a lost race.
+ */
+export const unchangedSince = (db: Db): Statement => namedGuard(db, CHANGED_MEANWHILE, sql`changes() > 0`);
 
 /**
  * Commits `change` in one batch, with `extra(change)` appended (the Idempotency-Key's record of its answer),
@@ -58,7 +67,7 @@ export async function commitChange<T>(
         continue;
       }
       for (const [name, refusal] of Object.entries(committing.refusals ?? {})) if (isNamedGuardFailure(text, name)) throw refusal;
-      if (RACE_TABLES.some((table) => isUniqueViolation(text, table)))
+      if (isNamedGuardFailure(text, CHANGED_MEANWHILE) || RACE_TABLES.some((table) => isUniqueViolation(text, table)))
         throw committing.conflict ?? retryableConflict('Changed concurrently; retry');
       throw error;
     }

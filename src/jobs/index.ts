@@ -11,6 +11,7 @@ import { resumeStalledImports, type BulkImportMessage } from '../customers/bulk-
 import { processBulkChunk } from '../customers/bulk-chunks';
 import { purgeExpiredLookups } from '../payments/lookups-service';
 import { convertLegacyLedger } from '../ledger/backfill';
+import { convertLegacyHistory } from '../payments/history';
 import { applyDueTransitions, purgeAppliedTransitions, sweepDueTransitions, type TransitionDueJob } from '../transitions/schedule';
 
 /** Messages on the JOBS queue, by `type`. Areas add their own variants. */
@@ -81,6 +82,7 @@ export async function sweep(env: Env, now: number, log: Logger, more: SweepStep[
     ['receiver look-ups', () => purgeExpiredLookups(deps.db, now)],
     ['bulk imports', () => resumeStalledImports(deps.db, env.JOBS, now)],
     ['ledger of an earlier release', () => convertLegacyLedger(deps.db)],
+    ['status history of an earlier release', () => convertLegacyHistory(deps.db)],
     ...more.map(([name, step]): [string, () => Promise<unknown>] => [name, () => step(deps, env, now)]),
   ];
   // Each step on its own: one failing does not starve the others.

@@ -331,6 +331,7 @@ export async function createQuote(
     scenario,
     createdAt: now,
     updatedAt: now,
+    history: null,
   };
   const expiry = scheduleTransition(db, {
     platformId: platform.id,

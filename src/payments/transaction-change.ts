@@ -4,15 +4,15 @@ import { namedGuard, type Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';
 import {
   internalAccounts,
-  transactionHistory,
   transactions,
   type InternalAccountRow,
+  type StatusStep,
   type TransactionRow,
   type TransactionStatus,
 } from '../db/schema';
 import { ApiError, conflict } from '../http/errors';
 import type { Logger } from '../http/log';
-import { commitChange, type Change } from '../http/change';
+import { commitChange, unchangedSince, type Change } from '../http/change';
 import { movementStatements, type Movement } from '../ledger/ledger';
 import { type Statement } from '../db/client';
 import { isInternalAccountId } from '../crypto/ids';
@@ -24,6 +24,7 @@ import { planOf, railOf, type Plan, type Rail, type Step } from './rail';
 import { railInstruction } from './operator-rail';
 import { rateSource, type RateSource } from './rates-source';
 import { referenceFor } from './views';
+import { appendedHistory } from './history';
 import { depsOf, type Deps } from '../http/deps';
 
 /** The service's own account between debit and payout; each currency's entries still sum to zero. */
@@ -69,9 +70,10 @@ function accountsOpen(db: Db, row: TransactionRow): Statement[] {
 }
 
 /**
- * The draft of a change. A change from version v writes history rows v+1..v+n first (one statement): their primary key
- * lets only one of several concurrent changes from v commit, whole. Each status entered gets its webhook
- * event(s); each internal account whose balance moves gets a balance event.
+ * The draft of a change. A change from version v updates the transaction first, only from v, appending the statuses
+ * it enters to its history, and a guard fails the batch if it changed nothing: of several concurrent changes from v,
+ * one commits, whole. Each status entered gets its webhook event(s); each internal account whose balance moves
+ * gets a balance event.
  * `insert` writes the transaction itself, once, in the state its hops leave it (history from version 0): the
  * first hop, if any, is its initial status (with that hop's money), announced unless `quiet`.
  */
@@ -93,9 +95,8 @@ export async function buildChange(
   const statements: Statement[] = [];
   const eventIds: string[] = [];
   const touched = new Set<string>();
-  const history: (typeof transactionHistory.$inferInsert)[] = [];
-  const step = (version: number, from: TransactionStatus | null, to: TransactionStatus) =>
-    history.push({ transactionId: base.id, version, platformId: base.platformId, fromStatus: from, toStatus: to, at: now });
+  const steps: StatusStep[] = [];
+  const step = (from: TransactionStatus | null, to: TransactionStatus) => steps.push([from, to, now]);
   const announce = (row: TransactionRow, refundChanged: boolean, refundOnly = false) => {
     const e = transactionEvents(db, row, refundChanged, now, refundOnly);
     statements.push(...e.statements);
@@ -115,17 +116,17 @@ export async function buildChange(
     rest = others;
     statements.push(...accountsOpen(db, row));
   }
-  // The history rows (and a new transaction) go here, once the hops have given the row its final state.
+  // The transaction's write goes here, once the hops have given the row its final state.
   const slot = statements.length;
   if (opts.insert) {
-    step(0, null, row.status);
+    step(null, row.status);
     move(hops[0]?.movements);
     if (!opts.quiet) announce(row, hops[0]?.set?.refund !== undefined);
   }
   const start = row;
   for (const hop of rest) {
     const next: TransactionRow = { ...row, ...hop.set, status: hop.status, version: row.version + 1, updatedAt: now };
-    step(next.version, row.status, next.status);
+    step(row.status, next.status);
     move(hop.movements);
     // A hop that keeps the status and settles a refund (the rail's, later) announces only the refund's end.
     const refundChanged = hop.set?.refund !== undefined;
@@ -133,15 +134,19 @@ export async function buildChange(
     row = next;
   }
   // A new transaction is written once, as the hops leave it; an existing one is updated from the version read.
-  const head: Statement[] = history.length ? [db.insert(transactionHistory).values(history)] : [];
-  if (opts.insert) head.push(db.insert(transactions).values(row));
-  else if (rest.length > 0) {
-    const { id, ...fields } = row;
-    statements.push(
+  const head: Statement[] = [];
+  if (opts.insert) {
+    row = { ...row, history: steps };
+    head.push(db.insert(transactions).values(row));
+  } else if (rest.length > 0) {
+    row = { ...row, history: start.history && [...start.history, ...steps] };
+    const { id, history: _, ...fields } = row;
+    head.push(
       db
         .update(transactions)
-        .set(fields)
+        .set({ ...fields, history: appendedHistory(steps) })
         .where(and(eq(transactions.id, id), eq(transactions.version, start.version))),
+      unchangedSince(db),
     );
   }
   statements.splice(slot, 0, ...head);

@@ -1,8 +1,9 @@
 // Transactions: load, read, history and list.
-import { and, asc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded } from '../db/client';
-import { transactionHistory, transactions, type TransactionRow } from '../db/schema';
+import { transactions, type TransactionRow } from '../db/schema';
+import { legacyHistoryRows, statusSteps } from './history';
 import { notFound } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type KeysetQuery, type Page } from '../http/pagination';
 import type { TransactionListQuery, TransactionView } from './schema';
@@ -35,27 +36,24 @@ export function transactionFrom(loaded: Loaded<ReturnType<typeof transactionLoad
 }
 
 /**
- * GET /transactions/{id}/history as loads (`platformId` SQL: see `RouteSpec.load`): the transaction's id, so
- * an unknown or another platform's one is 404, and its history rows (one per status entered) in order.
+ * GET /transactions/{id}/history as loads (`platformId` SQL: see `RouteSpec.load`): the transaction's history, so
+ * an unknown or another platform's one is 404, and the rows an earlier release kept it in (payments/history.ts).
  */
 export function transactionHistoryLoads(db: Db, platformId: SQL, id: string) {
   return {
     transaction: db
-      .select({ id: transactions.id })
+      .select({ history: transactions.history })
       .from(transactions)
       .where(and(eq(transactions.id, id), eq(transactions.platformId, platformId)))
       .limit(1),
-    history: db
-      .select()
-      .from(transactionHistory)
-      .where(and(eq(transactionHistory.transactionId, id), eq(transactionHistory.platformId, platformId)))
-      .orderBy(asc(transactionHistory.version)),
+    legacy: legacyHistoryRows(db, platformId, id),
   };
 }
 
 export function transactionHistoryFrom(loaded: Loaded<ReturnType<typeof transactionHistoryLoads>>) {
-  if (!loaded.transaction[0]) throw transactionNotFound();
-  return { data: loaded.history.map(statusChangeView) };
+  const found = loaded.transaction[0];
+  if (!found) throw transactionNotFound();
+  return { data: statusSteps(found.history, loaded.legacy).map(statusChangeView) };
 }
 
 // An end's account identifier is what its `source`/`destination` names: an account id or a UMA address

@@ -141,6 +141,7 @@ export function transferRow(
     scenario: rail.scenario(direction === 'OUT' ? 'TRANSFER_OUT' : 'TRANSFER_IN', primaryIdentifier(external).suffix),
     createdAt: now,
     updatedAt: now,
+    history: null,
   };
 }
 

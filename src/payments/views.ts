@@ -1,7 +1,7 @@
 // Transactions and quotes as the API shows them (and the statuses a quote shows).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { QuoteRow, TransactionHistoryRow, TransactionRow } from '../db/schema';
+import type { QuoteRow, StatusStep, TransactionRow } from '../db/schema';
 import { isFailedStatus, TransactionStatus } from '../db/enums';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
@@ -32,8 +32,8 @@ export function awaitingApproval(row: Pick<TransactionRow, 'status' | 'approval'
 }
 
 /** One status change of a transaction as GET /transactions/{id}/history shows it. */
-export function statusChangeView(row: TransactionHistoryRow): TransactionStatusChange {
-  return { status: row.toStatus, ...(row.fromStatus ? { previousStatus: row.fromStatus } : {}), changedAt: iso(row.at) };
+export function statusChangeView([from, to, at]: StatusStep): TransactionStatusChange {
+  return { status: to, ...(from ? { previousStatus: from } : {}), changedAt: iso(at) };
 }
 
 /** The transaction as the API shows it (the reference's incoming and outgoing shapes). */

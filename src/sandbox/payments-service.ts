@@ -158,6 +158,7 @@ export async function sandboxReceiveUma(
     scenario: 'UMA_RECEIVE',
     createdAt: now,
     updatedAt: now,
+    history: null,
   };
   const { db } = deps;
   // With a webhookEndpoint the platform decides (its answer to INCOMING_PAYMENT.PENDING); without one it is approved.

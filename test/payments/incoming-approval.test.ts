@@ -176,6 +176,23 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     await expectLedgerInvariant(p.id);
   });
 
+  it('an approve and a reject at once: one decides, the other is 409, and the history holds one decision', async () => {
+    const { p, account, txId, eventId } = await incoming(() => 202);
+    await deliver(eventId);
+    const [approve, reject] = await Promise.all([
+      api('POST', `/transactions/${txId}/approve`, { auth: p.auth, body: {} }),
+      api('POST', `/transactions/${txId}/reject`, { auth: p.auth, body: { reason: 'RESTRICTED_JURISDICTION' } }),
+    ]);
+    const statuses = [approve.status, reject.status].sort();
+    expect(statuses, JSON.stringify([approve.body, reject.body])).toEqual([200, 409]);
+    const winner = approve.status === 200 ? 'COMPLETED' : 'REJECTED';
+    expect((await tx(p, txId)).status).toBe(winner);
+    const history = await api('GET', `/transactions/${txId}/history`, { auth: p.auth });
+    expect(history.body.data.map((c: { status: string }) => c.status)).toEqual(['PENDING', winner]);
+    expect(await balanceOf(p, account)).toBe(winner === 'COMPLETED' ? 2_500 : 0);
+    await expectLedgerInvariant(p.id);
+  });
+
   it('202 then POST /transactions/{id}/reject: REJECTED with its reason, not credited', async () => {
     const { p, account, txId, eventId } = await incoming(() => 202);
     await deliver(eventId);

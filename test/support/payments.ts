@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { database } from '../../src/db/client';
-import { internalAccounts, ledgerMovements, transactionHistory, webhookEvents } from '../../src/db/schema';
+import { internalAccounts, ledgerMovements, transactions, webhookEvents } from '../../src/db/schema';
 import { api, type TestPlatform } from './api';
 import { ADDRESS, accountsOf, createCustomer } from './customers';
 import { clabeWithSuffix, iban } from './identifiers';
@@ -39,12 +39,8 @@ export async function postings(reference: string) {
 
 /** The statuses a transaction went through, from its history. */
 export async function statusPath(transactionId: string) {
-  const rows = await db()
-    .select()
-    .from(transactionHistory)
-    .where(eq(transactionHistory.transactionId, transactionId))
-    .orderBy(asc(transactionHistory.version));
-  return rows.map((r) => r.toStatus);
+  const [row] = await db().select({ history: transactions.history }).from(transactions).where(eq(transactions.id, transactionId));
+  return (row?.history ?? []).map(([, to]) => to);
 }
 
 /** Webhook events written for the platform, oldest first. */
