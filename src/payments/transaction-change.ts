@@ -1,4 +1,4 @@
-// A transaction's change drafted (history rows, ledger movements, events, transitions) and made a Change; the plans' hops.
+// A transaction's change drafted (its row and history, ledger movements, events, transitions) and made a Change; the plans' hops.
 import { and, eq, inArray, ne, notExists } from 'drizzle-orm';
 import { namedGuard, type Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';

@@ -57,7 +57,7 @@ const byJob = (kind: string, table: SQLiteTable & { jobId: SQLiteColumn }): Plat
     sql`${table.jobId} IN (SELECT ${bulkImportJobs.id} FROM ${bulkImportJobs} WHERE ${bulkImportJobs.platformId} = ${platformId})`,
 });
 
-// A transaction's history rows carry its platform but no index of it: they are the platform's through their transaction.
+// An earlier release's history rows carry their platform but no index of it: they are the platform's through their transaction.
 const byTransaction = (kind: string, table: SQLiteTable & { transactionId: SQLiteColumn }): PlatformTable => ({
   kind,
   table,
