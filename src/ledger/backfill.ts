@@ -1,13 +1,12 @@
 // The ledger of releases before migration 0032 (two entries per movement) turned into movements, online: the
-// cron sweep converts it in chunks, so an upgrade never copies a large ledger in one statement.
+// cron sweep converts it in chunks (db/backfill.ts), so an upgrade never copies a large ledger in one statement.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { convertInChunks } from '../db/backfill';
 import { ledgerEntries as e, ledgerMovements as m } from '../db/schema';
 
-/** Entries read per chunk: one short batch (a thousand rows and their index entries) holds the writer briefly. */
+/** Entries read per chunk: one short batch (a thousand rows and their index entries); 20,000 a sweep tick. */
 export const LEGACY_CHUNK = 1000;
-/** Chunks per sweep tick: about 20,000 entries a minute, so a ledger of ten million rows converts in hours. */
-const CHUNKS_PER_TICK = 20;
 
 // The oldest entries (rowid order, the table's own order: no index needed).
 const chunk = sql`SELECT rowid FROM ${e} ORDER BY rowid LIMIT ${sql.raw(String(LEGACY_CHUNK))}`;
@@ -40,17 +39,5 @@ export async function convertLegacyChunk(db: Db): Promise<number> {
   return deleted.meta.changes;
 }
 
-/**
- * The sweep's step: up to CHUNKS_PER_TICK chunks, stopping at the first that converts nothing. Once the old
- * entries are gone (an older snapshot's restore brings some back), a tick costs one probe of an empty table.
- */
-export async function convertLegacyLedger(db: Db): Promise<number> {
-  if (!(await db.get(sql`SELECT 1 FROM ${e} LIMIT 1`))) return 0;
-  let converted = 0;
-  for (let i = 0; i < CHUNKS_PER_TICK; i++) {
-    const n = await convertLegacyChunk(db);
-    if (n === 0) break;
-    converted += n;
-  }
-  return converted;
-}
+/** The sweep's step: the old entries converted a few chunks at a time, until none is left. */
+export const convertLegacyLedger = (db: Db) => convertInChunks(db, e, convertLegacyChunk);

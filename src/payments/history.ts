@@ -2,6 +2,7 @@
 // transaction_history, which a change carries over and the cron sweep converts in chunks.
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { convertInChunks } from '../db/backfill';
 import { transactionHistory as h, transactions, type StatusStep, type TransactionHistoryRow } from '../db/schema';
 
 /** The history an earlier release left in rows, as the column holds it (`[]` when there is none). */
@@ -30,7 +31,6 @@ export function statusSteps(history: StatusStep[] | null, legacy: TransactionHis
 
 /** History rows read per chunk of the conversion: a short batch (about 500 transactions' rows). */
 export const LEGACY_HISTORY_CHUNK = 1000;
-const CHUNKS_PER_TICK = 20;
 
 // The transactions of the oldest rows (rowid order, the table's own order: no index needed).
 const chunkTransactions = sql`SELECT ${h.transactionId} FROM ${h} ORDER BY rowid LIMIT ${sql.raw(String(LEGACY_HISTORY_CHUNK))}`;
@@ -50,14 +50,5 @@ export async function convertLegacyHistoryChunk(db: Db): Promise<number> {
   return deleted.meta.changes;
 }
 
-/** The sweep's step: up to CHUNKS_PER_TICK chunks; one probe of an empty table once all are converted. */
-export async function convertLegacyHistory(db: Db): Promise<number> {
-  if (!(await db.get(sql`SELECT 1 FROM ${h} LIMIT 1`))) return 0;
-  let converted = 0;
-  for (let i = 0; i < CHUNKS_PER_TICK; i++) {
-    const n = await convertLegacyHistoryChunk(db);
-    if (n === 0) break;
-    converted += n;
-  }
-  return converted;
-}
+/** The sweep's step: the old rows converted a few chunks at a time, until none is left. */
+export const convertLegacyHistory = (db: Db) => convertInChunks(db, h, convertLegacyHistoryChunk);
