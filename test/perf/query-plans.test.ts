@@ -311,7 +311,9 @@ describe('webhook deliveries: the list and the replay read one index set, platfo
     for (const s of res.cost.sql.filter((s) => /\bwebhook_deliveries\b/.test(s.query) && /^\s*(select|update)/i.test(s.query))) {
       const plan = await planOf(s.query, s.params);
       for (const line of badLines(plan)) bad.push(`${line}  <-  ${s.query}`);
-      searches.push(...plan.map((r) => r.detail).filter((d) => /^SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_/.test(d)));
+      searches.push(
+        ...plan.map((r) => r.detail).filter((d) => /^SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_/.test(d)),
+      );
     }
     return { searches, bad };
   }
@@ -352,8 +354,14 @@ describe('webhook deliveries: the list and the replay read one index set, platfo
       const { searches, bad } = await deliveryPlans('POST', '/webhooks/deliveries/replay', body);
       expect(bad).toEqual([]);
       // The pick (by the index of its filter), then the update of what it picked by primary key.
-      expect(searches.some((s) => index.test(s)), searches.join('\n')).toBe(true);
-      expect(searches.filter((s) => !index.test(s)).every((s) => /sqlite_autoindex|\(id=\?\)/.test(s)), searches.join('\n')).toBe(true);
+      expect(
+        searches.some((s) => index.test(s)),
+        searches.join('\n'),
+      ).toBe(true);
+      expect(
+        searches.filter((s) => !index.test(s)).every((s) => /sqlite_autoindex|\(id=\?\)/.test(s)),
+        searches.join('\n'),
+      ).toBe(true);
     });
   }
 });
