@@ -67,18 +67,16 @@ export const webhookDeliveries = sqliteTable(
     resourceId: text('resource_id'),
   },
   (t) => [
-    // An event's deliveries (the queue's claim; the list by eventId, in its id order).
-    index('webhook_deliveries_event_idx').on(t.eventId, t.id),
+    // An event's deliveries (the queue's claim; the list by eventId, in the list's order).
+    index('webhook_deliveries_event_idx').on(t.eventId, t.createdAt, t.id),
     // A resource's deliveries, newest last (OUT_OF_ORDER finds its two latest events here).
     index('webhook_deliveries_resource_idx').on(t.platformId, t.resourceId, t.id),
-    // Replay: a platform's deliveries oldest first within a creation-time range, all of them, of a type or in a status.
-    index('webhook_deliveries_platform_created_idx').on(t.platformId, t.createdAt),
-    index('webhook_deliveries_platform_type_created_idx').on(t.platformId, t.eventType, t.createdAt),
-    index('webhook_deliveries_platform_status_created_idx').on(t.platformId, t.status, t.createdAt),
-    index('webhook_deliveries_platform_idx').on(t.platformId, t.id),
-    // The list's filters, each with the page order (id) after it.
-    index('webhook_deliveries_platform_status_idx').on(t.platformId, t.status, t.id),
-    index('webhook_deliveries_platform_type_idx').on(t.platformId, t.eventType, t.id),
+    // One set for the list (newest first, by status or by event type) and the replay (oldest first within a
+    // creation-time range, all, of a type or in a status): both in (createdAt, id) order. Not by id alone: ids
+    // (UUIDv7) follow their isolate's latest time, which another platform's sandbox clock can push ahead.
+    index('webhook_deliveries_platform_created_idx').on(t.platformId, t.createdAt, t.id),
+    index('webhook_deliveries_platform_type_created_idx').on(t.platformId, t.eventType, t.createdAt, t.id),
+    index('webhook_deliveries_platform_status_created_idx').on(t.platformId, t.status, t.createdAt, t.id),
     // The sweep: PENDING rows due by now, settled rows past retention.
     index('webhook_deliveries_sweep_idx').on(t.status, t.sweepAt),
   ],

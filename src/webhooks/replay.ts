@@ -1,5 +1,5 @@
 // POST /webhooks/deliveries/replay: past deliveries sent again, oldest first, through the queue.
-import { and, asc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries } from '../db/schema';
 import { dispatchEvents } from './outbox';
 import type { WebhookDeps } from './delivery';
@@ -8,13 +8,15 @@ import { MAX_REPLAY, type WebhookReplayRequest } from './schema';
 /**
  * The deliveries a replay picks. Oldest first is by `createdAt` (ids are UUIDv7 but kept increasing per
  * isolate, so a platform whose sandbox clock ran ahead pushes the next ids of others past their time):
- * the (platform, createdAt) index reads them in that order, the range bounding the read.
+ * the (platform[, type | status], createdAt, id) indexes, which the list pages through too, read them in that
+ * order, the range bounding the read.
  */
 function replayWhere(platformId: string, f: WebhookReplayRequest): SQL {
   return and(
     eq(webhookDeliveries.platformId, platformId),
     f.type ? eq(webhookDeliveries.eventType, f.type) : undefined,
-    f.status ? eq(webhookDeliveries.status, f.status) : undefined,
+    // With both, the event type's index bounds the read and the status is checked on its rows (as the list does).
+    f.status ? (f.type ? sql`+${webhookDeliveries.status} = ${f.status}` : eq(webhookDeliveries.status, f.status)) : undefined,
     f.createdAfter ? gte(webhookDeliveries.createdAt, Date.parse(f.createdAfter)) : undefined,
     f.createdBefore ? lt(webhookDeliveries.createdAt, Date.parse(f.createdBefore)) : undefined,
   )!;

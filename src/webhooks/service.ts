@@ -44,16 +44,18 @@ interface DeliveryFilters {
 }
 
 /**
- * GET /webhooks/deliveries: newest first, with the filters, each served by an index. `totalCount` comes from
+ * GET /webhooks/deliveries: newest first by (createdAt, id), the order of the indexes the replay reads too, with
+ * the filters, each served by one of them (platform first, then the status or event type). `totalCount` comes from
  * the maintained counters (all, per status: migration triggers), or by counting where `eventId` bounds the
  * set to its few rows (one, or a sandbox chaos pair); it is omitted for `eventType` without `eventId`, which has no counter.
  */
 export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => {
-  // With an event id, its index finds the event's few deliveries in id order (unary `+` keeps SQLite off the platform's index).
+  // With an event id, its index finds the event's few deliveries in the page's order (unary `+` keeps SQLite off the platform's index).
   const mine = f.eventId ? sql`+${webhookDeliveries.platformId} = ${platformId}` : eq(webhookDeliveries.platformId, platformId);
   const where: (SQL | undefined)[] = [mine];
   if (f.eventType) where.push(eq(webhookDeliveries.eventType, f.eventType));
-  if (f.status) where.push(eq(webhookDeliveries.status, f.status));
+  // With both, the event type's index serves the page and the status is checked on its rows (`+`: as before 0034).
+  if (f.status) where.push(f.eventType ? sql`+${webhookDeliveries.status} = ${f.status}` : eq(webhookDeliveries.status, f.status));
   if (f.eventId) where.push(eq(webhookDeliveries.eventId, f.eventId));
   const total = f.eventId
     ? { withTotal: true }
@@ -63,6 +65,9 @@ export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => 
   return {
     table: webhookDeliveries,
     idColumn: webhookDeliveries.id,
+    // A cursor carries (createdAt, id); one of a release that paged by id alone is refused (400), not misread.
+    sortColumn: webhookDeliveries.createdAt,
+    sortKey: (row: WebhookDeliveryRow) => row.createdAt,
     order: 'desc' as const,
     where: and(...where),
     limit: f.limit,

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newPlatform, OPERATOR, type TestPlatform } from '../support/api';
+import { api, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
 import { newAgent } from '../support/agents';
 import { customerWithAccounts, externalAccount } from '../support/payments';
 import { sql, type SQL } from 'drizzle-orm';
@@ -280,6 +280,88 @@ describe('the lookups of past events go through the deliveries’ resource index
         /SEARCH webhook_deliveries USING INDEX webhook_deliveries_resource_idx \(platform_id=\? AND resource_id=\?\)/,
       );
       expect(badLines(plan)).toEqual([]);
+    });
+  }
+});
+
+describe('webhook deliveries: the list and the replay read one index set, platform first, in (created_at, id) order', () => {
+  // Migration 0034: (platform_id[, status | event_type], created_at, id) serve every list filter (newest first, a
+  // cursor's page too) and every replay variant (oldest first within a creation-time range): no sort, no walk of
+  // another platform's entries. The list by eventId goes through the event's index (its few rows).
+  let p: TestPlatform;
+  let cursor: string;
+  beforeAll(async () => {
+    p = await newPlatform();
+    for (let i = 0; i < 3; i++) {
+      const sent = await api('POST', '/sandbox/webhooks/send', { auth: p.auth, body: { type: 'TEST', data: {} } });
+      expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
+    }
+    const first = await api('GET', '/webhooks/deliveries?limit=1', { auth: p.auth });
+    expect(first.status).toBe(200);
+    expect(first.body.hasMore).toBe(true);
+    cursor = encodeURIComponent(first.body.nextCursor);
+  });
+
+  /** The plan lines searching webhook_deliveries of the request's statements that read it, and any bad line. */
+  async function deliveryPlans(method: string, path: string, body?: unknown) {
+    const res = await measured(method, path, { auth: p.auth, body });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    const searches: string[] = [];
+    const bad: string[] = [];
+    for (const s of res.cost.sql.filter((s) => /\bwebhook_deliveries\b/.test(s.query) && /^\s*(select|update)/i.test(s.query))) {
+      const plan = await planOf(s.query, s.params);
+      for (const line of badLines(plan)) bad.push(`${line}  <-  ${s.query}`);
+      searches.push(
+        ...plan.map((r) => r.detail).filter((d) => /^SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_/.test(d)),
+      );
+    }
+    return { searches, bad };
+  }
+
+  const LIST: [string, RegExp][] = [
+    ['', /platform_created_idx \(platform_id=\?\)$/],
+    ['?status=FAILED', /platform_status_created_idx \(platform_id=\? AND status=\?\)$/],
+    ['?eventType=TEST', /platform_type_created_idx \(platform_id=\? AND event_type=\?\)$/],
+    ['?eventType=TEST&status=PENDING', /platform_type_created_idx \(platform_id=\? AND event_type=\?\)$/],
+    ['?limit=1&cursor={cursor}', /platform_created_idx \(platform_id=\? AND created_at<\?\)$/],
+    ['?status=PENDING&limit=1&cursor={cursor}', /platform_status_created_idx \(platform_id=\? AND status=\? AND created_at<\?\)$/],
+    ['?eventType=TEST&limit=1&cursor={cursor}', /platform_type_created_idx \(platform_id=\? AND event_type=\? AND created_at<\?\)$/],
+    ['?eventId=Webhook%3Anone', /event_idx \(event_id=\?\)$/],
+  ];
+  for (const [query, index] of LIST) {
+    it(`GET /webhooks/deliveries${query}`, async () => {
+      const { searches, bad } = await deliveryPlans('GET', `/webhooks/deliveries${query.replace('{cursor}', () => cursor)}`);
+      expect(bad).toEqual([]);
+      // The page (and, by eventId, the count of its few rows) through this index.
+      expect(searches.length).toBeGreaterThan(0);
+      for (const search of searches) expect(search).toMatch(index);
+    });
+  }
+
+  const AFTER = '2020-01-01T00:00:00Z';
+  const BEFORE = '2099-01-01T00:00:00Z';
+  const REPLAY: [Record<string, string>, RegExp][] = [
+    [{}, /platform_created_idx \(platform_id=\?\)$/],
+    [{ createdAfter: AFTER, createdBefore: BEFORE }, /platform_created_idx \(platform_id=\? AND created_at>\? AND created_at<\?\)$/],
+    [{ type: 'TEST' }, /platform_type_created_idx \(platform_id=\? AND event_type=\?\)$/],
+    [{ type: 'TEST', createdAfter: AFTER }, /platform_type_created_idx \(platform_id=\? AND event_type=\? AND created_at>\?\)$/],
+    [{ status: 'FAILED' }, /platform_status_created_idx \(platform_id=\? AND status=\?\)$/],
+    [{ status: 'DELIVERED', createdBefore: BEFORE }, /platform_status_created_idx \(platform_id=\? AND status=\? AND created_at<\?\)$/],
+    [{ type: 'TEST', status: 'PENDING' }, /platform_type_created_idx \(platform_id=\? AND event_type=\?\)$/],
+  ];
+  for (const [body, index] of REPLAY) {
+    it(`POST /webhooks/deliveries/replay ${JSON.stringify(body)}`, async () => {
+      const { searches, bad } = await deliveryPlans('POST', '/webhooks/deliveries/replay', body);
+      expect(bad).toEqual([]);
+      // The pick (by the index of its filter), then the update of what it picked by primary key.
+      expect(
+        searches.some((s) => index.test(s)),
+        searches.join('\n'),
+      ).toBe(true);
+      expect(
+        searches.filter((s) => !index.test(s)).every((s) => /sqlite_autoindex|\(id=\?\)/.test(s)),
+        searches.join('\n'),
+      ).toBe(true);
     });
   }
 });
