@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// `npm run profile`: where the Worker's CPU goes while it serves POST /transfer-out, as `npm run bench` drives
-// it. Starts the service on throwaway state (free ports, like the benches), makes a funded account and a bank
-// account, connects to the runtime's V8 inspector (the Chrome DevTools Protocol, through Miniflare's inspector
-// proxy) and samples the Worker's isolate (`Profiler.start` / `Profiler.stop`) around PROFILE_SECONDS (10) of
-// transfer-outs at PROFILE_CONNECTIONS (32), after a warm-up. Prints the isolate's busy share, the workerd
-// process's CPU (the Worker and the local D1 share it), and self time by function, by source file and by area
-// (inclusive: a sample counts once for every area on its stack). Source files come from the bundle's own
-// `// path` comments (esbuild writes one before each module). Knobs: PROFILE_SECONDS, PROFILE_WARMUP (3),
-// PROFILE_CONNECTIONS, PROFILE_INTERVAL_US (sampling interval, 200), PROFILE_TOP (25); `--cpuprofile FILE`
-// writes the raw profile (opens in Chrome DevTools' Performance panel), `--json FILE` the aggregates.
+// `npm run profile`: where the CPU of POST /transfer-out goes, as `npm run bench` drives it. Starts the service
+// on throwaway state (free ports, like the benches), makes a funded account and a bank account, and after a
+// warm-up: measures workerd's CPU a request over an unprofiled burst of PROFILE_SECONDS (10) at
+// PROFILE_CONNECTIONS (32), and the same for the bench's one-query reference Worker in its own workerd; then
+// connects to every isolate of the runtime through its V8 inspector (the Chrome DevTools Protocol: the Worker,
+// the local D1 with its SQLite, the queue broker, Miniflare's entry Worker) and samples them all
+// (`Profiler.start` / `Profiler.stop`) around a second burst. Prints each isolate's JavaScript time, then the
+// Worker's self time by function, by source file and by area, and its inclusive time by area. Source files
+// come from the bundle's own `// path` comments (esbuild writes one before each module). Knobs:
+// PROFILE_SECONDS, PROFILE_WARMUP (3), PROFILE_CONNECTIONS, PROFILE_INTERVAL_US (sampling interval, 200),
+// PROFILE_TOP (25); `--cpuprofile FILE` writes the Worker's raw profile (Chrome DevTools' Performance panel
+// opens it), `--json FILE` the aggregates, `--write` a summary into docs/engineering/performance.md between
+// its profile markers.
 import autocannon from 'autocannon';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +36,9 @@ const WARMUP = Number(process.env.PROFILE_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 32);
 const INTERVAL_US = Number(process.env.PROFILE_INTERVAL_US ?? 200);
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
-const { values: flags } = parseArgs({ options: { cpuprofile: { type: 'string' }, json: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { cpuprofile: { type: 'string' }, json: { type: 'string' }, write: { type: 'boolean', default: false } },
+});
 
 let service;
 let reference;
@@ -92,6 +97,43 @@ function workerdCpuSeconds(child) {
     }
   }
   return ticks / 100;
+}
+
+const PAGE = join(root, 'docs', 'engineering', 'performance.md');
+const [START, END] = ['<!-- profile:start -->', '<!-- profile:end -->'];
+
+/** `--write`: the run's figures into docs/engineering/performance.md, between its profile markers. */
+function writeSummary(report) {
+  const ms = (us) => `${(us / 1000).toFixed(1)} ms`;
+  const pct = (x) => `${Math.round(x * 100)}%`;
+  const isolates = Object.entries(report.isolates).sort((a, b) => b[1].busyMs - a[1].busyMs);
+  const js = isolates.reduce((n, [, a]) => n + a.busyMs, 0);
+  const worker = isolates.find(([id]) => id.startsWith('core:user:'))[1];
+  const d1 = report.isolates['d1:db'];
+  const { unprofiled: t, reference: r } = report;
+  const lines = [
+    `Measured by \`npm run profile\` (${SECONDS} s at ${CONNECTIONS} connections per burst; the Worker bundled as \`npm start\` runs it):`,
+    '',
+    `- workerd's CPU a request, unprofiled: POST /transfer-out ${ms(t.cpuUs)}, the one-query reference Worker ${ms(r.cpuUs)} ` +
+      `(${(r.cpuUs / t.cpuUs).toFixed(2)}x; in requests a second ${t.reqPerSec.toFixed(0)} against ${r.reqPerSec.toFixed(0)}, ${(t.reqPerSec / r.reqPerSec).toFixed(2)}x).`,
+    `- JavaScript time of the profiled burst by isolate: the Worker ${pct(worker.busyMs / js)}, the local D1 (its SQLite included) ` +
+      `${pct(d1.busyMs / js)}, the rest (Miniflare's entry Worker, the queue broker, D1's binding wrapper) ${pct(1 - (worker.busyMs + d1.busyMs) / js)}.`,
+    `- The Worker's time by area (a native call counted to the JavaScript that made it): ${worker.ownAreas
+      .slice(0, 6)
+      .map((a) => `${a.name} ${pct(a.share)}`)
+      .join(', ')}.`,
+    `- The Worker's top functions by self time: ${worker.functions
+      .map((f) => ({ ...f, fn: f.name.split('  ')[0], file: f.name.split('  ')[1].replace(/:\d+$/, '') }))
+      .filter((f) => !f.file.startsWith('('))
+      .slice(0, 6)
+      .map((f) => `\`${f.fn}\` (${f.file}) ${pct(f.share)}`)
+      .join(', ')}.`,
+  ];
+  const text = readFileSync(PAGE, 'utf8');
+  const [before, rest] = text.split(START);
+  if (rest === undefined || !rest.includes(END)) throw new Error(`docs/engineering/performance.md has no ${START} ... ${END} section`);
+  writeFileSync(PAGE, `${before}${START}\n${lines.join('\n')}\n${END}${rest.slice(rest.indexOf(END) + END.length)}`);
+  console.log('\ndocs/engineering/performance.md updated.');
 }
 
 /** Runs `drive` (an autocannon run) and returns its requests a second and workerd's CPU µs a request. */
@@ -171,7 +213,7 @@ function aggregate(profile, fileOf) {
   // Each sample counts the median gap between samples (the sampler's real interval on a loaded machine): V8
   // samples an isolate only while it runs, so the longer gaps are the stretches it waited (on D1, on a
   // request), which belong to no JavaScript of it.
-  const us = median(profile.timeDeltas.slice(1));
+  const us = median(profile.timeDeltas.slice(1)) || INTERVAL_US;
   const where = (n) => {
     const { functionName, url, lineNumber } = n.callFrame;
     if (!url) return { fn: functionName || '(anonymous)', file: functionName.startsWith('(') ? functionName : '(native)' };
@@ -362,6 +404,7 @@ async function main() {
     console.log(`\nWrote ${flags.cpuprofile} (${id})`);
   }
   for (const agg of Object.values(report.isolates)) delete agg.profile;
+  if (flags.write) writeSummary(report);
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
   await webhooksIdle(ctx);
 }
