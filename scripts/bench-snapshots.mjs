@@ -64,12 +64,11 @@ function seedStatements(platformId, umaDomain) {
   const q = `'${platformId}'`;
   return [
     ...people.statements.filter((s) => !/INSERT INTO (transactions|quotes|api_tokens) /.test(s)),
-    ...payments.statements.filter((s) => /INSERT INTO (transactions|quotes|webhook_events|webhook_deliveries) /.test(s)),
-    // Each transaction's status history (two steps) and its ledger movement.
-    `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
-       SELECT id, 1, platform_id, NULL, 'PENDING', created_at FROM transactions WHERE platform_id = ${q}`,
-    `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
-       SELECT id, 2, platform_id, 'PENDING', status, updated_at FROM transactions WHERE platform_id = ${q} AND status <> 'PENDING'`,
+    ...payments.statements.filter((s) => /INSERT INTO (transactions|quotes|webhook_deliveries) /.test(s)),
+    // Each transaction's status history (two steps, in its row) and its ledger movement.
+    `UPDATE transactions SET history = CASE WHEN status = 'PENDING' THEN json_array(json_array(NULL, 'PENDING', created_at))
+       ELSE json_array(json_array(NULL, 'PENDING', created_at), json_array('PENDING', status, updated_at)) END
+     WHERE platform_id = ${q}`,
     `INSERT INTO ledger_movements (platform_id, reference, kind, from_account_id, to_account_id, amount, currency, created_at)
        SELECT platform_id, id, 'seed', coalesce(source_account_id, 'external:from'), coalesce(destination_account_id, 'external:to'),
               received_amount, received_currency, created_at

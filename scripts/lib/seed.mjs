@@ -184,16 +184,13 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
       'QUOTE-${tagHex}-' || i, NULL, NULL, CASE WHEN st = 'FAILED' THEN 'QUOTE_EXECUTION_FAILED' END, NULL,
       CASE WHEN st = 'COMPLETED' THEN ${at('i')} + 1000 END, NULL, NULL, 'INTERNAL_CONVERSION', ${at('i')}, ${at('i')} + 1000
     FROM (SELECT i, ${quoteStatus} AS st FROM seq)`);
-  // Webhook events and their deliveries: mostly delivered, some failed or skipped, a few pending far in the future.
+  // Webhook events in their deliveries: mostly delivered, some failed or skipped, a few pending far in the future.
   const eventType = `CASE i % 4 WHEN 0 THEN 'OUTGOING_PAYMENT.COMPLETED' WHEN 1 THEN 'INCOMING_PAYMENT.COMPLETED' WHEN 2 THEN 'OUTGOING_PAYMENT.PENDING' ELSE 'INCOMING_PAYMENT.PENDING' END`;
   statements.push(`${seq(n)}
-    INSERT INTO webhook_events (id, platform_id, type, timestamp, data)
-    SELECT ${idSql('event', 'i')}, ${P}, ${eventType}, ${at('i')}, '{"id":"' || ${idSql('transaction', 'i')} || '"}'
-    FROM seq`);
-  statements.push(`${seq(n)}
-    INSERT INTO webhook_deliveries (id, platform_id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_response_status, last_error, url,
-      delivered_at, created_at, updated_at, payload, signature, last_response_body)
-    SELECT ${idSql('delivery', 'i')}, ${P}, ${idSql('event', 'i')}, ${eventType}, st,
+    INSERT INTO webhook_deliveries (id, platform_id, event_id, event_type, event_timestamp, event_data, resource_id, status, attempts, next_attempt_at,
+      last_attempt_at, last_response_status, last_error, url, delivered_at, created_at, updated_at, payload, signature, last_response_body)
+    SELECT ${idSql('delivery', 'i')}, ${P}, ${idSql('event', 'i')}, ${eventType}, ${at('i')}, '{"id":"' || ${idSql('transaction', 'i')} || '"}',
+      ${idSql('transaction', 'i')}, st,
       CASE st WHEN 'SKIPPED' THEN 0 WHEN 'PENDING' THEN 1 WHEN 'FAILED' THEN 8 ELSE 1 END,
       CASE st WHEN 'PENDING' THEN ${now + 30 * DAY} ELSE ${at('i')} + 500 END,
       CASE WHEN st <> 'SKIPPED' THEN ${at('i')} + 500 END,

@@ -8,7 +8,11 @@ import type { WebhookDeliveryStatus } from './enums';
  * Re-exported by schema.ts; no foreign keys here, so this file needs nothing from it.
  */
 
-/** Webhook outbox: one row per event, written in the same batch as the change that caused it, with its delivery (or more). */
+/**
+ * Events of releases before migration 0035, which carried an event apart from its delivery. Written no more:
+ * an event lives in its deliveries (`event_timestamp`, `event_data`); these are read until the webhook
+ * retention has purged them with their deliveries, and a later release drops the table.
+ */
 export const webhookEvents = sqliteTable(
   'webhook_events',
   {
@@ -26,8 +30,9 @@ export const webhookEvents = sqliteTable(
 export type { WebhookDeliveryStatus };
 
 /**
- * Delivery state of an event to the platform's webhookEndpoint: one row per event, and more for the sandbox's
- * webhook chaos (a DUPLICATE pair, an OUT_OF_ORDER redelivery), so `event_id` is not unique.
+ * An event and its delivery state to the platform's webhookEndpoint: one row per event, written in the same
+ * batch as the change that caused it, and more for the sandbox's webhook chaos (a DUPLICATE pair, an
+ * OUT_OF_ORDER redelivery, each carrying the event again), so `event_id` is not unique.
  */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
@@ -65,6 +70,10 @@ export const webhookDeliveries = sqliteTable(
     mode: text('mode').notNull().default('NORMAL'),
     /** The `id` of the event's data (the resource it is about), so a resource's past events are found through an index. */
     resourceId: text('resource_id'),
+    /** Platform time of the event's change: the envelope's `timestamp` (NULL before 0035: in `webhook_events`). */
+    eventTimestamp: integer('event_timestamp'),
+    /** The event's data, the resource as the API showed it (NULL before 0035: in `webhook_events`). */
+    eventData: text('event_data', { mode: 'json' }).$type<Record<string, unknown>>(),
   },
   (t) => [
     // An event's deliveries (the queue's claim; the list by eventId, in the list's order).

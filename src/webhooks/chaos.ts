@@ -6,7 +6,7 @@ import { invalidFields } from '../http/errors';
 import type { Statement } from '../db/client';
 import { sendMessages, type JobMessage } from '../http/change';
 import type { WebhookDeps } from './delivery';
-import { resourceIdOf, type WebhookDeliverJob } from './outbox';
+import { eventFields, legacyEvent, resourceIdOf, type WebhookDeliverJob, type WebhookEvent } from './outbox';
 import type { WebhookDeliveryMode, WebhookType } from './schema';
 
 /** What the chaos sends: a new event (every mode but OUT_OF_ORDER), or a resource's past events (OUT_OF_ORDER). */
@@ -21,11 +21,10 @@ export const OUT_OF_ORDER_GAP_SECONDS = 1;
 /** Rows of the resource's deliveries looked at to find its two latest events (chaos adds rows of past events). */
 const RESOURCE_ROWS = 20;
 
-/** A delivery of `eventId` made by the chaos: PENDING, due `inSeconds` from now (platform time `now`, wall clock `realNow`). */
+/** A delivery of `event` made by the chaos: PENDING, due `inSeconds` from now (platform time `now`, wall clock `realNow`). */
 function chaosDelivery(
+  event: Omit<WebhookEvent, 'platformId'>,
   platformId: string,
-  eventId: string,
-  type: string,
   resourceId: string | null,
   mode: WebhookDeliveryMode,
   at: { now: number; realNow: number; inSeconds: number },
@@ -34,8 +33,10 @@ function chaosDelivery(
   return {
     id: newId('WebhookDelivery', at.now),
     platformId,
-    eventId,
-    eventType: type,
+    eventId: event.id,
+    eventType: event.type,
+    eventTimestamp: event.timestamp,
+    eventData: event.data,
     status: 'PENDING' as const,
     attempts: 0,
     nextAttemptAt: at.now + due,
@@ -74,22 +75,19 @@ export async function sendChaos(
       const message = `OUT_OF_ORDER needs a resource with at least two past ${objectOf(send.type)} events`;
       throw invalidFields('request body', [{ field: 'resourceId', message }]);
     }
-    deliveries.push(chaosDelivery(platformId, latest.eventId, latest.eventType, send.resourceId, 'OUT_OF_ORDER', at(0)));
-    deliver(latest.eventId, 0);
-    deliveries.push(
-      chaosDelivery(platformId, earlier.eventId, earlier.eventType, send.resourceId, 'OUT_OF_ORDER', at(OUT_OF_ORDER_GAP_SECONDS)),
-    );
-    deliver(earlier.eventId, OUT_OF_ORDER_GAP_SECONDS);
+    deliveries.push(chaosDelivery(latest, platformId, send.resourceId, 'OUT_OF_ORDER', at(0)));
+    deliver(latest.id, 0);
+    deliveries.push(chaosDelivery(earlier, platformId, send.resourceId, 'OUT_OF_ORDER', at(OUT_OF_ORDER_GAP_SECONDS)));
+    deliver(earlier.id, OUT_OF_ORDER_GAP_SECONDS);
   } else {
-    const eventId = newId('Webhook', now);
-    statements.push(db.insert(webhookEvents).values({ id: eventId, platformId, type: send.type, timestamp: now, data: send.data }));
+    const event = { id: newId('Webhook', now), type: send.type, timestamp: now, data: send.data };
     const delay = send.mode === 'DELAYED' ? send.delaySeconds : 0;
     const copies = send.mode === 'DUPLICATE' ? 2 : 1;
     for (let i = 0; i < copies; i++) {
-      deliveries.push(chaosDelivery(platformId, eventId, send.type, resourceIdOf(send.data), send.mode, at(delay)));
+      deliveries.push(chaosDelivery(event, platformId, resourceIdOf(send.data), send.mode, at(delay)));
     }
     // One message: its claim takes every due delivery of the event, so a DUPLICATE pair goes out together.
-    deliver(eventId, delay);
+    deliver(event.id, delay);
   }
   statements.push(db.insert(webhookDeliveries).values(deliveries));
   await db.batch(statements as [Statement, ...Statement[]]);
@@ -116,9 +114,9 @@ const objectOf = (type: WebhookType) => type.split('.')[0]!;
  */
 async function pastEvents(deps: WebhookDeps, platformId: string, type: WebhookType, resourceId: string) {
   const rows = await deps.db
-    .select({ eventId: webhookDeliveries.eventId, eventType: webhookDeliveries.eventType, timestamp: webhookEvents.timestamp })
+    .select(eventFields)
     .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .leftJoin(webhookEvents, legacyEvent)
     .where(
       and(
         eq(webhookDeliveries.platformId, platformId),
@@ -128,7 +126,7 @@ async function pastEvents(deps: WebhookDeps, platformId: string, type: WebhookTy
     )
     .orderBy(desc(webhookDeliveries.id))
     .limit(RESOURCE_ROWS);
-  const byEvent = new Map(rows.map((r) => [r.eventId, r]));
+  const byEvent = new Map(rows.map((r) => [r.id, r]));
   // The events' order is their time; their ids (UUIDv7) break ties.
-  return [...byEvent.values()].sort((a, b) => b.timestamp - a.timestamp || (a.eventId < b.eventId ? 1 : a.eventId > b.eventId ? -1 : 0));
+  return [...byEvent.values()].sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }

@@ -1,13 +1,13 @@
 // Signed delivery from the outbox: claim, attempt, record, retry schedule.
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { database, type Db, type Statement } from '../db/client';
-import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '../db/schema';
+import { platforms, webhookDeliveries, webhookEvents, type WebhookDeliveryRow } from '../db/schema';
 import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
 import { signWebhookBody } from '../crypto/webhook-signature';
 import type { Env, Settings } from '../env';
 import type { Logger } from '../http/log';
-import type { WebhookDeliverJob } from './outbox';
+import { eventFields, legacyEvent, type WebhookDeliverJob, type WebhookEvent } from './outbox';
 import { ECHOED_BODY_BYTES, type WebhookType } from './schema';
 import type { Deps } from '../http/deps';
 
@@ -85,7 +85,7 @@ export interface AnswerHandler {
    * says whether the answer settles the delivery: true for a decision (DELIVERED, never retried), false to
    * let the usual rules decide (2xx and 409 delivered, anything else retried).
    */
-  apply(deps: WebhookDeps, event: WebhookEventRow, answer: { status: number; body: string }, now: number): Promise<boolean>;
+  apply(deps: WebhookDeps, event: WebhookEvent, answer: { status: number; body: string }, now: number): Promise<boolean>;
 }
 
 /** The answer handler of each event type whose answer is a decision: an explicit map, built next to the queue consumer. */
@@ -135,10 +135,12 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
       .where(and(eq(webhookDeliveries.eventId, eventId), isPending, lte(webhookDeliveries.nextAttemptAt, platformNow)))
       .returning(),
     db
-      .select({ event: webhookEvents, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
-      .from(webhookEvents)
-      .innerJoin(platforms, eq(platforms.id, webhookEvents.platformId))
-      .where(eq(webhookEvents.id, eventId)),
+      .select({ event: eventFields, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
+      .from(webhookDeliveries)
+      .innerJoin(platforms, eq(platforms.id, webhookDeliveries.platformId))
+      .leftJoin(webhookEvents, legacyEvent)
+      .where(eq(webhookDeliveries.eventId, eventId))
+      .limit(1),
   ]);
   const [skipped, ...results] = (await db.batch([skip, ...claims])) as [{ eventId: string }[], ...unknown[][]];
   const skippedIds = new Set(skipped.map((r) => r.eventId));
@@ -146,9 +148,9 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
     skippedIds.has(id) ? { result: 'skipped', reason: NO_ENDPOINT } : { result: 'not_due' },
   );
   const pending: Pending[] = [];
-  const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEventRow; endpoint: string; now: number }[] = [];
+  const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEvent; endpoint: string; now: number }[] = [];
   eventIds.forEach((_, index) => {
-    const context = results[2 * index + 1]![0] as { event: WebhookEventRow; endpoint: string | null; offset: number } | undefined;
+    const context = results[2 * index + 1]![0] as { event: WebhookEvent; endpoint: string | null; offset: number } | undefined;
     // A claimed delivery has an endpoint: those without one were settled by the skip, earlier in the same transaction.
     if (!context?.endpoint) return;
     // Usually one row; a sandbox DUPLICATE has two deliveries of the event, both sent.
@@ -185,7 +187,7 @@ async function attemptSend(
   deps: WebhookDeps,
   signingKey: string,
   claimed: WebhookDeliveryRow,
-  event: WebhookEventRow,
+  event: WebhookEvent,
   endpoint: string,
   now: number,
 ) {
@@ -222,7 +224,7 @@ async function attemptSend(
 export async function sendAndDecide(
   deps: WebhookDeps,
   signingKey: string,
-  event: WebhookEventRow,
+  event: WebhookEvent,
   endpoint: string,
   body: string,
   now: number,
@@ -240,7 +242,7 @@ export async function sendAndDecide(
 }
 
 /** The JSON body of an event's first attempt; later attempts send the stored `payload`, these same bytes. */
-export function envelopeBody(event: WebhookEventRow): string {
+export function envelopeBody(event: WebhookEvent): string {
   return JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.timestamp), data: event.data });
 }
 

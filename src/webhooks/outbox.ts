@@ -2,7 +2,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
-import { platforms, webhookDeliveries, webhookEvents } from '../db/schema';
+import { platforms, webhookDeliveries, webhookEvents, type WebhookEventRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import type { Logger } from '../http/log';
 import { sendMessages, type JobMessage } from '../http/change';
@@ -37,22 +37,37 @@ interface NewEvent {
 }
 
 /**
- * Outbox: the statements recording an event and its pending delivery. Put them in the SAME `db.batch`
- * as the state change that causes the event, then call `dispatchEvents` with `eventId` after it commits.
+ * Outbox: the statement recording an event in its pending delivery. Put it in the SAME `db.batch` as the
+ * state change that causes the event, then call `dispatchEvents` with `eventId` after it commits.
  */
 export function eventStatements(db: Db, e: NewEvent): { statements: Statement[]; eventId: string } {
   const eventId = newId('Webhook', e.now);
   const statements: Statement[] = [
-    db.insert(webhookEvents).values({ id: eventId, platformId: e.platformId, type: e.type, timestamp: e.now, data: e.data }),
-    db.insert(webhookDeliveries).values(pendingDelivery({ ...e, resourceId: resourceIdOf(e.data) }, eventId)),
+    db.insert(webhookDeliveries).values({ ...pendingDelivery({ ...e, resourceId: resourceIdOf(e.data) }, eventId), eventData: e.data }),
   ];
   return { statements, eventId };
 }
 
+/** An event as the API sends it: its id, platform, type, time and data. */
+export type WebhookEvent = WebhookEventRow;
+
+/**
+ * The event a delivery carries, as select fields over `webhookDeliveries` left-joined to `webhookEvents` on
+ * `legacyEvent`: an event written before migration 0035 is in its own row, read until retention purges it.
+ */
+export const eventFields = {
+  id: webhookDeliveries.eventId,
+  platformId: webhookDeliveries.platformId,
+  type: webhookDeliveries.eventType,
+  timestamp: sql<number>`coalesce(${webhookDeliveries.eventTimestamp}, ${webhookEvents.timestamp})`.mapWith(Number),
+  data: sql<Record<string, unknown>>`coalesce(${webhookDeliveries.eventData}, ${webhookEvents.data})`.mapWith((v: string) => JSON.parse(v)),
+};
+export const legacyEvent = eq(webhookEvents.id, webhookDeliveries.eventId);
+
 /** The resource an event is about: its data's `id`. */
 export const resourceIdOf = (data: Record<string, unknown>): string | null => (typeof data.id === 'string' ? data.id : null);
 
-/** The delivery row of a new event: pending, due now (its sweep time in wall-clock terms). */
+/** The delivery row of a new event, but its data: pending, due now (its sweep time in wall-clock terms). */
 export function pendingDelivery(
   e: { platformId: string; type: WebhookType; now: number; resourceId: string | SQL | null },
   eventId: string,
@@ -69,6 +84,7 @@ export function pendingDelivery(
     createdAt: e.now,
     updatedAt: e.now,
     resourceId: e.resourceId,
+    eventTimestamp: e.now,
   };
 }
 

@@ -6,18 +6,14 @@ import { ApiError } from '../http/errors';
 import { attemptColumns, envelopeBody, sendAndDecide, type WebhookDeps } from './delivery';
 import type { WebhookDelivery } from './schema';
 import { deliveryLoads, deliveryNotFound, deliveryView } from './service';
-import { platformOffsetSql } from './outbox';
+import { eventFields, legacyEvent, platformOffsetSql } from './outbox';
 
 /** POST /webhooks/deliveries/{id}/resend as a load (`platformId` SQL: see `RouteSpec.load`): the delivery and its event. */
 export function resendLoads(db: Db, platformId: SQL, deliveryId: string) {
   const mine = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.platformId, platformId));
   return {
     ...deliveryLoads(db, platformId, deliveryId),
-    event: db
-      .select()
-      .from(webhookEvents)
-      .where(eq(webhookEvents.id, db.select({ eventId: webhookDeliveries.eventId }).from(webhookDeliveries).where(mine)))
-      .limit(1),
+    event: db.select(eventFields).from(webhookDeliveries).leftJoin(webhookEvents, legacyEvent).where(mine).limit(1),
   };
 }
 

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
 import { database } from '../../src/db/client';
-import { dueTransitions, webhookEvents } from '../../src/db/schema';
+import { dueTransitions, webhookDeliveries, webhookEvents } from '../../src/db/schema';
 import { logger } from '../../src/http/log';
 import {
   applyDueTransitions,
@@ -12,7 +12,7 @@ import {
   type TransitionHandler,
   type TransitionInput,
 } from '../../src/transitions/schedule';
-import { eventStatements } from '../../src/webhooks/outbox';
+import { eventFields, eventStatements, legacyEvent } from '../../src/webhooks/outbox';
 import { jobDeps, transitions } from '../../src/jobs/deps';
 import { settings } from '../../src/env';
 import { api, BASE, expectError, failingFields, newPlatform, tokenWith } from '../support/api';
@@ -68,7 +68,7 @@ async function schedule(input: Partial<TransitionInput> & { platformId: string }
 }
 
 async function eventsAbout(subjectId: string) {
-  const rows = await db().select().from(webhookEvents);
+  const rows = await db().select(eventFields).from(webhookDeliveries).leftJoin(webhookEvents, legacyEvent);
   return rows.filter((r) => r.data.id === subjectId);
 }
 

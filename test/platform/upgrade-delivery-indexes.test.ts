@@ -1,5 +1,5 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
-import { and, asc, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { webhookDeliveries } from '../../src/db/schema';
@@ -128,8 +128,12 @@ describe('upgrading a database of the previous release (the deliveries’ index 
     // counters: all and per status; an event's few rows counted; none by event type), and its replay's pick
     // (oldest first by creation time, then id), each over this data.
     const d = database(db);
+    // The previous release's columns (the event's moved into its deliveries later, migration 0035).
+    const { eventTimestamp: _t, eventData: _d, ...previous } = getTableColumns(webhookDeliveries);
     const listed = async (where: SQL) =>
-      (await d.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id))).map(deliveryView);
+      (await d.select(previous).from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id))).map((r) =>
+        deliveryView({ ...r, eventTimestamp: null, eventData: null }),
+      );
     const mine = (p: { id: string }) => eq(webhookDeliveries.platformId, p.id);
     const DUPLICATE_EVENT = one.seeded[4]!.eventId;
     const lists: [string, { id: string; auth: string }, SQL, boolean][] = [

@@ -2,7 +2,8 @@ import { env } from 'cloudflare:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { database } from '../../src/db/client';
-import { internalAccounts, ledgerMovements, transactions, webhookEvents } from '../../src/db/schema';
+import { internalAccounts, ledgerMovements, transactions, webhookDeliveries, webhookEvents } from '../../src/db/schema';
+import { eventFields, legacyEvent } from '../../src/webhooks/outbox';
 import { api, type TestPlatform } from './api';
 import { ADDRESS, accountsOf, createCustomer } from './customers';
 import { clabeWithSuffix, iban } from './identifiers';
@@ -45,7 +46,14 @@ export async function statusPath(transactionId: string) {
 
 /** Webhook events written for the platform, oldest first. */
 export async function events(platformId: string) {
-  return db().select().from(webhookEvents).where(eq(webhookEvents.platformId, platformId)).orderBy(asc(webhookEvents.id));
+  // An event is in each of its deliveries (a chaos DUPLICATE has two): one per event id.
+  const rows = await db()
+    .select(eventFields)
+    .from(webhookDeliveries)
+    .leftJoin(webhookEvents, legacyEvent)
+    .where(eq(webhookDeliveries.platformId, platformId))
+    .orderBy(asc(webhookDeliveries.eventId));
+  return [...new Map(rows.map((e) => [e.id, e])).values()];
 }
 
 export async function eventsAbout(platformId: string, id: string) {

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { database } from '../../src/db/client';
 import { webhookDeliveries, webhookEvents } from '../../src/db/schema';
+import { eventFields, legacyEvent } from '../../src/webhooks/outbox';
 import { newId } from '../../src/crypto/ids';
 import { purgeSettledDeliveries } from '../../src/webhooks/retention';
 import { eq } from 'drizzle-orm';
@@ -247,7 +248,8 @@ describe('POST /sandbox/webhooks/send', () => {
     // One of the pair settled long ago, the other still pending.
     await db.update(webhookDeliveries).set({ status: 'DELIVERED', sweepAt: 0 }).where(eq(webhookDeliveries.id, a.id));
     await purgeSettledDeliveries(db, T0, 1_000, 1_000_000);
-    const event = () => db.select().from(webhookEvents).where(eq(webhookEvents.id, a.eventId));
+    const event = () =>
+      db.select(eventFields).from(webhookDeliveries).leftJoin(webhookEvents, legacyEvent).where(eq(webhookDeliveries.eventId, a.eventId));
     expect(await event()).toHaveLength(1);
     expect((await getDelivery(p, b.id)).eventId).toBe(a.eventId);
     await db.update(webhookDeliveries).set({ status: 'FAILED', sweepAt: 0 }).where(eq(webhookDeliveries.id, b.id));
