@@ -1,6 +1,6 @@
 // Pagination: limit and cursor parameters, keyset pages and their maintained totals.
 import * as z from 'zod';
-import { and, asc, count, desc, getTableName, gt, gte, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, getTableName, gt, gte, inArray, lt, lte, or, eq, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded, type Statement } from '../db/client';
 import { listCounts } from '../db/schema';
@@ -84,7 +84,8 @@ export interface KeysetQuery<Row> {
   /** The total by counting the matching rows: only for a scope whose size is bounded (never a tenant's table). */
   withTotal?: boolean;
   /** The total from a maintained counter (`list_counts`), for the set `where` selects: see `listCounts`. */
-  counted?: { platformId: SQL; list: string };
+  /** The maintained counter of the list, or several whose sum it is (a list counted per status). */
+  counted?: { platformId: SQL; list: string | readonly string[] };
 }
 
 /**
@@ -128,12 +129,18 @@ function compoundOrder<Row>(q: KeysetQuery<Row>): SQL[] {
   return q.sortColumn ? [named(q.sortColumn), named(q.idColumn)] : [named(q.idColumn)];
 }
 
-/** A maintained count (`list_counts`), read as `{ n }` rows like a counted total; no row is 0. */
-function countedTotal(db: Db, platformId: SQL | string, list: string) {
+/** A maintained count (`list_counts`), or the sum of several, read as `{ n }` rows like a counted total; no row is 0. */
+function countedTotal(db: Db, platformId: SQL | string, list: string | readonly string[]) {
+  if (typeof list === 'string') {
+    return db
+      .select({ n: listCounts.n })
+      .from(listCounts)
+      .where(and(eq(listCounts.platformId, platformId), eq(listCounts.list, list)));
+  }
   return db
-    .select({ n: listCounts.n })
+    .select({ n: sql<number>`coalesce(sum(${listCounts.n}), 0)`.mapWith(Number) })
     .from(listCounts)
-    .where(and(eq(listCounts.platformId, platformId), eq(listCounts.list, list)));
+    .where(and(eq(listCounts.platformId, platformId), inArray(listCounts.list, [...list])));
 }
 
 /** SQL for the ids of the rows `keysetLoads` reads, to load what belongs to them in the same batch. */

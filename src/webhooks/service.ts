@@ -2,6 +2,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Loaded } from '../db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '../db/schema';
+import { WebhookDeliveryStatus } from '../db/enums';
 import { iso } from '../common/time';
 import { ApiError, notFound, retryableConflict } from '../http/errors';
 import { keysetList } from '../http/pagination';
@@ -43,10 +44,14 @@ interface DeliveryFilters {
   cursor?: string;
 }
 
+// The deliveries' counters, one per status (migration triggers); the total is their sum (migration 0036).
+const statusCounter = (status: WebhookDeliveryStatus) => `webhook_deliveries:status=${status}`;
+const ALL_STATUS_COUNTERS = WebhookDeliveryStatus.options.map(statusCounter);
+
 /**
  * GET /webhooks/deliveries: newest first by (createdAt, id), the order of the indexes the replay reads too, with
  * the filters, each served by one of them (platform first, then the status or event type). `totalCount` comes from
- * the maintained counters (all, per status: migration triggers), or by counting where `eventId` bounds the
+ * the maintained counters (per status, all as their sum), or by counting where `eventId` bounds the
  * set to its few rows (one, or a sandbox chaos pair); it is omitted for `eventType` without `eventId`, which has no counter.
  */
 export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => {
@@ -61,7 +66,7 @@ export const deliveryList = keysetList((platformId: SQL, f: DeliveryFilters) => 
     ? { withTotal: true }
     : f.eventType
       ? {}
-      : { counted: { platformId, list: f.status ? `webhook_deliveries:status=${f.status}` : 'webhook_deliveries' } };
+      : { counted: { platformId, list: f.status ? statusCounter(f.status) : ALL_STATUS_COUNTERS } };
   return {
     table: webhookDeliveries,
     idColumn: webhookDeliveries.id,

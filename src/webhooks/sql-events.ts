@@ -19,12 +19,12 @@ export function sqlEventStatements(
   e: { platformId: string; type: WebhookType; data: SQL; where?: SQL; now: number },
 ): { statements: Statement[]; eventId: string } {
   const eventId = newId('Webhook', e.now);
-  // The data is computed once, in the FROM, and read by both columns that hold it.
+  // The resource is the data's `id`, read from the same SQL (a few index probes, evaluated twice).
   const delivery = insertSelect(
     db,
     webhookDeliveries,
-    { ...pendingDelivery({ ...e, resourceId: sql`json_extract(event.data, '$.id')` }, eventId), eventData: sql`event.data` },
-    sql`FROM (SELECT ${e.data} AS data) AS event WHERE ${e.where ?? sql`1`}`,
+    { ...pendingDelivery({ ...e, resourceId: sql`json_extract(${e.data}, '$.id')` }, eventId), eventData: e.data },
+    sql`WHERE ${e.where ?? sql`1`}`,
   );
   return { statements: [delivery], eventId };
 }

@@ -39,12 +39,11 @@ describe('upgrading a database of the previous release (background work)', () =>
     const { results: counts } = await env.UPGRADE_DB.prepare(
       "SELECT platform_id AS p, list, n FROM list_counts WHERE list LIKE 'webhook_deliveries%' AND n > 0 ORDER BY p, list",
     ).all();
+    // Per status (the total, their sum since migration 0036, has no counter of its own).
     expect(counts).toEqual([
-      { p: P1, list: 'webhook_deliveries', n: 3 },
       { p: P1, list: 'webhook_deliveries:status=DELIVERED', n: 1 },
       { p: P1, list: 'webhook_deliveries:status=FAILED', n: 1 },
       { p: P1, list: 'webhook_deliveries:status=PENDING', n: 1 },
-      { p: P2, list: 'webhook_deliveries', n: 2 },
       { p: P2, list: 'webhook_deliveries:status=PENDING', n: 1 },
       { p: P2, list: 'webhook_deliveries:status=SKIPPED', n: 1 },
     ]);
