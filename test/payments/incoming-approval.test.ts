@@ -252,11 +252,13 @@ describe('incoming payments wait for the platform’s answer to INCOMING_PAYMENT
     expect((await tx(p, txId)).status).toBe('PENDING');
     await advance(p, 1);
     expect(await tx(p, txId)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' });
-    // The approval request is not retried after its deadline.
+    // The approval request is not retried after its deadline (the payment's FAILED event may still be on its way).
     expect(await deliveryOf(eventId)).toMatchObject({ status: 'FAILED' });
-    const calls = hook.calls.length;
+    const requests = () => hook.calls.filter((c) => JSON.parse(c.body).id === eventId).length;
+    const calls = requests();
+    expect(calls).toBeGreaterThan(0);
     await advance(p, 3_600);
-    expect(hook.calls).toHaveLength(calls);
+    expect(requests()).toBe(calls);
     await expectNotCredited(p, txId, account);
   });
 
