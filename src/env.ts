@@ -3,7 +3,10 @@ import type { AccountDO } from './wallet/account-do';
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets). */
 export interface Env {
+  /** The first data database ("home"); it also keeps the directory of the platforms' homes (db/homes.ts). */
   DB: D1Database;
+  /** The other homes, DB_2, DB_3… (wrangler.toml `d1_databases`): each platform lives in one. */
+  [home: `DB_${number}`]: D1Database | undefined;
   ACCOUNT: DurableObjectNamespace<AccountDO>;
   JOBS: Queue<unknown>;
   DOCUMENTS: R2Bucket;

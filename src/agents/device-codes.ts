@@ -5,6 +5,7 @@ import { agentDeviceCodes, agents, agentTokens, platforms, type Permission } fro
 import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
+import { issuedIn } from '../db/homes';
 import { badRequest, notFound } from '../http/errors';
 import { requireHeld } from '../platform/tokens-service';
 import { policyNeeds } from './grants';
@@ -20,8 +21,8 @@ function deviceCode() {
 }
 
 /** A code carries its issuer's permissions: redeeming checks them against the agent's policy of that moment. */
-export function newDeviceCode(agentId: string, platformId: string, issuerPermissions: Permission[], now: number) {
-  const code = deviceCode();
+export function newDeviceCode(agentId: string, platformId: string, home: string, issuerPermissions: Permission[], now: number) {
+  const code = issuedIn(deviceCode(), home);
   const row = {
     codeHash: hashSecret(code),
     agentId,
@@ -57,7 +58,7 @@ export function deviceCodeStatusFrom(code: string, loaded: Loaded<ReturnType<typ
  * Redeems a device code once (a conditional update decides the one winner) and returns the agent's bearer
  * token, shown only here. Earlier tokens of the agent are revoked: one installation at a time.
  */
-export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
+export async function redeemDeviceCode(db: Db, home: string, code: string, realNow: number) {
   const codeHash = hashSecret(code.toUpperCase());
   // No credentials name the platform here: its sandbox clock comes with the code.
   const [found] = await db
@@ -83,7 +84,7 @@ export async function redeemDeviceCode(db: Db, code: string, realNow: number) {
   if (!won) throw badRequest('This device code has expired or was already redeemed');
   const agent = await db.query.agents.findFirst({ where: and(eq(agents.id, won.agentId), isNull(agents.deletedAt)) });
   if (!agent) throw codeNotFound();
-  const accessToken = `agt_${randomToken(32)}`;
+  const accessToken = issuedIn(`agt_${randomToken(32)}`, home);
   await db.batch([
     db
       .update(agentTokens)

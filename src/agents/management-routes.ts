@@ -1,5 +1,6 @@
 // The platform's side of agents, tag Agent Management: agents, their policies and device codes, and the
 // approvals of their pending actions.
+import { homeNamedBy } from '../db/homes';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { errorSchema } from '../http/errors';
@@ -60,7 +61,7 @@ export const agentManagementRoutes = [
       ...errorResponses(400, 401, 404, 413),
       403: { description: MISSING_PERMISSIONS, schema: errorSchema(403) },
     },
-    handler: async (c) => json(await createAgent(c.db, c.auth.platform, c.auth.permissions, c.body, c.now), 201),
+    handler: async (c) => json(await createAgent(c.db, c.home, c.auth.platform, c.auth.permissions, c.body, c.now), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -106,7 +107,9 @@ export const agentManagementRoutes = [
         schema: errorSchema(403),
       },
     },
-    handler: async (c) => json(await redeemDeviceCode(c.db, c.params.code, Date.now())),
+    // The code names its platform's home.
+    home: ({ params }, env) => homeNamedBy(env, params.code),
+    handler: async (c) => json(await redeemDeviceCode(c.db, c.home, c.params.code, Date.now())),
   }),
   defineRoute({
     method: 'GET',
@@ -181,7 +184,7 @@ export const agentManagementRoutes = [
       ...errorResponses(401, 404),
       403: { description: MISSING_PERMISSIONS, schema: errorSchema(403) },
     },
-    handler: async (c) => json(await issueDeviceCode(c.db, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.now), 201),
+    handler: async (c) => json(await issueDeviceCode(c.db, c.home, c.auth.platform.id, c.params.agentId, c.auth.permissions, c.now), 201),
   }),
 
   defineRoute({

@@ -149,6 +149,7 @@ async function checkPolicyAccounts(db: Db, platformId: string, customerId: strin
 /** A new agent with its first device code; `callerPermissions` (the API token's) must cover the policy's powers. */
 export async function createAgent(
   db: Db,
+  home: string,
   platform: PlatformRow,
   callerPermissions: Permission[],
   input: { name: string; customerId: string; policy: AgentPolicy },
@@ -169,7 +170,7 @@ export async function createAgent(
     createdAt: now,
     updatedAt: now,
   };
-  const code = newDeviceCode(row.id, platform.id, callerPermissions, now);
+  const code = newDeviceCode(row.id, platform.id, home, callerPermissions, now);
   await db.batch([db.insert(agents).values(row), db.insert(agentDeviceCodes).values(code.row)]);
   return { agent: agentView(row, { dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 }, now), deviceCode: code.view };
 }
@@ -327,10 +328,17 @@ export async function deleteAgent(db: Db, platformId: string, agentId: string, n
 }
 
 /** A fresh code; earlier unredeemed codes of the agent stop working. Connecting an agent needs its policy's powers. */
-export async function issueDeviceCode(db: Db, platformId: string, agentId: string, callerPermissions: Permission[], now: number) {
+export async function issueDeviceCode(
+  db: Db,
+  home: string,
+  platformId: string,
+  agentId: string,
+  callerPermissions: Permission[],
+  now: number,
+) {
   const agent = await loadAgent(db, platformId, agentId);
   requireHeld(callerPermissions, policyNeeds(agent.policy), 'Connecting this agent needs permissions this API token lacks');
-  const code = newDeviceCode(agentId, platformId, callerPermissions, now);
+  const code = newDeviceCode(agentId, platformId, home, callerPermissions, now);
   await db.batch([
     db
       .update(agentDeviceCodes)

@@ -51,6 +51,23 @@ export const platforms = sqliteTable(
   (t) => [uniqueIndex(PLATFORMS_UMA_DOMAIN_UQ).on(sql`lower(${t.umaDomain})`)],
 );
 
+/**
+ * The directory: which data database (home) each platform lives in, kept in the first home only (db/homes.ts).
+ * It also keeps UMA domains unique across homes, as each home's own index does within it.
+ */
+export const PLATFORM_HOMES_UMA_DOMAIN_UQ = 'platform_homes_uma_domain_uq';
+
+export const platformHomes = sqliteTable(
+  'platform_homes',
+  {
+    platformId: text('platform_id').primaryKey(),
+    /** The home's binding name (`DB`, `DB_2`, …). */
+    home: text('home').notNull(),
+    umaDomain: text('uma_domain').notNull(),
+  },
+  (t) => [uniqueIndex(PLATFORM_HOMES_UMA_DOMAIN_UQ).on(sql`lower(${t.umaDomain})`), index('platform_homes_home_idx').on(t.home)],
+);
+
 export const apiTokens = sqliteTable(
   'api_tokens',
   {

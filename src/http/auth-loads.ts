@@ -40,8 +40,8 @@ export interface Early {
  * For a route whose loads or key claim ride on authentication, its input and key are read first, so an invalid
  * request adds nothing to that round trip; their refusals still come after authentication's.
  */
-export async function readEarly(route: AuthenticatedRoute, schemas: InputSchemas, request: Request): Promise<Early> {
-  if (!route.load && !route.idempotent) return {};
+export async function readEarly(route: AuthenticatedRoute, schemas: InputSchemas, request: Request, needed = false): Promise<Early> {
+  if (!route.load && !route.idempotent && !needed) return {};
   const read: Early = await readInput(schemas, request).then(
     (input) => ({ input }),
     (refused: unknown) => ({ refused }),

@@ -135,7 +135,8 @@ function parseBasic(header: string | null): { clientId: string; secret: string }
   return { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
-const AGENT_BEARER = /^Bearer\s+([A-Za-z0-9_-]{16,128})\s*$/;
+// A token of a platform in another home than the first ends in its mark (`.<n>`, db/homes.ts).
+const AGENT_BEARER = /^Bearer\s+([A-Za-z0-9_-]{16,128}(?:\.[1-9][0-9]{0,3})?)\s*$/;
 
 /**
  * The credentials a request carries as the route's authentication reads them, one string for every spelling of
@@ -149,6 +150,12 @@ export function credentialsOf(kind: keyof Principals, header: string | null): st
   }
   const token = kind === 'agent' ? header?.match(AGENT_BEARER)?.[1] : undefined;
   return token ? `agent:${token}` : undefined;
+}
+
+/** The credential that names the request's home: a Basic client id, an agent token (undefined: none). */
+export function homeCredential(kind: keyof Principals, header: string | null): string | undefined {
+  if (kind === 'basic') return parseBasic(header)?.clientId;
+  return kind === 'agent' ? header?.match(AGENT_BEARER)?.[1] : undefined;
 }
 
 const agentUnauthorized = () =>

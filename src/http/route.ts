@@ -23,6 +23,8 @@ import {
   type IdempotentOption,
 } from './idempotency';
 import type { RunHooks } from './hooks';
+import { homeEnv, requestHome, type HomeOf } from './home';
+import { homeD1 } from '../db/homes';
 
 export type { LoadInput } from './auth-loads';
 export type { ResponseSpec } from './responses';
@@ -48,6 +50,8 @@ export interface Ctx<A extends AuthKind = AuthKind, P = unknown, Q = unknown, B 
   settings: Settings;
   log: Logger;
   db: Db;
+  /** The request's home: the data database `db` is a session of (db/homes.ts); secrets issued here name it. */
+  home: string;
   /** Request time in epoch ms; services take it as an argument so tests can move time. */
   now: number;
   auth: Principals[A];
@@ -114,6 +118,11 @@ export interface RouteSpec<A extends AuthKind, P, Q, B, L extends Loads = NoLoad
   movesMoney?: boolean;
   /** The operation that acts on what this one creates (a quote and its execute): its MCP tool names it as the next step. */
   followUp?: string;
+  /**
+   * `auth: 'none'` routes that act on a platform's data: its home, from the valid input (db/homes.ts). Routes
+   * with credentials are served in the home they name.
+   */
+  home?: HomeOf<P, B>;
   /** Answers with a Response, or with a Change the runner commits (its answer becomes the response). */
   handler: (c: Ctx<A, P, Q, B, L>) => Promise<Response | Change> | Response | Change;
 }
@@ -139,17 +148,21 @@ export function defineRoute<
   // The stages read the declaration as every route's (their own types are structural).
   const route = spec as unknown as RouteSpec<AuthKind, unknown, unknown, unknown, Loads>;
   // The runner: its stages in order (docs/engineering/architecture.md, "A request's way through"). Each refusal is an answer in the spec's shape.
-  const run: RouteDef['run'] = async (request, env, exec, { settings, log, credentials, hooks }) => {
+  const run: RouteDef['run'] = async (request, base, exec, { settings, log, credentials, hooks }) => {
     // 1. A browser page of another site writes nothing.
     refuseCrossSiteWrite(request);
     // 2. The rate limit, before any D1 work: a request over its platform's budget costs nothing more.
-    const budget = await admit(env, settings, request, spec);
-    // 3. The request's D1 session, the one place its database is chosen (primary or replica).
-    const session = requestSession(env.DB, request, spec.auth);
+    const budget = await admit(base, settings, request, spec);
+    // 3. The input and Idempotency-Key, read before authentication when loads or a claim ride on it, or a
+    // route finds its home from them.
+    const early = await readEarly(route, input, request, spec.home !== undefined);
+    // 4. The request's home (its platform's database) and its D1 session there (primary or replica): the one
+    // place its database is chosen.
+    const home = await requestHome(base, spec.auth, request, { home: route.home, input: early.input });
+    const env = homeEnv(base, home);
+    const session = requestSession(homeD1(base, home), request, spec.auth);
     const { db } = session;
     const wall = Date.now();
-    // 4. The input and Idempotency-Key, read before authentication when loads or a claim ride on it.
-    const early = await readEarly(route, input, request);
     // 5. Authentication, with the route's loads and the key's claim in its round trip (none under a bad bookmark).
     const ride = session.refused ? {} : early;
     const authed = await authenticateWithLoads(route, request, { db, settings, credentials, early: ride, wall, budget });
@@ -190,6 +203,7 @@ export function defineRoute<
         settings,
         log,
         db,
+        home,
         now,
         auth: auth as Principals[A],
         params: params as P,

@@ -15,6 +15,7 @@ import {
   claimLoads,
   createInvitation,
   invitationFrom,
+  invitationHome,
   invitationListFrom,
   invitationListLoads,
   invitationLoads,
@@ -35,7 +36,7 @@ export const invitationRoutes = [
     body: UmaInvitationCreateRequest,
     responses: { 201: { description: 'The invitation', schema: UmaInvitation }, ...errorResponses(400, 401, 403, 413) },
     load: ({ db, platformId, body }) => inviterLoads(db, platformId, body.inviterUma),
-    handler: async (c) => json(await createInvitation(c.db, c.auth.platform, c.body, c.loaded, c.now), 201),
+    handler: async (c) => json(await createInvitation(c.db, c.home, c.auth.platform, c.body, c.loaded, c.now), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -61,7 +62,8 @@ export const invitationRoutes = [
     params: InvitationCodeParams,
     responses: { 200: { description: 'The invitation', schema: UmaInvitation }, ...errorResponses(401, 403, 404) },
     load: ({ db, platformId, params }) => invitationLoads(db, platformId, params.invitationCode),
-    handler: (c) => json(invitationFrom(c.loaded, c.now - c.auth.platform.clockOffsetMs)),
+    handler: async (c) =>
+      json(invitationFrom((await invitationHome(c, c.params.invitationCode)).loaded, c.now - c.auth.platform.clockOffsetMs)),
   }),
   defineRoute({
     method: 'POST',
@@ -78,8 +80,13 @@ export const invitationRoutes = [
       ...errorResponses(400, 401, 403, 404, 409, 413),
     },
     load: ({ db, platformId, params, body }) => claimLoads(db, platformId, params.invitationCode, body.inviteeUma),
-    handler: async (c) =>
-      json(await claimInvitation(c.db, c.env.JOBS, c.auth.platform.id, c.body.inviteeUma, c.loaded, c.now - c.auth.platform.clockOffsetMs)),
+    handler: async (c) => {
+      const at = await invitationHome(c, c.params.invitationCode);
+      const loaded = { ...c.loaded, ...at.loaded };
+      return json(
+        await claimInvitation(at.db, at.queue, c.auth.platform.id, c.body.inviteeUma, loaded, c.now - c.auth.platform.clockOffsetMs),
+      );
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -95,6 +102,9 @@ export const invitationRoutes = [
       ...errorResponses(400, 401, 403, 404, 409),
     },
     load: ({ db, platformId, params }) => invitationLoads(db, platformId, params.invitationCode),
-    handler: async (c) => json(await cancelInvitation(c.db, c.auth.platform.id, c.loaded, c.now - c.auth.platform.clockOffsetMs)),
+    handler: async (c) => {
+      const at = await invitationHome(c, c.params.invitationCode);
+      return json(await cancelInvitation(at.db, c.auth.platform.id, at.loaded, c.now - c.auth.platform.clockOffsetMs));
+    },
   }),
 ];

@@ -1,12 +1,15 @@
 // UMA invitations: create, read by code (any platform), claim (any platform, for one of its customers), cancel
 // (the inviting platform), the platform's list; the claim tells the inviting platform (INVITATION.CLAIMED).
 import { and, eq, gt, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { loadTogether, type Db, type Loaded } from '../db/client';
+import { database, loadTogether, type Db, type Loaded } from '../db/client';
 import { customers, invitations, platforms, umaAddressIs, type InvitationRow, type PlatformRow } from '../db/schema';
 import type { InvitationStatus } from '../db/enums';
 import { iso } from '../common/time';
 import { currency } from '../common/currencies';
 import { randomHex } from '../crypto/secrets';
+import { homeD1, homeNamedBy, issuedIn } from '../db/homes';
+import { homeEnv } from '../http/home';
+import type { Env } from '../env';
 import { ApiError, forbidden, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type Page } from '../http/pagination';
 import { isUniqueViolation, errorText } from '../db/errors';
@@ -96,6 +99,7 @@ export const inviterLoads = (db: Db, platformId: SQL, inviterUma: string) => ({ 
  */
 export async function createInvitation(
   db: Db,
+  home: string,
   platform: PlatformRow,
   input: UmaInvitationCreate,
   loaded: Loaded<ReturnType<typeof inviterLoads>>,
@@ -112,7 +116,7 @@ export async function createInvitation(
   if (issues.length) throw invalidFields('request body', issues);
   for (let attempt = 0; ; attempt++) {
     const row: InvitationRow = {
-      code: randomHex(CODE_BYTES),
+      code: issuedIn(randomHex(CODE_BYTES), home),
       platformId: platform.id,
       inviterCustomerId: inviter!.id,
       inviterUma: inviter!.umaAddress,
@@ -208,6 +212,21 @@ export async function claimInvitation(
     if (attempt >= 1) throw changedConcurrently();
     ({ invitation: row, umaDomain } = await reread(db, row.code));
   }
+}
+
+/**
+ * Where an invitation lives: its inviter's home, which its code names. A platform of another home reads and
+ * claims it there (the claim writes only the invitation and the inviter's event); `loaded` is what the request's
+ * own round trip read, used when the homes are the same.
+ */
+export async function invitationHome(
+  c: { env: Env; db: Db; home: string; loaded: Loaded<ReturnType<typeof invitationLoads>> },
+  code: string,
+): Promise<{ db: Db; queue: Queue<unknown>; loaded: Loaded<ReturnType<typeof invitationLoads>> }> {
+  const home = homeNamedBy(c.env, code);
+  if (home === c.home) return { db: c.db, queue: c.env.JOBS, loaded: c.loaded };
+  const db = database(homeD1(c.env, home));
+  return { db, queue: homeEnv(c.env, home).JOBS, loaded: await loadTogether(db, invitationLoads(db, sql`1`, code)) };
 }
 
 /** The invitation as a concurrent change left it. */

@@ -7,6 +7,9 @@ import { sweepDueWebhooks } from '../webhooks/sweep';
 import type { WebhookDeliverJob } from '../webhooks/outbox';
 import { purgeSettledDeliveries } from '../webhooks/retention';
 import { jobDeps, type JobDeps } from './deps';
+import { database, type Db } from '../db/client';
+import { homeD1, homesOf } from '../db/homes';
+import { homeEnv, homeOfMessage } from '../http/home';
 import { resumeStalledImports, type BulkImportMessage } from '../customers/bulk-service';
 import { processBulkChunk } from '../customers/bulk-chunks';
 import { purgeExpiredLookups } from '../payments/lookups-service';
@@ -24,9 +27,19 @@ export type Job = WebhookDeliverJob | TransitionDueJob | BulkImportMessage;
  * (conditional claims), so a redelivered message changes nothing twice.
  */
 export async function handleJobs(batch: MessageBatch<unknown>, env: Env, log: Logger): Promise<void> {
-  const deps = jobDeps(env, settings(env), log);
-  const deliveries: { message: Message<unknown>; eventId: string }[] = [];
+  // Each message is its home's work (http/home.ts marks them): one group a home, each in its own database.
+  const byHome = new Map<string, Message<unknown>[]>();
   for (const message of batch.messages) {
+    const home = homeOfMessage(message.body);
+    byHome.set(home, [...(byHome.get(home) ?? []), message]);
+  }
+  for (const [home, messages] of byHome) await handleHomeJobs(messages, homeEnv(env, home), database(homeD1(env, home)), log);
+}
+
+async function handleHomeJobs(messages: readonly Message<unknown>[], env: Env, db: Db, log: Logger): Promise<void> {
+  const deps = jobDeps(env, settings(env), log, db);
+  const deliveries: { message: Message<unknown>; eventId: string }[] = [];
+  for (const message of messages) {
     const job = message.body as Job | null;
     if (job?.type === 'webhook.deliver' && typeof job.eventId === 'string') {
       deliveries.push({ message, eventId: job.eventId });
@@ -71,8 +84,14 @@ export type SweepStep = [string, (deps: JobDeps, env: Env, now: number) => Promi
  * sandbox's), run after these.
  */
 export async function sweep(env: Env, now: number, log: Logger, more: SweepStep[] = []): Promise<void> {
+  // Every home is swept, side by side: each step's bounds are per database, and one home's backlog does not
+  // hold back another's.
+  await Promise.all(homesOf(env).map((home) => sweepHome(homeEnv(env, home), database(homeD1(env, home)), now, log, more)));
+}
+
+async function sweepHome(env: Env, db: Db, now: number, log: Logger, more: SweepStep[]): Promise<void> {
   const s = settings(env);
-  const deps = jobDeps(env, s, log);
+  const deps = jobDeps(env, s, log, db);
   const steps: [string, () => Promise<unknown>][] = [
     ['transitions', () => sweepDueTransitions(deps, now)],
     ['webhooks', () => sweepDueWebhooks(deps, now)],

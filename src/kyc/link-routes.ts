@@ -40,7 +40,7 @@ export const kycLinkRoutes = [
       const keyed = keyOf(c.request, c.rawBody);
       if (keyed && 'error' in keyed) throw keyed.error;
       const input = { customerId: c.params.customerId, redirectUri: c.body?.redirectUri, keyed, origin: new URL(c.request.url).origin };
-      const { body, replayed } = await createKycLink(c.db, c.env.JOBS, c.settings, c.auth.platform, input, c.loaded, c.now);
+      const { body, replayed } = await createKycLink(c.db, c.home, c.env.JOBS, c.settings, c.auth.platform, input, c.loaded, c.now);
       return json(body, 201, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
     },
   }),

@@ -9,6 +9,7 @@ import { iso } from '../common/time';
 import { redirectUriProblem } from '../common/endpoint-url';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
+import { issuedIn } from '../db/homes';
 import { ApiError, conflict, invalidFields, notFound } from '../http/errors';
 import { dispatchTransitions } from '../transitions/schedule';
 import { errorText, isNamedGuardFailure } from '../db/errors';
@@ -63,6 +64,7 @@ interface LinkRequest {
  */
 export async function createKycLink(
   db: Db,
+  home: string,
   queue: Queue<unknown>,
   settings: Settings,
   platform: PlatformRow,
@@ -76,7 +78,8 @@ export async function createKycLink(
   if (customer.isDeleted) throw customerDeleted();
   const problem = input.redirectUri === undefined ? undefined : redirectUriProblem(input.redirectUri, settings.mode === 'sandbox');
   if (problem) throw invalidFields('request body', [{ field: 'redirectUri', message: problem }]);
-  const secret = randomToken(32);
+  // The secret names the platform's home: the page's calls carry nothing else.
+  const secret = issuedIn(randomToken(32), home);
   const answer = (link: Pick<KycLinkRow, 'id' | 'expiresAt'>) => ({
     kycUrl: page === null ? `${input.origin}${KYC_PAGE_PATH}#${secret}` : providerPageUrl(page, link.id),
     expiresAt: iso(link.expiresAt),

@@ -43,6 +43,6 @@ export const configRoutes = [
       ...errorResponses(400, 401, 403, 413),
       ...umaDomainTaken,
     },
-    handler: async (c) => json(await updateConfig(c.db, c.auth.platform, c.body, c.now, c.settings)),
+    handler: async (c) => json(await updateConfig(c.env, c.db, c.auth.platform, c.body, c.now, c.settings)),
   }),
 ];

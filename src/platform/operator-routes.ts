@@ -22,7 +22,7 @@ export const operatorRoutes = [
       ...errorResponses(400, 401, 404, 413),
       ...umaDomainTaken,
     },
-    handler: async (c) => json(await createPlatform(c.db, c.body, c.now, c.settings), 201),
+    handler: async (c) => json(await createPlatform(c.env, c.db, c.body, c.now, c.settings), 201),
   }),
   defineRoute({
     method: 'GET',
@@ -33,6 +33,6 @@ export const operatorRoutes = [
     auth: 'operator',
     query: PlatformListQuery,
     responses: { 200: { description: 'A page of platforms', schema: PlatformList }, ...errorResponses(400, 401, 404) },
-    handler: async (c) => json(await listPlatforms(c.db, c.query, c.settings)),
+    handler: async (c) => json(await listPlatforms(c.env, c.db, c.query, c.settings)),
   }),
 ];

@@ -144,6 +144,9 @@ export const TokenIdParams = z.object({ tokenId: z.string() });
 
 // --- Operator: platforms ---
 
+/** A data database, by its D1 binding's name. */
+const Home = z.string().regex(/^DB(_[1-9][0-9]*)?$/, 'A data database binding: DB, DB_2, …');
+
 export const PlatformCreate = z
   .strictObject({
     name: z.string().trim().min(1).max(255),
@@ -156,6 +159,9 @@ export const PlatformCreate = z
     webhookEndpoint: HttpUrl.optional(),
     supportedCurrencies: SupportedCurrenciesInput.default([]),
     embeddedWalletConfig: WalletConfig.optional(),
+    home: Home.optional().meta({
+      description: 'The data database the platform lives in (its D1 binding: `DB`, `DB_2`, …); default: the one with the fewest platforms',
+    }),
   })
   .meta({ id: 'PlatformCreateRequest' });
 export type PlatformCreate = z.infer<typeof PlatformCreate>;
@@ -164,6 +170,7 @@ export const Platform = z
   .object({
     id: z.string(),
     name: z.string(),
+    home: Home.meta({ description: 'The data database the platform lives in (its D1 binding)' }),
     config: PlatformConfig,
     createdAt: DateTime,
   })

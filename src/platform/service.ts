@@ -1,7 +1,9 @@
 // Platforms: the configuration view and update, the sandbox clock as SQL, the operator's create and list.
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { apiTokens, platforms, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';
+import { apiTokens, platformHomes, platforms, PLATFORM_HOMES_UMA_DOMAIN_UQ, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';
+import { database } from '../db/client';
+import { directoryOf, FIRST_HOME, homeD1, homesOf, leastFullHome } from '../db/homes';
 import { newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
 import { endpointProblem } from '../common/endpoint-url';
@@ -85,7 +87,11 @@ async function claimingUmaDomain<T>(umaDomain: string | undefined, write: () => 
   try {
     return await write();
   } catch (error) {
-    if (umaDomain !== undefined && errorText(error).includes(`UNIQUE constraint failed: index '${PLATFORMS_UMA_DOMAIN_UQ}'`)) {
+    const text = errorText(error);
+    const taken = [PLATFORMS_UMA_DOMAIN_UQ, PLATFORM_HOMES_UMA_DOMAIN_UQ].some((index) =>
+      text.includes(`UNIQUE constraint failed: index '${index}'`),
+    );
+    if (umaDomain !== undefined && taken) {
       throw conflict(`The UMA domain ${umaDomain} is already used by another platform`, 'UMA_DOMAIN_TAKEN');
     }
     throw error;
@@ -93,7 +99,7 @@ async function claimingUmaDomain<T>(umaDomain: string | undefined, write: () => 
 }
 
 /** PATCH /config merge: omitted top-level fields unchanged; wallet config merged field by field. */
-export async function updateConfig(db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
+export async function updateConfig(env: object, db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
   checkWebhookEndpoint(patch.webhookEndpoint, s);
   // The operator's fields come back with a whole GET /config answer: as they are, they change nothing.
   const operatorSet = {
@@ -117,10 +123,30 @@ export async function updateConfig(db: Db, platform: PlatformRow, patch: Platfor
   if (patch.embeddedWalletConfig !== undefined) {
     changes.embeddedWalletConfig = mergeWalletConfig(platform.embeddedWalletConfig, patch.embeddedWalletConfig);
   }
-  const [row] = await claimingUmaDomain(patch.umaDomain, () =>
-    db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning(),
-  );
+  const update = () => db.update(platforms).set(changes).where(eq(platforms.id, platform.id)).returning();
+  const domainChanged = patch.umaDomain !== undefined && patch.umaDomain !== platform.umaDomain;
+  const [row] = domainChanged
+    ? await claimingDomainEverywhere(env, platform.id, patch.umaDomain!, platform.umaDomain, update)
+    : await update();
   return configView(row!, extras);
+}
+
+/**
+ * Runs a home's write that gives a platform a new UMA domain: the directory claims it across homes first (its
+ * index decides between two homes as a home's does within it); if the home's write fails, the directory gets
+ * the old domain back, so neither is left half-changed.
+ */
+async function claimingDomainEverywhere<T>(env: object, platformId: string, umaDomain: string, previous: string, write: () => Promise<T>) {
+  const directory = directoryOf(env);
+  const setDomain = (domain: string) =>
+    directory.update(platformHomes).set({ umaDomain: domain }).where(eq(platformHomes.platformId, platformId));
+  await claimingUmaDomain(umaDomain, () => setDomain(umaDomain));
+  try {
+    return await claimingUmaDomain(umaDomain, write);
+  } catch (error) {
+    await setDomain(previous);
+    throw error;
+  }
 }
 
 function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): WalletConfig {
@@ -131,13 +157,24 @@ function mergeWalletConfig(current: WalletConfig | null, patch: WalletConfig): W
   return merged;
 }
 
-function platformView(p: PlatformRow, extras: ConfigExtras) {
-  return { id: p.id, name: p.name, config: configView(p, extras), createdAt: iso(p.createdAt) };
+function platformView(p: PlatformRow, home: string, extras: ConfigExtras) {
+  return { id: p.id, name: p.name, home, config: configView(p, extras), createdAt: iso(p.createdAt) };
 }
 
-/** Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically. */
-export async function createPlatform(db: Db, input: PlatformCreate, now: number, s: Settings) {
+/**
+ * Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically in its home: the one the operator
+ * names, or the bound home with the fewest platforms. The directory records it first (claiming its UMA domain
+ * across homes); if the home refuses the platform, the record goes again.
+ */
+export async function createPlatform(env: object, directory: Db, input: PlatformCreate, now: number, s: Settings) {
   checkWebhookEndpoint(input.webhookEndpoint, s);
+  if (input.home !== undefined && !homesOf(env).includes(input.home)) {
+    throw invalidFields('request body', [
+      { field: 'home', message: `No data database is bound as ${input.home}: one of ${homesOf(env).join(', ')}` },
+    ]);
+  }
+  const home = input.home ?? (await leastFullHome(env, directory));
+  const db = home === FIRST_HOME ? directory : database(homeD1(env, home));
   const id = newId('Platform', now);
   const extras = await configExtras(s, id);
   const row: PlatformRow = {
@@ -155,20 +192,47 @@ export async function createPlatform(db: Db, input: PlatformCreate, now: number,
     createdAt: now,
     updatedAt: now,
   };
-  const token = newToken(row.id, 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], now);
-  await claimingUmaDomain(input.umaDomain, () => db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]));
-  return { platform: platformView(row, extras), token: token.view };
+  const token = newToken(row.id, home, 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], now);
+  await claimingUmaDomain(input.umaDomain, () =>
+    directory.insert(platformHomes).values({ platformId: id, home, umaDomain: input.umaDomain }),
+  );
+  try {
+    await claimingUmaDomain(input.umaDomain, () => db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]));
+  } catch (error) {
+    await directory.delete(platformHomes).where(eq(platformHomes.platformId, id));
+    throw error;
+  }
+  return { platform: platformView(row, home, extras), token: token.view };
 }
 
-export async function listPlatforms(db: Db, q: { limit: number; cursor?: string }, s: Settings) {
-  const page = await keysetPage<PlatformRow>(db, {
-    table: platforms,
-    idColumn: platforms.id,
+/**
+ * The operator's list: a page of the directory (every home's platforms, in id order, with its maintained count),
+ * then each home's rows of that page, one read a home, side by side.
+ */
+export async function listPlatforms(env: object, directory: Db, q: { limit: number; cursor?: string }, s: Settings) {
+  const page = await keysetPage<typeof platformHomes.$inferSelect>(directory, {
+    table: platformHomes,
+    idColumn: platformHomes.platformId,
     where: undefined,
     limit: q.limit,
     cursor: q.cursor,
-    // The service-wide maintained count (platform_id '*').
+    // The service-wide maintained count (platform_id '*'), kept by the directory's rows.
     counted: { platformId: sql`'*'`, list: 'platforms' },
+    rowId: (r) => r.platformId,
   });
-  return { ...page, data: await Promise.all(page.data.map(async (p) => platformView(p, await configExtras(s, p.id)))) };
+  const homes = [...new Set(page.data.map((d) => d.home))];
+  const rows = new Map<string, PlatformRow>();
+  await Promise.all(
+    homes.map(async (home) => {
+      const ids = page.data.filter((d) => d.home === home).map((d) => d.platformId);
+      const db = home === FIRST_HOME ? directory : database(homeD1(env, home));
+      for (const row of await db.select().from(platforms).where(inArray(platforms.id, ids))) rows.set(row.id, row);
+    }),
+  );
+  // A directory entry whose home has no row yet (a creation under way, or one that failed halfway) is not listed.
+  const listed = page.data.filter((d) => rows.has(d.platformId));
+  return {
+    ...page,
+    data: await Promise.all(listed.map(async (d) => platformView(rows.get(d.platformId)!, d.home, await configExtras(s, d.platformId)))),
+  };
 }

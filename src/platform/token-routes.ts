@@ -25,7 +25,7 @@ export const tokenRoutes = [
         schema: errorSchema(403),
       },
     },
-    handler: async (c) => json(await createToken(c.db, c.auth.platform.id, c.auth.permissions, c.body, c.now), 201),
+    handler: async (c) => json(await createToken(c.db, c.home, c.auth.platform.id, c.auth.permissions, c.body, c.now), 201),
   }),
   defineRoute({
     method: 'GET',

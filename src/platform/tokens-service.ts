@@ -5,6 +5,7 @@ import { apiTokens, platforms, type ApiTokenRow, type Permission, type PlatformR
 import { newId } from '../crypto/ids';
 import { hashSecret, randomHex, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
+import { issuedIn } from '../db/homes';
 import { forbidden, notFound } from '../http/errors';
 import { dateRangeOrder, keysetList, type KeysetQuery } from '../http/pagination';
 import type { ApiToken } from './schema';
@@ -71,15 +72,15 @@ function tokenView(row: ApiTokenRow): ApiToken {
   };
 }
 
-/** Builds a new token row and its secret; the secret exists only in the returned view. */
-export function newToken(platformId: string, name: string, permissions: Permission[], now: number) {
+/** Builds a new token row and its secret; the secret exists only in the returned view. Its client id names its platform's home. */
+export function newToken(platformId: string, home: string, name: string, permissions: Permission[], now: number) {
   const clientSecret = randomToken(32);
   const row: ApiTokenRow = {
     id: newId('Token', now),
     platformId,
     name,
     permissions: [...new Set(permissions)],
-    clientId: randomHex(16),
+    clientId: issuedIn(randomHex(16), home),
     secretHash: hashSecret(clientSecret),
     createdAt: now,
     updatedAt: now,
@@ -102,13 +103,14 @@ export function requireHeld(held: readonly Permission[], wanted: Iterable<Permis
  */
 export async function createToken(
   db: Db,
+  home: string,
   platformId: string,
   callerPermissions: Permission[],
   input: { name: string; permissions: Permission[] },
   now: number,
 ) {
   requireHeld(callerPermissions, input.permissions, 'This API token cannot grant permissions it lacks');
-  const { row, view } = newToken(platformId, input.name, input.permissions, now);
+  const { row, view } = newToken(platformId, home, input.name, input.permissions, now);
   await db.insert(apiTokens).values(row);
   return view;
 }

@@ -2,6 +2,7 @@
 // link's secret from the page's URL fragment is the proof.
 import { defineRoute, json, type Ctx } from '../http/route';
 import { loadTogether } from '../db/client';
+import { homeNamedBy } from '../db/homes';
 import { errorResponses } from '../http/responses';
 import { HostedKycCompleteRequest, HostedKycCompletion, HostedKycLink, HostedKycLinkRequest } from '../kyc/schema';
 import { completeHostedLink, hostedLinkFrom, hostedLinkLoads } from '../kyc/links-service';
@@ -17,6 +18,7 @@ export const sandboxKycLinkRoutes = [
     tag,
     auth: 'none',
     body: HostedKycLinkRequest,
+    home: ({ body }, env) => homeNamedBy(env, body.secret),
     responses: { 200: { description: 'The link', schema: HostedKycLink }, ...errorResponses(400, 404, 413) },
     handler: async (c) => json(hostedLinkFrom(await loadHosted(c), c.now)),
   }),
@@ -28,6 +30,7 @@ export const sandboxKycLinkRoutes = [
     tag,
     auth: 'none',
     body: HostedKycCompleteRequest,
+    home: ({ body }, env) => homeNamedBy(env, body.secret),
     responses: {
       200: { description: 'The outcome, and where the page sends the browser', schema: HostedKycCompletion },
       ...errorResponses(400, 404, 409, 410, 413),

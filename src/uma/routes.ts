@@ -1,4 +1,6 @@
 // The UMA provider routes: the directory, and the operator's loading of it.
+import { database } from '../db/client';
+import { homeD1, homesOf } from '../db/homes';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { UmaProviderList, UmaProviderListQuery, UmaProviderLoad, UmaProviderLoadResult } from './schema';
@@ -34,7 +36,13 @@ const umaProviderOperatorRoutes = [
       200: { description: 'Counts of added and replaced providers', schema: UmaProviderLoadResult },
       ...errorResponses(400, 401, 404, 413),
     },
-    handler: async (c) => json(await loadUmaProviders(c.db, c.body.providers, c.now)),
+    // The directory of providers is every home's to read: each home keeps its copy, written here in turn (the
+    // same load again is the same result, so a load that failed halfway is repeated).
+    handler: async (c) => {
+      const results = [];
+      for (const home of homesOf(c.env)) results.push(await loadUmaProviders(database(homeD1(c.env, home)), c.body.providers, c.now));
+      return json(results[0]);
+    },
   }),
 ];
 

@@ -12,9 +12,10 @@ import {
   execute,
 } from '../support/payments';
 
+// These platforms live in the second home: money behaves the same in every data database.
 describe('money under concurrent requests', () => {
   it('parallel transfers against one balance never overdraw it', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ home: 'DB_2' });
     const { customer, accounts } = await customerWithAccounts(p);
     await fund(p, accounts.USD!, 1_000);
     const ext = await externalAccount(p, customer.id, 'USD', '789');
@@ -27,7 +28,7 @@ describe('money under concurrent requests', () => {
   });
 
   it('parallel executes of different quotes share one balance without overdrawing', async () => {
-    const p = await newPlatform();
+    const p = await newPlatform({ home: 'DB_2' });
     const { customer, accounts } = await customerWithAccounts(p);
     await fund(p, accounts.USD!, 10_000);
     const ext = await externalAccount(p, customer.id, 'EUR', '789');

@@ -2,10 +2,8 @@ import { applyD1Migrations, env } from 'cloudflare:test';
 import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { webhookDeliveries } from '../../src/db/schema';
-import { settings } from '../../src/env';
-import { createPlatform } from '../../src/platform/service';
-import { PlatformCreate } from '../../src/platform/schema';
+import { apiTokens, platforms, webhookDeliveries } from '../../src/db/schema';
+import { newToken } from '../../src/platform/tokens-service';
 import { deliveryView } from '../../src/webhooks/service';
 import { toBase64url } from '../../src/crypto/base64';
 import { basic, expectError, failingFields, workerApi, type ApiResult } from '../support/api';
@@ -84,11 +82,25 @@ function deliveries(platformId: string, tag: number, count: number) {
   return { statements, seeded };
 }
 
-/** A platform of the database (the platform service's own write) and its Basic credentials. */
+/** A platform of the database, written as that release wrote one (its row and its first token), and its Basic credentials. */
 async function platformOf(name: string) {
-  const input = PlatformCreate.parse({ name, umaDomain: `${crypto.randomUUID()}.platform.test`, supportedCurrencies: [] });
-  const { platform, token } = await createPlatform(database(db), input, T, settings(env));
-  return { id: platform.id, auth: basic(token.clientId, token.clientSecret) };
+  const id = `Platform:${crypto.randomUUID()}`;
+  const token = newToken(id, 'DB', 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], T);
+  const d = database(db);
+  await d.batch([
+    d.insert(platforms).values({
+      id,
+      configId: `PlatformConfig:${crypto.randomUUID()}`,
+      name,
+      umaDomain: `${crypto.randomUUID()}.platform.test`,
+      supportedCurrencies: [],
+      isRegulatedFinancialInstitution: false,
+      createdAt: T,
+      updatedAt: T,
+    }),
+    d.insert(apiTokens).values(token.row),
+  ]);
+  return { id, auth: basic(token.view.clientId, token.view.clientSecret) };
 }
 
 const upgraded = (method: string, path: string, auth: string, body?: unknown): Promise<ApiResult> =>

@@ -98,9 +98,15 @@ export interface TestPlatform {
   clientSecret: string;
   tokenId: string;
   umaDomain: string;
+  /** Its data database (`DB` unless the test names another: `newPlatform({ home: 'DB_2' })`). */
+  home: string;
 }
 
-/** A fresh platform through the operator endpoint, so every test owns its data (its UMA domain too: they are unique). */
+/**
+ * A fresh platform through the operator endpoint's service, so every test owns its data (its UMA domain too: they
+ * are unique). It lives in the first home, where a test's own reads of `env.DB` find it, unless the test names
+ * another (`home: 'DB_2'`).
+ */
 export async function newPlatform(overrides: Record<string, unknown> = {}): Promise<TestPlatform> {
   // Seeded directly through the platform service (the operator endpoint's own code, without the HTTP
   // round trip): onboarding itself is tested through POST /operator/platforms in test/platform/.
@@ -109,9 +115,10 @@ export async function newPlatform(overrides: Record<string, unknown> = {}): Prom
     umaDomain: `${crypto.randomUUID()}.platform.test`,
     supportedCurrencies: SANDBOX_CURRENCIES,
     embeddedWalletConfig: { appName: 'Test Wallet' },
+    home: 'DB',
     ...overrides,
   });
-  const { platform, token: t } = await createPlatform(database(env.DB), input, Date.now(), settings(env));
+  const { platform, token: t } = await createPlatform(env, database(env.DB), input, Date.now(), settings(env));
   return {
     id: platform.id,
     auth: basic(t.clientId, t.clientSecret),
@@ -119,6 +126,7 @@ export async function newPlatform(overrides: Record<string, unknown> = {}): Prom
     clientSecret: t.clientSecret,
     tokenId: t.id,
     umaDomain: platform.config.umaDomain,
+    home: platform.home,
   };
 }
 

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { database } from '../../src/db/client';
+import { database, type Db } from '../../src/db/client';
+import { homeD1, homeOfPlatform, homesOf } from '../../src/db/homes';
 import { internalAccounts, ledgerMovements, transactions, webhookDeliveries, webhookEvents } from '../../src/db/schema';
 import { eventFields, legacyEvent } from '../../src/webhooks/outbox';
 import { api, type TestPlatform } from './api';
@@ -10,15 +11,23 @@ import { clabeWithSuffix, iban } from './identifiers';
 
 export const db = () => database(env.DB);
 
+/** The database of the platform's home (the directory's answer; its first home when it has none). */
+export const dbOf = async (platformId: string) => database(homeD1(env, (await homeOfPlatform(env, platformId)) ?? 'DB'));
+
+/** Rows of every home (a payment lives in its platform's; these helpers know only its id). */
+const fromEveryHome = async <T>(read: (db: Db) => Promise<T[]>): Promise<T[]> =>
+  (await Promise.all(homesOf(env).map((home) => read(database(homeD1(env, home)))))).flat();
+
 /**
  * The ledger invariant: every movement takes from one account what it gives another, so each internal
  * account's balance is exactly what reached it minus what left it, and never negative. Returns the
  * platform's movements.
  */
 export async function expectLedgerInvariant(platformId: string) {
-  const movements = await db().select().from(ledgerMovements).where(eq(ledgerMovements.platformId, platformId));
+  const home = await dbOf(platformId);
+  const movements = await home.select().from(ledgerMovements).where(eq(ledgerMovements.platformId, platformId));
   for (const m of movements) expect(m.amount, `${m.kind} of ${m.reference}`).toBeGreaterThan(0);
-  const accounts = await db().select().from(internalAccounts).where(eq(internalAccounts.platformId, platformId));
+  const accounts = await home.select().from(internalAccounts).where(eq(internalAccounts.platformId, platformId));
   for (const a of accounts) {
     const mine = movements.filter((m) => m.currency === a.currency);
     const sum = mine.reduce((n, m) => n + (m.toAccountId === a.id ? m.amount : 0) - (m.fromAccountId === a.id ? m.amount : 0), 0);
@@ -33,21 +42,21 @@ const LIFE = ['FUNDING', 'DEBIT', 'CREDIT', 'SETTLE', 'RETURN', 'REFUND'];
 
 /** The ledger kinds posted for a transaction, in order, e.g. ['DEBIT', 'SETTLE']. */
 export async function postings(reference: string) {
-  const movements = await db().select().from(ledgerMovements).where(eq(ledgerMovements.reference, reference));
+  const movements = await fromEveryHome((d) => d.select().from(ledgerMovements).where(eq(ledgerMovements.reference, reference)));
   movements.sort((a, b) => a.createdAt - b.createdAt || LIFE.indexOf(a.kind) - LIFE.indexOf(b.kind));
   return movements.map((m) => m.kind);
 }
 
 /** The statuses a transaction went through, from its history. */
 export async function statusPath(transactionId: string) {
-  const [row] = await db().select({ history: transactions.history }).from(transactions).where(eq(transactions.id, transactionId));
+  const [row] = await fromEveryHome((d) => d.select({ history: transactions.history }).from(transactions).where(eq(transactions.id, transactionId)));
   return (row?.history ?? []).map(([, to]) => to);
 }
 
 /** Webhook events written for the platform, oldest first. */
 export async function events(platformId: string) {
   // An event is in each of its deliveries (a chaos DUPLICATE has two): one per event id.
-  const rows = await db()
+  const rows = await (await dbOf(platformId))
     .select(eventFields)
     .from(webhookDeliveries)
     .leftJoin(webhookEvents, legacyEvent)
@@ -69,7 +78,7 @@ export async function advance(p: TestPlatform, seconds: number) {
 
 export async function balanceOf(p: TestPlatform, accountId: string): Promise<number> {
   const row = (
-    await db()
+    await (await dbOf(p.id))
       .select()
       .from(internalAccounts)
       .where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, p.id)))

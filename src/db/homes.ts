@@ -1,0 +1,96 @@
+// The data databases ("homes"): the D1 bindings DB, DB_2, DB_3…; each platform lives in one. The directory
+// (platform_homes, in the first home) records which, and every credential or secret issued for a platform names
+// its home too, so a request reaches its database in its first round trip without asking the directory.
+import { count, eq } from 'drizzle-orm';
+import { database, type Db } from './client';
+import { platformHomes } from './schema';
+
+/** The first home: the database of releases before homes, and the one that keeps the directory. */
+export const FIRST_HOME = 'DB';
+
+// DB, then DB_2, DB_3…: a home's number is what its secrets carry.
+const HOME_BINDING = /^DB(?:_([2-9]|[1-9][0-9]+))?$/;
+
+function numberOf(home: string): number {
+  const m = HOME_BINDING.exec(home);
+  if (!m) throw new Error(`Not a home binding: ${home}`);
+  return m[1] ? Number(m[1]) : 1;
+}
+
+const homeNamed = (n: number) => (n === 1 ? FIRST_HOME : `DB_${n}`);
+
+function isD1(value: unknown): value is D1Database {
+  return typeof value === 'object' && value !== null && typeof (value as D1Database).prepare === 'function';
+}
+
+/** The homes this deployment binds, first home first. */
+export function homesOf(env: object): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => HOME_BINDING.test(name) && isD1(value))
+    .map(([name]) => name)
+    .sort((a, b) => numberOf(a) - numberOf(b));
+}
+
+/** The D1 binding of a home. */
+export function homeD1(env: object, home: string): D1Database {
+  const d1 = (env as Record<string, unknown>)[home];
+  if (!HOME_BINDING.test(home) || !isD1(d1)) throw new Error(`No data database is bound as ${home}`);
+  return d1;
+}
+
+/** The directory's database. */
+export const directoryOf = (env: object) => database(homeD1(env, FIRST_HOME));
+
+// A home's mark on a secret: `.<n>`. No secret here has a dot of its own (hex, base64url, device-code letters).
+const MARK = /\.([1-9][0-9]*)$/;
+
+/**
+ * A secret (an API token's client id, an agent token, a device code, a KYC link's secret, an invitation code)
+ * issued for a platform of `home`: the first home's carry no mark, as before homes; the others end in `.<n>`.
+ */
+export function issuedIn(secret: string, home: string): string {
+  const n = numberOf(home);
+  return n === 1 ? secret : `${secret}.${n}`;
+}
+
+/**
+ * The home a credential or secret names. Without a mark, or with the number of a home this deployment does
+ * not bind, it is the first home, where such a secret is simply not found.
+ */
+export function homeNamedBy(env: object, secret: string | undefined): string {
+  const m = secret ? MARK.exec(secret) : null;
+  if (!m) return FIRST_HOME;
+  const home = homeNamed(Number(m[1]));
+  return homesOf(env).includes(home) ? home : FIRST_HOME;
+}
+
+// Platform → home, as the directory said, per isolate: only for requests that name a platform by its id
+// (a provider's report), never for credentials. A platform's home changes only when the operator moves it;
+// an entry is trusted for a minute, so a stale one sends a report to the old home for that long, where it
+// is not found (404) and the provider retries.
+const TRUST_MS = 60_000;
+const known = new Map<string, { home: string; at: number }>();
+
+/** The home of a platform, from the directory (undefined: no such platform). */
+export async function homeOfPlatform(env: object, platformId: string, now = Date.now()): Promise<string | undefined> {
+  const hit = known.get(platformId);
+  if (hit && now - hit.at < TRUST_MS) return hit.home;
+  const [row] = await directoryOf(env)
+    .select({ home: platformHomes.home })
+    .from(platformHomes)
+    .where(eq(platformHomes.platformId, platformId))
+    .limit(1);
+  if (!row) return undefined;
+  if (known.size > 10_000) known.clear();
+  known.set(platformId, { home: row.home, at: now });
+  return row.home;
+}
+
+/** The home a new platform goes to: the bound home with the fewest platforms (the first on a tie). */
+export async function leastFullHome(env: object, directory: Db = directoryOf(env)): Promise<string> {
+  const homes = homesOf(env);
+  if (homes.length === 1) return homes[0]!;
+  const rows = await directory.select({ home: platformHomes.home, n: count() }).from(platformHomes).groupBy(platformHomes.home);
+  const held = new Map(rows.map((r) => [r.home, r.n]));
+  return homes.reduce((best, home) => ((held.get(home) ?? 0) < (held.get(best) ?? 0) ? home : best));
+}
