@@ -49,14 +49,18 @@ export async function postings(reference: string) {
 
 /** The statuses a transaction went through, from its history. */
 export async function statusPath(transactionId: string) {
-  const [row] = await fromEveryHome((d) => d.select({ history: transactions.history }).from(transactions).where(eq(transactions.id, transactionId)));
+  const [row] = await fromEveryHome((d) =>
+    d.select({ history: transactions.history }).from(transactions).where(eq(transactions.id, transactionId)),
+  );
   return (row?.history ?? []).map(([, to]) => to);
 }
 
 /** Webhook events written for the platform, oldest first. */
 export async function events(platformId: string) {
   // An event is in each of its deliveries (a chaos DUPLICATE has two): one per event id.
-  const rows = await (await dbOf(platformId))
+  const rows = await (
+    await dbOf(platformId)
+  )
     .select(eventFields)
     .from(webhookDeliveries)
     .leftJoin(webhookEvents, legacyEvent)
@@ -78,7 +82,9 @@ export async function advance(p: TestPlatform, seconds: number) {
 
 export async function balanceOf(p: TestPlatform, accountId: string): Promise<number> {
   const row = (
-    await (await dbOf(p.id))
+    await (
+      await dbOf(p.id)
+    )
       .select()
       .from(internalAccounts)
       .where(and(eq(internalAccounts.id, accountId), eq(internalAccounts.platformId, p.id)))
