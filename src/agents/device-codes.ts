@@ -6,7 +6,7 @@ import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { iso } from '../common/time';
 import { issuedIn } from '../db/homes';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound, platformMoving } from '../http/errors';
 import { requireHeld } from '../platform/tokens-service';
 import { policyNeeds } from './grants';
 
@@ -62,12 +62,18 @@ export async function redeemDeviceCode(db: Db, home: string, code: string, realN
   const codeHash = hashSecret(code.toUpperCase());
   // No credentials name the platform here: its sandbox clock comes with the code.
   const [found] = await db
-    .select({ offset: platforms.clockOffsetMs, issuerPermissions: agentDeviceCodes.issuerPermissions, policy: agents.policy })
+    .select({
+      offset: platforms.clockOffsetMs,
+      held: platforms.heldSince,
+      issuerPermissions: agentDeviceCodes.issuerPermissions,
+      policy: agents.policy,
+    })
     .from(agentDeviceCodes)
     .innerJoin(platforms, eq(platforms.id, agentDeviceCodes.platformId))
     .innerJoin(agents, eq(agents.id, agentDeviceCodes.agentId))
     .where(eq(agentDeviceCodes.codeHash, codeHash));
   if (!found) throw codeNotFound();
+  if (found.held !== null) throw platformMoving();
   // The policy may have widened since the code was issued: its issuer must hold what the agent now exercises.
   // Refused before the code is spent, so it works again if the policy narrows.
   requireHeld(

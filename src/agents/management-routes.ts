@@ -1,6 +1,7 @@
 // The platform's side of agents, tag Agent Management: agents, their policies and device codes, and the
 // approvals of their pending actions.
-import { homeNamedBy } from '../db/homes';
+import { homeOfSecret } from '../db/homes';
+import { hashSecret } from '../crypto/secrets';
 import { defineRoute, json, noContent } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { errorSchema } from '../http/errors';
@@ -108,7 +109,7 @@ export const agentManagementRoutes = [
       },
     },
     // The code names its platform's home.
-    home: ({ params }, env) => homeNamedBy(env, params.code),
+    home: ({ params }, env) => homeOfSecret(env, params.code, `device:${hashSecret(params.code.toUpperCase())}`),
     handler: async (c) => json(await redeemDeviceCode(c.db, c.home, c.params.code, Date.now())),
   }),
   defineRoute({

@@ -3,7 +3,7 @@
 // its home too, so a request reaches its database in its first round trip without asking the directory.
 import { count, eq } from 'drizzle-orm';
 import { database, type Db } from './client';
-import { platformHomes } from './schema';
+import { homeForwards, platformHomes } from './schema';
 
 /** The first home: the database of releases before homes, and the one that keeps the directory. */
 export const FIRST_HOME = 'DB';
@@ -64,26 +64,26 @@ export function homeNamedBy(env: object, secret: string | undefined): string {
   return homesOf(env).includes(home) ? home : FIRST_HOME;
 }
 
-// Platform → home, as the directory said, per isolate: only for requests that name a platform by its id
-// (a provider's report), never for credentials. A platform's home changes only when the operator moves it;
-// an entry is trusted for a minute, so a stale one sends a report to the old home for that long, where it
-// is not found (404) and the provider retries.
-const TRUST_MS = 60_000;
-const known = new Map<string, { home: string; at: number }>();
+/**
+ * Where a platform moved away from this home now lives, for one of the credentials or secrets this home issued
+ * (`home_forwards`, left by the move; the key names its kind, e.g. `token:<clientId>`). Read only after it was
+ * not found here.
+ */
+export async function forwardOf(db: Db, key: string): Promise<string | undefined> {
+  const [row] = await db.select({ home: homeForwards.home }).from(homeForwards).where(eq(homeForwards.key, key)).limit(1);
+  return row?.home;
+}
 
-/** The home of a platform, from the directory (undefined: no such platform). */
-export async function homeOfPlatform(env: object, platformId: string, now = Date.now()): Promise<string | undefined> {
-  const hit = known.get(platformId);
-  if (hit && now - hit.at < TRUST_MS) return hit.home;
-  const [row] = await directoryOf(env)
-    .select({ home: platformHomes.home })
-    .from(platformHomes)
-    .where(eq(platformHomes.platformId, platformId))
-    .limit(1);
-  if (!row) return undefined;
-  if (known.size > 10_000) known.clear();
-  known.set(platformId, { home: row.home, at: now });
-  return row.home;
+/** The home of a secret this service issued: the one it names, or where that home forwards it (`key`). */
+export async function homeOfSecret(env: object, secret: string, key: string): Promise<string> {
+  const named = homeNamedBy(env, secret);
+  return (await forwardOf(database(homeD1(env, named)), key)) ?? named;
+}
+
+/** A platform's directory entry: its home, and whether a move of it is under way (platform/move.ts). */
+export async function directoryEntry(env: object, platformId: string) {
+  const [row] = await directoryOf(env).select().from(platformHomes).where(eq(platformHomes.platformId, platformId)).limit(1);
+  return row && { home: row.home, moving: row.movingTo !== null || row.movedFrom !== null };
 }
 
 /** The home a new platform goes to: the bound home with the fewest platforms (the first on a tie). */

@@ -45,6 +45,8 @@ export const platforms = sqliteTable(
      * them, so authentication brings them to the request runner without a read of their own.
      */
     sandboxFaults: text('sandbox_faults', { mode: 'json' }).$type<LiveFault[]>(),
+    /** While the operator moves the platform to another home: its writes are refused (503, Retry-After) since then. */
+    heldSince: integer('held_since'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -64,8 +66,27 @@ export const platformHomes = sqliteTable(
     /** The home's binding name (`DB`, `DB_2`, …). */
     home: text('home').notNull(),
     umaDomain: text('uma_domain').notNull(),
+    /** A move under way (platform/move.ts): the home its rows are being copied to, until the directory switches. */
+    movingTo: text('moving_to'),
+    /** A move that switched: the home its old copy is deleted from, until the move ends. */
+    movedFrom: text('moved_from'),
   },
   (t) => [uniqueIndex(PLATFORM_HOMES_UMA_DOMAIN_UQ).on(sql`lower(${t.umaDomain})`), index('platform_homes_home_idx').on(t.home)],
+);
+
+/**
+ * A home's forwards, left by a platform moved away (platform/move.ts): a credential or secret issued here that
+ * names this home, and the home it lives in now. Read only when it is not found here.
+ */
+export const homeForwards = sqliteTable(
+  'home_forwards',
+  {
+    /** `token:<clientId>`, `agent:<token hash>`, `device:<code hash>`, `kyc:<secret hash>`, `invitation:<code>`. */
+    key: text('key').primaryKey(),
+    home: text('home').notNull(),
+    platformId: text('platform_id').notNull(),
+  },
+  (t) => [index('home_forwards_platform_idx').on(t.platformId)],
 );
 
 export const apiTokens = sqliteTable(

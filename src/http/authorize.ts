@@ -2,13 +2,14 @@
 import type { Db } from '../db/client';
 import type { AgentRow, Permission } from '../db/schema';
 import type { Principals } from './auth';
-import { forbidden, type ApiError } from './errors';
+import { forbidden, platformMoving, type ApiError } from './errors';
 import { releaseClaim, type HeldKey } from './idempotency';
 
 type AgentPermissionName = AgentRow['policy']['permissions'][number];
 
 /** What the stage needs of a route. */
 interface GuardedRoute {
+  method: string;
   permission?: Permission;
   agentPermission?: AgentPermissionName | readonly AgentPermissionName[];
   acting?: boolean;
@@ -30,6 +31,8 @@ function refusalOf(route: GuardedRoute, auth: Principals[keyof Principals]): Api
   if (route.permission && auth && 'permissions' in auth && !auth.permissions.includes(route.permission)) {
     return forbidden(`This API token lacks the ${route.permission} permission`);
   }
+  // A platform the operator is moving to another home: its writes wait (platform/move.ts); its reads go on.
+  if (auth && 'platform' in auth && auth.platform.heldSince !== null && route.method !== 'GET') return platformMoving();
   if (!auth || !('agent' in auth)) return undefined;
   const anyOf = route.agentPermission && [route.agentPermission].flat();
   if (anyOf && !anyOf.some((p) => auth.agent.policy.permissions.includes(p))) {

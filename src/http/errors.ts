@@ -82,11 +82,13 @@ export const REASONS = {
   SANDBOX_FAULT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
   SANDBOX_SNAPSHOT_NOT_FOUND: 'REFERENCE_NOT_FOUND',
   KYC_LINK_NOT_FOUND: 'REFERENCE_NOT_FOUND',
+  PLATFORM_NOT_FOUND: 'REFERENCE_NOT_FOUND',
   ROUTE_NOT_FOUND: 'REFERENCE_NOT_FOUND',
   QUOTE_NOT_PENDING: 'CONFLICT',
   QUOTE_EXPIRED: 'CONFLICT',
   UMA_DOMAIN_TAKEN: 'CONFLICT',
   IDEMPOTENCY_REQUEST_IN_PROGRESS: 'CONFLICT',
+  PLATFORM_MOVING: 'CONFLICT',
 } as const satisfies Record<string, ErrorCode>;
 
 export type Reason = keyof typeof REASONS;
@@ -152,6 +154,13 @@ export const FINAL_CONFLICT_HEADERS: Record<string, string> = { [SHOULD_RETRY_HE
 export const conflict = (message: string, name: NameOf<409> = 'CONFLICT') => new ApiError(name, message, undefined, FINAL_CONFLICT_HEADERS);
 /** A 409 the same request may get past when retried: a concurrent change, work still running. */
 export const retryableConflict = (message: string, name: NameOf<409> = 'CONFLICT') => new ApiError(name, message);
+
+/**
+ * 409 while the operator moves the platform to another database: its writes wait a moment (Retry-After), its
+ * reads go on. A retry after the move acts.
+ */
+export const platformMoving = () =>
+  new ApiError('PLATFORM_MOVING', 'The platform is moving to another database: retry in a moment', undefined, { 'Retry-After': '2' });
 
 /** One field that failed validation, named by its dotted path. */
 export interface FieldIssue {

@@ -1,6 +1,9 @@
 // The request's home (the data database of its platform) and the Env its work sees there.
 import type { Env } from '../env';
-import { FIRST_HOME, homeNamedBy } from '../db/homes';
+import { database } from '../db/client';
+import { directoryEntry, FIRST_HOME, forwardOf, homeD1, homeNamedBy } from '../db/homes';
+import { platformMoving } from './errors';
+import { hashSecret } from '../crypto/secrets';
 import { homeCredential, type Principals } from './auth';
 
 /**
@@ -25,6 +28,28 @@ export async function requestHome(
   if (kind === 'basic' || kind === 'agent') return homeNamedBy(env, homeCredential(kind, request.headers.get('Authorization')));
   if (kind === 'none' && own.home && own.input) return (await own.home(own.input, env)) ?? FIRST_HOME;
   return FIRST_HOME;
+}
+
+/**
+ * Where the credentials of a request refused in `home` went, when their platform moved away from the home they
+ * name (its forward, db/homes.ts); undefined for credentials that are simply wrong.
+ */
+export async function movedHome(env: Env, home: string, kind: keyof Principals, request: Request): Promise<string | undefined> {
+  const credential = homeCredential(kind, request.headers.get('Authorization'));
+  if (!credential) return undefined;
+  const key = kind === 'basic' ? `token:${credential}` : `agent:${hashSecret(credential)}`;
+  const moved = await forwardOf(database(homeD1(env, home)), key);
+  return moved !== home ? moved : undefined;
+}
+
+/**
+ * The home of a provider's report about a platform (its body names the platform): the directory's. While the
+ * platform moves, the report is refused as its writes are (409, Retry-After) and the provider sends it again.
+ */
+export async function homeOfReport(env: Env, platformId: string): Promise<string | undefined> {
+  const entry = await directoryEntry(env, platformId);
+  if (entry?.moving) throw platformMoving();
+  return entry?.home;
 }
 
 /**

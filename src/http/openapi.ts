@@ -107,6 +107,8 @@ function buildOpenApi(routes: RouteDef[], base: string, webhooks: WebhookDef[] =
         // 429 (`admit` in rate-limit.ts), so the document says it once for all.
         Object.entries({
           ...(r.auth === 'operator' ? {} : errorResponses(429)),
+          // And every write of a platform's while the operator moves it to another database (PLATFORM_MOVING).
+          ...(r.auth === 'operator' || r.method === 'GET' ? {} : errorResponses(409)),
           ...r.responses,
           ...(r.body ? errorResponses(415) : {}),
         }).map(([status, spec]) => [

@@ -10,7 +10,7 @@ import { strictBody } from './body';
 import { readInput, refuseFirst, strictQuery } from './input';
 import { authenticateWithLoads, readEarly, type LoadInput } from './auth-loads';
 import { authorize } from './authorize';
-import { forbidden } from './errors';
+import { ApiError, forbidden } from './errors';
 import type { Logger } from './log';
 import { committed, type Change } from './change';
 import type { ResponseSpec } from './responses';
@@ -23,7 +23,7 @@ import {
   type IdempotentOption,
 } from './idempotency';
 import type { RunHooks } from './hooks';
-import { homeEnv, requestHome, type HomeOf } from './home';
+import { homeEnv, movedHome, requestHome, type HomeOf } from './home';
 import { homeD1 } from '../db/homes';
 
 export type { LoadInput } from './auth-loads';
@@ -156,16 +156,25 @@ export function defineRoute<
     // 3. The input and Idempotency-Key, read before authentication when loads or a claim ride on it, or a
     // route finds its home from them.
     const early = await readEarly(route, input, request, spec.home !== undefined);
-    // 4. The request's home (its platform's database) and its D1 session there (primary or replica): the one
-    // place its database is chosen.
-    const home = await requestHome(base, spec.auth, request, { home: route.home, input: early.input });
-    const env = homeEnv(base, home);
-    const session = requestSession(homeD1(base, home), request, spec.auth);
-    const { db } = session;
+    // 4–5. The request's home (its platform's database) and its D1 session there (primary or replica), the one
+    // place its database is chosen; then authentication, with the route's loads and the key's claim in its
+    // round trip (none under a bad bookmark).
     const wall = Date.now();
-    // 5. Authentication, with the route's loads and the key's claim in its round trip (none under a bad bookmark).
-    const ride = session.refused ? {} : early;
-    const authed = await authenticateWithLoads(route, request, { db, settings, credentials, early: ride, wall, budget });
+    const authenticateIn = async (home: string) => {
+      const session = requestSession(homeD1(base, home), request, spec.auth);
+      const ride = session.refused ? {} : early;
+      const authed = await authenticateWithLoads(route, request, { db: session.db, settings, credentials, early: ride, wall, budget });
+      return { home, session, authed };
+    };
+    const named = await requestHome(base, spec.auth, request, { home: route.home, input: early.input });
+    const { home, session, authed } = await authenticateIn(named).catch(async (error: unknown) => {
+      // Credentials of a platform moved away from the home they name: that home forwards them (one more round trip).
+      const moved = error instanceof ApiError && error.is('UNAUTHORIZED') ? await movedHome(base, named, spec.auth, request) : undefined;
+      if (!moved) throw error;
+      return authenticateIn(moved);
+    });
+    const env = homeEnv(base, home);
+    const { db } = session;
     const { auth, loaded, held } = authed;
     // 6. Permissions: the token's, the agent's policy, a paused agent; a refusal gives the claimed key back.
     await authorize(spec, auth, db, held);

@@ -7,7 +7,7 @@ import type { InvitationStatus } from '../db/enums';
 import { iso } from '../common/time';
 import { currency } from '../common/currencies';
 import { randomHex } from '../crypto/secrets';
-import { homeD1, homeNamedBy, issuedIn } from '../db/homes';
+import { forwardOf, homeD1, homeNamedBy, issuedIn } from '../db/homes';
 import { homeEnv } from '../http/home';
 import type { Env } from '../env';
 import { ApiError, forbidden, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
@@ -223,10 +223,17 @@ export async function invitationHome(
   c: { env: Env; db: Db; home: string; loaded: Loaded<ReturnType<typeof invitationLoads>> },
   code: string,
 ): Promise<{ db: Db; queue: Queue<unknown>; loaded: Loaded<ReturnType<typeof invitationLoads>> }> {
-  const home = homeNamedBy(c.env, code);
-  if (home === c.home) return { db: c.db, queue: c.env.JOBS, loaded: c.loaded };
-  const db = database(homeD1(c.env, home));
-  return { db, queue: homeEnv(c.env, home).JOBS, loaded: await loadTogether(db, invitationLoads(db, sql`1`, code)) };
+  const at = async (home: string) => {
+    if (home === c.home) return { db: c.db, queue: c.env.JOBS, loaded: c.loaded };
+    const db = database(homeD1(c.env, home));
+    return { db, queue: homeEnv(c.env, home).JOBS, loaded: await loadTogether(db, invitationLoads(db, sql`1`, code)) };
+  };
+  const named = homeNamedBy(c.env, code);
+  const first = await at(named);
+  if (first.loaded.invitation.length > 0) return first;
+  // Not there: its platform may have moved away, leaving a forward.
+  const moved = await forwardOf(database(homeD1(c.env, named)), `invitation:${code}`);
+  return moved && moved !== named ? at(moved) : first;
 }
 
 /** The invitation as a concurrent change left it. */

@@ -10,7 +10,7 @@ import { redirectUriProblem } from '../common/endpoint-url';
 import { newId } from '../crypto/ids';
 import { hashSecret, randomToken } from '../crypto/secrets';
 import { issuedIn } from '../db/homes';
-import { ApiError, conflict, invalidFields, notFound } from '../http/errors';
+import { ApiError, conflict, invalidFields, notFound, platformMoving } from '../http/errors';
 import { dispatchTransitions } from '../transitions/schedule';
 import { errorText, isNamedGuardFailure } from '../db/errors';
 import { customerDeleted, customerNotFound } from '../customers/service';
@@ -147,7 +147,7 @@ function linkLoads(db: Db, which: SQL) {
       .where(eq(customers.id, db.select({ id: kycLinks.customerId }).from(kycLinks).where(which)))
       .limit(1),
     platform: db
-      .select({ name: platforms.name, clockOffsetMs: platforms.clockOffsetMs })
+      .select({ name: platforms.name, clockOffsetMs: platforms.clockOffsetMs, heldSince: platforms.heldSince })
       .from(platforms)
       .where(eq(platforms.id, db.select({ id: kycLinks.platformId }).from(kycLinks).where(which)))
       .limit(1),
@@ -158,7 +158,7 @@ type HostedLoaded = Loaded<ReturnType<typeof hostedLinkLoads>>;
 interface Hosted {
   link: KycLinkRow;
   customer: CustomerRow;
-  platform: { name: string; clockOffsetMs: number };
+  platform: { name: string; clockOffsetMs: number; heldSince: number | null };
 }
 
 /** The link, unless it is unknown or its customer is gone (404 either way: the page can do nothing with it). */
@@ -208,6 +208,8 @@ export async function completeHostedLink(
   wall: number,
 ): Promise<{ outcome: KycLinkOutcome; redirectUri?: string }> {
   const { link, customer, platform } = hosted(loaded);
+  // Its platform is moving to another home: the page tries again in a moment.
+  if (platform.heldSince !== null) throw platformMoving();
   const now = wall + platform.clockOffsetMs;
   const errors =
     outcome === 'REJECTED'

@@ -1,5 +1,5 @@
 // The KYC routes: beneficial owners, verifications, hosted KYC links and the identity provider's outcomes.
-import { homeOfPlatform } from '../db/homes';
+import { homeOfReport } from '../http/home';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import {
@@ -158,7 +158,7 @@ export const kycRoutes = [
     headers: providerSignatureHeader('IDENTITY_PROVIDER_SECRET', 'identity-outcome'),
     body: IdentityOutcome,
     // The report names its platform: the directory knows its home.
-    home: ({ body }, env) => homeOfPlatform(env, body.platformId),
+    home: ({ body }, env) => homeOfReport(env, body.platformId),
     responses: {
       200: { description: 'The outcome, applied now or already (`applied: false`)', schema: IdentityOutcomeResult },
       ...errorResponses(400, 401, 404, 409, 413, 415, 429),

@@ -1,5 +1,5 @@
 // POST /providers/rail/outcomes: the operator's payment rail reports what became of a payment (production).
-import { homeOfPlatform } from '../db/homes';
+import { homeOfReport } from '../http/home';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { PROVIDER_SIGNATURE_HEADER } from '../crypto/provider-signature';
@@ -20,7 +20,7 @@ export const railRoutes = [
     headers: providerSignatureHeader('RAIL_SECRET', 'rail-outcome'),
     body: RailOutcome,
     // The report names its platform: the directory knows its home.
-    home: ({ body }, env) => homeOfPlatform(env, body.platformId),
+    home: ({ body }, env) => homeOfReport(env, body.platformId),
     responses: {
       200: { description: 'The outcome, applied now or already (`applied: false`)', schema: RailOutcomeResult },
       ...errorResponses(400, 401, 404, 409, 413, 415, 429),

@@ -2,7 +2,16 @@
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { umaDomainTaken } from './config-routes';
-import { PlatformCreate, PlatformCreated, PlatformList, PlatformListQuery } from './schema';
+import {
+  PlatformCreate,
+  PlatformCreated,
+  PlatformIdParams,
+  PlatformList,
+  PlatformListQuery,
+  PlatformMoved,
+  PlatformMoveRequest,
+} from './schema';
+import { movePlatform } from './move';
 import { createPlatform, listPlatforms } from './service';
 
 const tag = 'Operator';
@@ -34,5 +43,21 @@ export const operatorRoutes = [
     query: PlatformListQuery,
     responses: { 200: { description: 'A page of platforms', schema: PlatformList }, ...errorResponses(400, 401, 404) },
     handler: async (c) => json(await listPlatforms(c.env, c.db, c.query, c.settings)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/operator/platforms/:platformId/move',
+    operationId: 'movePlatform',
+    summary:
+      'Move a platform to another data database, or finish a move that stopped: its writes answer 409 PLATFORM_MOVING (Retry-After) meanwhile, its reads go on',
+    tag,
+    auth: 'operator',
+    params: PlatformIdParams,
+    body: PlatformMoveRequest,
+    responses: {
+      200: { description: 'Where the platform lives now', schema: PlatformMoved },
+      ...errorResponses(400, 401, 404, 409, 413),
+    },
+    handler: async (c) => json(await movePlatform(c.env, c.db, c.params.platformId, c.body.home, c.now)),
   }),
 ];

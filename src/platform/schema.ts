@@ -182,3 +182,18 @@ export const PlatformCreated = z
 
 export const PlatformList = pageOf(Platform, 'PlatformListResponse');
 export const PlatformListQuery = z.object({ limit: limitParam, cursor: cursorParam });
+
+export const PlatformIdParams = z.object({ platformId: z.string().max(128) });
+
+export const PlatformMoveRequest = z
+  .strictObject({ home: Home.meta({ description: 'The data database to move the platform to (its D1 binding)' }) })
+  .meta({ id: 'PlatformMoveRequest' });
+
+export const PlatformMoved = z
+  .object({
+    platformId: z.string(),
+    home: Home.meta({ description: 'Where the platform lives now' }),
+    from: Home.meta({ description: 'Where it lived before the move' }),
+    rowsCopied: z.int().meta({ description: 'Rows copied by this call (0 when a move that stopped had copied them)' }),
+  })
+  .meta({ id: 'PlatformMoveResponse' });

@@ -189,6 +189,7 @@ export async function createPlatform(env: object, directory: Db, input: Platform
     isRegulatedFinancialInstitution: input.isRegulatedFinancialInstitution,
     clockOffsetMs: 0,
     sandboxFaults: null,
+    heldSince: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -2,7 +2,8 @@
 // link's secret from the page's URL fragment is the proof.
 import { defineRoute, json, type Ctx } from '../http/route';
 import { loadTogether } from '../db/client';
-import { homeNamedBy } from '../db/homes';
+import { homeOfSecret } from '../db/homes';
+import { hashSecret } from '../crypto/secrets';
 import { errorResponses } from '../http/responses';
 import { HostedKycCompleteRequest, HostedKycCompletion, HostedKycLink, HostedKycLinkRequest } from '../kyc/schema';
 import { completeHostedLink, hostedLinkFrom, hostedLinkLoads } from '../kyc/links-service';
@@ -18,7 +19,7 @@ export const sandboxKycLinkRoutes = [
     tag,
     auth: 'none',
     body: HostedKycLinkRequest,
-    home: ({ body }, env) => homeNamedBy(env, body.secret),
+    home: ({ body }, env) => homeOfSecret(env, body.secret, `kyc:${hashSecret(body.secret)}`),
     responses: { 200: { description: 'The link', schema: HostedKycLink }, ...errorResponses(400, 404, 413) },
     handler: async (c) => json(hostedLinkFrom(await loadHosted(c), c.now)),
   }),
@@ -30,7 +31,7 @@ export const sandboxKycLinkRoutes = [
     tag,
     auth: 'none',
     body: HostedKycCompleteRequest,
-    home: ({ body }, env) => homeNamedBy(env, body.secret),
+    home: ({ body }, env) => homeOfSecret(env, body.secret, `kyc:${hashSecret(body.secret)}`),
     responses: {
       200: { description: 'The outcome, and where the page sends the browser', schema: HostedKycCompletion },
       ...errorResponses(400, 404, 409, 410, 413),

@@ -22,7 +22,8 @@ import { badRequest, notFound } from '../http/errors';
 import { keysetList } from '../http/pagination';
 import { iso } from '../common/time';
 import type { StoreState } from '../wallet/account-store';
-import { deleteFiles, documentsPrefix, PLATFORM_DATA } from './reset';
+import { deleteFiles, documentsPrefix } from './reset';
+import { PLATFORM_DATA } from '../db/platform-data';
 
 /** Snapshots a platform may keep (hidden ones, a fixtures load's rollback points, are not counted). */
 export const MAX_SNAPSHOTS = 10;

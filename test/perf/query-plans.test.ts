@@ -8,7 +8,7 @@ import { webhookDeliveries } from '../../src/db/schema';
 import { pendingApprovalRequests } from '../../src/payments/incoming-approval';
 import { deliveriesAbout } from '../../src/webhooks/outbox';
 import { database } from '../../src/db/client';
-import { PLATFORM_DATA } from '../../src/sandbox/reset';
+import { PLATFORM_DATA } from '../../src/db/platform-data';
 import { measured } from './counting';
 
 /**

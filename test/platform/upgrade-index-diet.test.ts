@@ -1,7 +1,7 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { deletePlatformData } from '../../src/sandbox/reset';
+import { deletePlatformData } from '../../src/db/platform-data';
 import { platform, upTo } from '../support/migrations';
 
 // Its own file: each test file gets fresh storage, so UPGRADE_DB starts empty here.

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { database, type Db } from '../../src/db/client';
-import { homeD1, homeOfPlatform, homesOf } from '../../src/db/homes';
+import { directoryEntry, homeD1, homesOf } from '../../src/db/homes';
 import { internalAccounts, ledgerMovements, transactions, webhookDeliveries, webhookEvents } from '../../src/db/schema';
 import { eventFields, legacyEvent } from '../../src/webhooks/outbox';
 import { api, type TestPlatform } from './api';
@@ -12,7 +12,7 @@ import { clabeWithSuffix, iban } from './identifiers';
 export const db = () => database(env.DB);
 
 /** The database of the platform's home (the directory's answer; its first home when it has none). */
-export const dbOf = async (platformId: string) => database(homeD1(env, (await homeOfPlatform(env, platformId)) ?? 'DB'));
+export const dbOf = async (platformId: string) => database(homeD1(env, (await directoryEntry(env, platformId))?.home ?? 'DB'));
 
 /** Rows of every home (a payment lives in its platform's; these helpers know only its id). */
 const fromEveryHome = async <T>(read: (db: Db) => Promise<T[]>): Promise<T[]> =>

@@ -1,0 +1,222 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { database } from '../../src/db/client';
+import { MOVE_STEPS, movePlatform } from '../../src/platform/move';
+import { api, basic, expectError, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
+import { individualBody } from '../support/customers';
+import { policy } from '../support/agents';
+import { customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
+
+// The operator moves a platform between homes (DB → DB_2 and back): its writes wait with a retryable 409, its
+// reads go on, and afterwards everything reads back through the API as before, with every credential working.
+
+const move = (platformId: string, home: string) =>
+  api('POST', `/operator/platforms/${platformId}/move`, { auth: OPERATOR, body: { home } });
+const count = async (home: 'DB' | 'DB_2', table: string, column: string, id: string) =>
+  (await env[home]!.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).bind(id).first<{ n: number }>())!.n;
+const homeOf = async (id: string) =>
+  (await env.DB.prepare('SELECT home, moving_to, moved_from FROM platform_homes WHERE platform_id = ?').bind(id).first())!;
+
+/** A platform with something of everything a client sees: customers, money, a transfer, a token, an agent, an invitation, a KYC link. */
+async function populated() {
+  const p = await newPlatform();
+  const { customer, accounts } = await customerWithAccounts(p, individualBody({ umaAddress: `$ann@${p.umaDomain}` }));
+  await fund(p, accounts.USD!, 5_000);
+  const ext = await externalAccount(p, customer.id, 'USD', '321');
+  const sent = await transfer(p, 'out', accounts.USD!, ext, 1_200, crypto.randomUUID());
+  expect(sent.status).toBe(201);
+  const token = await api('POST', '/tokens', { auth: p.auth, body: { name: 'second', permissions: ['VIEW', 'TRANSACT'] } });
+  expect(token.status).toBe(201);
+  const agent = await api('POST', '/agents', { auth: p.auth, body: { name: 'Bot', customerId: customer.id, policy: policy() } });
+  expect(agent.status).toBe(201);
+  const redeemed = await api('POST', `/agents/device-codes/${agent.body.deviceCode.code}/redeem`);
+  expect(redeemed.status).toBe(200);
+  const pending = await api('POST', `/agents/${agent.body.agent.id}/device-codes`, { auth: p.auth });
+  expect(pending.status, JSON.stringify(pending.body)).toBe(201);
+  const invitation = await api('POST', '/invitations', { auth: p.auth, body: { inviterUma: customer.umaAddress } });
+  expect(invitation.status).toBe(201);
+  const link = await api('POST', `/customers/${customer.id}/kyc-link`, { auth: p.auth });
+  expect(link.status).toBe(201);
+  return {
+    p,
+    customer,
+    accounts,
+    ext,
+    tokenAuth: basic(token.body.clientId, token.body.clientSecret),
+    agentAuth: `Bearer ${redeemed.body.accessToken}`,
+    deviceCode: pending.body.code as string,
+    invitationCode: invitation.body.code as string,
+    kycSecret: new URL(link.body.kycUrl).hash.slice(1),
+  };
+}
+type Populated = Awaited<ReturnType<typeof populated>>;
+
+/** What a client reads of the platform, through the API. */
+async function view(x: Populated) {
+  const get = async (path: string, auth = x.p.auth) => {
+    const res = await api('GET', path, { auth });
+    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    return res.body;
+  };
+  const deliveries = await get('/webhooks/deliveries?limit=100');
+  return {
+    config: await get('/config'),
+    customers: await get('/customers'),
+    accounts: await get(`/customers/internal-accounts?customerId=${x.customer.id}`),
+    transactions: await get('/transactions'),
+    externalAccounts: await get('/customers/external-accounts'),
+    tokens: await get('/tokens'),
+    agents: await get('/agents'),
+    invitations: await get('/invitations'),
+    // Delivery attempts go on in the background; what was written is what must survive.
+    deliveries: deliveries.data.map((d: { id: string; eventType: string }) => [d.id, d.eventType]),
+    deliveriesTotal: deliveries.totalCount,
+    agentSees: await get('/agents/me', x.agentAuth),
+  };
+}
+
+/** Every credential and secret of the platform still works (read-only uses, so the view stays the same). */
+async function credentialsWork(x: Populated) {
+  expect((await api('GET', '/config', { auth: x.p.auth })).status).toBe(200);
+  expect((await api('GET', '/customers', { auth: x.tokenAuth })).status).toBe(200);
+  expect((await api('GET', '/agents/me', { auth: x.agentAuth })).status).toBe(200);
+  expect((await api('GET', `/agents/device-codes/${x.deviceCode}/status`, { auth: x.p.auth })).status).toBe(200);
+  const other = await newPlatform({ home: 'DB_2' });
+  expect((await api('GET', `/invitations/${x.invitationCode}`, { auth: other.auth })).body.status).toBe('PENDING');
+  expect((await api('POST', '/sandbox/kyc-links/open', { body: { secret: x.kycSecret } })).body.state).toBe('OPEN');
+}
+
+const aWrite = (p: TestPlatform) => api('POST', '/customers', { auth: p.auth, body: individualBody() });
+
+describe('POST /operator/platforms/{platformId}/move', () => {
+  it('moves a platform with all it holds: the API reads the same before and after, every credential works, the old home keeps none of it', async () => {
+    const x = await populated();
+    const before = await view(x);
+    const moved = await move(x.p.id, 'DB_2');
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toMatchObject({ platformId: x.p.id, home: 'DB_2', from: 'DB' });
+    expect(moved.body.rowsCopied).toBeGreaterThan(20);
+    expect(await homeOf(x.p.id)).toEqual({ home: 'DB_2', moving_to: null, moved_from: null });
+    expect(await view(x)).toEqual(before);
+    await credentialsWork(x);
+    await expectLedgerInvariant(x.p.id);
+    // Nothing of it is left in the old home but the forwards of its credentials.
+    for (const [table, column] of [
+      ['platforms', 'id'],
+      ['customers', 'platform_id'],
+      ['transactions', 'platform_id'],
+      ['ledger_movements', 'platform_id'],
+      ['api_tokens', 'platform_id'],
+      ['webhook_deliveries', 'platform_id'],
+      ['list_counts', 'platform_id'],
+    ])
+      expect(await count('DB', table!, column!, x.p.id), table).toBe(0);
+    // Two API tokens, the agent's token, two device codes (one redeemed), the KYC link, the invitation.
+    expect(await count('DB', 'home_forwards', 'platform_id', x.p.id)).toBe(7);
+    // It writes again, in its new home, and can move back.
+    expect((await aWrite(x.p)).status).toBe(201);
+    expect((await transfer(x.p, 'out', x.accounts.USD!, x.ext, 100, crypto.randomUUID())).status).toBe(201);
+    const after = await view(x);
+    expect((await move(x.p.id, 'DB')).body).toMatchObject({ home: 'DB', from: 'DB_2' });
+    expect(await view(x)).toEqual(after);
+    await credentialsWork(x);
+    expect(await count('DB_2', 'platforms', 'id', x.p.id)).toBe(0);
+  });
+
+  it.each(MOVE_STEPS.filter((s) => s !== 'released'))(
+    'a move stopped after %s: reads go on, writes wait with a retryable 409, and asking again finishes it with nothing lost or doubled',
+    async (step) => {
+      const x = await populated();
+      const before = await view(x);
+      const stopped = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, stopAfter: step });
+      expect(stopped.platformId).toBe(x.p.id);
+      // Meanwhile: the same reads, and writes refused with a retry hint (none of them applied).
+      expect(await view(x)).toEqual(before);
+      const refused = await aWrite(x.p);
+      expectError(refused, 409, 'CONFLICT', 'PLATFORM_MOVING');
+      expect(refused.headers.get('Retry-After')).toBe('2');
+      expectError(
+        await api('POST', '/sandbox/kyc-links/complete', { body: { secret: x.kycSecret, outcome: 'APPROVED' } }),
+        409,
+        'CONFLICT',
+        'PLATFORM_MOVING',
+      );
+      // Another destination is refused while this move is under way.
+      expectError(await move(x.p.id, 'DB'), 409, 'CONFLICT');
+      // Asking again finishes it.
+      const finished = await move(x.p.id, 'DB_2');
+      expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+      expect(finished.body).toMatchObject({ home: 'DB_2', from: 'DB' });
+      expect(await view(x)).toEqual(before);
+      await credentialsWork(x);
+      await expectLedgerInvariant(x.p.id);
+      expect(await count('DB', 'customers', 'platform_id', x.p.id)).toBe(0);
+      expect(await count('DB_2', 'customers', 'platform_id', x.p.id)).toBe(1);
+      expect(await count('DB_2', 'platforms', 'id', x.p.id)).toBe(1);
+      expect((await aWrite(x.p)).status).toBe(201);
+    },
+  );
+
+  it('refuses an unknown platform, an unbound database and a malformed body; a move to where it lives changes nothing', async () => {
+    const p = await newPlatform();
+    expectError(await move('Platform:00000000-0000-7000-8000-000000000000', 'DB_2'), 404, 'REFERENCE_NOT_FOUND', 'PLATFORM_NOT_FOUND');
+    expectError(await move(p.id, 'DB_9'), 400, 'INVALID_INPUT');
+    expectError(await api('POST', `/operator/platforms/${p.id}/move`, { auth: OPERATOR, body: {} }), 400, 'INVALID_INPUT');
+    const same = await move(p.id, 'DB');
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual({ platformId: p.id, home: 'DB', from: 'DB', rowsCopied: 0 });
+    expectError(await api('POST', `/operator/platforms/${p.id}/move`, { auth: p.auth, body: { home: 'DB_2' } }), 401);
+  });
+
+  it('under load: a client paying and reading throughout sees no 5xx, only retryable 409s, and every payment it was told of is there once', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 1_000_000);
+    const ext = await externalAccount(p, customer.id, 'USD', '321');
+    const statuses: number[] = [];
+    const paid: string[] = [];
+    let moving = true;
+    const client = (async () => {
+      while (moving) {
+        const key = crypto.randomUUID();
+        // A client retries a 409 that says so with the same Idempotency-Key, as the SDK does.
+        for (;;) {
+          const res = await transfer(p, 'out', accounts.USD!, ext, 100, key);
+          statuses.push(res.status);
+          if (res.status === 201) {
+            paid.push(res.body.id);
+            break;
+          }
+          expectError(res, 409, 'CONFLICT', 'PLATFORM_MOVING');
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const read = await api('GET', `/transactions?limit=5`, { auth: p.auth });
+        statuses.push(read.status);
+        expect(read.status).toBe(200);
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 300));
+    const moved = await move(p.id, 'DB_2');
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    moving = false;
+    await client;
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(statuses).toContain(409);
+    expect(paid.length).toBeGreaterThan(2);
+    // Every payment answered 201 is there, once; the balance is what they took.
+    const outgoing: string[] = [];
+    for (let cursor: string | undefined, more = true; more;) {
+      const page = await api('GET', `/transactions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { auth: p.auth });
+      for (const t of page.body.data) if (t.type === 'OUTGOING') outgoing.push(t.id);
+      cursor = page.body.nextCursor;
+      more = page.body.hasMore;
+    }
+    expect(outgoing.sort()).toEqual([...paid].sort());
+    const balance = (await api('GET', `/customers/internal-accounts?customerId=${customer.id}`, { auth: p.auth })).body.data.find(
+      (a: { id: string }) => a.id === accounts.USD,
+    ).balance.amount;
+    expect(balance).toBe(1_000_000 - 100 * paid.length);
+    await expectLedgerInvariant(p.id);
+  });
+});
