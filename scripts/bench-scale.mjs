@@ -137,6 +137,8 @@ for (const size of SIZES) {
   await start();
   const umaDomain = `scale-${randomUUID().slice(0, 8)}.bench.test`;
   const platform = await createPlatform(service.apiBase, secrets.OPERATOR_TOKEN, {
+    // In the first data database, where the seed's `wrangler d1 execute DB` writes.
+    home: 'DB',
     name: 'Scale bench platform',
     umaDomain,
     supportedCurrencies: ['USD', 'EUR'].map((currencyCode) => ({

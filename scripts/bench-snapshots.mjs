@@ -81,6 +81,8 @@ async function main() {
   await start();
   const umaDomain = `snap-${randomUUID().slice(0, 8)}.bench.test`;
   const platform = await createPlatform(service.apiBase, secrets.OPERATOR_TOKEN, {
+    // In the first data database, where the seed's `wrangler d1 execute DB` writes.
+    home: 'DB',
     ...SANDBOX_PLATFORM,
     name: 'Snapshot bench platform',
     umaDomain,

@@ -63,6 +63,11 @@ function pipeRedacted(from, to) {
   from.on('end', () => rest && to.write(redactDeviceCodes(rest)));
 }
 
+// The sandbox platform lives in the second data database (wrangler.toml's DB_2): its credentials carry that
+// home's mark and its queue messages their home, so a developer's own suite goes the way a deployment with many
+// databases routes every request.
+const SANDBOX_HOME = { ...SANDBOX_PLATFORM, home: 'DB_2' };
+
 async function bootstrap(apiBase, operatorToken) {
   if (existsSync(credentialsFile)) {
     const saved = JSON.parse(readFileSync(credentialsFile, 'utf8'));
@@ -71,11 +76,11 @@ async function bootstrap(apiBase, operatorToken) {
     if (r.ok) return { ...saved, baseUrl: apiBase, reused: true };
     console.warn(`Saved credentials no longer work (HTTP ${r.status}); creating a new sandbox platform.`);
   }
-  const created = await createPlatform(apiBase, operatorToken).catch((error) => {
+  const created = await createPlatform(apiBase, operatorToken, SANDBOX_HOME).catch((error) => {
     if (!/UMA_DOMAIN_TAKEN/.test(error.message)) throw error;
     // UMA domains are unique: the platform of an earlier start (its credentials deleted) still holds the default.
     return createPlatform(apiBase, operatorToken, {
-      ...SANDBOX_PLATFORM,
+      ...SANDBOX_HOME,
       umaDomain: `sandbox-${randomBytes(4).toString('hex')}.local.test`,
     });
   });

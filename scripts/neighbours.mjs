@@ -111,8 +111,10 @@ async function main() {
     stdio: 'ignore',
     quietMigrations: true,
   });
+  // Both in one data database: what they share is its one writer (on two databases they would share nothing).
   const body = (name) => ({
     name,
+    home: 'DB',
     umaDomain: `${name.toLowerCase()}.neighbours.test`,
     isRegulatedFinancialInstitution: false,
     supportedCurrencies: [

@@ -23,12 +23,16 @@ const GB10 = 10 * 1024 ** 3;
 let service;
 const { dir, secrets, envFile } = scratchWorkspace('storage', () => service);
 
-function sqliteFile(base) {
+/** The local D1 file that holds the platform (each data database is a file of its own). */
+function sqliteFile(base, platformId) {
   for (const name of readdirSync(base, { recursive: true })) {
     const path = join(base, String(name));
-    if (path.endsWith('.sqlite') && statSync(path).size > 0 && path.includes('d1')) return path;
+    if (!path.endsWith('.sqlite') || statSync(path).size === 0 || !path.includes('d1')) continue;
+    const q = `SELECT count(*) FROM platforms WHERE id = '${platformId.replace(/'/g, "''")}'`;
+    const run = spawnSync('sqlite3', ['-readonly', '-cmd', 'PRAGMA writable_schema = ON', path, q], { encoding: 'utf8' });
+    if (run.status === 0 && run.stdout.trim() === '1') return path;
   }
-  throw new Error(`no D1 SQLite file under ${base}`);
+  throw new Error(`no D1 SQLite file under ${base} holds ${platformId}`);
 }
 
 /** Bytes per table (its indexes included) and per index, from the file's pages. */
@@ -83,7 +87,7 @@ async function main() {
       }),
     );
   };
-  const file = sqliteFile(persistTo);
+  const file = sqliteFile(persistTo, p.platformId);
   const s0 = pages(file);
 
   const address = { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };

@@ -188,7 +188,8 @@ export async function startLocalWorker({
 /**
  * Applies the D1 migrations of `config` not yet applied to the local databases under `persistTo`, as
  * `wrangler d1 migrations apply --local` does (the same `d1_migrations` table, each migration with its row in one
- * atomic batch), in one runtime instead of one per migration. Returns the names applied, in order.
+ * atomic batch), in one runtime instead of one per migration. Returns what it applied, in order: `<binding>: <name>`
+ * (every data database of wrangler.toml gets every migration).
  */
 export async function applyLocalMigrations({ config = 'wrangler.toml', persistTo = '.wrangler/state' } = {}) {
   const wrangler = unstable_readConfig({ config });
@@ -222,7 +223,7 @@ export async function applyLocalMigrations({ config = 'wrangler.toml', persistTo
       for (const name of pending) {
         const statements = unstable_splitSqlQuery(readFileSync(join(dir, name), 'utf8'));
         await db.batch([...statements.map((q) => db.prepare(q)), db.prepare(`INSERT INTO ${table} (name) VALUES (?)`).bind(name)]);
-        applied.push(name);
+        applied.push(`${d.binding}: ${name}`);
       }
     }
   } finally {

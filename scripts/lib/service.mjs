@@ -84,9 +84,11 @@ export function applyMigrations({ persistTo, config, quiet = false } = {}) {
 /** One line for the migrations `applied` (their file names, in order) out of the project's. */
 export function migrationSummary(applied) {
   const total = readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).length;
-  if (!applied.length) return `Database up to date (${total} migrations)`;
-  const names = applied.length === 1 ? applied[0] : `${applied[0]} … ${applied.at(-1)}`;
-  return `Database: applied ${applied.length} of ${total} migrations (${names})`;
+  if (!applied.length) return `Databases up to date (${total} migrations)`;
+  const databases = [...new Set(applied.map((a) => a.split(': ')[0]))];
+  const names = [...new Set(applied.map((a) => a.split(': ')[1]))].sort();
+  const range = names.length === 1 ? names[0] : `${names[0]} … ${names.at(-1)}`;
+  return `Databases ${databases.join(', ')}: applied ${applied.length} migrations (${range}; ${total} in all)`;
 }
 
 /**

@@ -164,7 +164,8 @@ function platformView(p: PlatformRow, home: string, extras: ConfigExtras) {
 /**
  * Creates a platform and its first token (VIEW, TRANSACT, MANAGE) atomically in its home: the one the operator
  * names, or the bound home with the fewest platforms. The directory records it first (claiming its UMA domain
- * across homes); if the home refuses the platform, the record goes again.
+ * across homes), in the same batch when the home is the directory's; if another home refuses the platform, the
+ * record goes again.
  */
 export async function createPlatform(env: object, directory: Db, input: PlatformCreate, now: number, s: Settings) {
   checkWebhookEndpoint(input.webhookEndpoint, s);
@@ -194,14 +195,19 @@ export async function createPlatform(env: object, directory: Db, input: Platform
     updatedAt: now,
   };
   const token = newToken(row.id, home, 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], now);
-  await claimingUmaDomain(input.umaDomain, () =>
-    directory.insert(platformHomes).values({ platformId: id, home, umaDomain: input.umaDomain }),
-  );
-  try {
-    await claimingUmaDomain(input.umaDomain, () => db.batch([db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)]));
-  } catch (error) {
-    await directory.delete(platformHomes).where(eq(platformHomes.platformId, id));
-    throw error;
+  const entry = directory.insert(platformHomes).values({ platformId: id, home, umaDomain: input.umaDomain });
+  const rows = [db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)] as const;
+  if (home === FIRST_HOME) {
+    // The directory's home too: one batch.
+    await claimingUmaDomain(input.umaDomain, () => db.batch([entry, ...rows]));
+  } else {
+    await claimingUmaDomain(input.umaDomain, () => entry);
+    try {
+      await claimingUmaDomain(input.umaDomain, () => db.batch(rows));
+    } catch (error) {
+      await directory.delete(platformHomes).where(eq(platformHomes.platformId, id));
+      throw error;
+    }
   }
   return { platform: platformView(row, home, extras), token: token.view };
 }

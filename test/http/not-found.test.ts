@@ -1,7 +1,7 @@
 // The 404 of every resource through the HTTP API: a code of the reference's 404 enum, the finer case in details.reason.
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/router';
-import { api, expectError, newPlatform, type CallOptions } from '../support/api';
+import { api, expectError, newPlatform, OPERATOR, type CallOptions } from '../support/api';
 import { policy, newAgent } from '../support/agents';
 import { MINIMAL_PDF, multipart } from '../support/customers';
 import { undeclared } from '../support/responses';
@@ -19,7 +19,7 @@ interface Case {
   code: string;
   /** The finer case `details.reason` names (every REFERENCE_NOT_FOUND has one but a webhook's resourceId). */
   reason?: string;
-  auth?: 'platform' | 'agent' | 'none';
+  auth?: 'platform' | 'agent' | 'none' | 'operator';
   body?: unknown;
   form?: { name: string; value?: string; filename?: string; contentType?: string; data?: Uint8Array }[];
 }
@@ -186,6 +186,14 @@ const CASES: Case[] = [
   { method: 'GET', path: `/sandbox/snapshots/${none('SandboxSnapshot')}`, ...ref('SANDBOX_SNAPSHOT_NOT_FOUND') },
   { method: 'POST', path: `/sandbox/snapshots/${none('SandboxSnapshot')}/restore`, ...ref('SANDBOX_SNAPSHOT_NOT_FOUND') },
   { method: 'DELETE', path: `/sandbox/snapshots/${none('SandboxSnapshot')}`, ...ref('SANDBOX_SNAPSHOT_NOT_FOUND') },
+  // The operator's
+  {
+    method: 'POST',
+    path: `/operator/platforms/${none('Platform')}/move`,
+    auth: 'operator',
+    body: { home: 'DB_2' },
+    ...ref('PLATFORM_NOT_FOUND'),
+  },
   // The hosted KYC page's calls: the secret is the credential
   { method: 'POST', path: '/sandbox/kyc-links/open', auth: 'none', body: { secret: 'no-such-secret' }, ...ref('KYC_LINK_NOT_FOUND') },
   {
@@ -229,7 +237,8 @@ describe('404 of every resource', () => {
       const path = c.path.replace('{agentId}', agent.agentId).replace('{platformId}', p.id);
       const route = routeOf(c.method, path);
       expect(route, `${c.method} ${path}: a route`).toBeDefined();
-      const opts: CallOptions = { auth: c.auth === 'none' ? undefined : c.auth === 'agent' ? agent.bearer : p.auth, body: c.body };
+      const auth = { none: undefined, agent: agent.bearer, operator: OPERATOR, platform: p.auth }[c.auth ?? 'platform'];
+      const opts: CallOptions = { auth, body: c.body };
       if (route!.idempotent) opts.headers = { 'Idempotency-Key': crypto.randomUUID() };
       if (c.form) {
         const form = multipart(c.form);

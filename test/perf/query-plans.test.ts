@@ -149,7 +149,8 @@ const CASES: Case[] = [
   { path: '/receiver/uma/%24success.usd%40sandbox.uma.test?senderUmaAddress={sender}', uses: [['customers', '<expr>']] },
   { path: '/receiver/external-account/{external}?customerId={customer}' },
   // Service-wide lists.
-  { path: '/operator/platforms', as: 'operator', scans: ['platforms'] },
+  // The directory's page (the platforms' rows are then read by id in their homes).
+  { path: '/operator/platforms', as: 'operator', scans: ['platform_homes'] },
   { path: '/uma-providers', scans: ['uma_providers'] },
   { path: '/uma-providers?sortOrder=asc', scans: ['uma_providers'] },
   { path: '/uma-providers?hasBlockedProviders=false', scans: ['uma_providers'] },

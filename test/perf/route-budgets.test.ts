@@ -26,9 +26,16 @@ const BUDGETS: Record<string, { d1: number; account: number }> = {};
 const budget = (d1: number, account = 0) => ({ d1, account });
 Object.assign(BUDGETS, {
   // Operator
-  createPlatform: budget(1),
-  listPlatforms: budget(1),
-  loadUmaProviders: budget(2),
+  // The least full home (none when the request names one), the directory's entry, then the platform in its home
+  // (the entry and the platform in one batch when its home is the directory's).
+  createPlatform: budget(3),
+  // The directory's page, then the page's platforms in each home they live in (two here).
+  listPlatforms: budget(3),
+  // The domains' check and the batch, in every home (two here).
+  loadUmaProviders: budget(4),
+  // Grows with the platform's tables and rows: three round trips a table (the target cleared, a page copied, the
+  // source cleared) for a platform with little data, plus a round trip for each further 100 rows copied.
+  movePlatform: budget(130),
   getOpenApi: budget(0),
   // Platform configuration and tokens
   getPlatformConfig: budget(1),
@@ -122,9 +129,10 @@ Object.assign(BUDGETS, {
   restoreSandboxSnapshot: budget(3, 7),
   deleteSandboxSnapshot: budget(2),
   getSandboxMagicValues: budget(1),
-  // The hosted KYC page's calls (no credentials: the link's secret finds it).
-  openSandboxKycLink: budget(1),
-  completeSandboxKycLink: budget(2),
+  // The hosted KYC page's calls (no credentials: the link's secret finds it, in the home it names or where that
+  // home forwards it, one round trip first).
+  openSandboxKycLink: budget(2),
+  completeSandboxKycLink: budget(3),
   // One customer with a balance; grows with the document (each step costs its own operation's budget) and the platform's wallets (the rollback point).
   loadSandboxFixtures: budget(9, 7),
   // Embedded wallets
@@ -147,7 +155,8 @@ Object.assign(BUDGETS, {
   deleteAgent: budget(2),
   regenerateAgentDeviceCode: budget(3),
   getAgentDeviceCodeStatus: budget(1),
-  redeemAgentDeviceCode: budget(4),
+  // The code's home (where it names, or where that home forwards it), then the redemption.
+  redeemAgentDeviceCode: budget(5),
   listAgentApprovals: budget(1),
   approveAgentAction: budget(3),
   rejectAgentAction: budget(2),
@@ -167,9 +176,10 @@ Object.assign(BUDGETS, {
   agentGetAction: budget(3),
   agentListTransactions: budget(2),
   agentGetTransaction: budget(2),
-  // The operator's providers (production): the subject read, then its change in one batch.
-  reportRailOutcome: budget(2),
-  reportIdentityOutcome: budget(2),
+  // The operator's providers (production): the platform's home (the directory), the subject read, then its
+  // change in one batch.
+  reportRailOutcome: budget(3),
+  reportIdentityOutcome: budget(3),
 });
 
 /**
@@ -308,6 +318,8 @@ describe('round trips of every operation (the production latency model)', () => 
       body: { providers: [{ name: 'RT Bank', domain: `bank-${domain}`, supportedRegions: ['US'], supportedCurrencies: ['USD'] }] },
     });
     await m('getOpenApi', 'GET', '/openapi.json');
+    const movable = await newPlatform();
+    await m('movePlatform', 'POST', `/operator/platforms/${movable.id}/move`, { auth: OPERATOR, body: { home: 'DB_2' } });
 
     // --- platform configuration and tokens ---
     const auth = p.auth;

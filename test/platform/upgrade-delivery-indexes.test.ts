@@ -2,12 +2,12 @@ import { applyD1Migrations, env } from 'cloudflare:test';
 import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { apiTokens, platforms, webhookDeliveries } from '../../src/db/schema';
+import { apiTokens, webhookDeliveries } from '../../src/db/schema';
 import { newToken } from '../../src/platform/tokens-service';
 import { deliveryView } from '../../src/webhooks/service';
 import { toBase64url } from '../../src/crypto/base64';
 import { basic, expectError, failingFields, workerApi, type ApiResult } from '../support/api';
-import { upTo } from '../support/migrations';
+import { platform, upTo } from '../support/migrations';
 
 // Its own file: each test file gets fresh storage, so UPGRADE_DB starts empty here. The Worker's real fetch handler
 // serves the upgraded database (its DB binding replaced by UPGRADE_DB).
@@ -86,20 +86,8 @@ function deliveries(platformId: string, tag: number, count: number) {
 async function platformOf(name: string) {
   const id = `Platform:${crypto.randomUUID()}`;
   const token = newToken(id, 'DB', 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], T);
-  const d = database(db);
-  await d.batch([
-    d.insert(platforms).values({
-      id,
-      configId: `PlatformConfig:${crypto.randomUUID()}`,
-      name,
-      umaDomain: `${crypto.randomUUID()}.platform.test`,
-      supportedCurrencies: [],
-      isRegulatedFinancialInstitution: false,
-      createdAt: T,
-      updatedAt: T,
-    }),
-    d.insert(apiTokens).values(token.row),
-  ]);
+  await platform(id.slice('Platform:'.length), `${crypto.randomUUID()}.platform.test`, T).run();
+  await database(db).insert(apiTokens).values(token.row);
   return { id, auth: basic(token.view.clientId, token.view.clientSecret) };
 }
 

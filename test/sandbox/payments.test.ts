@@ -155,8 +155,9 @@ describe('POST /sandbox/reset', () => {
       await Promise.all((await platformTables()).map(async (name) => [name, await rowsOf(name, p.id)] as const)),
     );
     const before = Object.values(populated).filter((n) => n > 0).length;
-    // Kept: the tokens, the platform's range in the search index, and the maintained counts (of what is left).
-    const KEPT = ['api_tokens', 'customer_search_ranges', 'list_counts'];
+    // Kept: the tokens, the platform's range in the search index, the maintained counts (of what is left), and
+    // its entry in the directory of homes.
+    const KEPT = ['api_tokens', 'customer_search_ranges', 'list_counts', 'platform_homes'];
     expect(before).toBeGreaterThanOrEqual(15);
     expect(Object.keys(remaining).length).toBeGreaterThanOrEqual(30);
     for (const [table, n] of Object.entries(remaining)) if (!KEPT.includes(table)) expect(n, table).toBe(0);
