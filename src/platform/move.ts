@@ -1,7 +1,7 @@
 // Moving a platform to another home (the operator's): hold its writes, copy its rows, switch the directory,
 // delete the old copy behind forwards for its credentials, release. Each step can be repeated, so a move that
 // stopped anywhere is finished by asking for it again.
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { database, type Db, type Statement } from '../db/client';
 import { FIRST_HOME, homeD1, homesOf } from '../db/homes';
@@ -11,6 +11,7 @@ import {
   agentTokens,
   apiTokens,
   homeForwards,
+  internalAccounts,
   invitations,
   kycLinks,
   listCounts,
@@ -20,6 +21,7 @@ import {
   sandboxFaults,
   sandboxSnapshotRows,
   sandboxSnapshots,
+  transactions,
 } from '../db/schema';
 import { invalidFields, notFound, retryableConflict } from '../http/errors';
 
@@ -116,7 +118,39 @@ async function deleteAll(db: Db, platformId: string): Promise<void> {
   await db.run(sql`DELETE FROM customer_search_ranges WHERE platform_id = ${platformId}`);
 }
 
+/**
+ * What the copy is checked by: each table's count of the platform's rows, the sum of its balances and of its
+ * transactions' versions (every change of a transaction bumps its version). A write that authenticated before
+ * the hold and committed in the source after its table was copied shows here, and the copy is made again.
+ */
+async function fingerprint(db: Db, platformId: string): Promise<string> {
+  const statements = [
+    ...MOVED.map(({ table, rowsOf }) => db.select({ n: count() }).from(table).where(rowsOf(platformId))),
+    db
+      .select({ n: sql<number>`coalesce(sum(${internalAccounts.balance}), 0)` })
+      .from(internalAccounts)
+      .where(eq(internalAccounts.platformId, platformId)),
+    db
+      .select({ n: sql<number>`coalesce(sum(${transactions.version}), 0)` })
+      .from(transactions)
+      .where(eq(transactions.platformId, platformId)),
+  ];
+  const results = (await db.batch(statements as unknown as [Statement, ...Statement[]])) as { n: number }[][];
+  return results.map((r) => r[0]?.n ?? 0).join(',');
+}
+
+// Copies made again when the source changed meanwhile, before the move gives up (409: asking again retries).
+const COPY_ATTEMPTS = 3;
+
 const moving = (home: string) => retryableConflict(`A move of this platform to ${home} is under way: ask for that one to finish it`);
+
+export interface MoveOptions {
+  drainMs: number;
+  /** Stops the move after this step, as a timeout or a deploy would (tests). */
+  stopAfter?: MoveStep;
+  /** Runs after each copy, before it is checked (tests write to the source there, as a late write would). */
+  copied?: () => Promise<void>;
+}
 
 export interface MoveResult {
   platformId: string;
@@ -133,7 +167,7 @@ export interface MoveResult {
  * 1. held: the platform's writes are refused with a retryable 409 (`held_since`, read with its credentials);
  *    reads go on. The move waits `drainMs` for writes that authenticated just before.
  * 2. copied: whatever a stopped copy left in the target is deleted, then every row is copied, and the list
- *    counts are set to the source's.
+ *    counts are set to the source's; the copy is made again if the source changed meanwhile (`fingerprint`).
  * 3. switched: the directory names the target; the source's copy is still whole, so a request that reaches it
  *    (its credentials name it) reads what it read before.
  * 4. cleaned: the source keeps forwards for the platform's credentials and secrets, deleted with them in one
@@ -146,7 +180,7 @@ export async function movePlatform(
   platformId: string,
   target: string,
   now: number,
-  options: { drainMs: number; stopAfter?: MoveStep } = { drainMs: DRAIN_MS },
+  options: MoveOptions = { drainMs: DRAIN_MS },
 ): Promise<MoveResult> {
   if (!homesOf(env).includes(target)) {
     throw invalidFields('request body', [
@@ -174,15 +208,25 @@ export async function movePlatform(
       .where(eq(platforms.id, platformId));
     if (stop('held')) return { platformId, home: from, from, rowsCopied };
     await new Promise((resolve) => setTimeout(resolve, options.drainMs));
-    // 2. Copy, over whatever a stopped copy left.
-    await deleteAll(to, platformId);
-    await to.delete(homeForwards).where(eq(homeForwards.platformId, platformId));
-    for (const t of MOVED) rowsCopied += await copyTable(source, to, t, platformId);
-    const counts = await source.select().from(listCounts).where(eq(listCounts.platformId, platformId));
-    await to.batch([
-      to.delete(listCounts).where(eq(listCounts.platformId, platformId)),
-      ...counts.map((c) => to.insert(listCounts).values(c)),
-    ] as [Statement, ...Statement[]]);
+    // 2. Copy, over whatever a stopped copy left, until the source did not change meanwhile.
+    for (let attempt = 1; ; attempt++) {
+      const before = await fingerprint(source, platformId);
+      await deleteAll(to, platformId);
+      await to.delete(homeForwards).where(eq(homeForwards.platformId, platformId));
+      rowsCopied = 0;
+      for (const t of MOVED) rowsCopied += await copyTable(source, to, t, platformId);
+      const counts = await source.select().from(listCounts).where(eq(listCounts.platformId, platformId));
+      await to.batch([
+        to.delete(listCounts).where(eq(listCounts.platformId, platformId)),
+        ...counts.map((c) => to.insert(listCounts).values(c)),
+      ] as [Statement, ...Statement[]]);
+      await options.copied?.();
+      const [after, copied] = await Promise.all([fingerprint(source, platformId), fingerprint(to, platformId)]);
+      if (after === before && copied === after) break;
+      if (attempt === COPY_ATTEMPTS)
+        throw retryableConflict('The platform kept changing while its rows were copied: ask again to finish the move');
+      await new Promise((resolve) => setTimeout(resolve, options.drainMs));
+    }
     if (stop('copied')) return { platformId, home: from, from, rowsCopied };
     // 3. Switch.
     await directory

@@ -157,6 +157,23 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     },
   );
 
+  it('a write that lands in the old home after its table was copied is not lost: the copy is made again', async () => {
+    const x = await populated();
+    const [txn] = (await api('GET', '/transactions', { auth: x.p.auth })).body.data;
+    const version = () => env.DB.prepare('SELECT version FROM transactions WHERE id = ?').bind(txn.id).first<{ version: number }>();
+    const before = (await version())!.version;
+    let copies = 0;
+    const late = async () => {
+      // As a change that authenticated before the hold would commit: in the source, after the copy read it.
+      if (++copies === 1) await env.DB.prepare('UPDATE transactions SET version = version + 1 WHERE id = ?').bind(txn.id).run();
+    };
+    const moved = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, copied: late });
+    expect(moved.home).toBe('DB_2');
+    expect(copies).toBe(2);
+    const after = await env.DB_2!.prepare('SELECT version FROM transactions WHERE id = ?').bind(txn.id).first<{ version: number }>();
+    expect(after?.version).toBe(before + 1);
+  });
+
   it('refuses an unknown platform, an unbound database and a malformed body; a move to where it lives changes nothing', async () => {
     const p = await newPlatform();
     expectError(await move('Platform:00000000-0000-7000-8000-000000000000', 'DB_2'), 404, 'REFERENCE_NOT_FOUND', 'PLATFORM_NOT_FOUND');
