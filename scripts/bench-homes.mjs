@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { cannon, cannonOptions } from './bench/cannon.mjs';
 import { platformApi, RUN, webhooksIdle } from './bench/fixtures.mjs';
 import { scenarios } from './bench/scenarios.mjs';
-import { createPlatform, median, SANDBOX_PLATFORM, scratchWorkspace, startBenchService, stopChild } from './lib/service.mjs';
+import { createPlatform, median, SANDBOX_PLATFORM, scratchWorkspace, startBenchService } from './lib/service.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -237,12 +237,10 @@ async function main() {
   return failed ? 1 : 0;
 }
 
-let code = 1;
+// On any exit scratchWorkspace stops the service and removes its state.
 try {
-  code = await main();
+  process.exit(await main());
 } catch (error) {
   console.error(error.stack ?? error);
-} finally {
-  await stopChild(service?.child);
+  process.exit(1);
 }
-process.exit(code);
