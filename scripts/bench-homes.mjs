@@ -19,8 +19,8 @@
 // A warm-up of each configuration, then --rounds rounds that run (a) and (b) once each, in alternating order
 // (a b, b a, a b…), so a shared machine's load swings fall on both alike. Prints payments per second (both
 // platforms together) per configuration, the median of the rounds, and the ratio b/a of the medians; per run
-// also the CPU the service's processes used (all threads, and its busiest thread: the Worker's JavaScript and
-// the local D1 both run in workerd), from /proc where there is one. `--json <file>` also writes the figures.
+// also the CPU the service's processes used (all threads, per payment, and its busiest thread: the Worker's
+// JavaScript and the local D1 both run in workerd), from /proc where there is one. `--json <file>` also writes the figures.
 //
 //   npm run bench:homes -- [--connections 16] [--duration 8] [--warmup 2] [--rounds 3] [--json FILE] [--keep]
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -144,7 +144,15 @@ async function run(config, seconds) {
     p99: Math.max(...each.map((r) => r.p99)),
     non2xx: each.reduce((n, r) => n + r.non2xx, 0),
     errors: each.reduce((n, r) => n + r.errors, 0),
-    ...(cpu ? { serviceCpuPct: cpu.totalPct, busiestThreadPct: cpu.busiestPct, busiestThread: cpu.busiestThread } : {}),
+    ...(cpu
+      ? {
+          serviceCpuPct: cpu.totalPct,
+          // CPU a payment moves far less with the machine's load than payments a second do.
+          cpuMsPerPayment: (10 * cpu.totalPct) / each.reduce((n, r) => n + r.reqPerSec, 0),
+          busiestThreadPct: cpu.busiestPct,
+          busiestThread: cpu.busiestThread,
+        }
+      : {}),
     clientCpuPct: (100 * (client.user + client.system)) / 1e6 / wall,
   };
 }
@@ -153,7 +161,16 @@ const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 function table(configs) {
   const rows = [
-    ['configuration', 'payments/s median (min-max)', 'per platform', 'p99 ms', 'service CPU %', 'busiest thread %', 'non-2xx/errors'],
+    [
+      'configuration',
+      'payments/s median (min-max)',
+      'per platform',
+      'p99 ms',
+      'service CPU %',
+      'CPU ms/payment',
+      'busiest thread %',
+      'non-2xx/errors',
+    ],
   ];
   for (const c of configs) {
     const m = (key) => median(c.runs.map((r) => r[key]));
@@ -164,6 +181,7 @@ function table(configs) {
       c.platforms.map((_, i) => fmt(median(c.runs.map((r) => r.perPlatform[i])))).join(' + '),
       fmt(m('p99'), 1),
       fmt(m('serviceCpuPct')),
+      fmt(m('cpuMsPerPayment'), 1),
       fmt(m('busiestThreadPct')),
       `${c.runs.reduce((n, r) => n + r.non2xx, 0)}/${c.runs.reduce((n, r) => n + r.errors, 0)}`,
     ]);
@@ -193,7 +211,7 @@ async function main() {
       config.runs.push(r);
       log(
         `round ${round + 1} of ${ROUNDS}, ${config.label}: ${fmt(r.paymentsPerSec)} payments/s (${r.perPlatform.map((x) => fmt(x)).join(' + ')}), ` +
-          `p99 ${fmt(r.p99, 1)} ms, service CPU ${fmt(r.serviceCpuPct)}% (busiest thread ${fmt(r.busiestThreadPct)}% ${r.busiestThread ?? ''}), ` +
+          `p99 ${fmt(r.p99, 1)} ms, service CPU ${fmt(r.serviceCpuPct)}% = ${fmt(r.cpuMsPerPayment, 1)} ms a payment (busiest thread ${fmt(r.busiestThreadPct)}% ${r.busiestThread ?? ''}), ` +
           `bench client ${fmt(r.clientCpuPct)}%${r.non2xx || r.errors ? `  (!) ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`,
       );
     }
