@@ -2,12 +2,13 @@
 // `npm run bench`: the service and two reference Workers in workerd, each scenario driven by autocannon.
 // Nothing of the developer's is touched: state goes to a temporary --persist-to directory and the
 // secrets to a temporary env file (a copy of .dev.vars, completed with fresh local secrets).
-import autocannon from 'autocannon';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cannon, cannonOptions } from './bench/cannon.mjs';
 import { runLoop } from './bench/loop.mjs';
+import { platformApi } from './bench/fixtures.mjs';
 import { scenarios, targets } from './bench/scenarios.mjs';
 import {
   createPlatform,
@@ -131,41 +132,6 @@ async function startBenchService() {
 }
 
 const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
-
-/** autocannon options for one scenario's request(s) against its server. */
-function cannonOptions(server, req) {
-  if (req.requests) {
-    // Paths in a sequence are relative to the API base; prefix them after the scenario's own setupRequest.
-    const requests = req.requests.map((step) => ({
-      ...step,
-      setupRequest: (r, context) => {
-        const out = step.setupRequest ? step.setupRequest({ ...r }, context) : r;
-        return out && { ...out, path: `${server.basePath}${out.path}` };
-      },
-    }));
-    return { url: server.origin, requests };
-  }
-  const headers = { ...req.headers };
-  let body = req.body;
-  if (body !== undefined && typeof body !== 'string') {
-    body = JSON.stringify(body);
-    headers['content-type'] ??= 'application/json';
-  }
-  return { url: `${server.origin}${server.basePath}${req.path}`, method: req.method ?? 'GET', headers, body };
-}
-
-async function cannon(opts, connections, duration) {
-  const result = await autocannon({ ...opts, connections, duration, pipelining: 1, timeout: 10 });
-  return {
-    reqPerSec: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    // A run that completed no request at all is as unusable as one full of errors.
-    errors: result.errors + result.timeouts + (result.requests.total === 0 ? 1 : 0),
-  };
-}
 
 /** A `loop` scenario under scripts/bench/loop.mjs, its paths relative to the API base like autocannon's. */
 function loopRunner(server, loop) {
@@ -388,21 +354,7 @@ async function main() {
   if (!ready.ok) throw new Error(`setting up the D1 reference failed: ${ready.status}`);
 
   const platform = await createPlatform(service.apiBase, service.operatorToken);
-  const api = async (method, path, body, headers = {}) => {
-    const r = await fetch(`${service.apiBase}${path}`, {
-      method,
-      headers: { authorization: platform.auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.text();
-    let parsed = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON
-    }
-    return { status: r.status, body: parsed, headers: r.headers };
-  };
+  const api = platformApi(service.apiBase, platform.auth);
   const servers = {
     service: { origin: service.origin, basePath: new URL(service.apiBase).pathname },
     empty,

@@ -20,6 +20,25 @@ export const customerBody = (platformCustomerId, extra = {}) => ({
   ...extra,
 });
 
+/** A scenario's `ctx.api` as the platform whose credentials are `auth`: `(method, path, body?, headers?)` -> `{status, body, headers}`. */
+export function platformApi(apiBase, auth) {
+  return async (method, path, body, headers = {}) => {
+    const r = await fetch(`${apiBase}${path}`, {
+      method,
+      headers: { authorization: auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await r.text();
+    let parsed = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: r.status, body: parsed, headers: r.headers };
+  };
+}
+
 /** `ctx.api` that throws unless the status is `expected`. */
 export async function must(ctx, expected, method, path, body, headers) {
   const r = await ctx.api(method, path, body, headers);

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applyLocalMigrations } from './local-worker.mjs';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const wrangler = join(root, 'node_modules', '.bin', 'wrangler');
@@ -57,28 +58,6 @@ export function freePort() {
       server.close(() => resolve(port));
     });
   });
-}
-
-function runWrangler(args, { cwd = root, quiet = false } = {}) {
-  const r = spawnSync(wrangler, args, { cwd, stdio: quiet ? 'pipe' : 'inherit', env: { ...process.env, CI: 'true' }, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed (${r.status})${quiet ? `\n${r.stdout}${r.stderr}` : ''}`);
-  return quiet ? `${r.stdout}${r.stderr}` : '';
-}
-
-/** Applies the D1 migrations locally (into `persistTo` when given, else wrangler's default state). */
-export function applyMigrations({ persistTo, config, quiet = false } = {}) {
-  return runWrangler(
-    [
-      'd1',
-      'migrations',
-      'apply',
-      'DB',
-      '--local',
-      ...(config ? ['--config', config] : []),
-      ...(persistTo ? ['--persist-to', persistTo] : []),
-    ],
-    { quiet },
-  );
 }
 
 /** One line for the migrations `applied` (their file names, in order) out of the project's. */
@@ -186,7 +165,7 @@ export function scratchWorkspace(prefix, current, { keep = false } = {}) {
 }
 
 /**
- * Applies local migrations into `persistTo` and starts the service like `npm start` does.
+ * Applies local migrations (every home) into `persistTo` and starts the service like `npm start` does.
  * Returns the child and the URLs; the caller stops it with `stopChild(service.child)`. `onSpawn(child)`
  * runs as soon as the process exists, so a caller can stop it even if starting fails or is interrupted.
  */
@@ -201,7 +180,12 @@ export async function startService({
   quietMigrations = false,
   onSpawn,
 }) {
-  applyMigrations({ persistTo, quiet: quietMigrations });
+  // Every home (DB, DB_2…) of wrangler.toml, as `npm start` migrates them.
+  const applied = await applyLocalMigrations({
+    config: join(root, 'wrangler.toml'),
+    persistTo: persistTo ?? join(root, '.wrangler', 'state'),
+  });
+  if (!quietMigrations) console.log(migrationSummary(applied));
   const child = spawnLocalWorker({ port, inspectorPort, persistTo, envFile, vars, extraArgs, stdio });
   onSpawn?.(child);
   const origin = `http://${host}:${port}`;
@@ -236,7 +220,10 @@ export const SANDBOX_PLATFORM = {
   },
 };
 
-/** Creates a platform through the operator endpoint; returns `{platformId, clientId, clientSecret, tokenId, auth}`. */
+/**
+ * Creates a platform through the operator endpoint (`body.home` picks its data database); returns
+ * `{platformId, home, clientId, clientSecret, tokenId, auth}`.
+ */
 export async function createPlatform(apiBase, operatorToken, body = SANDBOX_PLATFORM) {
   const r = await fetch(`${apiBase}/operator/platforms`, {
     method: 'POST',
@@ -248,6 +235,7 @@ export async function createPlatform(apiBase, operatorToken, body = SANDBOX_PLAT
   const { clientId, clientSecret, id: tokenId } = created.token;
   return {
     platformId: created.platform.id,
+    home: created.platform.home,
     clientId,
     clientSecret,
     tokenId,
