@@ -39,7 +39,7 @@ check() { # method path expected-status [body]
 }
 curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && echo "ok   GET /healthz"
 # Quiet: one line for the migrations, no table per migration, no bindings table, no stack trace.
-grep -Eq '^Database( up to date \([0-9]+ migrations\)|: applied [0-9]+ of [0-9]+ migrations)' "$log" || { echo "FAIL no one-line migration summary"; cat "$log"; exit 1; }
+grep -Eq '^Databases( up to date \([0-9]+ migrations\)| DB(, DB_[0-9]+)*: applied [0-9]+ migrations \()' "$log" || { echo "FAIL no one-line migration summary"; cat "$log"; exit 1; }
 if grep -Eq '┌|│|    at ' "$log"; then echo "FAIL npm start printed tables or stack traces:"; cat "$log"; exit 1; fi
 echo "ok   npm start is quiet ($(wc -l <"$log") lines)"
 check GET /config 200
