@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 // The budget, in KiB of gzip (docs/deployment.md).
-const BUDGET_KIB = 350;
+const BUDGET_KIB = 360;
 
 const flag = process.argv.indexOf('--budget');
 const budget = flag === -1 ? BUDGET_KIB : Number(process.argv[flag + 1]);
