@@ -5,6 +5,7 @@ import { MOVE_STEPS, movePlatform } from '../../src/platform/move';
 import { api, basic, expectError, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
 import { individualBody } from '../support/customers';
 import { policy } from '../support/agents';
+import { productionWorld, signedOutcome } from '../support/providers';
 import { customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
 
 // The operator moves a platform between homes (DB → DB_2 and back): its writes wait with a retryable 409, its
@@ -172,6 +173,26 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(copies).toBe(2);
     const after = await env.DB_2!.prepare('SELECT version FROM transactions WHERE id = ?').bind(txn.id).first<{ version: number }>();
     expect(after?.version).toBe(before + 1);
+  });
+
+  it("a provider's report about a platform being moved waits with the same 409, and afterwards reaches its new home", async () => {
+    const p = await newPlatform();
+    await movePlatform(env, database(env.DB), p.id, 'DB_2', Date.now(), { drainMs: 0, stopAfter: 'held' });
+    const w = productionWorld();
+    const report = async () => {
+      const { raw, headers } = await signedOutcome({
+        paymentId: `Transaction:${crypto.randomUUID()}`,
+        platformId: p.id,
+        status: 'COMPLETED',
+      });
+      return w.call('POST', '/providers/rail/outcomes', { raw, headers });
+    };
+    const held = await report();
+    expectError(held, 409, 'CONFLICT', 'PLATFORM_MOVING');
+    expect(held.headers.get('Retry-After')).toBe('2');
+    expect((await move(p.id, 'DB_2')).status).toBe(200);
+    // Applied where the platform now lives: an unknown payment of it is not found there (no longer held).
+    expectError(await report(), 404);
   });
 
   it('refuses an unknown platform, an unbound database and a malformed body; a move to where it lives changes nothing', async () => {
