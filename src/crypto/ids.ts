@@ -35,6 +35,15 @@ export function newId(type: string, now?: number): string {
   return `${type}:${uuidv7(now)}`;
 }
 
+/** The creation time (ms) a `<Type>:<uuidv7>` id carries in its first 48 bits. */
+export function idTime(id: string): number {
+  const hex = id
+    .slice(id.indexOf(':') + 1)
+    .replace(/-/g, '')
+    .slice(0, 12);
+  return parseInt(hex, 16);
+}
+
 /** True when `id` names an internal account; any other account id is an external account (or a pseudo account). */
 export function isInternalAccountId(id: string): boolean {
   return id.startsWith('InternalAccount:');

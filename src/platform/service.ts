@@ -1,15 +1,15 @@
 // Platforms: the configuration view and update, the sandbox clock as SQL, the operator's create and list.
-import { eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, platformHomes, platforms, PLATFORM_HOMES_UMA_DOMAIN_UQ, PLATFORMS_UMA_DOMAIN_UQ, type PlatformRow } from '../db/schema';
 import { database } from '../db/client';
 import { directoryOf, FIRST_HOME, homeD1, homesOf, leastFullHome } from '../db/homes';
-import { newId } from '../crypto/ids';
+import { idTime, newId } from '../crypto/ids';
 import { currencyInfo } from '../common/currencies';
 import { endpointProblem } from '../common/endpoint-url';
 import { iso } from '../common/time';
 import { keysetPage } from '../http/pagination';
-import { conflict, invalidFields } from '../http/errors';
+import { ApiError, conflict, invalidFields } from '../http/errors';
 import { errorText } from '../db/errors';
 import type { Settings } from '../env';
 import { webhookPublicKeyPem } from '../crypto/webhook-signature';
@@ -98,6 +98,45 @@ async function claimingUmaDomain<T>(umaDomain: string | undefined, write: () => 
   }
 }
 
+/**
+ * How old a directory entry must be before its home's lack of a platform row means a creation stopped between
+ * the two writes (a Worker ended), not one still under way: its UMA domain is then given to the next claim.
+ */
+export const ORPHAN_ENTRY_MS = 60_000;
+
+/**
+ * Frees `umaDomain` when the directory entry holding it is such a leftover: no platform row in its home, no move
+ * under way, older than ORPHAN_ENTRY_MS (its platform id's time). True when it did.
+ */
+async function releaseLeftoverClaim(env: object, directory: Db, umaDomain: string): Promise<boolean> {
+  const [entry] = await directory
+    .select()
+    .from(platformHomes)
+    .where(sql`lower(${platformHomes.umaDomain}) = lower(${umaDomain})`)
+    .limit(1);
+  if (!entry || entry.movingTo !== null || entry.movedFrom !== null) return false;
+  // The wall clock, not a platform's sandbox clock: time travel must not age an entry a creation is writing.
+  if (Date.now() - idTime(entry.platformId) < ORPHAN_ENTRY_MS || !homesOf(env).includes(entry.home)) return false;
+  const home = entry.home === FIRST_HOME ? directory : database(homeD1(env, entry.home));
+  const [row] = await home.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, entry.platformId)).limit(1);
+  if (row) return false;
+  await directory
+    .delete(platformHomes)
+    .where(and(eq(platformHomes.platformId, entry.platformId), isNull(platformHomes.movingTo), isNull(platformHomes.movedFrom)));
+  return true;
+}
+
+/** claimingUmaDomain, once more after a leftover entry (releaseLeftoverClaim) gave the domain back. */
+async function claimingUmaDomainOf<T>(env: object, directory: Db, umaDomain: string, write: () => Promise<T>) {
+  try {
+    return await claimingUmaDomain(umaDomain, write);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.is('UMA_DOMAIN_TAKEN'))) throw error;
+    if (!(await releaseLeftoverClaim(env, directory, umaDomain))) throw error;
+    return claimingUmaDomain(umaDomain, write);
+  }
+}
+
 /** PATCH /config merge: omitted top-level fields unchanged; wallet config merged field by field. */
 export async function updateConfig(env: object, db: Db, platform: PlatformRow, patch: PlatformConfigUpdate, now: number, s: Settings) {
   checkWebhookEndpoint(patch.webhookEndpoint, s);
@@ -140,7 +179,7 @@ async function claimingDomainEverywhere<T>(env: object, platformId: string, umaD
   const directory = directoryOf(env);
   const setDomain = (domain: string) =>
     directory.update(platformHomes).set({ umaDomain: domain }).where(eq(platformHomes.platformId, platformId));
-  await claimingUmaDomain(umaDomain, () => setDomain(umaDomain));
+  await claimingUmaDomainOf(env, directory, umaDomain, () => setDomain(umaDomain));
   try {
     return await claimingUmaDomain(umaDomain, write);
   } catch (error) {
@@ -199,9 +238,9 @@ export async function createPlatform(env: object, directory: Db, input: Platform
   const rows = [db.insert(platforms).values(row), db.insert(apiTokens).values(token.row)] as const;
   if (home === FIRST_HOME) {
     // The directory's home too: one batch.
-    await claimingUmaDomain(input.umaDomain, () => db.batch([entry, ...rows]));
+    await claimingUmaDomainOf(env, directory, input.umaDomain, () => db.batch([entry, ...rows]));
   } else {
-    await claimingUmaDomain(input.umaDomain, () => entry);
+    await claimingUmaDomainOf(env, directory, input.umaDomain, () => entry);
     try {
       await claimingUmaDomain(input.umaDomain, () => db.batch(rows));
     } catch (error) {
@@ -236,7 +275,8 @@ export async function listPlatforms(env: object, directory: Db, q: { limit: numb
       for (const row of await db.select().from(platforms).where(inArray(platforms.id, ids))) rows.set(row.id, row);
     }),
   );
-  // A directory entry whose home has no row yet (a creation under way, or one that failed halfway) is not listed.
+  // A directory entry whose home has no row yet (a creation under way, or one that stopped halfway: its domain
+  // goes to the next claim) is not listed.
   const listed = page.data.filter((d) => rows.has(d.platformId));
   return {
     ...page,

@@ -88,6 +88,47 @@ describe('a platform in its home', () => {
     expect(dir?.uma_domain).toBe(fresh);
     expect((await createThroughApi({ umaDomain: b.umaDomain })).status).toBe(201);
   });
+
+  it('gives the UMA domain of a creation that stopped halfway to the next claim, never one still under way', async () => {
+    // What a creation in the second home leaves when its Worker ends between the directory and the home: an
+    // entry, no platform. `ms` is the time its id carries (UUIDv7).
+    const leftover = async (ms: number) => {
+      const hex = ms.toString(16).padStart(12, '0') + crypto.randomUUID().replace(/-/g, '').slice(12);
+      const id = `Platform:${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+      const umaDomain = domain();
+      const put = await env.DB.prepare("INSERT INTO platform_homes (platform_id, home, uma_domain) VALUES (?, 'DB_2', ?)")
+        .bind(id, umaDomain)
+        .run();
+      expect(put.success).toBe(true);
+      return { id, umaDomain };
+    };
+    const entryOf = (id: string) => env.DB.prepare('SELECT home FROM platform_homes WHERE platform_id = ?').bind(id).first();
+    // A minute and more ago: it stopped. The create that asks for its domain gets it, in either home.
+    const old = await leftover(Date.now() - 120_000);
+    const created = await createThroughApi({ home: 'DB', umaDomain: old.umaDomain });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(await entryOf(old.id)).toBeNull();
+    // So does a platform's config change.
+    const older = await leftover(Date.now() - 120_000);
+    const p = await newPlatform({ home: 'DB_2' });
+    const patched = await api('PATCH', '/config', { auth: p.auth, body: { umaDomain: older.umaDomain } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.umaDomain).toBe(older.umaDomain);
+    expect(await entryOf(older.id)).toBeNull();
+    // Seconds old: a creation may be writing its home now; the domain stays taken, the entry stays.
+    const recent = await leftover(Date.now() - 5_000);
+    expectError(await createThroughApi({ umaDomain: recent.umaDomain }), 409, 'CONFLICT', 'UMA_DOMAIN_TAKEN');
+    expect(await entryOf(recent.id)).toEqual({ home: 'DB_2' });
+    // A platform that exists keeps its domain however old its entry (the clock two minutes on).
+    const held = await newPlatform({ home: 'DB_2' });
+    vi.setSystemTime(Date.now() + 120_000);
+    try {
+      expectError(await createThroughApi({ umaDomain: held.umaDomain }), 409, 'CONFLICT', 'UMA_DOMAIN_TAKEN');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await entryOf(held.id)).toEqual({ home: 'DB_2' });
+  });
 });
 
 describe('two platforms in two homes', () => {
