@@ -142,6 +142,7 @@ describe('POST /operator/platforms/{platformId}/move', () => {
         'CONFLICT',
         'PLATFORM_MOVING',
       );
+      expectError(await api('POST', `/agents/device-codes/${x.deviceCode}/redeem`), 409, 'CONFLICT', 'PLATFORM_MOVING');
       // Another destination is refused while this move is under way.
       expectError(await move(x.p.id, 'DB'), 409, 'CONFLICT');
       // Asking again finishes it.
@@ -155,6 +156,10 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       expect(await count('DB_2', 'customers', 'platform_id', x.p.id)).toBe(1);
       expect(await count('DB_2', 'platforms', 'id', x.p.id)).toBe(1);
       expect((await aWrite(x.p)).status).toBe(201);
+      // The device code the hold refused connects its agent now.
+      const redeemed = await api('POST', `/agents/device-codes/${x.deviceCode}/redeem`);
+      expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+      expect((await api('GET', '/agents/me', { auth: `Bearer ${redeemed.body.accessToken}` })).status).toBe(200);
     },
   );
 
@@ -173,6 +178,33 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(copies).toBe(2);
     const after = await env.DB_2!.prepare('SELECT version FROM transactions WHERE id = ?').bind(txn.id).first<{ version: number }>();
     expect(after?.version).toBe(before + 1);
+  });
+
+  it('a platform that keeps changing while it is copied: the move gives up with a retryable 409, still held, and asking again finishes it', async () => {
+    const x = await populated();
+    const [txn] = (await api('GET', '/transactions', { auth: x.p.auth })).body.data;
+    const before = await view(x);
+    const first = await env.DB.prepare('SELECT version FROM transactions WHERE id = ?').bind(txn.id).first<{ version: number }>();
+    let copies = 0;
+    const bump = async () => {
+      copies++;
+      await env.DB.prepare('UPDATE transactions SET version = version + 1 WHERE id = ?').bind(txn.id).run();
+    };
+    const attempt = movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, copied: bump });
+    await expect(attempt).rejects.toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(copies).toBe(3);
+    // Nothing switched: the source serves reads, writes wait, the directory still names the move.
+    expect(await homeOf(x.p.id)).toEqual({ home: 'DB', moving_to: 'DB_2', moved_from: null });
+    expect(await view(x)).toEqual(before);
+    expectError(await aWrite(x.p), 409, 'CONFLICT', 'PLATFORM_MOVING');
+    const finished = await move(x.p.id, 'DB_2');
+    expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+    expect(await view(x)).toEqual(before);
+    const version = await env.DB_2!.prepare('SELECT version FROM transactions WHERE id = ?').bind(txn.id).first<{ version: number }>();
+    const source = await env.DB.prepare('SELECT count(*) AS n FROM transactions WHERE id = ?').bind(txn.id).first<{ n: number }>();
+    expect(source?.n).toBe(0);
+    expect(version?.version).toBe(first!.version + 3);
+    expect((await aWrite(x.p)).status).toBe(201);
   });
 
   it("a provider's report about a platform being moved waits with the same 409, and afterwards reaches its new home", async () => {
