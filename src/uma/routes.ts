@@ -1,6 +1,4 @@
 // The UMA provider routes: the directory, and the operator's loading of it.
-import { database } from '../db/client';
-import { homeD1, homesOf } from '../db/homes';
 import { defineRoute, json } from '../http/route';
 import { errorResponses } from '../http/responses';
 import { UmaProviderList, UmaProviderListQuery, UmaProviderLoad, UmaProviderLoadResult } from './schema';
@@ -36,13 +34,7 @@ const umaProviderOperatorRoutes = [
       200: { description: 'Counts of added and replaced providers', schema: UmaProviderLoadResult },
       ...errorResponses(400, 401, 404, 413),
     },
-    // The directory of providers is every home's to read: each home keeps its copy, written here in turn (the
-    // same load again is the same result, so a load that failed halfway is repeated).
-    handler: async (c) => {
-      const results = [];
-      for (const home of homesOf(c.env)) results.push(await loadUmaProviders(database(homeD1(c.env, home)), c.body.providers, c.now));
-      return json(results[0]);
-    },
+    handler: async (c) => json(await loadUmaProviders(c.env, c.body.providers, c.now)),
   }),
 ];
 

@@ -1,6 +1,7 @@
 // The UMA provider directory: view, list and the operator's load.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db, Loaded } from '../db/client';
+import { database, type Db, type Loaded } from '../db/client';
+import { homeD1, homesOf } from '../db/homes';
 import { umaProviders, type UmaProviderRow } from '../db/schema';
 import { newId } from '../crypto/ids';
 import { inJson } from '../db/json-rows';
@@ -74,8 +75,19 @@ export function umaProvidersFrom(q: UmaProviderListQuery, loaded: Loaded<ReturnT
   };
 }
 
-/** Operator load: adds providers, or replaces those whose domain is already listed, in one batch. */
-export async function loadUmaProviders(db: Db, providers: UmaProviderInput[], now: number) {
+/**
+ * Operator load, into every home: the directory of providers is every platform's to read, so each home keeps its
+ * copy, written in turn (the same load again is the same result, so a load that failed halfway is repeated).
+ * The counts are the first home's.
+ */
+export async function loadUmaProviders(env: object, providers: UmaProviderInput[], now: number) {
+  const results = [];
+  for (const home of homesOf(env)) results.push(await loadInto(database(homeD1(env, home)), providers, now));
+  return results[0]!;
+}
+
+/** Adds providers to one home's directory, or replaces those whose domain is already listed, in one batch. */
+async function loadInto(db: Db, providers: UmaProviderInput[], now: number) {
   const domains = providers.map((p) => p.domain.toLowerCase());
   const existing = await db.select({ domain: umaProviders.domain }).from(umaProviders).where(inJson(umaProviders.domain, domains));
   const stmts: Statement[] = providers.map((p) => {

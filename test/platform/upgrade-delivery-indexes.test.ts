@@ -83,7 +83,7 @@ function deliveries(platformId: string, tag: number, count: number) {
 }
 
 /** A platform of the database, written as that release wrote one (its row and its first token), and its Basic credentials. */
-async function platformOf(name: string) {
+async function platformOf() {
   const id = `Platform:${crypto.randomUUID()}`;
   const token = newToken(id, 'DB', 'Initial token', ['VIEW', 'TRANSACT', 'MANAGE'], T);
   await platform(id.slice('Platform:'.length), `${crypto.randomUUID()}.platform.test`, T).run();
@@ -118,8 +118,8 @@ async function allPages(path: string, auth: string, limit: number) {
 describe('upgrading a database of the previous release (the deliveries’ index set, 0034)', () => {
   it('lists and replays each platform’s deliveries through the API in the order and with the results the previous release gave', async () => {
     await applyD1Migrations(db, upTo('0031_'));
-    const p1 = await platformOf('one');
-    const p2 = await platformOf('two');
+    const p1 = await platformOf();
+    const p2 = await platformOf();
     const one = deliveries(p1.id, 1, 11);
     const two = deliveries(p2.id, 2, 7);
     await db.batch([...one.statements, ...two.statements]);

@@ -148,6 +148,9 @@ describe('POST /operator/uma-providers', () => {
       hasMore: false,
       totalCount: 1,
     });
+    // Every home's platforms read it: the load writes each home's copy.
+    const elsewhere = await newPlatform({ home: 'DB_2' });
+    expect((await api('GET', '/uma-providers?countryCode=AQ', { auth: elsewhere.auth })).body).toEqual(listed);
     const again = await api('POST', '/operator/uma-providers', {
       auth: OPERATOR,
       body: { providers: [{ ...provider, name: 'Operator Pay Renamed', allowListStatus: false }] },
@@ -156,6 +159,7 @@ describe('POST /operator/uma-providers', () => {
     const after = (await api('GET', '/uma-providers?countryCode=AQ', { auth: p.auth })).body.data;
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ name: 'Operator Pay Renamed', allowListStatus: false });
+    expect((await api('GET', '/uma-providers?countryCode=AQ', { auth: elsewhere.auth })).body.data).toEqual(after);
     expect((await api('GET', '/uma-providers?countryCode=AQ&hasBlockedProviders=false', { auth: p.auth })).body.totalCount).toBe(0);
   });
 
