@@ -172,6 +172,9 @@ async function dueRows(db: Db, realNow: number, scope: ApplyScope) {
     .where(
       and(
         isNull(dueTransitions.appliedAt),
+        // A platform being moved to another home changes nothing meanwhile: its transitions (rail instructions
+        // among them) stay due and are applied in its new home once it is released.
+        isNull(platforms.heldSince),
         // Due by the platform's clock decides; the sweep finds candidates by wall-clock `sweepAt` (its index).
         lte(dueTransitions.dueAt, sql`${realNow} + ${platforms.clockOffsetMs}`),
         scoped ? undefined : lte(dueTransitions.sweepAt, realNow),
@@ -206,12 +209,15 @@ export async function purgeAppliedTransitions(db: Db, realNow: number, batch = 1
  * (one `transition.due` message each, applied by the consumer with the usual exactly-once claim), leasing
  * them so the next tick does not queue them again. Reads only rows that are due.
  */
+// Not leased while the platform is held for a move (dueRows skips it too): it is swept in its new home after.
+const notHeld = sql`NOT EXISTS (SELECT 1 FROM ${platforms} WHERE ${platforms.id} = ${dueTransitions.platformId} AND ${platforms.heldSince} IS NOT NULL)`;
+
 export async function sweepDueTransitions(deps: TransitionDeps, realNow: number): Promise<ApplyResult & { queued: number }> {
   const applied = await applyDueTransitions(deps, realNow, {}, SWEEP_INLINE_ROUNDS);
   const due = deps.db
     .select({ id: dueTransitions.id })
     .from(dueTransitions)
-    .where(and(isNull(dueTransitions.appliedAt), lte(dueTransitions.sweepAt, realNow)))
+    .where(and(isNull(dueTransitions.appliedAt), lte(dueTransitions.sweepAt, realNow), notHeld))
     .orderBy(asc(dueTransitions.sweepAt))
     .limit(SWEEP_QUEUED);
   const leased = await deps.db

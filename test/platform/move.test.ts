@@ -7,6 +7,7 @@ import { individualBody } from '../support/customers';
 import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
 import { customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
+import { runCron } from '../support/webhooks';
 
 // The operator moves a platform between homes (DB → DB_2 and back): its writes wait with a retryable 409, its
 // reads go on, and afterwards everything reads back through the API as before, with every credential working.
@@ -205,6 +206,31 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(source?.n).toBe(0);
     expect(version?.version).toBe(first!.version + 3);
     expect((await aWrite(x.p)).status).toBe(201);
+  });
+
+  it('background work waits for the move: a payment due to settle while its platform is held settles in its new home after', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p, individualBody());
+    await fund(p, accounts.USD!, 5_000);
+    // Suffix 005: returned by the bank, 30 s after it was sent.
+    const ext = await externalAccount(p, customer.id, 'USD', '005');
+    const sent = await transfer(p, 'out', accounts.USD!, ext, 1_200, crypto.randomUUID());
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const pending = () =>
+      env.DB.prepare('SELECT count(*) AS n FROM due_transitions WHERE platform_id = ? AND applied_at IS NULL')
+        .bind(p.id)
+        .first<{ n: number }>();
+    expect((await pending())!.n).toBeGreaterThan(0);
+    const status = async () => (await api('GET', `/transactions/${sent.body.id}`, { auth: p.auth })).body.status;
+    await movePlatform(env, database(env.DB), p.id, 'DB_2', Date.now(), { drainMs: 0, stopAfter: 'held' });
+    // An hour on: every transition is due, and none is applied to the platform being moved.
+    await runCron(Date.now() + 3_600_000);
+    expect(await status()).toBe(sent.body.status);
+    expect((await pending())!.n).toBeGreaterThan(0);
+    expect((await move(p.id, 'DB_2')).status).toBe(200);
+    await runCron(Date.now() + 3_600_000);
+    expect(await status()).toBe('FAILED');
+    await expectLedgerInvariant(p.id);
   });
 
   it("a provider's report about a platform being moved waits with the same 409, and afterwards reaches its new home", async () => {
