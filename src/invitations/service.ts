@@ -10,7 +10,7 @@ import { randomHex } from '../crypto/secrets';
 import { forwardOf, homeD1, homeNamedBy, issuedIn } from '../db/homes';
 import { homeEnv } from '../http/home';
 import type { Env } from '../env';
-import { ApiError, forbidden, invalidFields, notFound, retryableConflict, type FieldIssue } from '../http/errors';
+import { ApiError, forbidden, invalidFields, notFound, platformMoving, retryableConflict, type FieldIssue } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type Page } from '../http/pagination';
 import { isUniqueViolation, errorText } from '../db/errors';
 import { conditionalEventStatements } from '../webhooks/sql-events';
@@ -30,6 +30,8 @@ interface Found {
   invitation: InvitationRow;
   umaDomain: string;
   clockOffsetMs: number;
+  /** Its platform is being moved to another home (writes to it wait). */
+  heldSince: number | null;
 }
 
 /** Its status now (platform time): a pending invitation past its `expiresAt` is EXPIRED. */
@@ -61,7 +63,12 @@ export function invitationView(row: InvitationRow, umaDomain: string, now: numbe
 export function invitationLoads(db: Db, platformId: SQL, code: string) {
   return {
     invitation: db
-      .select({ invitation: invitations, umaDomain: platforms.umaDomain, clockOffsetMs: platforms.clockOffsetMs })
+      .select({
+        invitation: invitations,
+        umaDomain: platforms.umaDomain,
+        clockOffsetMs: platforms.clockOffsetMs,
+        heldSince: platforms.heldSince,
+      })
       .from(invitations)
       .innerJoin(platforms, eq(platforms.id, invitations.platformId))
       .where(and(eq(invitations.code, code), sql`${platformId} IS NOT NULL`))
@@ -170,6 +177,8 @@ export async function claimInvitation(
   wall: number,
 ): Promise<UmaInvitationView> {
   const first = found(loaded);
+  // The claim writes into the inviting platform's data: not while that platform is being moved.
+  if (first.heldSince !== null) throw platformMoving();
   let { invitation: row, umaDomain } = first;
   const now = wall + first.clockOffsetMs;
   const invitee = loaded.invitee[0];

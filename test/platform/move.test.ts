@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { MOVE_STEPS, movePlatform } from '../../src/platform/move';
 import { api, basic, expectError, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
-import { individualBody } from '../support/customers';
+import { createCustomer, individualBody } from '../support/customers';
 import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
 import { customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
@@ -144,6 +144,12 @@ describe('POST /operator/platforms/{platformId}/move', () => {
         'PLATFORM_MOVING',
       );
       expectError(await api('POST', `/agents/device-codes/${x.deviceCode}/redeem`), 409, 'CONFLICT', 'PLATFORM_MOVING');
+      // Another platform's claim of its invitation writes into its data: it waits too.
+      const invitee = await newPlatform({ home: 'DB_2' });
+      const inviteeUma = `$ben@${invitee.umaDomain}`;
+      await createCustomer(invitee, individualBody({ umaAddress: inviteeUma }));
+      const claim = () => api('POST', `/invitations/${x.invitationCode}/claim`, { auth: invitee.auth, body: { inviteeUma } });
+      expectError(await claim(), 409, 'CONFLICT', 'PLATFORM_MOVING');
       // Another destination is refused while this move is under way.
       expectError(await move(x.p.id, 'DB'), 409, 'CONFLICT');
       // Asking again finishes it.
@@ -157,7 +163,10 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       expect(await count('DB_2', 'customers', 'platform_id', x.p.id)).toBe(1);
       expect(await count('DB_2', 'platforms', 'id', x.p.id)).toBe(1);
       expect((await aWrite(x.p)).status).toBe(201);
-      // The device code the hold refused connects its agent now.
+      // The claim and the device code the hold refused act now.
+      const claimed = await claim();
+      expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+      expect(claimed.body).toMatchObject({ status: 'CLAIMED', inviteeUma });
       const redeemed = await api('POST', `/agents/device-codes/${x.deviceCode}/redeem`);
       expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
       expect((await api('GET', '/agents/me', { auth: `Bearer ${redeemed.body.accessToken}` })).status).toBe(200);
