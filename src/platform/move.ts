@@ -119,13 +119,21 @@ async function deleteAll(db: Db, platformId: string): Promise<void> {
 }
 
 /**
- * What the copy is checked by: each table's count of the platform's rows, the sum of its balances and of its
- * transactions' versions (every change of a transaction bumps its version). A write that authenticated before
- * the hold and committed in the source after its table was copied shows here, and the copy is made again.
+ * What the copy is checked by: each table's count of the platform's rows and, where its rows have one, the sum
+ * of their `updated_at` (a change of such a row moves it); the sum of its balances and of its transactions'
+ * versions (every change of a transaction bumps its version). A write that authenticated before the hold and
+ * committed in the source after its table was copied shows here, and the copy is made again.
  */
 async function fingerprint(db: Db, platformId: string): Promise<string> {
   const statements = [
-    ...MOVED.map(({ table, rowsOf }) => db.select({ n: count() }).from(table).where(rowsOf(platformId))),
+    ...MOVED.map(({ table, rowsOf }) => {
+      const updatedAt = (getTableColumns(table) as Record<string, SQLiteColumn>).updatedAt;
+      const changed = updatedAt ? sql<number>`coalesce(sum(${updatedAt}), 0)` : sql<number>`0`;
+      return db
+        .select({ n: sql<string>`${count()} || ':' || ${changed}` })
+        .from(table)
+        .where(rowsOf(platformId));
+    }),
     db
       .select({ n: sql<number>`coalesce(sum(${internalAccounts.balance}), 0)` })
       .from(internalAccounts)
@@ -135,7 +143,7 @@ async function fingerprint(db: Db, platformId: string): Promise<string> {
       .from(transactions)
       .where(eq(transactions.platformId, platformId)),
   ];
-  const results = (await db.batch(statements as unknown as [Statement, ...Statement[]])) as { n: number }[][];
+  const results = (await db.batch(statements as unknown as [Statement, ...Statement[]])) as { n: number | string }[][];
   return results.map((r) => r[0]?.n ?? 0).join(',');
 }
 

@@ -190,6 +190,23 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(after?.version).toBe(before + 1);
   });
 
+  it("a late change of a row's content (its updated_at moves) is not lost either", async () => {
+    const x = await populated();
+    const email = `late-${crypto.randomUUID()}@example.com`;
+    let copies = 0;
+    const late = async () => {
+      // A customer update that authenticated before the hold, committed in the source after the copy.
+      if (++copies === 1)
+        await env.DB.prepare('UPDATE customers SET email = ?, updated_at = updated_at + 1 WHERE id = ?').bind(email, x.customer.id).run();
+    };
+    const moved = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, copied: late });
+    expect(moved.home).toBe('DB_2');
+    expect(copies).toBe(2);
+    const read = await api('GET', `/customers/${x.customer.id}`, { auth: x.p.auth });
+    expect(read.status).toBe(200);
+    expect(read.body.email).toBe(email);
+  });
+
   it('a platform that keeps changing while it is copied: the move gives up with a retryable 409, still held, and asking again finishes it', async () => {
     const x = await populated();
     const [txn] = (await api('GET', '/transactions', { auth: x.p.auth })).body.data;
