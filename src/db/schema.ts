@@ -26,6 +26,16 @@ const updatedAt = () => integer('updated_at').notNull();
  */
 export const PLATFORMS_UMA_DOMAIN_UQ = 'platforms_uma_domain_uq';
 
+/**
+ * A move's copy: the index of the table it is at (in platform/move.ts's order; past the last, the copy is whole)
+ * and the key of the last row it copied there; `clearing` while the copy is deleted to be made again.
+ */
+export interface MoveProgress {
+  table: number;
+  after: unknown[] | null;
+  clearing?: boolean;
+}
+
 export const platforms = sqliteTable(
   'platforms',
   {
@@ -45,8 +55,13 @@ export const platforms = sqliteTable(
      * them, so authentication brings them to the request runner without a read of their own.
      */
     sandboxFaults: text('sandbox_faults', { mode: 'json' }).$type<LiveFault[]>(),
-    /** While the operator moves the platform to another home: its writes are refused (503, Retry-After) since then. */
+    /** While the operator moves the platform to another home: its writes are refused (409, Retry-After) since then. */
     heldSince: integer('held_since'),
+    /**
+     * In the home a move copies the platform to: how far the copy got (platform/move.ts), written in the batch of
+     * each page it copies, so a move that stopped goes on from there. NULL elsewhere.
+     */
+    moveProgress: text('move_progress', { mode: 'json' }).$type<MoveProgress>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -22,6 +22,7 @@ import {
   sandboxSnapshotRows,
   sandboxSnapshots,
   transactions,
+  type MoveProgress,
 } from '../db/schema';
 import { invalidFields, notFound, retryableConflict } from '../http/errors';
 
@@ -62,8 +63,33 @@ const MOVED: readonly PlatformTable[] = [
   },
 ];
 
-// Rows a round trip: one statement each (D1 binds at most 100 values a statement; a wide row takes ~40).
+// Rows a copy page: one statement each (D1 binds at most 100 values a statement; a wide row takes ~40).
 const PAGE = 100;
+
+/**
+ * Database round trips one move request may use (a Worker invocation may send at most 1,000 queries): a larger
+ * platform is moved over several requests, each going on where the last stopped.
+ */
+export const MOVE_ROUND_TRIPS = 500;
+
+/** Thrown when the request's round trips run out: everything done so far is kept, and asking again goes on. */
+class OutOfRoundTrips extends Error {}
+
+/** The round trips left to this request; `take` before each one. One is kept for `last`. */
+class RoundTrips {
+  private left: number;
+  constructor(budget: number) {
+    this.left = budget - 1;
+  }
+  take(n = 1) {
+    if (this.left < n) throw new OutOfRoundTrips();
+    this.left -= n;
+  }
+  /** The kept one: the write that saves how far the request got before it stops. */
+  last() {
+    this.left = 0;
+  }
+}
 
 /** A table's key, in the order pages are read: its primary key, or its rowid when it declares none. */
 function keyOf(table: SQLiteTable): SQL[] {
@@ -76,46 +102,101 @@ function keyOf(table: SQLiteTable): SQL[] {
 
 const tuple = (parts: SQL[]) => sql`(${sql.join(parts, sql`, `)})`;
 
-/** Copies one table's rows of the platform, a page at a time in key order. */
-async function copyTable(from: Db, to: Db, { table, rowsOf }: PlatformTable, platformId: string): Promise<number> {
+const progressOf = (to: Db, platformId: string, progress: MoveProgress) =>
+  to.update(platforms).set({ moveProgress: progress }).where(eq(platforms.id, platformId));
+
+/** What a request's copy did: the rows it copied, and the progress made since its last page that is not saved yet. */
+interface CopyRun {
+  rowsCopied: number;
+  unsaved?: MoveProgress;
+}
+
+/**
+ * Copies the platform's rows from `progress` on, table by table in MOVED's order, a page at a time in key
+ * order. Each page's rows go in one batch with the progress they make (in the target's platform row, which
+ * the first page brings), so a copy that stops anywhere goes on from its last page, none twice.
+ */
+async function copyFrom(from: Db, to: Db, platformId: string, progress: MoveProgress, page: number, trips: RoundTrips, copied: CopyRun) {
+  for (let index = progress.table, after = progress.after; index < MOVED.length; index++, after = null) {
+    await copyTable(from, to, platformId, index, after, page, trips, copied);
+    // Tables found whole or empty since the last page written: saved by the next write, or as the request stops.
+    copied.unsaved = { table: index + 1, after: null };
+  }
+}
+
+/** One table's rows from the key `after` on (see copyFrom); a page's batch saves the progress it makes. */
+async function copyTable(
+  from: Db,
+  to: Db,
+  platformId: string,
+  index: number,
+  after: unknown[] | null,
+  page: number,
+  trips: RoundTrips,
+  copied: CopyRun,
+): Promise<void> {
+  const { table, rowsOf } = MOVED[index]!;
   const key = keyOf(table);
   const keyFields = Object.fromEntries(key.map((k, i) => [`_k${i}`, k]));
-  let after: unknown[] | undefined;
-  let copied = 0;
   for (;;) {
+    trips.take();
     const rows = (await from
       .select({ ...getTableColumns(table), ...keyFields })
       .from(table)
       .where(and(rowsOf(platformId), after ? sql`${tuple(key)} > ${tuple(after.map((v) => sql`${v}`))}` : undefined))
       .orderBy(...key)
-      .limit(PAGE)) as Record<string, unknown>[];
-    if (rows.length === 0) return copied;
-    const inserts = rows.map((row) => {
-      const values = Object.fromEntries(Object.entries(row).filter(([k]) => !(k in keyFields)));
-      return to.insert(table).values(values as never);
-    });
-    await to.batch(inserts as unknown as [Statement, ...Statement[]]);
-    copied += rows.length;
+      .limit(page)) as Record<string, unknown>[];
+    if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;
     after = key.map((_, i) => last[`_k${i}`]);
+    const inserts = rows.map((row) => to.insert(table).values(Object.fromEntries(Object.entries(row).filter(([k]) => !(k in keyFields)))));
+    trips.take();
+    await to.batch([...inserts, progressOf(to, platformId, { table: index, after })] as unknown as [Statement, ...Statement[]]);
+    copied.rowsCopied += rows.length;
+    copied.unsaved = undefined;
+    if (rows.length < page) return;
   }
 }
 
 /** Deletes one table's rows of the platform, a page at a time (no statement grows with the platform). */
-async function deleteTable(db: Db, { table, rowsOf }: PlatformTable, platformId: string): Promise<void> {
+async function deleteTable(db: Db, { table, rowsOf }: PlatformTable, platformId: string, trips: RoundTrips): Promise<void> {
   const columns = keyOf(table);
   const key = tuple(columns);
   for (;;) {
+    trips.take();
     const page = sql`SELECT ${sql.join(columns, sql`, `)} FROM ${table} WHERE ${rowsOf(platformId)} LIMIT ${PAGE * 10}`;
     const result = await db.run(sql`DELETE FROM ${table} WHERE ${key} IN (${page})`);
     if ((result.meta.changes ?? 0) === 0) return;
   }
 }
 
-async function deleteAll(db: Db, platformId: string): Promise<void> {
-  for (const t of [...MOVED].reverse()) await deleteTable(db, t, platformId);
-  // The customer search's range of the platform (a trigger makes one with the platform row, none deletes it).
+/**
+ * Deletes everything of the platform in `db`, children first and its platform row last (with the customer
+ * search's range and the list counts just before it, which triggers made), so a home without the platform's
+ * row holds nothing of it. A request that stops saves, in that row, the tables it emptied; the next goes on.
+ */
+async function deleteAll(db: Db, platformId: string, trips: RoundTrips): Promise<void> {
+  const [platformRow, ...rest] = MOVED;
+  const children = [...rest].reverse();
+  trips.take();
+  const [row] = await db.select({ progress: platforms.moveProgress }).from(platforms).where(eq(platforms.id, platformId)).limit(1);
+  if (!row) return;
+  const start = row.progress?.clearing ? row.progress.table : 0;
+  for (let index = start; index < children.length; index++) {
+    try {
+      await deleteTable(db, children[index]!, platformId, trips);
+    } catch (error) {
+      if (error instanceof OutOfRoundTrips && index > start) {
+        trips.last();
+        await progressOf(db, platformId, { table: index, after: null, clearing: true });
+      }
+      throw error;
+    }
+  }
+  trips.take(2);
   await db.run(sql`DELETE FROM customer_search_ranges WHERE platform_id = ${platformId}`);
+  await db.delete(listCounts).where(eq(listCounts.platformId, platformId));
+  await deleteTable(db, platformRow!, platformId, trips);
 }
 
 /**
@@ -147,13 +228,17 @@ async function fingerprint(db: Db, platformId: string): Promise<string> {
   return results.map((r) => r[0]?.n ?? 0).join(',');
 }
 
-// Copies made again when the source changed meanwhile, before the move gives up (409: asking again retries).
+// Copies made again in one request when the source changed meanwhile, before it gives up (409: asking again retries).
 const COPY_ATTEMPTS = 3;
 
 const moving = (home: string) => retryableConflict(`A move of this platform to ${home} is under way: ask for that one to finish it`);
 
 export interface MoveOptions {
   drainMs: number;
+  /** Round trips this request may use (MOVE_ROUND_TRIPS); the move answers `done: false` when they run out. */
+  roundTrips?: number;
+  /** Rows a copy page (tests make it small, to stop a copy inside a table). */
+  pageRows?: number;
   /** Stops the move after this step, as a timeout or a deploy would (tests). */
   stopAfter?: MoveStep;
   /** Runs after each copy, before it is checked (tests write to the source there, as a late write would). */
@@ -164,23 +249,29 @@ export interface MoveResult {
   platformId: string;
   home: string;
   from: string;
-  /** Rows copied (0 when the move had copied them before it stopped). */
+  /** Rows copied by this request. */
   rowsCopied: number;
+  /** False when this request ran out of round trips (or stopped): asking again goes on from there. */
+  done: boolean;
 }
 
 /**
- * Moves a platform to `target`, or finishes the move that stopped: the directory says where it stands
- * (`moving_to` until the switch, `moved_from` until the end).
+ * Moves a platform to `target`, or goes on with the move that stopped: the directory says where it stands
+ * (`moving_to` until the switch, `moved_from` until the end), the target's platform row how far the copy got.
  *
- * 1. held: the platform's writes are refused with a retryable 409 (`held_since`, read with its credentials);
- *    reads go on. The move waits `drainMs` for writes that authenticated just before.
- * 2. copied: whatever a stopped copy left in the target is deleted, then every row is copied, and the list
- *    counts are set to the source's; the copy is made again if the source changed meanwhile (`fingerprint`).
+ * 1. held: the platform's writes are refused with a retryable 409 (`held_since`, read with its credentials), and
+ *    so is its background work; reads go on. The move waits `drainMs` from the hold for writes that
+ *    authenticated just before.
+ * 2. copied: every row is copied, page by page, from where an earlier request stopped; the list counts are set
+ *    to the source's; the copy is checked (`fingerprint`) and made again if the source changed meanwhile.
  * 3. switched: the directory names the target; the source's copy is still whole, so a request that reaches it
  *    (its credentials name it) reads what it read before.
  * 4. cleaned: the source keeps forwards for the platform's credentials and secrets, deleted with them in one
  *    batch (a request naming the source then finds its forward, never a half-deleted platform), then the rest.
  * 5. released: the target's writes are accepted again.
+ *
+ * A request uses at most `roundTrips` database round trips; the move then answers `done: false` and the next
+ * request goes on (each step is kept as it is made).
  */
 export async function movePlatform(
   env: object,
@@ -197,65 +288,117 @@ export async function movePlatform(
   }
   const [entry] = await directory.select().from(platformHomes).where(eq(platformHomes.platformId, platformId)).limit(1);
   if (!entry) throw notFound('PLATFORM_NOT_FOUND', 'Platform not found');
+  if (entry.movedFrom === null && entry.movingTo === null && entry.home === target) {
+    return { platformId, home: target, from: target, rowsCopied: 0, done: true };
+  }
+  if (entry.movedFrom === null && entry.movingTo !== null && entry.movingTo !== target) throw moving(entry.movingTo);
+  if (entry.movedFrom !== null && entry.home !== target) throw moving(entry.home);
+  const from = entry.movedFrom ?? entry.home;
+  const trips = new RoundTrips(options.roundTrips ?? MOVE_ROUND_TRIPS);
+  // Where the platform lives as the steps go, and the rows this request copied.
+  const state: CopyRun & { home: string } = { home: entry.home, rowsCopied: 0 };
+  const result = (done: boolean): MoveResult => ({ platformId, home: state.home, from, rowsCopied: state.rowsCopied, done });
+  try {
+    return await moveSteps(env, directory, entry, target, now, options, trips, state, result);
+  } catch (error) {
+    if (error instanceof OutOfRoundTrips) return result(false);
+    throw error;
+  }
+}
+
+async function moveSteps(
+  env: object,
+  directory: Db,
+  entry: typeof platformHomes.$inferSelect,
+  target: string,
+  now: number,
+  options: MoveOptions,
+  trips: RoundTrips,
+  state: CopyRun & { home: string },
+  result: (done: boolean) => MoveResult,
+): Promise<MoveResult> {
+  const { platformId } = entry;
   const dbOf = (home: string) => (home === FIRST_HOME ? directory : database(homeD1(env, home)));
   const stop = (step: MoveStep) => options.stopAfter === step;
-  let from = entry.movedFrom ?? entry.home;
-  let rowsCopied = 0;
+  const from = entry.movedFrom ?? entry.home;
+  const source = dbOf(from);
+  const to = dbOf(target);
 
   if (entry.movedFrom === null) {
-    if (entry.movingTo === null && entry.home === target) return { platformId, home: target, from: target, rowsCopied };
-    if (entry.movingTo !== null && entry.movingTo !== target) throw moving(entry.movingTo);
-    from = entry.home;
-    const source = dbOf(from);
-    const to = dbOf(target);
-    // 1. Hold.
+    // 1. Hold (again, when a move stopped: the first hold's time stays).
+    trips.take(2);
     await directory.update(platformHomes).set({ movingTo: target }).where(eq(platformHomes.platformId, platformId));
-    await source
+    const [held] = await source
       .update(platforms)
       .set({ heldSince: sql`coalesce(${platforms.heldSince}, ${now})` })
-      .where(eq(platforms.id, platformId));
-    if (stop('held')) return { platformId, home: from, from, rowsCopied };
-    await new Promise((resolve) => setTimeout(resolve, options.drainMs));
-    // 2. Copy, over whatever a stopped copy left, until the source did not change meanwhile.
+      .where(eq(platforms.id, platformId))
+      .returning({ since: platforms.heldSince });
+    if (stop('held')) return result(false);
+    const drained = (held?.since ?? now) + options.drainMs - now;
+    if (drained > 0) await new Promise((resolve) => setTimeout(resolve, drained));
+    // 2. Copy, from where it got, until the copy is whole and the source did not change meanwhile.
     for (let attempt = 1; ; attempt++) {
-      const before = await fingerprint(source, platformId);
-      await deleteAll(to, platformId);
-      await to.delete(homeForwards).where(eq(homeForwards.platformId, platformId));
-      rowsCopied = 0;
-      for (const t of MOVED) rowsCopied += await copyTable(source, to, t, platformId);
-      const counts = await source.select().from(listCounts).where(eq(listCounts.platformId, platformId));
-      await to.batch([
-        to.delete(listCounts).where(eq(listCounts.platformId, platformId)),
-        ...counts.map((c) => to.insert(listCounts).values(c)),
-      ] as [Statement, ...Statement[]]);
+      trips.take();
+      const [there] = await to.select({ progress: platforms.moveProgress }).from(platforms).where(eq(platforms.id, platformId)).limit(1);
+      let at: MoveProgress = there?.progress ?? { table: 0, after: null, clearing: there !== undefined };
+      if (at.clearing) {
+        // A copy to make again, or one of unknown extent: deleted first, its platform row last.
+        await deleteAll(to, platformId, trips);
+        at = { table: 0, after: null };
+      }
+      if (at.table === 0 && at.after === null) {
+        // Forwards this home kept from an earlier stay of the platform would lead its credentials away.
+        trips.take();
+        await to.delete(homeForwards).where(eq(homeForwards.platformId, platformId));
+      }
+      try {
+        await copyFrom(source, to, platformId, at, options.pageRows ?? PAGE, trips, state);
+        trips.take(2);
+        const counts = await source.select().from(listCounts).where(eq(listCounts.platformId, platformId));
+        await to.batch([
+          to.delete(listCounts).where(eq(listCounts.platformId, platformId)),
+          ...counts.map((c) => to.insert(listCounts).values(c)),
+          progressOf(to, platformId, { table: MOVED.length, after: null }),
+        ] as [Statement, ...Statement[]]);
+        state.unsaved = undefined;
+      } catch (error) {
+        if (error instanceof OutOfRoundTrips && state.unsaved) {
+          trips.last();
+          await progressOf(to, platformId, state.unsaved);
+        }
+        throw error;
+      }
       await options.copied?.();
-      const [after, copied] = await Promise.all([fingerprint(source, platformId), fingerprint(to, platformId)]);
-      if (after === before && copied === after) break;
+      trips.take(2);
+      const [inSource, copied] = await Promise.all([fingerprint(source, platformId), fingerprint(to, platformId)]);
+      if (copied === inSource) break;
+      trips.take();
+      await progressOf(to, platformId, { table: 0, after: null, clearing: true });
       if (attempt === COPY_ATTEMPTS)
         throw retryableConflict('The platform kept changing while its rows were copied: ask again to finish the move');
       await new Promise((resolve) => setTimeout(resolve, options.drainMs));
     }
-    if (stop('copied')) return { platformId, home: from, from, rowsCopied };
+    if (stop('copied')) return result(false);
     // 3. Switch.
+    trips.take();
     await directory
       .update(platformHomes)
       .set({ home: target, movingTo: null, movedFrom: from })
       .where(eq(platformHomes.platformId, platformId));
-    if (stop('switched')) return { platformId, home: target, from, rowsCopied };
-  } else if (entry.home !== target) {
-    throw moving(entry.home);
+    state.home = target;
+    if (stop('switched')) return result(false);
   }
 
   // 4. Clean the source: forwards and the credentials they replace in one batch, then the rest.
-  const source = dbOf(from);
+  trips.take();
   await source.batch(forwardsReplacing(source, platformId, target));
-  await deleteAll(source, platformId);
-  await source.delete(listCounts).where(eq(listCounts.platformId, platformId));
-  if (stop('cleaned')) return { platformId, home: target, from, rowsCopied };
+  await deleteAll(source, platformId, trips);
+  if (stop('cleaned')) return result(false);
   // 5. Release.
-  await dbOf(target).update(platforms).set({ heldSince: null }).where(eq(platforms.id, platformId));
+  trips.take(2);
+  await to.update(platforms).set({ heldSince: null, moveProgress: null }).where(eq(platforms.id, platformId));
   await directory.update(platformHomes).set({ movedFrom: null }).where(eq(platformHomes.platformId, platformId));
-  return { platformId, home: target, from, rowsCopied };
+  return result(true);
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   PlatformMoved,
   PlatformMoveRequest,
 } from './schema';
-import { movePlatform } from './move';
+import { DRAIN_MS, movePlatform } from './move';
 import { createPlatform, listPlatforms } from './service';
 
 const tag = 'Operator';
@@ -55,9 +55,16 @@ export const operatorRoutes = [
     params: PlatformIdParams,
     body: PlatformMoveRequest,
     responses: {
-      200: { description: 'Where the platform lives now', schema: PlatformMoved },
+      200: { description: 'The move ended: where the platform lives now', schema: PlatformMoved },
+      202: { description: 'The move went on and is not over (a large platform takes several calls): ask again', schema: PlatformMoved },
       ...errorResponses(400, 401, 404, 409, 413),
     },
-    handler: async (c) => json(await movePlatform(c.env, c.db, c.params.platformId, c.body.home, c.now)),
+    handler: async (c) => {
+      const moved = await movePlatform(c.env, c.db, c.params.platformId, c.body.home, c.now, {
+        drainMs: DRAIN_MS,
+        roundTrips: c.body.roundTrips,
+      });
+      return json(moved, moved.done ? 200 : 202);
+    },
   }),
 ];

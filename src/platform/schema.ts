@@ -186,7 +186,13 @@ export const PlatformListQuery = z.object({ limit: limitParam, cursor: cursorPar
 export const PlatformIdParams = z.object({ platformId: z.string().max(128) });
 
 export const PlatformMoveRequest = z
-  .strictObject({ home: Home.meta({ description: 'The data database to move the platform to (its D1 binding)' }) })
+  .strictObject({
+    home: Home.meta({ description: 'The data database to move the platform to (its D1 binding)' }),
+    roundTrips: z.int().min(10).max(900).optional().meta({
+      description:
+        'At most this many database round trips in this call (default 500): a move that needs more answers 202 and goes on when asked again',
+    }),
+  })
   .meta({ id: 'PlatformMoveRequest' });
 
 export const PlatformMoved = z
@@ -194,6 +200,10 @@ export const PlatformMoved = z
     platformId: z.string(),
     home: Home.meta({ description: 'Where the platform lives now' }),
     from: Home.meta({ description: 'Where it lived before the move' }),
-    rowsCopied: z.int().meta({ description: 'Rows copied by this call (0 when a move that stopped had copied them)' }),
+    rowsCopied: z.int().meta({ description: 'Rows copied by this call' }),
+    done: z.boolean().meta({
+      description:
+        'False (status 202) when this call used its database round trips, or stopped, before the move ended: ask again to go on from there',
+    }),
   })
   .meta({ id: 'PlatformMoveResponse' });

@@ -230,6 +230,7 @@ export async function createPlatform(env: object, directory: Db, input: Platform
     clockOffsetMs: 0,
     sandboxFaults: null,
     heldSince: null,
+    moveProgress: null,
     createdAt: now,
     updatedAt: now,
   };

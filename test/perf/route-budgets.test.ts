@@ -33,8 +33,9 @@ Object.assign(BUDGETS, {
   listPlatforms: budget(3),
   // The domains' check and the batch, in every home (two here).
   loadUmaProviders: budget(4),
-  // Grows with the platform's tables and rows: three round trips a table (the target cleared, a page copied, the
-  // source cleared) for a platform with little data, plus a round trip for each further 100 rows copied.
+  // Grows with the platform's tables and rows: a read of each table and a write of each one with rows (the copy),
+  // a delete or two of each (the source cleared), plus two round trips for each further 100 rows copied; a call
+  // stops at 500 and the next goes on (test/platform/move.test.ts).
   movePlatform: budget(130),
   getOpenApi: budget(0),
   // Platform configuration and tokens

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { MOVE_STEPS, movePlatform } from '../../src/platform/move';
-import { api, basic, expectError, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
+import { api, basic, expectError, failingFields, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
 import { createCustomer, individualBody } from '../support/customers';
 import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
@@ -173,6 +173,52 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     },
   );
 
+  it('a platform larger than one call moves over several: each answers 202 and goes on where the last stopped, none copying a row twice', async () => {
+    const x = await populated();
+    const before = await view(x);
+    const answers = [];
+    for (let call = 0; call < 60; call++) {
+      const res = await api('POST', `/operator/platforms/${x.p.id}/move`, { auth: OPERATOR, body: { home: 'DB_2', roundTrips: 10 } });
+      answers.push(res);
+      if (res.status !== 202) break;
+      expect(res.body).toMatchObject({ platformId: x.p.id, from: 'DB', done: false });
+      // Between calls: the same reads, writes waiting.
+      expectError(await aWrite(x.p), 409, 'CONFLICT', 'PLATFORM_MOVING');
+    }
+    const last = answers[answers.length - 1]!;
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(last.body).toMatchObject({ home: 'DB_2', from: 'DB', done: true });
+    expect(answers.length).toBeGreaterThan(3);
+    expect(await view(x)).toEqual(before);
+    await credentialsWork(x);
+    await expectLedgerInvariant(x.p.id);
+    // Every row once: the calls together copied what one call copies of the same platform, back.
+    const copied = answers.reduce((n, a) => n + a.body.rowsCopied, 0);
+    const back = await move(x.p.id, 'DB');
+    expect(back.status).toBe(200);
+    expect(back.body.rowsCopied).toBe(copied);
+    expect(await view(x)).toEqual(before);
+    expect((await aWrite(x.p)).status).toBe(201);
+  });
+
+  it('a copy stopped inside a table goes on from its last page', async () => {
+    const x = await populated();
+    const before = await view(x);
+    const results = [];
+    for (let call = 0; call < 200; call++) {
+      const r = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+      results.push(r);
+      if (r.done) break;
+    }
+    expect(results[results.length - 1]).toMatchObject({ home: 'DB_2', done: true });
+    expect(results.filter((r) => !r.done && r.rowsCopied > 0).length).toBeGreaterThan(5);
+    expect(await view(x)).toEqual(before);
+    await credentialsWork(x);
+    const copied = results.reduce((n, r) => n + r.rowsCopied, 0);
+    const back = await movePlatform(env, database(env.DB), x.p.id, 'DB', Date.now(), { drainMs: 0 });
+    expect(back).toMatchObject({ home: 'DB', done: true, rowsCopied: copied });
+  });
+
   it('a write that lands in the old home after its table was copied is not lost: the copy is made again', async () => {
     const x = await populated();
     const [txn] = (await api('GET', '/transactions', { auth: x.p.auth })).body.data;
@@ -284,9 +330,12 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expectError(await move('Platform:00000000-0000-7000-8000-000000000000', 'DB_2'), 404, 'REFERENCE_NOT_FOUND', 'PLATFORM_NOT_FOUND');
     expectError(await move(p.id, 'DB_9'), 400, 'INVALID_INPUT');
     expectError(await api('POST', `/operator/platforms/${p.id}/move`, { auth: OPERATOR, body: {} }), 400, 'INVALID_INPUT');
+    const tooFew = await api('POST', `/operator/platforms/${p.id}/move`, { auth: OPERATOR, body: { home: 'DB_2', roundTrips: 5 } });
+    expectError(tooFew, 400, 'INVALID_INPUT');
+    expect(failingFields(tooFew)).toEqual(['roundTrips']);
     const same = await move(p.id, 'DB');
     expect(same.status).toBe(200);
-    expect(same.body).toEqual({ platformId: p.id, home: 'DB', from: 'DB', rowsCopied: 0 });
+    expect(same.body).toEqual({ platformId: p.id, home: 'DB', from: 'DB', rowsCopied: 0, done: true });
     expectError(await api('POST', `/operator/platforms/${p.id}/move`, { auth: p.auth, body: { home: 'DB_2' } }), 401);
   });
 

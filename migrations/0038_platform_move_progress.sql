@@ -1,0 +1,1 @@
+ALTER TABLE `platforms` ADD `move_progress` text;
