@@ -3,6 +3,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
 import { vi } from 'vitest';
+import { homeD1 } from '../../src/db/homes';
 import { api, newPlatform, type TestPlatform } from '../support/api';
 import { install as fakeWebhookReceivers } from '../support/webhooks';
 import { validish, type Hints } from './arbitraries';
@@ -65,50 +66,80 @@ export async function seedWalletAndAgent(p: TestPlatform): Promise<{ accountId: 
   return { accountId: accounts.body.data[0].id, agentId: agent.body.agent.id, agentAuth: `Bearer ${redeemed.body.accessToken}` };
 }
 
-/** Names of the D1 tables with their columns (system tables left out). */
-async function tables(): Promise<{ name: string; columns: string[] }[]> {
-  const { results } = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
-  ).all<{ name: string }>();
+/** A platform and the data database ("home") it lives in: what the helpers below read. */
+export type Homed = Pick<TestPlatform, 'id' | 'home'>;
+
+/**
+ * The D1 database of `p`'s home, after checking the platform is there: reading another home would find none of
+ * its rows, and the checks built on these helpers would pass without having looked at anything.
+ */
+async function homeOf(p: Homed): Promise<D1Database> {
+  const db = homeD1(env, p.home);
+  const row = await db.prepare('SELECT 1 AS one FROM platforms WHERE id = ?').bind(p.id).first();
+  if (!row) throw new Error(`Platform ${p.id} is not in its home ${p.home}`);
+  return db;
+}
+
+/** Names of the D1 tables of `db` with their columns (system tables left out). */
+async function tables(db: D1Database): Promise<{ name: string; columns: string[] }[]> {
+  const { results } = await db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
+    )
+    .all<{ name: string }>();
   const out = [];
   for (const { name } of results) {
-    const cols = await env.DB.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
+    const cols = await db.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
     out.push({ name, columns: cols.results.map((c) => c.name) });
   }
   return out;
 }
 
-/** Every id in D1 that belongs to `platformId` (rows with `id` and `platform_id` columns, and the platform itself). */
-export async function idsOf(platformId: string): Promise<string[]> {
-  const ids = [platformId];
-  for (const t of await tables()) {
+/** Every id in its home that belongs to `p` (rows with `id` and `platform_id` columns, and the platform itself). */
+export async function idsOf(p: Homed): Promise<string[]> {
+  const db = await homeOf(p);
+  const ids = [p.id];
+  for (const t of await tables(db)) {
     if (!t.columns.includes('id') || !t.columns.includes('platform_id')) continue;
-    const { results } = await env.DB.prepare(`SELECT id FROM "${t.name}" WHERE platform_id = ?`).bind(platformId).all<{ id: string }>();
+    const { results } = await db.prepare(`SELECT id FROM "${t.name}" WHERE platform_id = ?`).bind(p.id).all<{ id: string }>();
     ids.push(...results.map((r) => r.id));
   }
   return ids;
 }
 
 /**
- * A comparable picture of the database: every table's row count, and the full content of the rows of
- * `platformIds` (tables with `platform_id`, and `platforms` itself). One D1 round trip.
+ * A comparable picture of the homes of `platforms`: in each, every table's row count, and the full content of the
+ * rows of those platforms (tables with `platform_id`, and `platforms` itself). One D1 round trip per home. Keys
+ * name the table and its home (`customers@DB_2`).
  */
-export async function snapshotter(platformIds: string[]): Promise<() => Promise<Record<string, string>>> {
-  const list = (await tables()).filter((t) => !STATE_EXEMPT_TABLES.has(t.name));
-  const marks = platformIds.map(() => '?').join(', ');
-  const statements = list.map((t) => {
-    const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
-    const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
-    // Rows in content order: some tables (WITHOUT ROWID) have no rowid.
-    const digest = scope
-      ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY r))`
-      : 'NULL';
-    return env.DB.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? platformIds : []));
-  });
-  return async () => {
-    const results = await env.DB.batch<{ n: number; rows: string | null }>(statements);
-    return Object.fromEntries(list.map((t, i) => [t.name, `${results[i]!.results[0]!.n} rows; ${results[i]!.results[0]!.rows ?? ''}`]));
-  };
+export async function snapshotter(platforms: Homed[]): Promise<() => Promise<Record<string, string>>> {
+  const homes = new Map<string, { db: D1Database; ids: string[] }>();
+  for (const p of platforms) {
+    const db = await homeOf(p);
+    homes.set(p.home, { db, ids: [...(homes.get(p.home)?.ids ?? []), p.id] });
+  }
+  const pictures = await Promise.all(
+    [...homes].map(async ([home, { db, ids }]) => {
+      const list = (await tables(db)).filter((t) => !STATE_EXEMPT_TABLES.has(t.name));
+      const marks = ids.map(() => '?').join(', ');
+      const statements = list.map((t) => {
+        const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
+        const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
+        // Rows in content order: some tables (WITHOUT ROWID) have no rowid.
+        const digest = scope
+          ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY r))`
+          : 'NULL';
+        return db.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? ids : []));
+      });
+      return async () => {
+        const results = await db.batch<{ n: number; rows: string | null }>(statements);
+        return list.map(
+          (t, i) => [`${t.name}@${home}`, `${results[i]!.results[0]!.n} rows; ${results[i]!.results[0]!.rows ?? ''}`] as const,
+        );
+      };
+    }),
+  );
+  return async () => Object.fromEntries((await Promise.all(pictures.map((take) => take()))).flat());
 }
 
 /** Names of the tables whose picture differs. */
@@ -156,7 +187,7 @@ const fabricatedIds = fc
 export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Promise<{ agentId: string; agentAuth: string }> {
   const { accountId, agentId, agentAuth } = await seedWalletAndAgent(p);
   // Generated bodies first: one may move the sandbox clock, which would expire the session made below.
-  const pool = await idsOf(p.id);
+  const pool = await idsOf(p);
   const hints: Hints = {
     ids: fc.constantFrom(...pool, accountId),
     // External account identifiers carry check digits that generated strings almost never satisfy.
@@ -220,8 +251,8 @@ export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
   const mainAgent = await populate(doc, main, seed);
   await populate(doc, other, seed + 1);
   // The run's own token and agent stay out of the pool: deleting either would turn the rest of the run into 401s.
-  const ownIds = (await idsOf(main.id)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
-  const otherIds = await idsOf(other.id);
+  const ownIds = (await idsOf(main)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
+  const otherIds = await idsOf(other);
   const hints: Hints = {
     ids: fc.oneof(
       { weight: 3, arbitrary: byType(ownIds) },
