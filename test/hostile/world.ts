@@ -152,10 +152,12 @@ export interface World {
   main: TestPlatform;
   /** Bearer credentials of a connected agent of `main` (for the agent-scoped routes). */
   mainAgent: string;
-  /** Another platform with its own data: its ids must answer like unknown ids. */
-  other: TestPlatform;
+  /**
+   * Other platforms with their own data, one in `main`'s database and one in another home: their ids must answer
+   * like unknown ids.
+   */
+  others: TestPlatform[];
   ownIds: string[];
-  otherIds: string[];
   hints: Hints;
 }
 
@@ -244,25 +246,24 @@ const SEED_BANK_ACCOUNT = {
   beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Hostile Tester' },
 };
 
-/** Two populated platforms and the hints that point generated requests at their records. */
+/** Three populated platforms (`main` and another in `DB`, one in `DB_2`) and the hints that point generated requests at their records. */
 export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
   const main = await newPlatform();
-  const other = await newPlatform();
+  const others = [await newPlatform(), await newPlatform({ home: 'DB_2' })];
   const mainAgent = await populate(doc, main, seed);
-  await populate(doc, other, seed + 1);
+  for (const other of others) await populate(doc, other, seed + 1);
   // The run's own token and agent stay out of the pool: deleting either would turn the rest of the run into 401s.
   const ownIds = (await idsOf(main)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
-  const otherIds = await idsOf(other);
+  const otherIds = await Promise.all(others.map((other) => idsOf(other)));
   const hints: Hints = {
-    ids: fc.oneof(
-      { weight: 3, arbitrary: byType(ownIds) },
-      { weight: 2, arbitrary: byType(otherIds) },
-      { weight: 1, arbitrary: fabricatedIds },
-    ),
+    ids: fc.oneof({ weight: 3, arbitrary: byType(ownIds) }, ...otherIds.map((ids) => ({ weight: 1, arbitrary: byType(ids) })), {
+      weight: 1,
+      arbitrary: fabricatedIds,
+    }),
     fields: {
       clientPublicKey: fc.constantFrom(...clientKeys()),
       otp: fc.constantFrom('000000', '123456', '00000', 'abcdef'),
     },
   };
-  return { main, mainAgent: mainAgent.agentAuth, other, ownIds, otherIds, hints };
+  return { main, mainAgent: mainAgent.agentAuth, others, ownIds, hints };
 }
