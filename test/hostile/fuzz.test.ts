@@ -22,7 +22,7 @@ beforeAll(async () => {
   console.log(`hostile input: seed ${SEED}, ${perRoute} cases for each of ${doc.operations.length} routes (FC_SEED / FC_RUNS to change)`);
   isolateFromOutside();
   world = await buildWorld(doc, SEED);
-  snapshot = await snapshotter([world.main.id, world.other.id]);
+  snapshot = await snapshotter([world.main, ...world.others]);
 }, 60_000);
 
 interface Answer {

@@ -48,19 +48,22 @@ const anyTarget = (op: Operation) =>
   fillPath(op.path, Object.fromEntries(op.params.filter((p) => p.in === 'path').map((p) => [p.name, 'Unknown:0'])));
 
 let a: TestPlatform;
-let b: TestPlatform;
+/** Platform B of the tenancy checks in each home: A's (`DB`, the harder case: one database), and another. */
+const bs = new Map<string, { b: TestPlatform; bIds: string[] }>();
+const B_HOMES = ['DB', 'DB_2'];
 let aIds: string[];
-let bIds: string[];
 
 beforeAll(async () => {
   isolateFromOutside();
   a = await newPlatform();
-  b = await newPlatform();
   await populate(doc, a, SEED);
-  await populate(doc, b, SEED + 1);
-  aIds = await idsOf(a.id);
-  bIds = await idsOf(b.id);
-}, 60_000);
+  aIds = await idsOf(a);
+  for (const home of B_HOMES) {
+    const b = await newPlatform({ home });
+    await populate(doc, b, SEED + 1);
+    bs.set(home, { b, bIds: await idsOf(b) });
+  }
+}, 90_000);
 
 describe('authentication and permissions of every route', () => {
   it('every secured route answers 401 without credentials and with bogus ones', async () => {
@@ -125,7 +128,7 @@ describe('Cache-Control', () => {
     // Its own platform: this sweep changes things (the sandbox clock, tokens) the tenancy checks rely on.
     const c = await newPlatform();
     const { agentAuth } = await populate(doc, c, SEED + 2);
-    const cIds = (await idsOf(c.id)).filter((id) => id !== c.tokenId);
+    const cIds = (await idsOf(c)).filter((id) => id !== c.tokenId);
     const hints: Hints = { ids: fc.constantFrom(...cIds), fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)) } };
     const byType = new Map<string, string>();
     for (const id of cIds) byType.set(id.split(':')[0]!, id);
@@ -164,7 +167,22 @@ describe('Cache-Control', () => {
   });
 });
 
-describe('tenancy', () => {
+describe.each(B_HOMES)('tenancy, platform B in %s (A in DB)', (home) => {
+  let b: TestPlatform;
+  let bIds: string[];
+  beforeAll(() => void ({ b, bIds } = bs.get(home)!));
+
+  it("B's records are really read: many ids of several kinds, from B's home", () => {
+    expect(b.home).toBe(home);
+    expect(bIds.length).toBeGreaterThan(15);
+    const kinds = (ids: string[]) => [...new Set(ids.map((id) => id.split(':')[0]))].sort();
+    expect(kinds(bIds).length).toBeGreaterThan(5);
+    // Populated alike (the same seed), B has the same kinds of records in either home.
+    expect(kinds(bIds)).toEqual(kinds(bs.get('DB')!.bIds));
+    // A's and B's records are apart.
+    expect(bIds.filter((id) => aIds.includes(id))).toEqual([]);
+  });
+
   /** Walks a list page by page (limit 1, so cursors are exercised) and returns every answer's text. */
   async function walk(op: Operation, auth: string, query: string, cursor?: string): Promise<Answer[]> {
     const out: Answer[] = [];
@@ -219,7 +237,7 @@ describe('tenancy', () => {
     const ops = basicOps.filter((op) => op.params.some((p) => p.in === 'path'));
     expect(ops.length).toBeGreaterThan(3);
     const hints: Hints = { ids: fc.constantFrom(...bIds), fields: { clientPublicKey: fc.constantFrom(...clientKeys(2)) } };
-    const snapshotB = await snapshotter([b.id]);
+    const snapshotB = await snapshotter([b]);
     const before = await snapshotB();
     let notFound = 0;
     for (const op of ops) {

@@ -3,9 +3,11 @@ import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
 import { vi } from 'vitest';
-import { api, newPlatform, type TestPlatform } from '../support/api';
+import { homeD1 } from '../../src/db/homes';
+import { BASE, newPlatform, type TestPlatform } from '../support/api';
 import { install as fakeWebhookReceivers } from '../support/webhooks';
 import { validish, type Hints } from './arbitraries';
+import { handle } from './client';
 import { fillPath, isList, type ApiDoc } from './openapi';
 
 /**
@@ -30,6 +32,20 @@ export function isolateFromOutside(): void {
   vi.spyOn(env.JOBS, 'sendBatch').mockResolvedValue(undefined as never);
 }
 
+/**
+ * A call through `handle`, for the hundreds of requests that populate a platform: each `SELF.fetch` in a file costs
+ * more than the one before (see client.ts), and would slow every later test of the file.
+ */
+async function send(method: string, path: string, opts: { auth?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (opts.auth) headers.Authorization = opts.auth;
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  const res = await handle(new Request(`${BASE}${path}`, { method, headers, body }));
+  const text = await res.text();
+  return { status: res.status, body: res.headers.get('Content-Type')?.includes('application/json') && text ? JSON.parse(text) : text };
+}
+
 /** Real P-256 public keys (uncompressed hex), for `clientPublicKey` fields. */
 export function clientKeys(n = 4): string[] {
   return Array.from({ length: n }, () => bytesToHex(p256.getPublicKey(p256.utils.randomSecretKey(), false)));
@@ -40,16 +56,16 @@ export function clientKeys(n = 4): string[] {
  * for it, all through the API. Returns the wallet account id and the agent's bearer credentials.
  */
 export async function seedWalletAndAgent(p: TestPlatform): Promise<{ accountId: string; agentId: string; agentAuth: string }> {
-  const customer = await api('POST', '/customers', {
+  const customer = await send('POST', '/customers', {
     auth: p.auth,
     body: { customerType: 'INDIVIDUAL', fullName: 'Hostile Tester', email: `wallet-${crypto.randomUUID()}@example.com` },
   });
-  const accounts = await api(
+  const accounts = await send(
     'GET',
     `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`,
     { auth: p.auth },
   );
-  const agent = await api('POST', '/agents', {
+  const agent = await send('POST', '/agents', {
     auth: p.auth,
     body: {
       name: 'Hostile agent',
@@ -61,54 +77,84 @@ export async function seedWalletAndAgent(p: TestPlatform): Promise<{ accountId: 
       },
     },
   });
-  const redeemed = await api('POST', `/agents/device-codes/${agent.body.deviceCode.code}/redeem`);
+  const redeemed = await send('POST', `/agents/device-codes/${agent.body.deviceCode.code}/redeem`);
   return { accountId: accounts.body.data[0].id, agentId: agent.body.agent.id, agentAuth: `Bearer ${redeemed.body.accessToken}` };
 }
 
-/** Names of the D1 tables with their columns (system tables left out). */
-async function tables(): Promise<{ name: string; columns: string[] }[]> {
-  const { results } = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
-  ).all<{ name: string }>();
+/** A platform and the data database ("home") it lives in: what the helpers below read. */
+export type Homed = Pick<TestPlatform, 'id' | 'home'>;
+
+/**
+ * The D1 database of `p`'s home, after checking the platform is there: reading another home would find none of
+ * its rows, and the checks built on these helpers would pass without having looked at anything.
+ */
+async function homeOf(p: Homed): Promise<D1Database> {
+  const db = homeD1(env, p.home);
+  const row = await db.prepare('SELECT 1 AS one FROM platforms WHERE id = ?').bind(p.id).first();
+  if (!row) throw new Error(`Platform ${p.id} is not in its home ${p.home}`);
+  return db;
+}
+
+/** Names of the D1 tables of `db` with their columns (system tables left out). */
+async function tables(db: D1Database): Promise<{ name: string; columns: string[] }[]> {
+  const { results } = await db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
+    )
+    .all<{ name: string }>();
   const out = [];
   for (const { name } of results) {
-    const cols = await env.DB.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
+    const cols = await db.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
     out.push({ name, columns: cols.results.map((c) => c.name) });
   }
   return out;
 }
 
-/** Every id in D1 that belongs to `platformId` (rows with `id` and `platform_id` columns, and the platform itself). */
-export async function idsOf(platformId: string): Promise<string[]> {
-  const ids = [platformId];
-  for (const t of await tables()) {
+/** Every id in its home that belongs to `p` (rows with `id` and `platform_id` columns, and the platform itself). */
+export async function idsOf(p: Homed): Promise<string[]> {
+  const db = await homeOf(p);
+  const ids = [p.id];
+  for (const t of await tables(db)) {
     if (!t.columns.includes('id') || !t.columns.includes('platform_id')) continue;
-    const { results } = await env.DB.prepare(`SELECT id FROM "${t.name}" WHERE platform_id = ?`).bind(platformId).all<{ id: string }>();
+    const { results } = await db.prepare(`SELECT id FROM "${t.name}" WHERE platform_id = ?`).bind(p.id).all<{ id: string }>();
     ids.push(...results.map((r) => r.id));
   }
   return ids;
 }
 
 /**
- * A comparable picture of the database: every table's row count, and the full content of the rows of
- * `platformIds` (tables with `platform_id`, and `platforms` itself). One D1 round trip.
+ * A comparable picture of the homes of `platforms`: in each, every table's row count, and the full content of the
+ * rows of those platforms (tables with `platform_id`, and `platforms` itself). One D1 round trip per home. Keys
+ * name the table and its home (`customers@DB_2`).
  */
-export async function snapshotter(platformIds: string[]): Promise<() => Promise<Record<string, string>>> {
-  const list = (await tables()).filter((t) => !STATE_EXEMPT_TABLES.has(t.name));
-  const marks = platformIds.map(() => '?').join(', ');
-  const statements = list.map((t) => {
-    const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
-    const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
-    // Rows in content order: some tables (WITHOUT ROWID) have no rowid.
-    const digest = scope
-      ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY r))`
-      : 'NULL';
-    return env.DB.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? platformIds : []));
-  });
-  return async () => {
-    const results = await env.DB.batch<{ n: number; rows: string | null }>(statements);
-    return Object.fromEntries(list.map((t, i) => [t.name, `${results[i]!.results[0]!.n} rows; ${results[i]!.results[0]!.rows ?? ''}`]));
-  };
+export async function snapshotter(platforms: Homed[]): Promise<() => Promise<Record<string, string>>> {
+  const homes = new Map<string, { db: D1Database; ids: string[] }>();
+  for (const p of platforms) {
+    const db = await homeOf(p);
+    homes.set(p.home, { db, ids: [...(homes.get(p.home)?.ids ?? []), p.id] });
+  }
+  const pictures = await Promise.all(
+    [...homes].map(async ([home, { db, ids }]) => {
+      const list = (await tables(db)).filter((t) => !STATE_EXEMPT_TABLES.has(t.name));
+      const marks = ids.map(() => '?').join(', ');
+      const statements = list.map((t) => {
+        const scope = t.columns.includes('platform_id') ? 'platform_id' : t.name === 'platforms' ? 'id' : undefined;
+        const row = t.columns.map((c) => `quote("${c}")`).join(" || ',' || ");
+        // Rows in content order: some tables (WITHOUT ROWID) have no rowid.
+        const digest = scope
+          ? `(SELECT group_concat(r, '|') FROM (SELECT ${row} AS r FROM "${t.name}" WHERE "${scope}" IN (${marks}) ORDER BY r))`
+          : 'NULL';
+        return db.prepare(`SELECT count(*) AS n, ${digest} AS rows FROM "${t.name}"`).bind(...(scope ? ids : []));
+      });
+      return async () => {
+        const results = await db.batch<{ n: number; rows: string | null }>(statements);
+        return list.map(
+          (t, i) => [`${t.name}@${home}`, `${results[i]!.results[0]!.n} rows; ${results[i]!.results[0]!.rows ?? ''}`] as const,
+        );
+      };
+    }),
+  );
+  return async () => Object.fromEntries((await Promise.all(pictures.map((take) => take()))).flat());
 }
 
 /** Names of the tables whose picture differs. */
@@ -121,10 +167,12 @@ export interface World {
   main: TestPlatform;
   /** Bearer credentials of a connected agent of `main` (for the agent-scoped routes). */
   mainAgent: string;
-  /** Another platform with its own data: its ids must answer like unknown ids. */
-  other: TestPlatform;
+  /**
+   * Other platforms with their own data, one in `main`'s database and one in another home: their ids must answer
+   * like unknown ids.
+   */
+  others: TestPlatform[];
   ownIds: string[];
-  otherIds: string[];
   hints: Hints;
 }
 
@@ -156,7 +204,7 @@ const fabricatedIds = fc
 export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Promise<{ agentId: string; agentAuth: string }> {
   const { accountId, agentId, agentAuth } = await seedWalletAndAgent(p);
   // Generated bodies first: one may move the sandbox clock, which would expire the session made below.
-  const pool = await idsOf(p.id);
+  const pool = await idsOf(p);
   const hints: Hints = {
     ids: fc.constantFrom(...pool, accountId),
     // External account identifiers carry check digits that generated strings almost never satisfy.
@@ -166,19 +214,19 @@ export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Prom
     if (op.method !== 'POST' || !op.security.includes('BasicAuth') || op.path.includes('{') || !op.body) continue;
     const bodies = fc.sample(validish(doc, op.body.schema, hints), { seed, numRuns: 10 });
     for (const body of bodies) {
-      if ((await api('POST', op.path, { auth: p.auth, body })).status < 300) break;
+      if ((await send('POST', op.path, { auth: p.auth, body })).status < 300) break;
     }
   }
   // Faked at fetch (an unregistered hooks.test URL answers 410 at once): a sweep's sends and resends never wait on the network.
   fakeWebhookReceivers();
-  await api('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: 'https://hooks.test/hostile' } });
-  await api('POST', '/sandbox/webhooks/test', { auth: p.auth });
-  const credentials = await api('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`, { auth: p.auth });
+  await send('PATCH', '/config', { auth: p.auth, body: { webhookEndpoint: 'https://hooks.test/hostile' } });
+  await send('POST', '/sandbox/webhooks/test', { auth: p.auth });
+  const credentials = await send('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`, { auth: p.auth });
   // An OTP e-mail and a session (sandbox code), so the wallet's lists have records too.
   const otp = credentials.body?.data?.[0]?.id;
   if (otp) {
-    await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/challenge`, { auth: p.auth, body: {} });
-    await api('POST', `/auth/credentials/${encodeURIComponent(otp)}/verify`, {
+    await send('POST', `/auth/credentials/${encodeURIComponent(otp)}/challenge`, { auth: p.auth, body: {} });
+    await send('POST', `/auth/credentials/${encodeURIComponent(otp)}/verify`, {
       auth: p.auth,
       body: { type: 'EMAIL_OTP', otp: '000000', clientPublicKey: clientKeys(1)[0] },
     });
@@ -190,7 +238,7 @@ export async function populate(doc: ApiDoc, p: TestPlatform, seed: number): Prom
       .filter((q) => q.in === 'query' && q.required)
       .map((q) => `${q.name}=${encodeURIComponent(/(^id$|Id$)/.test(q.name) ? accountId : 'x')}`)
       .join('&');
-    await api('GET', `${fillPath(op.path, {})}${query ? `?${query}` : ''}`, { auth: p.auth });
+    await send('GET', `${fillPath(op.path, {})}${query ? `?${query}` : ''}`, { auth: p.auth });
   }
   return { agentId, agentAuth };
 }
@@ -213,25 +261,24 @@ const SEED_BANK_ACCOUNT = {
   beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Hostile Tester' },
 };
 
-/** Two populated platforms and the hints that point generated requests at their records. */
+/** Three populated platforms (`main` and another in `DB`, one in `DB_2`) and the hints that point generated requests at their records. */
 export async function buildWorld(doc: ApiDoc, seed: number): Promise<World> {
   const main = await newPlatform();
-  const other = await newPlatform();
+  const others = [await newPlatform(), await newPlatform({ home: 'DB_2' })];
   const mainAgent = await populate(doc, main, seed);
-  await populate(doc, other, seed + 1);
+  for (const other of others) await populate(doc, other, seed + 1);
   // The run's own token and agent stay out of the pool: deleting either would turn the rest of the run into 401s.
-  const ownIds = (await idsOf(main.id)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
-  const otherIds = await idsOf(other.id);
+  const ownIds = (await idsOf(main)).filter((id) => id !== main.tokenId && id !== mainAgent.agentId);
+  const otherIds = await Promise.all(others.map((other) => idsOf(other)));
   const hints: Hints = {
-    ids: fc.oneof(
-      { weight: 3, arbitrary: byType(ownIds) },
-      { weight: 2, arbitrary: byType(otherIds) },
-      { weight: 1, arbitrary: fabricatedIds },
-    ),
+    ids: fc.oneof({ weight: 3, arbitrary: byType(ownIds) }, ...otherIds.map((ids) => ({ weight: 1, arbitrary: byType(ids) })), {
+      weight: 1,
+      arbitrary: fabricatedIds,
+    }),
     fields: {
       clientPublicKey: fc.constantFrom(...clientKeys()),
       otp: fc.constantFrom('000000', '123456', '00000', 'abcdef'),
     },
   };
-  return { main, mainAgent: mainAgent.agentAuth, other, ownIds, otherIds, hints };
+  return { main, mainAgent: mainAgent.agentAuth, others, ownIds, hints };
 }

@@ -139,6 +139,9 @@ describe('claiming an invitation', () => {
     const bob2 = await createCustomer(b.p, individualBody({ umaAddress: `$bob2@${b.p.umaDomain}` }));
     expectError(await claim(b.p, code, bob2.umaAddress), 400, 'INVITATION_ALREADY_CLAIMED');
     expectError(await claim(c.p, code, c.uma), 400, 'INVITATION_ALREADY_CLAIMED');
+    // A platform of another home reaches the invitation in the inviter's and is refused alike.
+    const far = await platformWithCustomer('dora', { home: 'DB_2' });
+    expectError(await claim(far.p, code, far.uma), 400, 'INVITATION_ALREADY_CLAIMED');
     expectError(await cancel(a.p, code), 400, 'INVITATION_ALREADY_CLAIMED');
     expect((await api('GET', `/invitations/${code}`, { auth: a.p.auth })).body).toEqual(first.body);
   });
@@ -160,9 +163,12 @@ describe('claiming an invitation', () => {
     expect((await claim(a.p, code, friend.umaAddress)).body).toMatchObject({ status: 'CLAIMED', inviteeUma: friend.umaAddress });
   });
 
-  it('of two platforms claiming at once, exactly one gets it and one event is sent', async () => {
+  it('of two platforms claiming at once, exactly one gets it and one event is sent, whatever their homes', async () => {
     const a = await platformWithCustomer('alice');
-    const claimers = await Promise.all(['b', 'c', 'd', 'e'].map((x) => platformWithCustomer(x)));
+    // Two in the inviter's database, two in another home: the claim's condition holds in the invitation's home.
+    const claimers = await Promise.all(
+      [['b'], ['c'], ['d', 'DB_2'], ['e', 'DB_2']].map(([x, home]) => platformWithCustomer(x!, home ? { home } : {})),
+    );
     const code = (await invite(a.p, { inviterUma: a.uma })).body.code as string;
     const answers = await Promise.all(claimers.map((x) => claim(x.p, code, x.uma)));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
@@ -176,8 +182,10 @@ describe('cancelled and expired invitations', () => {
   it('only the inviting platform cancels, once; a cancelled invitation cannot be claimed', async () => {
     const a = await platformWithCustomer('alice');
     const b = await platformWithCustomer('bob');
+    const far = await platformWithCustomer('dora', { home: 'DB_2' });
     const code = (await invite(a.p, { inviterUma: a.uma })).body.code as string;
     expectError(await cancel(b.p, code), 403, 'FORBIDDEN');
+    expectError(await cancel(far.p, code), 403, 'FORBIDDEN');
     expectError(await cancel({ ...a.p, auth: await tokenWith(a.p, ['VIEW']) }, code), 403, 'FORBIDDEN');
     vi.setSystemTime(T0 + 1_000);
     // Sent as the SDK sends it: no body, no Content-Type.
@@ -187,27 +195,32 @@ describe('cancelled and expired invitations', () => {
     expect(res.body.claimedAt).toBeUndefined();
     expectError(await cancel(a.p, code), 400, 'INVITATION_CANCELLED');
     expectError(await claim(b.p, code, b.uma), 400, 'INVITATION_CANCELLED');
+    expectError(await claim(far.p, code, far.uma), 400, 'INVITATION_CANCELLED');
     expect((await api('GET', `/invitations/${code}`, { auth: b.p.auth })).body.status).toBe('CANCELLED');
+    expect((await api('GET', `/invitations/${code}`, { auth: far.p.auth })).body.status).toBe('CANCELLED');
     expect(await claimedEvents(a.p.id)).toEqual([]);
   });
 
-  it("expires at expiresAt on the inviting platform's clock: EXPIRED, and neither claimed nor cancelled", async () => {
-    const a = await platformWithCustomer('alice');
-    const b = await platformWithCustomer('bob');
-    const code = (await invite(a.p, { inviterUma: a.uma, expiresAt: iso(T0 + 3_600_000) })).body.code as string;
-    const later = (await invite(a.p, { inviterUma: a.uma, expiresAt: iso(T0 + 7_200_000) })).body.code as string;
-    // The claiming platform's clock does not decide.
-    await advance(b.p, 5_000);
-    expect((await api('GET', `/invitations/${code}`, { auth: b.p.auth })).body.status).toBe('PENDING');
-    await advance(a.p, 3_600);
-    const expired = await api('GET', `/invitations/${code}`, { auth: b.p.auth });
-    expect(expired.body).toMatchObject({ status: 'EXPIRED', expiresAt: iso(T0 + 3_600_000) });
-    const refused = expectError(await claim(b.p, code, b.uma), 400, 'INVALID_INPUT');
-    expect(refused.details).toEqual({ reason: 'INVITATION_EXPIRED', expiresAt: iso(T0 + 3_600_000) });
-    expect(expectError(await cancel(a.p, code), 400, 'INVALID_INPUT').details.reason).toBe('INVITATION_EXPIRED');
-    // One still in its time is claimed as usual.
-    expect((await claim(b.p, later, b.uma)).body.status).toBe('CLAIMED');
-  });
+  it.each(['DB', 'DB_2'])(
+    "expires at expiresAt on the inviting platform's clock: EXPIRED, and neither claimed nor cancelled (claimer in %s)",
+    async (home) => {
+      const a = await platformWithCustomer('alice');
+      const b = await platformWithCustomer('bob', { home });
+      const code = (await invite(a.p, { inviterUma: a.uma, expiresAt: iso(T0 + 3_600_000) })).body.code as string;
+      const later = (await invite(a.p, { inviterUma: a.uma, expiresAt: iso(T0 + 7_200_000) })).body.code as string;
+      // The claiming platform's clock does not decide.
+      await advance(b.p, 5_000);
+      expect((await api('GET', `/invitations/${code}`, { auth: b.p.auth })).body.status).toBe('PENDING');
+      await advance(a.p, 3_600);
+      const expired = await api('GET', `/invitations/${code}`, { auth: b.p.auth });
+      expect(expired.body).toMatchObject({ status: 'EXPIRED', expiresAt: iso(T0 + 3_600_000) });
+      const refused = expectError(await claim(b.p, code, b.uma), 400, 'INVALID_INPUT');
+      expect(refused.details).toEqual({ reason: 'INVITATION_EXPIRED', expiresAt: iso(T0 + 3_600_000) });
+      expect(expectError(await cancel(a.p, code), 400, 'INVALID_INPUT').details.reason).toBe('INVITATION_EXPIRED');
+      // One still in its time is claimed as usual.
+      expect((await claim(b.p, later, b.uma)).body.status).toBe('CLAIMED');
+    },
+  );
 });
 
 describe('GET /invitations', () => {
@@ -233,10 +246,12 @@ describe('GET /invitations', () => {
     expect(failingFields(await api('GET', '/invitations?cursor=nope', { auth: a.p.auth }))).toEqual(['cursor']);
   });
 
-  it('sandbox reset deletes the platform’s invitations, not those it claimed from others', async () => {
+  it.each(['DB', 'DB_2'])('sandbox reset deletes the platform’s invitations, not those it claimed from others (it in %s)', async (home) => {
     const a = await platformWithCustomer('alice');
-    const b = await platformWithCustomer('bob');
+    const b = await platformWithCustomer('bob', { home });
     const mine = (await invite(b.p, { inviterUma: b.uma })).body.code as string;
+    // The code names B's home (`.2` in the second).
+    expect(mine.endsWith('.2')).toBe(home === 'DB_2');
     const theirs = (await invite(a.p, { inviterUma: a.uma })).body.code as string;
     expect((await claim(b.p, theirs, b.uma)).status).toBe(200);
     expect((await api('POST', '/sandbox/reset', { auth: b.p.auth })).status).toBe(204);

@@ -23,28 +23,32 @@ async function othersWrite(n: number) {
 }
 
 describe("a platform's bookmarks and cursors say nothing of other platforms' writes", () => {
-  it("a platform's answers carry no X-D1-Bookmark: reads, writes, an agent's requests and credential-free routes", async () => {
-    const p = await newPlatform();
-    const created = await api('POST', '/customers', { auth: p.auth, body: individualBody() });
-    expect(created.status).toBe(201);
-    expect(created.headers.get('X-D1-Bookmark')).toBeNull();
-    const read = await api('GET', `/customers/${created.body.id}`, { auth: p.auth });
-    expect(read.status).toBe(200);
-    expect(read.headers.get('X-D1-Bookmark')).toBeNull();
-    const agent = await api('POST', '/agents', { auth: p.auth, body: { name: 'Bot', customerId: created.body.id, policy: policy() } });
-    expect(agent.status).toBe(201);
-    // A route anyone may call without credentials (the agent software redeeming its code) reads the database too.
-    const redeemed = await api('POST', `/agents/device-codes/${agent.body.deviceCode.code}/redeem`);
-    expect(redeemed.status).toBe(200);
-    expect(redeemed.headers.get('X-D1-Bookmark')).toBeNull();
-    const me = await api('GET', '/agents/me', { auth: `Bearer ${redeemed.body.accessToken}` });
-    expect(me.status).toBe(200);
-    expect(me.headers.get('X-D1-Bookmark')).toBeNull();
-    // The operator, whose database it is, still gets one.
-    const platforms = await api('GET', '/operator/platforms?limit=1', { auth: OPERATOR });
-    expect(platforms.status).toBe(200);
-    expect(platforms.headers.get('X-D1-Bookmark')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
-  });
+  // Each home is a database of its own platforms: the second's positions would tell of its platforms' writes too.
+  it.each(['DB', 'DB_2'])(
+    "a platform's answers carry no X-D1-Bookmark: reads, writes, an agent's requests and credential-free routes (in %s)",
+    async (home) => {
+      const p = await newPlatform({ home });
+      const created = await api('POST', '/customers', { auth: p.auth, body: individualBody() });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('X-D1-Bookmark')).toBeNull();
+      const read = await api('GET', `/customers/${created.body.id}`, { auth: p.auth });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('X-D1-Bookmark')).toBeNull();
+      const agent = await api('POST', '/agents', { auth: p.auth, body: { name: 'Bot', customerId: created.body.id, policy: policy() } });
+      expect(agent.status).toBe(201);
+      // A route anyone may call without credentials (the agent software redeeming its code) reads the database too.
+      const redeemed = await api('POST', `/agents/device-codes/${agent.body.deviceCode.code}/redeem`);
+      expect(redeemed.status).toBe(200);
+      expect(redeemed.headers.get('X-D1-Bookmark')).toBeNull();
+      const me = await api('GET', '/agents/me', { auth: `Bearer ${redeemed.body.accessToken}` });
+      expect(me.status).toBe(200);
+      expect(me.headers.get('X-D1-Bookmark')).toBeNull();
+      // The operator, whose database it is, still gets one.
+      const platforms = await api('GET', '/operator/platforms?limit=1', { auth: OPERATOR });
+      expect(platforms.status).toBe(200);
+      expect(platforms.headers.get('X-D1-Bookmark')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
+    },
+  );
 
   it("another platform's writes between two reads leave a search's cursor and next page unchanged", async () => {
     const p = await newPlatform();

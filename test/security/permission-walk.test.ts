@@ -230,12 +230,12 @@ describe('the permission walk', () => {
       ];
       const token = await ok('POST', '/tokens', p.auth, { name: name(held), permissions: held });
       const auth = basic(token.clientId, token.clientSecret);
-      const pool = (await idsOf(p.id)).filter((id) => id !== p.tokenId && id !== token.id);
+      const pool = (await idsOf(p)).filter((id) => id !== p.tokenId && id !== token.id);
       const hints: Hints = { ids: fc.constantFrom(...pool), fields: { ...powerful, customerId: fc.constant(f.customerId) } };
       const who = name(held);
 
       // Refused: every operation whose permission the token lacks answers 403 and changes nothing.
-      const snapshot = await snapshotter([p.id]);
+      const snapshot = await snapshotter([p]);
       const picture = await snapshot();
       for (const op of basicOps.filter((o) => !held.includes(o.permission!))) {
         const res = await call(op.method, target(op, pool, hints), auth, bodies(op, hints, 1)[0]);
@@ -312,7 +312,7 @@ describe('the permission walk', () => {
     expect(agentOps.length).toBeGreaterThan(10);
     // One platform, a customer per policy: the refused requests' snapshot reads one platform's rows.
     const platform = await newPlatform();
-    const snapshot = await snapshotter([platform.id]);
+    const snapshot = await snapshotter([platform]);
     for (const granted of subsets(AGENT_PERMISSIONS)) {
       const f = await fixture(platform);
       const bearer = await connectedAgent(f, {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import worker from '../../src/index';
 import { database } from '../../src/db/client';
+import { homeD1 } from '../../src/db/homes';
 import { agentDeviceCodes, agentTokens, apiTokens } from '../../src/db/schema';
 import type { AccountDO } from '../../src/wallet/account-do';
 import { BASE, newPlatform } from '../support/api';
@@ -109,32 +110,38 @@ describe('secrets never leak', () => {
     expect(lines.join('\n')).not.toContain(code);
   });
 
-  it('secrets and codes are stored only as hashes; the wallet secret only encrypted', async () => {
-    const p = await newPlatform();
-    const db = database(env.DB);
-    const [row] = await db.select().from(apiTokens).where(eq(apiTokens.clientId, p.clientId));
-    expect(row!.secretHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.stringify(row)).not.toContain(p.clientSecret);
+  it.each(['DB', 'DB_2'])(
+    'secrets and codes are stored only as hashes; the wallet secret only encrypted (platform in %s)',
+    async (home) => {
+      const p = await newPlatform({ home });
+      const db = database(homeD1(env, home));
+      const [row] = await db.select().from(apiTokens).where(eq(apiTokens.clientId, p.clientId));
+      expect(row, 'the token is in its home').toBeDefined();
+      expect(row!.secretHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(row)).not.toContain(p.clientSecret);
 
-    const a = await newAgent({ p });
-    const tokens = await db.select().from(agentTokens).where(eq(agentTokens.agentId, a.agentId));
-    expect(JSON.stringify(tokens)).not.toContain(a.bearer.slice(7));
-    const codes = await db.select().from(agentDeviceCodes).where(eq(agentDeviceCodes.agentId, a.agentId));
-    expect(codes.every((c) => /^[0-9a-f]{64}$/.test(c.codeHash))).toBe(true);
+      const a = await newAgent({ p });
+      const tokens = await db.select().from(agentTokens).where(eq(agentTokens.agentId, a.agentId));
+      expect(tokens).toHaveLength(1);
+      expect(JSON.stringify(tokens)).not.toContain(a.bearer.slice(7));
+      const codes = await db.select().from(agentDeviceCodes).where(eq(agentDeviceCodes.agentId, a.agentId));
+      expect(codes.length).toBeGreaterThan(0);
+      expect(codes.every((c) => /^[0-9a-f]{64}$/.test(c.codeHash))).toBe(true);
 
-    const w = await newWallet('sandbox', p);
-    const cred = await emailCredential(w);
-    await logged('POST', `/auth/credentials/${cred.id}/challenge`, { auth: p.auth });
-    const otp = await latestOtp(w);
-    const stub = env.ACCOUNT.get(env.ACCOUNT.idFromName(w.accountId)) as DurableObjectStub<AccountDO>;
-    const stored = await runInDurableObject(stub, (_instance, state) => ({
-      otp: state.storage.sql.exec('SELECT * FROM otp').toArray(),
-      meta: state.storage.sql.exec('SELECT * FROM meta').toArray(),
-    }));
-    expect(stored.otp).toHaveLength(1);
-    expect(JSON.stringify(stored.otp)).not.toContain(otp);
-    expect(String(stored.meta[0]!.wallet_secret)).toMatch(/^v1\./);
-  });
+      const w = await newWallet('sandbox', p);
+      const cred = await emailCredential(w);
+      await logged('POST', `/auth/credentials/${cred.id}/challenge`, { auth: p.auth });
+      const otp = await latestOtp(w);
+      const stub = env.ACCOUNT.get(env.ACCOUNT.idFromName(w.accountId)) as DurableObjectStub<AccountDO>;
+      const stored = await runInDurableObject(stub, (_instance, state) => ({
+        otp: state.storage.sql.exec('SELECT * FROM otp').toArray(),
+        meta: state.storage.sql.exec('SELECT * FROM meta').toArray(),
+      }));
+      expect(stored.otp).toHaveLength(1);
+      expect(JSON.stringify(stored.otp)).not.toContain(otp);
+      expect(String(stored.meta[0]!.wallet_secret)).toMatch(/^v1\./);
+    },
+  );
 
   it('every answer carrying a secret or key is Cache-Control: no-store', async () => {
     const p = await newPlatform();

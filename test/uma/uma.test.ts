@@ -104,19 +104,23 @@ describe('GET /uma-providers', () => {
     expectError(await api('GET', `/uma-providers?cursor=${customersCursor}`, { auth: p.auth }), 400);
   });
 
-  it('needs VIEW and credentials; every platform sees the same directory', async () => {
+  it('needs VIEW and credentials; every platform sees the same directory, in either home', async () => {
     const p = await newPlatform();
     expectError(await api('GET', '/uma-providers'), 401);
     expectError(await api('GET', '/uma-providers', { auth: await tokenWith(p, ['MANAGE']) }), 403);
     const mine = (await api('GET', '/uma-providers?limit=5', { auth: await tokenWith(p, ['VIEW']) })).body;
-    const theirs = (await api('GET', '/uma-providers?limit=5', { auth: (await newPlatform()).auth })).body;
-    expect(theirs).toEqual(mine);
+    expect(mine.data).toHaveLength(5);
+    for (const home of ['DB', 'DB_2']) {
+      const theirs = (await api('GET', '/uma-providers?limit=5', { auth: (await newPlatform({ home })).auth })).body;
+      expect(theirs, home).toEqual(mine);
+    }
   });
 });
 
 describe('POST /operator/uma-providers', () => {
-  it('adds providers and replaces those with the same domain', async () => {
+  it('adds providers and replaces those with the same domain, for the platforms of every home', async () => {
     const p = await newPlatform();
+    const far = await newPlatform({ home: 'DB_2' });
     const domain = `op-${Date.now()}.example`;
     const provider = {
       name: 'Operator Pay',
@@ -130,6 +134,7 @@ describe('POST /operator/uma-providers', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ created: 1, updated: 0 });
     const listed = (await api('GET', '/uma-providers?countryCode=AQ', { auth: p.auth })).body;
+    expect((await api('GET', '/uma-providers?countryCode=AQ', { auth: far.auth })).body).toEqual(listed);
     expect(listed).toEqual({
       data: [
         {
@@ -148,19 +153,17 @@ describe('POST /operator/uma-providers', () => {
       hasMore: false,
       totalCount: 1,
     });
-    // Every home's platforms read it: the load writes each home's copy.
-    const elsewhere = await newPlatform({ home: 'DB_2' });
-    expect((await api('GET', '/uma-providers?countryCode=AQ', { auth: elsewhere.auth })).body).toEqual(listed);
     const again = await api('POST', '/operator/uma-providers', {
       auth: OPERATOR,
       body: { providers: [{ ...provider, name: 'Operator Pay Renamed', allowListStatus: false }] },
     });
     expect(again.body).toEqual({ created: 0, updated: 1 });
-    const after = (await api('GET', '/uma-providers?countryCode=AQ', { auth: p.auth })).body.data;
-    expect(after).toHaveLength(1);
-    expect(after[0]).toMatchObject({ name: 'Operator Pay Renamed', allowListStatus: false });
-    expect((await api('GET', '/uma-providers?countryCode=AQ', { auth: elsewhere.auth })).body.data).toEqual(after);
-    expect((await api('GET', '/uma-providers?countryCode=AQ&hasBlockedProviders=false', { auth: p.auth })).body.totalCount).toBe(0);
+    for (const q of [p, far]) {
+      const after = (await api('GET', '/uma-providers?countryCode=AQ', { auth: q.auth })).body.data;
+      expect(after).toHaveLength(1);
+      expect(after[0]).toMatchObject({ name: 'Operator Pay Renamed', allowListStatus: false });
+      expect((await api('GET', '/uma-providers?countryCode=AQ&hasBlockedProviders=false', { auth: q.auth })).body.totalCount).toBe(0);
+    }
   });
 
   it('validates, and needs the operator token', async () => {
