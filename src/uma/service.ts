@@ -81,16 +81,18 @@ export function umaProvidersFrom(q: UmaProviderListQuery, loaded: Loaded<ReturnT
  * The counts are the first home's.
  */
 export async function loadUmaProviders(env: object, providers: UmaProviderInput[], now: number) {
+  // One id a new provider in every home, so a page's cursor reads the same in each (a platform may move).
+  const ids = providers.map(() => newId('UmaProvider', now));
   const results = [];
-  for (const home of homesOf(env)) results.push(await loadInto(database(homeD1(env, home)), providers, now));
+  for (const home of homesOf(env)) results.push(await loadInto(database(homeD1(env, home)), providers, ids, now));
   return results[0]!;
 }
 
 /** Adds providers to one home's directory, or replaces those whose domain is already listed, in one batch. */
-async function loadInto(db: Db, providers: UmaProviderInput[], now: number) {
+async function loadInto(db: Db, providers: UmaProviderInput[], ids: string[], now: number) {
   const domains = providers.map((p) => p.domain.toLowerCase());
   const existing = await db.select({ domain: umaProviders.domain }).from(umaProviders).where(inJson(umaProviders.domain, domains));
-  const stmts: Statement[] = providers.map((p) => {
+  const stmts: Statement[] = providers.map((p, i) => {
     const values = {
       name: p.name,
       domain: p.domain.toLowerCase(),
@@ -103,7 +105,7 @@ async function loadInto(db: Db, providers: UmaProviderInput[], now: number) {
     };
     return db
       .insert(umaProviders)
-      .values({ id: newId('UmaProvider', now), createdAt: now, ...values })
+      .values({ id: ids[i]!, createdAt: now, ...values })
       .onConflictDoUpdate({ target: umaProviders.domain, set: values });
   });
   await db.batch(stmts as [Statement, ...Statement[]]);

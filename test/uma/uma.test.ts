@@ -166,6 +166,33 @@ describe('POST /operator/uma-providers', () => {
     }
   });
 
+  it("loads the same providers in every home: a page's cursor from one home reads the next page in another", async () => {
+    const p = await newPlatform();
+    const far = await newPlatform({ home: 'DB_2' });
+    // Three providers of one name, so their order (and the cursor) is decided by their ids.
+    const stem = `same-${crypto.randomUUID().slice(0, 8)}`;
+    const providers = [1, 2, 3].map((n) => ({
+      name: 'Twin Pay',
+      domain: `${stem}-${n}.example`,
+      supportedRegions: ['AQ'],
+      supportedCurrencies: ['USD'],
+    }));
+    expect((await api('POST', '/operator/uma-providers', { auth: OPERATOR, body: { providers } })).status).toBe(200);
+    const first = await api('GET', '/uma-providers?countryCode=AQ&limit=2&sortOrder=desc', { auth: p.auth });
+    expect(first.status).toBe(200);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const page = (q: { auth: string }) =>
+      api('GET', `/uma-providers?countryCode=AQ&limit=2&sortOrder=desc&cursor=${encodeURIComponent(first.body.nextCursor)}`, {
+        auth: q.auth,
+      });
+    const here = await page(p);
+    const there = await page(far);
+    expect(there.status).toBe(200);
+    expect(there.body).toEqual(here.body);
+    const seen = [...first.body.data, ...here.body.data].map((x: { domain: string }) => x.domain);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
   it('validates, and needs the operator token', async () => {
     const good = { name: 'X', domain: 'x.example', supportedRegions: ['US'], supportedCurrencies: ['USD'] };
     for (const [body, field] of [
