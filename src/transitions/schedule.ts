@@ -204,14 +204,14 @@ export async function purgeAppliedTransitions(db: Db, realNow: number, batch = 1
   return deleted.length;
 }
 
+// Not leased while the platform is held for a move (dueRows skips it too): it is swept in its new home after.
+const notHeld = sql`NOT EXISTS (SELECT 1 FROM ${platforms} WHERE ${platforms.id} = ${dueTransitions.platformId} AND ${platforms.heldSince} IS NOT NULL)`;
+
 /**
  * Cron: applies up to SWEEP_INLINE_ROUNDS batches of what is due itself, then queues up to SWEEP_QUEUED more
  * (one `transition.due` message each, applied by the consumer with the usual exactly-once claim), leasing
  * them so the next tick does not queue them again. Reads only rows that are due.
  */
-// Not leased while the platform is held for a move (dueRows skips it too): it is swept in its new home after.
-const notHeld = sql`NOT EXISTS (SELECT 1 FROM ${platforms} WHERE ${platforms.id} = ${dueTransitions.platformId} AND ${platforms.heldSince} IS NOT NULL)`;
-
 export async function sweepDueTransitions(deps: TransitionDeps, realNow: number): Promise<ApplyResult & { queued: number }> {
   const applied = await applyDueTransitions(deps, realNow, {}, SWEEP_INLINE_ROUNDS);
   const due = deps.db
