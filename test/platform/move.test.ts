@@ -333,6 +333,8 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     const tooFew = await api('POST', `/operator/platforms/${p.id}/move`, { auth: OPERATOR, body: { home: 'DB_2', roundTrips: 5 } });
     expectError(tooFew, 400, 'INVALID_INPUT');
     expect(failingFields(tooFew)).toEqual(['roundTrips']);
+    const tooMany = await api('POST', `/operator/platforms/${p.id}/move`, { auth: OPERATOR, body: { home: 'DB_2', roundTrips: 901 } });
+    expect(failingFields(tooMany)).toEqual(['roundTrips']);
     const same = await move(p.id, 'DB');
     expect(same.status).toBe(200);
     expect(same.body).toEqual({ platformId: p.id, home: 'DB', from: 'DB', rowsCopied: 0, done: true });
