@@ -170,6 +170,7 @@ ${consoleOn ? `  Console (signed in):\n    ${consoleLink}\n` : ''}  Request budg
 }
 
 main().catch((error) => {
-  console.error(error.message ?? error);
+  // A message for the project's own errors; the stack for a failed assertion inside a library, which says nothing else.
+  console.error(error?.code === 'ERR_ASSERTION' ? error.stack : (error.message ?? error));
   process.exit(1);
 });

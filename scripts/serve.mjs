@@ -41,7 +41,8 @@ const worker = await startLocalWorker({
   logRequests: values['log-requests'],
   watch: values.watch,
 }).catch((error) => {
-  console.error(error.message ?? error);
+  // A message for the project's own errors; the stack for a failed assertion inside a library, which says nothing else.
+  console.error(error?.code === 'ERR_ASSERTION' ? error.stack : (error.message ?? error));
   process.exit(1);
 });
 

@@ -149,8 +149,8 @@ export async function startLocalWorker({
     throw new Error(`bundling ${relative(process.cwd(), main)} failed:\n${built.errors.map((e) => e.text ?? e).join('\n')}`);
   }
   loaded = bundleHash();
-  mf = new Miniflare(miniflareOptions());
-  const url = await mf.ready;
+  let url;
+  ({ mf, url } = await startRuntime(miniflareOptions, log));
   log.info(`Ready on ${url.origin}`);
   if (watch) await context.watch();
 
@@ -196,6 +196,12 @@ export async function applyLocalMigrations({ config = 'wrangler.toml', persistTo
   const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
   const databases = wrangler.d1_databases.filter((d) => workerOptions.d1Databases?.[d.binding]);
   if (!databases.length) return [];
+  // Tried once more when the runtime failed: each migration is applied with its row, so a second run applies the
+  // rest (and lists only those).
+  return oneRetry(() => applyPending({ config, persistTo, databases, workerOptions }));
+}
+
+async function applyPending({ config, persistTo, databases, workerOptions }) {
   const mf = new Miniflare({
     modules: true,
     script: 'export default {}',
@@ -207,6 +213,7 @@ export async function applyLocalMigrations({ config = 'wrangler.toml', persistTo
   });
   const applied = [];
   try {
+    await mf.ready;
     for (const d of databases) {
       const db = await mf.getD1Database(d.binding);
       const table = d.migrations_table || 'd1_migrations';
@@ -230,6 +237,39 @@ export async function applyLocalMigrations({ config = 'wrangler.toml', persistTo
     await mf.dispose();
   }
   return applied;
+}
+
+/**
+ * Whether `error` is the runtime failing to start rather than the project's own fault: Miniflare's own
+ * assertions (a clean-clone CI run once saw `npm start` stop on "false == true" before it applied a migration)
+ * and its ERR_RUNTIME_FAILURE.
+ */
+const runtimeFailure = (error) => error?.code === 'ERR_ASSERTION' || error?.code === 'ERR_RUNTIME_FAILURE';
+
+/** `start()`, tried once more (its failure logged with the stack) when the runtime failed to start. */
+async function oneRetry(start, log) {
+  try {
+    return await start();
+  } catch (error) {
+    if (!runtimeFailure(error)) throw error;
+    (log ?? new Log(LogLevel.WARN)).warn(`The Workers runtime failed to start; trying once more:\n${error.stack ?? error}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    return start();
+  }
+}
+
+/** A Miniflare of `options()`, ready: `{mf, url}` (disposed again when it did not start). */
+async function startRuntime(options, log) {
+  return oneRetry(async () => {
+    let mf;
+    try {
+      mf = new Miniflare(options());
+      return { mf, url: await mf.ready };
+    } catch (error) {
+      await mf?.dispose().catch(() => {});
+      throw error;
+    }
+  }, log);
 }
 
 /** Miniflare's log, written through `print` (`[service:info] …`; warnings and errors to stderr). */
