@@ -1,28 +1,34 @@
 #!/usr/bin/env node
 // `npm run bench:homes`: what a second data database ("home", src/db/homes.ts) buys. Two platforms pay at the
-// same time, in two configurations within one run: (a) both in DB, (b) one in DB and one in DB_2. Each home is a
-// database with its own writer (locally its own SQLite file), so (b) may write in parallel where (a) queues.
+// same time, in two configurations within one run: (a) both in one database, (b) each in a database of its own.
 //
-// Starts the service on throwaway state as `npm start` does (both homes migrated, request budgets off), makes
-// three platforms through the operator API (A and B in DB, C in DB_2), and drives `npm run bench`'s
-// transfer-out scenario (scripts/bench/scenarios.mjs: 1.00 USD from a funded account to a bank account that
-// completes at once, a new Idempotency-Key each) with autocannon on each platform of a pair at once: (a) is
-// A + B, (b) is A + C. Concurrency: 16 connections per platform (--connections; 32 in all, the level `npm run
-// bench` judges throughput at). One transfer-out's work is a few ms; with 16 in flight per platform each
-// request queues behind the others (p99 in the hundreds of ms), so every run keeps the server side saturated,
-// i.e. each database's writer is the limit where it is a process of its own (a deployment), and the client
-// never is (its CPU is printed). Locally it is not: one workerd thread runs the Worker, every home's D1 (a
-// Durable Object executing SQLite on that thread) and the queue, so that thread saturates before any one
-// database's writer does; the "busiest thread" column shows it. Each run waits for its webhooks to be
-// processed before the next one starts.
+// Locally a D1 database executes its SQL on the thread of the workerd runtime that binds it, and one runtime runs
+// the Worker, every database it binds and the queue on one thread. A deployment's databases each run apart from
+// the Worker and from one another. So by default the bench starts three runtimes (processes) of the service, and
+// gives each one's `DB` as a remote binding to a runtime's own database (scripts/bench/database-host.mjs): every
+// D1 call of every runtime goes through the same HTTP hop, and only which process executes the SQL changes:
+//   runtime 1 serves platform A, its database in runtime 1;
+//   runtime 2 serves platform B, its database in runtime 1 (the same database as A's);
+//   runtime 3 serves platform C, its database in runtime 3.
+// (a) is A + B: two Workers, one database. (b) is A + C: two Workers, two databases.
+// `--one-runtime` measures the other way, one runtime as `npm start` runs it: (a) A and B in DB, (b) A in DB and
+// C in DB_2; there the runtime's one thread is the limit, not a database.
+//
+// Each runtime starts on throwaway state as `npm start` does (both homes migrated, request budgets off); the
+// platforms are made through the operator API, and each drives `npm run bench`'s transfer-out scenario
+// (scripts/bench/scenarios.mjs: 1.00 USD from a funded account to a bank account that completes at once, a new
+// Idempotency-Key each) with autocannon, both platforms of a pair at once. Concurrency: 16 connections per
+// platform (--connections; 32 in all, the level `npm run bench` judges throughput at): each request queues
+// behind the others (p99 in the hundreds of ms), so every run keeps the server side saturated and the client
+// never is the limit (its CPU is printed). Each run waits for its webhooks to be processed before the next one.
 //
 // A warm-up of each configuration, then --rounds rounds that run (a) and (b) once each, in alternating order
 // (a b, b a, a b…), so a shared machine's load swings fall on both alike. Prints payments per second (both
 // platforms together) per configuration, the median of the rounds, and the ratio b/a of the medians; per run
-// also the CPU the service's processes used (all threads, per payment, and its busiest thread: the Worker's
-// JavaScript and the local D1 both run in workerd), from /proc where there is one. `--json <file>` also writes the figures.
+// also the CPU the runtimes used (all threads, per payment, and the busiest thread), from /proc where there is
+// one. `--json <file>` also writes the figures.
 //
-//   npm run bench:homes -- [--connections 16] [--duration 8] [--warmup 2] [--rounds 3] [--json FILE] [--keep]
+//   npm run bench:homes -- [--one-runtime] [--connections 16] [--duration 8] [--warmup 2] [--rounds 3] [--json FILE] [--keep]
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +36,19 @@ import { parseArgs } from 'node:util';
 import { cannon, cannonOptions } from './bench/cannon.mjs';
 import { platformApi, RUN, webhooksIdle } from './bench/fixtures.mjs';
 import { scenarios } from './bench/scenarios.mjs';
-import { createPlatform, median, SANDBOX_PLATFORM, scratchWorkspace, startBenchService } from './lib/service.mjs';
+import { unstable_readConfig } from 'wrangler';
+import { applyLocalMigrations, startLocalWorker } from './lib/local-worker.mjs';
+import {
+  API_VERSION,
+  createPlatform,
+  freePort,
+  host,
+  median,
+  root,
+  SANDBOX_PLATFORM,
+  scratchWorkspace,
+  startBenchService,
+} from './lib/service.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -38,6 +56,7 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '3' },
+    'one-runtime': { type: 'boolean', default: false },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -46,8 +65,11 @@ const CONNECTIONS = Number(opts.connections);
 const DURATION = Number(opts.duration);
 const WARMUP = Number(opts.warmup);
 const ROUNDS = Number(opts.rounds);
+const ONE_RUNTIME = opts['one-runtime'];
 
+// `--one-runtime`: the child process of `npm start`'s runtime; else the runtimes started here.
 let service;
+let runtimes = [];
 const { dir, secrets, envFile } = scratchWorkspace('bench-homes', () => service, { keep: opts.keep });
 const t0 = Date.now();
 const log = (msg) => console.log(`${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s  ${msg}`);
@@ -60,7 +82,10 @@ const load = () =>
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux this runs on
 
-/** utime + stime (ticks) and the name of every thread of the processes in process group `pgid`. */
+/**
+ * utime + stime (ticks) and the name of every thread of the service's processes: those of process group `pgid`
+ * (a runtime started as a child), or this process's workerd children (runtimes started here).
+ */
 function threadTicks(pgid) {
   const out = new Map();
   let pids;
@@ -71,7 +96,8 @@ function threadTicks(pgid) {
   }
   for (const pid of pids) {
     try {
-      if (statFields(readFileSync(`/proc/${pid}/stat`, 'utf8')).pgrp !== pgid) continue;
+      const stat = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (pgid ? stat.pgrp !== pgid : stat.ppid !== process.pid || stat.comm !== 'workerd') continue;
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         const f = statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
         out.set(tid, { name: f.comm, ticks: f.ticks });
@@ -87,7 +113,12 @@ function statFields(text) {
   const close = text.lastIndexOf(')');
   const rest = text.slice(close + 2).split(' ');
   // After "pid (comm) ": state ppid pgrp … utime (14th field of the line) stime (15th).
-  return { comm: text.slice(text.indexOf('(') + 1, close), pgrp: Number(rest[2]), ticks: Number(rest[11]) + Number(rest[12]) };
+  return {
+    comm: text.slice(text.indexOf('(') + 1, close),
+    ppid: Number(rest[1]),
+    pgrp: Number(rest[2]),
+    ticks: Number(rest[11]) + Number(rest[12]),
+  };
 }
 
 /** CPU used between two `threadTicks`, in percent of one core: all threads, and the busiest one. */
@@ -108,8 +139,42 @@ function cpuBetween(before, after, seconds) {
 
 const transferOut = scenarios.find((s) => s.name === 'transfer-out');
 
-/** A platform in `home`, its funded accounts and its transfer-out request ready to drive. */
-async function preparedPlatform(name, home) {
+// What the runtimes started here run with, as startBenchService's: quiet, sandbox, budgets off.
+const BENCH_VARS = { LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', API_PREFIX: '', RATE_LIMITS: 'off' };
+
+/**
+ * Runtime i (0, 1, 2) of the default configuration; `databaseIn` is the runtime whose own database its `DB` is.
+ * Each keeps its own state (its own database file and queue) under `dir`.
+ */
+async function startRuntimes(databaseIn) {
+  const config = join(root, 'wrangler.toml');
+  const first = unstable_readConfig({ config }).d1_databases.find((d) => d.binding === 'DB');
+  const ports = await Promise.all(databaseIn.map(() => freePort()));
+  const origin = (i) => `http://${host}:${ports[i]}`;
+  return Promise.all(
+    ports.map(async (port, i) => {
+      const persistTo = join(dir, `runtime-${i + 1}`);
+      await applyLocalMigrations({ config, persistTo });
+      const worker = await startLocalWorker({
+        config,
+        port,
+        persistTo,
+        logLevel: 'warn',
+        main: join(root, 'scripts', 'bench', 'database-host.mjs'),
+        bindings: { ...secrets, ...BENCH_VARS },
+        d1Databases: {
+          // The migrated local file of DB (the same id), served to the runtimes whose `DB` names this one.
+          BENCH_DATABASE: { id: first.database_id },
+          DB: { id: `runtime-${databaseIn[i] + 1}`, remoteProxyConnectionString: new URL(origin(databaseIn[i])) },
+        },
+      });
+      return { worker, origin: origin(i), apiBase: `${origin(i)}/${API_VERSION}` };
+    }),
+  );
+}
+
+/** A platform in `home` of `service`, its funded accounts and its transfer-out request ready to drive. */
+async function preparedPlatform(name, home, service) {
   const platform = await createPlatform(service.apiBase, secrets.OPERATOR_TOKEN, {
     ...SANDBOX_PLATFORM,
     name: `Bench platform ${name}`,
@@ -129,12 +194,12 @@ async function preparedPlatform(name, home) {
 
 /** Both platforms of `config` paying at once for `seconds`; then waits for their webhooks. */
 async function run(config, seconds) {
-  const before = threadTicks(service.child.pid);
+  const before = threadTicks(service?.child.pid);
   const clientBefore = process.cpuUsage();
   const started = performance.now();
   const each = await Promise.all(config.platforms.map((p) => cannon(p.opts, CONNECTIONS, seconds)));
   const wall = (performance.now() - started) / 1000;
-  const cpu = cpuBetween(before, threadTicks(service.child.pid), wall);
+  const cpu = cpuBetween(before, threadTicks(service?.child.pid), wall);
   const client = process.cpuUsage(clientBefore);
   await Promise.all(config.platforms.map((p) => transferOut.settle(p.ctx)));
   return {
@@ -193,14 +258,30 @@ function table(configs) {
 
 async function main() {
   const loadBefore = load();
-  log(`starting the service (load average ${loadBefore})`);
-  service = await startBenchService({ persistTo: join(dir, 'state'), envFile });
-  log('making platforms A and B in DB, C in DB_2, each with a funded account and a bank account');
-  const [a, b, c] = await Promise.all([preparedPlatform('A', 'DB'), preparedPlatform('B', 'DB'), preparedPlatform('C', 'DB_2')]);
-  const configs = [
-    { key: 'a', label: '(a) A + B, both in DB', platforms: [a, b], runs: [] },
-    { key: 'b', label: '(b) A in DB + C in DB_2', platforms: [a, c], runs: [] },
-  ];
+  let configs;
+  if (ONE_RUNTIME) {
+    log(`starting the service (load average ${loadBefore})`);
+    service = await startBenchService({ persistTo: join(dir, 'state'), envFile });
+    log('making platforms A and B in DB, C in DB_2, each with a funded account and a bank account');
+    const [a, b, c] = await Promise.all([
+      preparedPlatform('A', 'DB', service),
+      preparedPlatform('B', 'DB', service),
+      preparedPlatform('C', 'DB_2', service),
+    ]);
+    configs = [
+      { key: 'a', label: '(a) A + B, both in DB', platforms: [a, b], runs: [] },
+      { key: 'b', label: '(b) A in DB + C in DB_2', platforms: [a, c], runs: [] },
+    ];
+  } else {
+    log(`starting three runtimes: the databases of 1 and 2 in runtime 1, of 3 in runtime 3 (load average ${loadBefore})`);
+    runtimes = await startRuntimes([0, 0, 2]);
+    log('making platform A in runtime 1, B in runtime 2, C in runtime 3, each with a funded account and a bank account');
+    const [a, b, c] = await Promise.all(['A', 'B', 'C'].map((name, i) => preparedPlatform(name, 'DB', runtimes[i])));
+    configs = [
+      { key: 'a', label: '(a) A + B: two runtimes, one database', platforms: [a, b], runs: [] },
+      { key: 'b', label: '(b) A + C: two runtimes, two databases', platforms: [a, c], runs: [] },
+    ];
+  }
   for (const config of configs) {
     log(`warm-up ${config.label}: ${WARMUP} s`);
     await run(config, WARMUP);
@@ -225,7 +306,9 @@ async function main() {
   );
   console.log(table(configs));
   console.log(
-    "\nbusiest thread: the service thread with the most CPU (workerd: the Worker, every home's local D1 and the queue run on it); near 100% it, not a database's writer, is the limit.",
+    ONE_RUNTIME
+      ? "\nbusiest thread: the service thread with the most CPU (workerd: the Worker, every home's local D1 and the queue run on it); near 100% it, not a database's writer, is the limit."
+      : "\nservice CPU: the three runtimes' (workerd) threads; busiest thread: the one with the most CPU (a runtime's Worker, its queue and the database it executes run on it).",
   );
   console.log(`ratio b/a: ${fmt(mb / ma, 2)}x (per round: ${perRound.map((x) => `${fmt(x, 2)}x`).join(', ')})`);
   console.log(`load average (1, 5, 15 min): ${loadBefore} before, ${loadAfter} after`);
@@ -235,7 +318,13 @@ async function main() {
       startedAt: new Date(t0).toISOString(),
       seconds: Math.round((Date.now() - t0) / 1000),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadBefore, loadAfter },
-      settings: { connectionsPerPlatform: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, rounds: ROUNDS },
+      settings: {
+        mode: ONE_RUNTIME ? 'one runtime' : 'three runtimes',
+        connectionsPerPlatform: CONNECTIONS,
+        durationSeconds: DURATION,
+        warmupSeconds: WARMUP,
+        rounds: ROUNDS,
+      },
       configurations: configs.map((cfg) => ({
         key: cfg.key,
         label: cfg.label,
@@ -249,6 +338,7 @@ async function main() {
     writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`Wrote ${opts.json}`);
   }
+  await Promise.all(runtimes.map((r) => r.worker.close()));
   log('done');
   const failed = configs.some((cfg) => cfg.runs.some((r) => r.non2xx > 0 || r.errors > 0));
   if (failed) console.warn('Some runs had non-2xx answers or socket errors: their figures are not comparable.');

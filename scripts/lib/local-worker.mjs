@@ -64,7 +64,9 @@ function assetsBinding(directory) {
  * Starts the Worker of `config` (wrangler.toml by default) on `host:port`, with wrangler's local state layout
  * under `persistTo` (so `wrangler d1 migrations apply --local --persist-to` prepares the same database).
  * `bindings` are the vars and secrets (strings); `watch` rebuilds and reloads on a source change; `print(line,
- * stream)` writes every line the runner and the Worker's console produce. Returns `{url, fireScheduled, close}`.
+ * stream)` writes every line the runner and the Worker's console produce. `main` replaces wrangler.toml's entry
+ * module and `d1Databases` adds to or replaces its D1 bindings (the benches' own wiring). Returns `{url,
+ * fireScheduled, close}`.
  */
 export async function startLocalWorker({
   config = 'wrangler.toml',
@@ -73,6 +75,8 @@ export async function startLocalWorker({
   inspectorPort,
   persistTo = '.wrangler/state',
   bindings = {},
+  main: entry,
+  d1Databases,
   logLevel = 'info',
   logRequests = false,
   watch = false,
@@ -81,7 +85,8 @@ export async function startLocalWorker({
   },
 }) {
   const wrangler = unstable_readConfig({ config });
-  const { workerOptions, main } = unstable_getMiniflareWorkerOptions(config);
+  const { workerOptions, main: configured } = unstable_getMiniflareWorkerOptions(config);
+  const main = entry ?? configured;
   const { assets, modulesRules: _rules, ...options } = workerOptions;
   const outdir = mkdtempSync(join(tmpdir(), 'local-worker-'));
   const script = join(outdir, 'index.js');
@@ -104,6 +109,7 @@ export async function startLocalWorker({
         name: wrangler.name,
         ...options,
         bindings: { ...options.bindings, ...bindings },
+        d1Databases: { ...options.d1Databases, ...d1Databases },
         ...(assets ? { serviceBindings: { ...options.serviceBindings, [assets.binding]: assetsBinding(assets.directory) } } : {}),
         modulesRoot: outdir,
         modules: [{ type: 'ESModule', path: script }],
