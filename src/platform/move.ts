@@ -11,7 +11,6 @@ import {
   agentTokens,
   apiTokens,
   homeForwards,
-  internalAccounts,
   invitations,
   kycLinks,
   listCounts,
@@ -21,7 +20,6 @@ import {
   sandboxFaults,
   sandboxSnapshotRows,
   sandboxSnapshots,
-  transactions,
   type MoveProgress,
 } from '../db/schema';
 import { invalidFields, notFound, retryableConflict } from '../http/errors';
@@ -200,32 +198,45 @@ async function deleteAll(db: Db, platformId: string, trips: RoundTrips): Promise
 }
 
 /**
- * What the copy is checked by: each table's count of the platform's rows and, where its rows have one, the sum
- * of their `updated_at` (a change of such a row moves it); the sum of its balances and of its transactions'
- * versions (every change of a transaction bumps its version). A write that authenticated before the hold and
- * committed in the source after its table was copied shows here, and the copy is made again.
+ * What the copy is checked by, for each table: the count of the platform's rows and sums over every column of
+ * them, whatever the table (integers as residues, so no sum overflows; reals as a float total; text, JSON and
+ * blobs by length; a NULL apart from 0 and ''). A write that authenticated before the hold and committed in the
+ * source after its table was copied changes a count, a number (a balance, a version, an `updated_at`, a counter,
+ * a timestamp set) or a length (a status, a JSON body, a value set where there was none), and the copy is made
+ * again. Only the move's own bookkeeping on the platform row is left out.
  */
 async function fingerprint(db: Db, platformId: string): Promise<string> {
-  const statements = [
-    ...MOVED.map(({ table, rowsOf }) => {
-      const updatedAt = (getTableColumns(table) as Record<string, SQLiteColumn>).updatedAt;
-      const changed = updatedAt ? sql<number>`coalesce(sum(${updatedAt}), 0)` : sql<number>`0`;
-      return db
-        .select({ n: sql<string>`${count()} || ':' || ${changed}` })
-        .from(table)
-        .where(rowsOf(platformId));
-    }),
+  const statements = MOVED.map(({ table, rowsOf }) =>
     db
-      .select({ n: sql<number>`coalesce(sum(${internalAccounts.balance}), 0)` })
-      .from(internalAccounts)
-      .where(eq(internalAccounts.platformId, platformId)),
-    db
-      .select({ n: sql<number>`coalesce(sum(${transactions.version}), 0)` })
-      .from(transactions)
-      .where(eq(transactions.platformId, platformId)),
-  ];
-  const results = (await db.batch(statements as unknown as [Statement, ...Statement[]])) as { n: number | string }[][];
+      .select({ n: sql<string>`${count()} || ':' || ${contentSums(table)}` })
+      .from(table)
+      .where(rowsOf(platformId)),
+  );
+  const results = (await db.batch(statements as unknown as [Statement, ...Statement[]])) as { n: string }[][];
   return results.map((r) => r[0]?.n ?? 0).join(',');
+}
+
+// Below 2^31: a row's residues add up to less than 2^37, so a table of 10^8 rows sums inside 64 bits.
+const RESIDUE = 2_147_483_647;
+const BOOKKEEPING = new Set<SQLiteColumn>([platforms.heldSince, platforms.moveProgress]);
+
+/** `integers:reals:lengths` summed over the rows a select reads (see `fingerprint`). */
+function contentSums(table: SQLiteTable): SQL {
+  const columns = Object.values(getTableColumns(table) as Record<string, SQLiteColumn>).filter((c) => !BOOKKEEPING.has(c));
+  const kind = (c: SQLiteColumn) =>
+    ['SQLiteInteger', 'SQLiteTimestamp', 'SQLiteBoolean'].includes(c.columnType)
+      ? 'integer'
+      : c.columnType === 'SQLiteReal'
+        ? 'real'
+        : 'length';
+  const terms = (k: string, term: (c: SQLiteColumn) => SQL) => {
+    const of = columns.filter((c) => kind(c) === k).map(term);
+    return of.length ? sql.join(of, sql` + `) : sql`0`;
+  };
+  const integers = terms('integer', (c) => sql`coalesce(${c} % ${sql.raw(String(RESIDUE))} + 1, 0)`);
+  const reals = terms('real', (c) => sql`coalesce(${c} + 1, 0)`);
+  const lengths = terms('length', (c) => sql`coalesce(length(${c}) + 1, 0)`);
+  return sql`coalesce(sum(${integers}), 0) || ':' || total(${reals}) || ':' || coalesce(sum(${lengths}), 0)`;
 }
 
 // Copies made again in one request when the source changed meanwhile, before it gives up (409: asking again retries).

@@ -253,6 +253,42 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(read.body.email).toBe(email);
   });
 
+  // Rows without an updated_at: a value set where there was none, a number moved, a text of another length.
+  it.each([
+    [
+      'an agent token revoked',
+      'UPDATE agent_tokens SET revoked_at = 1 WHERE platform_id = ?',
+      'SELECT count(*) AS v FROM agent_tokens WHERE platform_id = ? AND revoked_at = 1',
+    ],
+    [
+      'a device code expired',
+      'UPDATE agent_device_codes SET expires_at = expires_at - 7 WHERE platform_id = ?',
+      'SELECT sum(expires_at % 10) AS v FROM agent_device_codes WHERE platform_id = ?',
+    ],
+    [
+      "a KYC link's outcome",
+      "UPDATE kyc_links SET outcome = 'REJECTED' WHERE platform_id = ?",
+      "SELECT count(*) AS v FROM kyc_links WHERE platform_id = ? AND outcome = 'REJECTED'",
+    ],
+  ])('a late change in a row without updated_at (%s) is not lost either', async (_, change, read) => {
+    const x = await populated();
+    const value = async (home: 'DB' | 'DB_2') => (await env[home]!.prepare(read).bind(x.p.id).first<{ v: number }>())!.v;
+    const before = await value('DB');
+    let copies = 0;
+    let changed: number | undefined;
+    const late = async () => {
+      if (++copies > 1) return;
+      const done = await env.DB.prepare(change).bind(x.p.id).run();
+      expect(done.meta.changes).toBeGreaterThan(0);
+      changed = await value('DB');
+    };
+    const moved = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, copied: late });
+    expect(moved.home).toBe('DB_2');
+    expect(changed).not.toBe(before);
+    expect(copies).toBe(2);
+    expect(await value('DB_2')).toBe(changed);
+  });
+
   it('a platform that keeps changing while it is copied: the move gives up with a retryable 409, still held, and asking again finishes it', async () => {
     const x = await populated();
     const [txn] = (await api('GET', '/transactions', { auth: x.p.auth })).body.data;
