@@ -269,8 +269,8 @@ async function main() {
       preparedPlatform('C', 'DB_2', service),
     ]);
     configs = [
-      { key: 'a', label: '(a) A + B, both in DB', platforms: [a, b], runs: [] },
-      { key: 'b', label: '(b) A in DB + C in DB_2', platforms: [a, c], runs: [] },
+      { key: 'a', label: '(a) A + B, both in DB', platforms: [a, b], databases: ['DB', 'DB'], runs: [] },
+      { key: 'b', label: '(b) A in DB + C in DB_2', platforms: [a, c], databases: ['DB', 'DB_2'], runs: [] },
     ];
   } else {
     log(`starting three runtimes: the databases of 1 and 2 in runtime 1, of 3 in runtime 3 (load average ${loadBefore})`);
@@ -278,8 +278,8 @@ async function main() {
     log('making platform A in runtime 1, B in runtime 2, C in runtime 3, each with a funded account and a bank account');
     const [a, b, c] = await Promise.all(['A', 'B', 'C'].map((name, i) => preparedPlatform(name, 'DB', runtimes[i])));
     configs = [
-      { key: 'a', label: '(a) A + B: two runtimes, one database', platforms: [a, b], runs: [] },
-      { key: 'b', label: '(b) A + C: two runtimes, two databases', platforms: [a, c], runs: [] },
+      { key: 'a', label: '(a) A + B: two runtimes, one database', platforms: [a, b], databases: ['runtime 1', 'runtime 1'], runs: [] },
+      { key: 'b', label: '(b) A + C: two runtimes, two databases', platforms: [a, c], databases: ['runtime 1', 'runtime 3'], runs: [] },
     ];
   }
   for (const config of configs) {
@@ -328,7 +328,8 @@ async function main() {
       configurations: configs.map((cfg) => ({
         key: cfg.key,
         label: cfg.label,
-        homes: cfg.platforms.map((p) => p.home),
+        // Where each platform's database executes: its home in one runtime, or the runtime that runs it.
+        databases: cfg.databases,
         paymentsPerSec: median(cfg.runs.map((r) => r.paymentsPerSec)),
         runs: cfg.runs,
       })),
