@@ -29,12 +29,14 @@ export const PLATFORMS_UMA_DOMAIN_UQ = 'platforms_uma_domain_uq';
 /**
  * A move's copy: the index of the table it is at (in platform/move.ts's order; past the last, the copy is whole)
  * and the key of the last row it copied there. With `clearing`, the platform's rows in this home are being
- * deleted (a copy to make again, or the old home's), and `table` counts the tables emptied, children first.
+ * deleted (a copy to make again, or the old home's), and `table` counts the tables emptied, children first;
+ * `by` names the request clearing a copy to make again.
  */
 export interface MoveProgress {
   table: number;
   after: unknown[] | null;
   clearing?: boolean;
+  by?: string;
 }
 
 export const platforms = sqliteTable(

@@ -3,7 +3,8 @@
 // stopped anywhere is finished by asking for it again.
 import { and, count, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { database, type Db, type Statement } from '../db/client';
+import { database, namedGuard, type Db, type Statement } from '../db/client';
+import { errorText, isNamedGuardFailure } from '../db/errors';
 import { FIRST_HOME, homeD1, homesOf } from '../db/homes';
 import { PLATFORM_DATA, type PlatformTable } from '../db/platform-data';
 import {
@@ -103,9 +104,35 @@ const tuple = (parts: SQL[]) => sql`(${sql.join(parts, sql`, `)})`;
 const progressOf = (to: Db, platformId: string, progress: MoveProgress) =>
   to.update(platforms).set({ moveProgress: progress }).where(eq(platforms.id, platformId));
 
-/** What a request's copy did: the rows it copied, and the progress made since its last page that is not saved yet. */
+/**
+ * The target's progress as a request last saw it saved: null while the target has no platform row, else the
+ * column's JSON text (null when an earlier release's copy saved none). Every write of the copy names the progress
+ * it goes on from, so of two requests going on with one move at the same time only one advances; the other's
+ * batch fails on `unchanged` and changes nothing (409: ask again).
+ */
+type Saved = { text: string | null } | null;
+const savedOf = (progress: MoveProgress | null): Saved => ({ text: progress === null ? null : JSON.stringify(progress) });
+const MOVED_ON_MEANWHILE = 'move-went-on-in-another-request';
+const progressIs = (platformId: string, saved: Saved) =>
+  saved === null
+    ? sql`NOT EXISTS (SELECT 1 FROM ${platforms} WHERE ${platforms.id} = ${platformId})`
+    : sql`EXISTS (SELECT 1 FROM ${platforms} WHERE ${platforms.id} = ${platformId} AND ${platforms.moveProgress} IS ${saved.text})`;
+const unchanged = (to: Db, platformId: string, saved: Saved) => namedGuard(to, MOVED_ON_MEANWHILE, progressIs(platformId, saved));
+
+/** Saves `progress` unless another request moved the saved progress on meanwhile; true when it saved. */
+async function saveIfUnchanged(to: Db, platformId: string, saved: Saved, progress: MoveProgress): Promise<boolean> {
+  if (saved === null) return false;
+  const result = await to
+    .update(platforms)
+    .set({ moveProgress: progress })
+    .where(and(eq(platforms.id, platformId), sql`${platforms.moveProgress} IS ${saved.text}`));
+  return (result.meta.changes ?? 0) > 0;
+}
+
+/** What a request's copy did: the rows it copied, the progress it last saw saved, and what it made since unsaved. */
 interface CopyRun {
   rowsCopied: number;
+  saved: Saved;
   unsaved?: MoveProgress;
 }
 
@@ -148,8 +175,13 @@ async function copyTable(
     const last = rows[rows.length - 1]!;
     after = key.map((_, i) => last[`_k${i}`]);
     const inserts = rows.map((row) => to.insert(table).values(Object.fromEntries(Object.entries(row).filter(([k]) => !(k in keyFields)))));
+    const progress: MoveProgress = { table: index, after };
     trips.take();
-    await to.batch([...inserts, progressOf(to, platformId, { table: index, after })] as unknown as [Statement, ...Statement[]]);
+    await to.batch([unchanged(to, platformId, copied.saved), ...inserts, progressOf(to, platformId, progress)] as unknown as [
+      Statement,
+      ...Statement[],
+    ]);
+    copied.saved = savedOf(progress);
     copied.rowsCopied += rows.length;
     copied.unsaved = undefined;
     if (rows.length < page) return;
@@ -172,29 +204,37 @@ async function deleteTable(db: Db, { table, rowsOf }: PlatformTable, platformId:
  * Deletes everything of the platform in `db`, children first and its platform row last (with the customer
  * search's range and the list counts just before it, which triggers made), so a home without the platform's
  * row holds nothing of it. A request that stops saves, in that row, the tables it emptied; the next goes on.
+ * With `claim` (a copy to make again, see moveSteps), its saves and the last delete are made only while the
+ * claim is still the saved progress: else another request took the clearing over, and this one stops (409).
  */
-async function deleteAll(db: Db, platformId: string, trips: RoundTrips): Promise<void> {
+async function deleteAll(db: Db, platformId: string, trips: RoundTrips, claim?: Saved, cleared?: () => Promise<void>): Promise<void> {
   const [platformRow, ...rest] = MOVED;
   const children = [...rest].reverse();
   trips.take();
   const [row] = await db.select({ progress: platforms.moveProgress }).from(platforms).where(eq(platforms.id, platformId)).limit(1);
   if (!row) return;
   const start = row.progress?.clearing ? row.progress.table : 0;
-  for (let index = start; index < children.length; index++) {
-    try {
-      await deleteTable(db, children[index]!, platformId, trips);
-    } catch (error) {
-      if (error instanceof OutOfRoundTrips && index > start) {
-        trips.last();
-        await progressOf(db, platformId, { table: index, after: null, clearing: true });
-      }
-      throw error;
+  let index = start;
+  try {
+    for (; index < children.length; index++) await deleteTable(db, children[index]!, platformId, trips);
+    trips.take(2);
+    await db.run(sql`DELETE FROM customer_search_ranges WHERE platform_id = ${platformId}`);
+    await db.delete(listCounts).where(eq(listCounts.platformId, platformId));
+    if (claim === undefined) return await deleteTable(db, platformRow!, platformId, trips);
+    await cleared?.();
+    trips.take();
+    const gone = await db.run(sql`DELETE FROM ${platforms} WHERE ${progressIs(platformId, claim)} AND ${platforms.id} = ${platformId}`);
+    if ((gone.meta.changes ?? 0) === 0) throw alongside();
+  } catch (error) {
+    // Saved also when every child table is empty and only the last steps are left (index is then past them):
+    // otherwise a request whose round trips end there would leave the next one to start over from the same place.
+    if (error instanceof OutOfRoundTrips && index > start) {
+      trips.last();
+      const progress: MoveProgress = { table: index, after: null, clearing: true };
+      await (claim === undefined ? progressOf(db, platformId, progress) : saveIfUnchanged(db, platformId, claim, progress));
     }
+    throw error;
   }
-  trips.take(2);
-  await db.run(sql`DELETE FROM customer_search_ranges WHERE platform_id = ${platformId}`);
-  await db.delete(listCounts).where(eq(listCounts.platformId, platformId));
-  await deleteTable(db, platformRow!, platformId, trips);
 }
 
 /**
@@ -242,6 +282,8 @@ function contentSums(table: SQLiteTable): SQL {
 // Copies made again in one request when the source changed meanwhile, before it gives up (409: asking again retries).
 const COPY_ATTEMPTS = 3;
 
+const alongside = () => retryableConflict('Another request is going on with this move right now: ask again once it has answered');
+
 const moving = (home: string) => retryableConflict(`A move of this platform to ${home} is under way: ask for that one to finish it`);
 
 export interface MoveOptions {
@@ -254,6 +296,8 @@ export interface MoveOptions {
   stopAfter?: MoveStep;
   /** Runs after each copy, before it is checked (tests write to the source there, as a late write would). */
   copied?: () => Promise<void>;
+  /** Runs when a copy to make again is cleared, before its platform row goes (tests change the claim there). */
+  cleared?: () => Promise<void>;
 }
 
 export interface MoveResult {
@@ -307,12 +351,13 @@ export async function movePlatform(
   const from = entry.movedFrom ?? entry.home;
   const trips = new RoundTrips(options.roundTrips ?? MOVE_ROUND_TRIPS);
   // Where the platform lives as the steps go, and the rows this request copied.
-  const state: CopyRun & { home: string } = { home: entry.home, rowsCopied: 0 };
+  const state: CopyRun & { home: string } = { home: entry.home, rowsCopied: 0, saved: null };
   const result = (done: boolean): MoveResult => ({ platformId, home: state.home, from, rowsCopied: state.rowsCopied, done });
   try {
     return await moveSteps(env, directory, entry, target, now, options, trips, state, result);
   } catch (error) {
     if (error instanceof OutOfRoundTrips) return result(false);
+    if (isNamedGuardFailure(errorText(error), MOVED_ON_MEANWHILE)) throw alongside();
     throw error;
   }
 }
@@ -352,10 +397,16 @@ async function moveSteps(
       trips.take();
       const [there] = await to.select({ progress: platforms.moveProgress }).from(platforms).where(eq(platforms.id, platformId)).limit(1);
       let at: MoveProgress = there?.progress ?? { table: 0, after: null, clearing: there !== undefined };
+      state.saved = there ? savedOf(there.progress) : null;
       if (at.clearing) {
-        // A copy to make again, or one of unknown extent: deleted first, its platform row last.
-        await deleteAll(to, platformId, trips);
+        // A copy to make again, or one of unknown extent: deleted first, its platform row last. Claimed first, so
+        // a request still copying into it stops at its next page, and one clearing it too stops before the end.
+        const claim: MoveProgress = { ...at, by: crypto.randomUUID() };
+        trips.take();
+        if (!(await saveIfUnchanged(to, platformId, state.saved, claim))) throw alongside();
+        await deleteAll(to, platformId, trips, savedOf(claim), options.cleared);
         at = { table: 0, after: null };
+        state.saved = null;
       }
       if (at.table === 0 && at.after === null) {
         // Forwards this home kept from an earlier stay of the platform would lead its credentials away.
@@ -366,16 +417,19 @@ async function moveSteps(
         await copyFrom(source, to, platformId, at, options.pageRows ?? PAGE, trips, state);
         trips.take(2);
         const counts = await source.select().from(listCounts).where(eq(listCounts.platformId, platformId));
+        const whole: MoveProgress = { table: MOVED.length, after: null };
         await to.batch([
+          unchanged(to, platformId, state.saved),
           to.delete(listCounts).where(eq(listCounts.platformId, platformId)),
           ...counts.map((c) => to.insert(listCounts).values(c)),
-          progressOf(to, platformId, { table: MOVED.length, after: null }),
+          progressOf(to, platformId, whole),
         ] as [Statement, ...Statement[]]);
+        state.saved = savedOf(whole);
         state.unsaved = undefined;
       } catch (error) {
         if (error instanceof OutOfRoundTrips && state.unsaved) {
           trips.last();
-          await progressOf(to, platformId, state.unsaved);
+          await saveIfUnchanged(to, platformId, state.saved, state.unsaved);
         }
         throw error;
       }
@@ -384,7 +438,7 @@ async function moveSteps(
       const [inSource, copied] = await Promise.all([fingerprint(source, platformId), fingerprint(to, platformId)]);
       if (copied === inSource) break;
       trips.take();
-      await progressOf(to, platformId, { table: 0, after: null, clearing: true });
+      await saveIfUnchanged(to, platformId, state.saved, { table: 0, after: null, clearing: true });
       if (attempt === COPY_ATTEMPTS)
         throw retryableConflict('The platform kept changing while its rows were copied: ask again to finish the move');
       await new Promise((resolve) => setTimeout(resolve, options.drainMs));

@@ -201,6 +201,76 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect((await aWrite(x.p)).status).toBe(201);
   });
 
+  it.each([
+    ['from the start', false],
+    ['when a copy must be made again', true],
+  ])(
+    'two calls going on with one move at once (%s): never a 5xx, one of them at most a retryable 409, and every row once',
+    async (_, again) => {
+      const x = await populated();
+      const before = await view(x);
+      const tables = ['customers', 'transactions', 'ledger_movements', 'api_tokens', 'webhook_deliveries'];
+      const counts = (home: 'DB' | 'DB_2') => Promise.all(tables.map((t) => count(home, t, 'platform_id', x.p.id)));
+      const held = await counts('DB');
+      if (again) {
+        // A part copied, then found changed: what a check that failed leaves for the next request to clear.
+        const first = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 14 });
+        expect(first).toMatchObject({ done: false });
+        expect(first.rowsCopied).toBeGreaterThan(1);
+        const marked = await env
+          .DB_2!.prepare('UPDATE platforms SET move_progress = ? WHERE id = ?')
+          .bind(JSON.stringify({ table: 0, after: null, clearing: true }), x.p.id)
+          .run();
+        expect(marked.meta.changes).toBe(1);
+      }
+      let finished = false;
+      for (let round = 0; round < 60 && !finished; round++) {
+        const both = await Promise.all(
+          [0, 1].map(() => api('POST', `/operator/platforms/${x.p.id}/move`, { auth: OPERATOR, body: { home: 'DB_2', roundTrips: 10 } })),
+        );
+        for (const res of both) {
+          expect([200, 202, 409], JSON.stringify(res.body)).toContain(res.status);
+          if (res.status === 409) expect(res.body.message).toMatch(/right now|under way/);
+          finished ||= res.status === 200;
+        }
+      }
+      expect(finished).toBe(true);
+      expect(await counts('DB_2')).toEqual(held);
+      expect(await counts('DB')).toEqual(tables.map(() => 0));
+      expect(await view(x)).toEqual(before);
+      await credentialsWork(x);
+      await expectLedgerInvariant(x.p.id);
+    },
+  );
+
+  it('a request clearing a copy to make again stops (409) when another took the clearing over, and the move still finishes', async () => {
+    const x = await populated();
+    const before = await view(x);
+    const first = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 14 });
+    expect(first).toMatchObject({ done: false });
+    const clearing = JSON.stringify({ table: 0, after: null, clearing: true });
+    const marked = await env.DB_2!.prepare('UPDATE platforms SET move_progress = ? WHERE id = ?').bind(clearing, x.p.id).run();
+    expect(marked.meta.changes).toBe(1);
+    // Another request claims the clearing while this one is at its end: this one must leave the rest to it.
+    const takeOver = async () => {
+      const taken = await env
+        .DB_2!.prepare('UPDATE platforms SET move_progress = ? WHERE id = ?')
+        .bind(JSON.stringify({ table: 0, after: null, clearing: true, by: 'another request' }), x.p.id)
+        .run();
+      expect(taken.meta.changes).toBe(1);
+    };
+    const stopped = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, cleared: takeOver }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(stopped).toMatchObject({ status: 409, message: expect.stringMatching(/right now/) });
+    expect(await count('DB_2', 'platforms', 'id', x.p.id)).toBe(1);
+    const done = await move(x.p.id, 'DB_2');
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(await view(x)).toEqual(before);
+    await credentialsWork(x);
+  });
+
   it('a copy stopped inside a table goes on from its last page', async () => {
     const x = await populated();
     const before = await view(x);
@@ -404,15 +474,20 @@ describe('POST /operator/platforms/{platformId}/move', () => {
         expect(read.status).toBe(200);
       }
     })();
-    await new Promise((r) => setTimeout(r, 300));
+    // Paid before the move and after it (waited for, not timed: a loaded machine pays slowly).
+    const payments = async (n: number) => {
+      for (const deadline = Date.now() + 30_000; paid.length < n; await new Promise((r) => setTimeout(r, 20)))
+        expect(Date.now(), `${paid.length} payments, waiting for ${n}`).toBeLessThan(deadline);
+    };
+    await payments(2);
     const moved = await move(p.id, 'DB_2');
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    const beforeRelease = paid.length;
+    await payments(beforeRelease + 1);
     moving = false;
     await client;
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     expect(statuses).toContain(409);
-    expect(paid.length).toBeGreaterThan(2);
     // Every payment answered 201 is there, once; the balance is what they took.
     const outgoing: string[] = [];
     for (let cursor: string | undefined, more = true; more;) {
