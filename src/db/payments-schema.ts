@@ -104,17 +104,18 @@ export const transactions = sqliteTable(
     check('transactions_fees_non_negative', sql`${t.fees} >= 0`),
     check('transactions_amounts_positive', sql`${t.receivedAmount} > 0 AND (${t.sentAmount} IS NULL OR ${t.sentAmount} > 0)`),
     // GET /transactions: one index per filter, platform first, then the filter, then the list's order
-    // (createdAt, id), so a page reads about its rows. UMA addresses are searched through lower-cased
+    // (createdAt; SQLite orders rows of one createdAt by id as it reads them, so the id, 48 bytes, stays out of
+    // every entry), so a page reads about its rows. UMA addresses are searched through lower-cased
     // generated columns and their indexes (the custom migration `transactions_counts`: drizzle's updates would
     // write a generated column); the list's counts are kept by triggers there too.
-    index('transactions_platform_idx').on(t.platformId, t.createdAt, t.id),
-    index('transactions_customer_idx').on(t.platformId, t.customerId, t.createdAt, t.id),
-    index('transactions_platform_customer_idx').on(t.platformId, t.platformCustomerId, t.createdAt, t.id),
-    index('transactions_status_idx').on(t.platformId, t.status, t.createdAt, t.id),
-    index('transactions_type_idx').on(t.platformId, t.type, t.createdAt, t.id),
-    index('transactions_reference_idx').on(t.platformId, t.reference, t.createdAt, t.id),
-    index('transactions_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt, t.id),
-    index('transactions_destination_account_idx').on(t.platformId, t.destinationAccountId, t.createdAt, t.id),
+    index('transactions_platform_idx').on(t.platformId, t.createdAt),
+    index('transactions_customer_idx').on(t.platformId, t.customerId, t.createdAt),
+    index('transactions_platform_customer_idx').on(t.platformId, t.platformCustomerId, t.createdAt),
+    index('transactions_status_idx').on(t.platformId, t.status, t.createdAt),
+    index('transactions_type_idx').on(t.platformId, t.type, t.createdAt),
+    index('transactions_reference_idx').on(t.platformId, t.reference, t.createdAt),
+    index('transactions_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt),
+    index('transactions_destination_account_idx').on(t.platformId, t.destinationAccountId, t.createdAt),
     // Transactions still open (a few per customer at most): a customer's deletion checks none of its money is
     // in flight by reading these, not its history (src/customers/delete.ts writes the same literal list).
     index('transactions_open_customer_idx')
@@ -175,12 +176,12 @@ export const quotes = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
-    // GET /quotes, as GET /transactions: per filter, platform first, then (createdAt, id). Filters on what the
+    // GET /quotes, as GET /transactions: per filter, platform first, then createdAt. Filters on what the
     // quote's transaction holds (receiving account, UMA addresses, status) use generated and trigger-kept
     // columns with their indexes (the custom migration `quotes_counts`).
-    index('quotes_platform_idx').on(t.platformId, t.createdAt, t.id),
-    index('quotes_customer_idx').on(t.platformId, t.customerId, t.createdAt, t.id),
-    index('quotes_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt, t.id),
+    index('quotes_platform_idx').on(t.platformId, t.createdAt),
+    index('quotes_customer_idx').on(t.platformId, t.customerId, t.createdAt),
+    index('quotes_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt),
   ],
 );
 
