@@ -1,6 +1,7 @@
 // The tables of money movement: quotes, transactions and their status history.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { packedJson } from './packed-json';
 import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from './enums';
 
 /**
@@ -61,8 +62,8 @@ export const transactions = sqliteTable(
     status: text('status').$type<TransactionStatus>().notNull(),
     /** Bumped by every change, which commits only from the version it read: of two changes from v, one commits. */
     version: integer('version').notNull(),
-    source: text('source', { mode: 'json' }).$type<Endpoint>(),
-    destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
+    source: packedJson<Endpoint>('source'),
+    destination: packedJson<Endpoint>('destination').notNull(),
     /** Internal or external account ids of either end, for the account filter. */
     sourceAccountId: text('source_account_id'),
     destinationAccountId: text('destination_account_id'),
@@ -72,7 +73,7 @@ export const transactions = sqliteTable(
     receivedCurrency: text('received_currency').notNull(),
     exchangeRate: real('exchange_rate'),
     fees: integer('fees').notNull(),
-    rateDetails: text('rate_details', { mode: 'json' }).$type<Record<string, number>>(),
+    rateDetails: packedJson<Record<string, number>>('rate_details'),
     quoteId: text('quote_id'),
     paymentInstructions: text('payment_instructions', { mode: 'json' }).$type<Record<string, unknown>[]>(),
     counterpartyInformation: text('counterparty_information', { mode: 'json' }).$type<Record<string, string>>(),
@@ -160,7 +161,8 @@ export const quotes = sqliteTable(
     /** `ACCOUNT` (with sourceAccountId) or `REALTIME_FUNDING` (paid to paymentInstructions). */
     sourceType: text('source_type').$type<QuoteSourceType>().notNull(),
     sourceAccountId: text('source_account_id'),
-    source: text('source', { mode: 'json' }).$type<Endpoint>().notNull(),
+    source: packedJson<Endpoint>('source').notNull(),
+    // Unpacked: SQL reads its accountId and umaAddress (generated columns and their indexes).
     destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
     lockedSide: text('locked_side').$type<LockedSide>().notNull(),
     sendingCurrency: text('sending_currency').notNull(),
@@ -169,7 +171,7 @@ export const quotes = sqliteTable(
     totalReceivingAmount: integer('total_receiving_amount').notNull(),
     exchangeRate: real('exchange_rate').notNull(),
     feesIncluded: integer('fees_included').notNull(),
-    rateDetails: text('rate_details', { mode: 'json' }).$type<Record<string, number>>().notNull(),
+    rateDetails: packedJson<Record<string, number>>('rate_details').notNull(),
     paymentInstructions: text('payment_instructions', { mode: 'json' }).$type<Record<string, unknown>[]>(),
     counterpartyInformation: text('counterparty_information', { mode: 'json' }).$type<Record<string, string>>(),
     expiresAt: integer('expires_at').notNull(),
