@@ -14,8 +14,9 @@ import { measured } from './counting';
 /**
  * Every list query is served by an index: SQLite's plan (EXPLAIN QUERY PLAN) of each statement a list request
  * runs never scans a table (a tenant-wide read) and never sorts the page in a temporary B-tree. Ordering the rows
- * of one index key by the tiebreaker as they are read is allowed ("FOR RIGHT PART" or "LAST TERM OF ORDER BY": the transaction
- * and quote indexes end at created_at, and rows of one millisecond are ordered by id). A case's `uses`
+ * of one index key by the tiebreaker as they are read is allowed ("FOR RIGHT PART" or "FOR LAST TERM OF ORDER
+ * BY": the transaction and quote indexes end at created_at, and rows of one millisecond are ordered by id as
+ * they are read). A case's `uses`
  * names the columns its filter must constrain in an index search (`status=?`), so an index that merely starts
  * with the platform (and walks the whole tenant to find the filter's rows) does not pass.
  */
