@@ -163,10 +163,13 @@ async function copyTable(
   const { table, rowsOf } = MOVED[index]!;
   const key = keyOf(table);
   const keyFields = Object.fromEntries(key.map((k, i) => [`_k${i}`, k]));
+  // Each value as stored, and written back as it was read: no column's mapping runs, so a row an earlier
+  // release wrote (a JSON object this release would pack) arrives byte for byte, as the copy check expects.
+  const stored = Object.fromEntries(Object.entries(getTableColumns(table)).map(([name, column]) => [name, sql`${column}`]));
   for (;;) {
     trips.take();
     const rows = (await from
-      .select({ ...getTableColumns(table), ...keyFields })
+      .select({ ...stored, ...keyFields })
       .from(table)
       .where(and(rowsOf(platformId), after ? sql`${tuple(key)} > ${tuple(after.map((v) => sql`${v}`))}` : undefined))
       .orderBy(...key)
@@ -174,7 +177,9 @@ async function copyTable(
     if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;
     after = key.map((_, i) => last[`_k${i}`]);
-    const inserts = rows.map((row) => to.insert(table).values(Object.fromEntries(Object.entries(row).filter(([k]) => !(k in keyFields)))));
+    const inserts = rows.map((row) =>
+      to.insert(table).values(Object.fromEntries(Object.entries(row).flatMap(([k, v]) => (k in keyFields ? [] : [[k, sql`${v}`]])))),
+    );
     const progress: MoveProgress = { table: index, after };
     trips.take();
     await to.batch([unchanged(to, platformId, copied.saved), ...inserts, progressOf(to, platformId, progress)] as unknown as [

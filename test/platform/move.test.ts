@@ -125,6 +125,52 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(await count('DB_2', 'platforms', 'id', x.p.id)).toBe(0);
   });
 
+  it('rows as an earlier release stored them (JSON objects this release packs) move byte for byte', async () => {
+    const p = await newPlatform();
+    const { customer, accounts } = await customerWithAccounts(p);
+    await fund(p, accounts.USD!, 5_000);
+    const ext = await externalAccount(p, customer.id, 'USD', '321');
+    const sent = await transfer(p, 'out', accounts.USD!, ext, 1_200, crypto.randomUUID());
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const quote = await api('POST', '/quotes', {
+      auth: p.auth,
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+        destination: { destinationType: 'ACCOUNT', accountId: ext },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      },
+    });
+    expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+    // The earlier release's form: the objects themselves (the API shows them as stored).
+    const tx = (await api('GET', `/transactions/${sent.body.id}`, { auth: p.auth })).body;
+    await env.DB.batch([
+      env.DB.prepare('UPDATE transactions SET source = ?, destination = ? WHERE id = ?').bind(
+        JSON.stringify(tx.source),
+        JSON.stringify(tx.destination),
+        tx.id,
+      ),
+      env.DB.prepare('UPDATE quotes SET source = ?, rate_details = ? WHERE id = ?').bind(
+        JSON.stringify(quote.body.source),
+        JSON.stringify(quote.body.rateDetails),
+        quote.body.id,
+      ),
+    ]);
+    const rows = (home: 'DB' | 'DB_2') =>
+      Promise.all([
+        env[home]!.prepare('SELECT * FROM transactions WHERE platform_id = ? ORDER BY id').bind(p.id).all(),
+        env[home]!.prepare('SELECT * FROM quotes WHERE platform_id = ? ORDER BY id').bind(p.id).all(),
+      ]).then((all) => all.map((r) => r.results));
+    const before = await rows('DB');
+    expect(JSON.stringify(before)).toContain(JSON.stringify(JSON.stringify(tx.source)).slice(1, -1));
+
+    const moved = await move(p.id, 'DB_2');
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.done).toBe(true);
+    expect(await rows('DB_2')).toEqual(before);
+    expect((await api('GET', `/transactions/${tx.id}`, { auth: p.auth })).body).toEqual(tx);
+  });
+
   it.each(MOVE_STEPS.filter((s) => s !== 'released'))(
     'a move stopped after %s: reads go on, writes wait with a retryable 409, and asking again finishes it with nothing lost or doubled',
     async (step) => {
