@@ -289,6 +289,22 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     },
   );
 
+  it('whatever the round trips a call may use, calls in a row finish a move: each one goes on from where the last stopped', async () => {
+    // A call can stop anywhere, the clean-up's last steps included; each saves its place, so no budget repeats a call.
+    for (let roundTrips = 10; roundTrips <= 40; roundTrips++) {
+      const p = await newPlatform();
+      await createCustomer(p);
+      let calls = 0;
+      // The service's own move, as the route calls it, without its 2 s wait for writes in flight (none here).
+      while ((await movePlatform(env, database(env.DB), p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips })).done === false) {
+        expect(++calls, `roundTrips ${roundTrips}`).toBeLessThan(100);
+      }
+      expect(await count('DB', 'platforms', 'id', p.id)).toBe(0);
+      expect(await count('DB_2', 'platforms', 'id', p.id)).toBe(1);
+      expect((await api('GET', '/customers', { auth: p.auth })).body.data).toHaveLength(1);
+    }
+  });
+
   it('a request clearing a copy to make again stops (409) when another took the clearing over, and the move still finishes', async () => {
     const x = await populated();
     const before = await view(x);
