@@ -44,8 +44,9 @@ const byPlatform = (table: SQLiteTable & { platformId: SQLiteColumn }): Platform
 /**
  * Everything of a platform in its home, parents before children (the order rows are inserted in; deletes go
  * backwards): its row, its API tokens, its data (PLATFORM_DATA, whose order is children first), its sandbox
- * fault rules and snapshots. Not here: what triggers derive from these rows (list counts, which are then set to
- * the old home's exactly; the customer search index and currencies; quotes' status).
+ * fault rules and snapshots, and last its list counts: the rows copied before made counts through triggers,
+ * which the first page of the old home's counts replaces (one list per customer: paged like any table). Not
+ * here: what else triggers derive from these rows (the customer search index and currencies; quotes' status).
  */
 const MOVED: readonly PlatformTable[] = [
   { kind: 'platforms', table: platforms, rowsOf: (id) => eq(platforms.id, id) },
@@ -60,6 +61,7 @@ const MOVED: readonly PlatformTable[] = [
     rowsOf: (id) =>
       sql`${sandboxSnapshotRows.snapshotId} IN (SELECT ${sandboxSnapshots.id} FROM ${sandboxSnapshots} WHERE ${sandboxSnapshots.platformId} = ${id})`,
   },
+  byPlatform(listCounts),
 ];
 
 // Rows a copy page: one statement each (D1 binds at most 100 values a statement; a wide row takes ~40).
@@ -166,6 +168,7 @@ async function copyTable(
   // Each value as stored, and written back as it was read: no column's mapping runs, so a row an earlier
   // release wrote (a JSON object this release would pack) arrives byte for byte, as the copy check expects.
   const stored = Object.fromEntries(Object.entries(getTableColumns(table)).map(([name, column]) => [name, sql`${column}`]));
+  let first = after === null;
   for (;;) {
     trips.take();
     const rows = (await from
@@ -181,8 +184,11 @@ async function copyTable(
       to.insert(table).values(Object.fromEntries(Object.entries(row).flatMap(([k, v]) => (k in keyFields ? [] : [[k, sql`${v}`]])))),
     );
     const progress: MoveProgress = { table: index, after };
+    // The counts' first page also takes away what the triggers counted here, in the same batch.
+    const replaced = table === listCounts && first ? [to.delete(listCounts).where(eq(listCounts.platformId, platformId))] : [];
+    first = false;
     trips.take();
-    await to.batch([unchanged(to, platformId, copied.saved), ...inserts, progressOf(to, platformId, progress)] as unknown as [
+    await to.batch([unchanged(to, platformId, copied.saved), ...replaced, ...inserts, progressOf(to, platformId, progress)] as unknown as [
       Statement,
       ...Statement[],
     ]);
@@ -420,15 +426,9 @@ async function moveSteps(
       }
       try {
         await copyFrom(source, to, platformId, at, options.pageRows ?? PAGE, trips, state);
-        trips.take(2);
-        const counts = await source.select().from(listCounts).where(eq(listCounts.platformId, platformId));
+        trips.take();
         const whole: MoveProgress = { table: MOVED.length, after: null };
-        await to.batch([
-          unchanged(to, platformId, state.saved),
-          to.delete(listCounts).where(eq(listCounts.platformId, platformId)),
-          ...counts.map((c) => to.insert(listCounts).values(c)),
-          progressOf(to, platformId, whole),
-        ] as [Statement, ...Statement[]]);
+        await to.batch([unchanged(to, platformId, state.saved), progressOf(to, platformId, whole)]);
         state.saved = savedOf(whole);
         state.unsaved = undefined;
       } catch (error) {

@@ -8,6 +8,7 @@ import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
 import { customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
 import { runCron } from '../support/webhooks';
+import { measured } from '../perf/counting';
 
 // The operator moves a platform between homes (DB → DB_2 and back): its writes wait with a retryable 409, its
 // reads go on, and afterwards everything reads back through the API as before, with every credential working.
@@ -303,6 +304,32 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       expect(await count('DB_2', 'platforms', 'id', p.id)).toBe(1);
       expect((await api('GET', '/customers', { auth: p.auth })).body.data).toHaveLength(1);
     }
+  });
+
+  it("copies the list counts page by page: no batch grows with the platform's lists (one per customer)", async () => {
+    const p = await newPlatform();
+    await createCustomer(p);
+    // 250 more lists, as the transactions of 250 customers make them.
+    await env.DB.batch(
+      Array.from({ length: 250 }, (_, i) =>
+        env.DB.prepare('INSERT INTO list_counts (platform_id, list, n) VALUES (?, ?, ?)').bind(
+          p.id,
+          `transactions:customer=Customer:c${i}`,
+          i + 1,
+        ),
+      ),
+    );
+    const counts = async (home: 'DB' | 'DB_2') =>
+      (await env[home]!.prepare('SELECT list, n FROM list_counts WHERE platform_id = ? ORDER BY list').bind(p.id).all()).results;
+    const before = await counts('DB');
+    expect(before.length).toBeGreaterThan(250);
+
+    const moved = await measured('POST', `/operator/platforms/${p.id}/move`, { auth: OPERATOR, body: { home: 'DB_2' } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    // A page of 100 rows with its guard, its progress and (the counts' first page) the delete of what triggers counted.
+    expect(Math.max(...moved.cost.statements)).toBeLessThanOrEqual(103);
+    expect(await counts('DB_2')).toEqual(before);
+    expect(await counts('DB')).toEqual([]);
   });
 
   it('a request clearing a copy to make again stops (409) when another took the clearing over, and the move still finishes', async () => {
