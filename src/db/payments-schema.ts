@@ -1,6 +1,7 @@
 // The tables of money movement: quotes, transactions and their status history.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { idKey } from './id-key';
 import { packedJson } from './packed-json';
 import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from './enums';
 
@@ -109,14 +110,16 @@ export const transactions = sqliteTable(
     // every entry), so a page reads about its rows. UMA addresses are searched through lower-cased
     // generated columns and their indexes (the custom migration `transactions_counts`: drizzle's updates would
     // write a generated column); the list's counts are kept by triggers there too.
-    index('transactions_platform_idx').on(t.platformId, t.createdAt),
-    index('transactions_customer_idx').on(t.platformId, t.customerId, t.createdAt),
-    index('transactions_platform_customer_idx').on(t.platformId, t.platformCustomerId, t.createdAt),
-    index('transactions_status_idx').on(t.platformId, t.status, t.createdAt),
-    index('transactions_type_idx').on(t.platformId, t.type, t.createdAt),
-    index('transactions_reference_idx').on(t.platformId, t.reference, t.createdAt),
-    index('transactions_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt),
-    index('transactions_destination_account_idx').on(t.platformId, t.destinationAccountId, t.createdAt),
+    // Ids are keyed by their UUID's 16 bytes (id-key.ts; `idIs` queries them). drizzle-kit writes such an
+    // expression's SQL wrong (it splits it at its commas): migration 0040 writes these indexes by hand.
+    index('transactions_platform_idx').on(idKey(t.platformId), t.createdAt),
+    index('transactions_customer_idx').on(idKey(t.platformId), idKey(t.customerId), t.createdAt),
+    index('transactions_platform_customer_idx').on(idKey(t.platformId), t.platformCustomerId, t.createdAt),
+    index('transactions_status_idx').on(idKey(t.platformId), t.status, t.createdAt),
+    index('transactions_type_idx').on(idKey(t.platformId), t.type, t.createdAt),
+    index('transactions_reference_idx').on(idKey(t.platformId), t.reference, t.createdAt),
+    index('transactions_source_account_idx').on(idKey(t.platformId), idKey(t.sourceAccountId), t.createdAt),
+    index('transactions_destination_account_idx').on(idKey(t.platformId), idKey(t.destinationAccountId), t.createdAt),
     // Transactions still open (a few per customer at most): a customer's deletion checks none of its money is
     // in flight by reading these, not its history (src/customers/delete.ts writes the same literal list).
     index('transactions_open_customer_idx')
@@ -180,10 +183,10 @@ export const quotes = sqliteTable(
   (t) => [
     // GET /quotes, as GET /transactions: per filter, platform first, then createdAt. Filters on what the
     // quote's transaction holds (receiving account, UMA addresses, status) use generated and trigger-kept
-    // columns with their indexes (the custom migration `quotes_counts`).
-    index('quotes_platform_idx').on(t.platformId, t.createdAt),
-    index('quotes_customer_idx').on(t.platformId, t.customerId, t.createdAt),
-    index('quotes_source_account_idx').on(t.platformId, t.sourceAccountId, t.createdAt),
+    // columns with their indexes (custom migrations: `quotes_counts`, keyed in 0040).
+    index('quotes_platform_idx').on(idKey(t.platformId), t.createdAt),
+    index('quotes_customer_idx').on(idKey(t.platformId), idKey(t.customerId), t.createdAt),
+    index('quotes_source_account_idx').on(idKey(t.platformId), idKey(t.sourceAccountId), t.createdAt),
   ],
 );
 

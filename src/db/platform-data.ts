@@ -3,6 +3,7 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client';
+import { idIs } from './id-key';
 import {
   beneficialOwners,
   bulkImportChunks,
@@ -48,6 +49,12 @@ const byPlatform = (kind: string, table: SQLiteTable & { platformId: SQLiteColum
   table,
   rowsOf: (platformId) => eq(table.platformId, platformId),
 });
+// Transactions and quotes index their platform by its key (id-key.ts).
+const byPlatformKey = (kind: string, table: SQLiteTable & { platformId: SQLiteColumn }): PlatformTable => ({
+  kind,
+  table,
+  rowsOf: (platformId) => idIs(table.platformId, platformId),
+});
 // Import chunks carry no platform id: they are the platform's through their job.
 const byJob = (kind: string, table: SQLiteTable & { jobId: SQLiteColumn }): PlatformTable => ({
   kind,
@@ -61,7 +68,7 @@ const byTransaction = (kind: string, table: SQLiteTable & { transactionId: SQLit
   kind,
   table,
   rowsOf: (platformId) =>
-    sql`${table.transactionId} IN (SELECT ${transactions.id} FROM ${transactions} WHERE ${transactions.platformId} = ${platformId})`,
+    sql`${table.transactionId} IN (SELECT ${transactions.id} FROM ${transactions} WHERE ${idIs(transactions.platformId, platformId)})`,
 });
 
 // An event has a delivery from its first batch until both go together (webhooks/retention.ts): the platform's
@@ -99,8 +106,8 @@ export const PLATFORM_DATA: readonly PlatformTable[] = [
   // Entries of an earlier release not yet converted (ledger/backfill.ts); an older snapshot's are restored here.
   byPlatform('ledgerEntries', ledgerEntries),
   byTransaction('transactionHistory', transactionHistory),
-  byPlatform('transactions', transactions),
-  byPlatform('quotes', quotes),
+  byPlatformKey('transactions', transactions),
+  byPlatformKey('quotes', quotes),
   byPlatform('receiverLookups', receiverLookups),
   byPlatform('dueTransitions', dueTransitions),
   byDelivery('webhookEvents', webhookEvents),

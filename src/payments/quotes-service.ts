@@ -1,6 +1,7 @@
 // Quotes: reads, views, lists, expiry, and the Change that starts a quote's payment (execute or funded send).
 import { and, eq, getTableColumns, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
+import { idIs, idIsOrNull } from '../db/id-key';
 import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type Page } from '../http/pagination';
@@ -78,11 +79,12 @@ type QuoteListRow = { quote: QuoteRow; status: TransactionStatus };
  */
 export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall: number) {
   const now = platformClock(platformId, wall);
-  const where: (SQL | undefined)[] = [eq(quotes.platformId, platformId)];
+  const where: (SQL | undefined)[] = [idIs(quotes.platformId, platformId)];
   // One equality (`IS`, so NULL matches the platform's own), which the customer index serves.
-  if (q.customerId) where.push(sql`${quotes.customerId} IS (CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`);
-  if (q.sendingAccountId) where.push(eq(quotes.sourceAccountId, q.sendingAccountId));
-  if (q.receivingAccountId) where.push(sql`${receivingAccountId} = ${q.receivingAccountId}`);
+  if (q.customerId)
+    where.push(idIsOrNull(quotes.customerId, sql`(CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`));
+  if (q.sendingAccountId) where.push(idIs(quotes.sourceAccountId, q.sendingAccountId));
+  if (q.receivingAccountId) where.push(idIs(receivingAccountId, q.receivingAccountId));
   if (q.sendingUmaAddress) where.push(sql`${sendingUma} = lower(${q.sendingUmaAddress})`);
   if (q.receivingUmaAddress) where.push(sql`${receivingUma} = lower(${q.receivingUmaAddress})`);
   if (q.createdAfter !== undefined) where.push(gte(quotes.createdAt, q.createdAfter));

@@ -2,6 +2,7 @@
 import { and, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded } from '../db/client';
+import { idIs, idIsOrNull } from '../db/id-key';
 import { transactions, type TransactionRow } from '../db/schema';
 import { legacyHistoryRows, statusSteps } from './history';
 import { notFound } from '../http/errors';
@@ -62,24 +63,24 @@ export function transactionHistoryFrom(loaded: Loaded<ReturnType<typeof transact
 // each (migrations: transactions_counts).
 const senderUma = sql`${transactions}.sender_uma_lc`;
 const receiverUma = sql`${transactions}.receiver_uma_lc`;
-type Match = [column: SQL | SQLiteColumn, value: SQL];
+// An account id is found through its column's keyed index (`idIs`).
+type Match = [column: SQL | SQLiteColumn, value: SQL, isId?: boolean];
 const senderMatches = (identifier: string): Match[] => [
-  [transactions.sourceAccountId, sql`${identifier}`],
+  [transactions.sourceAccountId, sql`${identifier}`, true],
   [senderUma, sql`lower(${identifier})`],
 ];
 const receiverMatches = (identifier: string): Match[] => [
-  [transactions.destinationAccountId, sql`${identifier}`],
+  [transactions.destinationAccountId, sql`${identifier}`, true],
   [receiverUma, sql`lower(${identifier})`],
 ];
-const anyOf = (matches: Match[]) => or(...matches.map(([column, value]) => sql`${column} = ${value}`));
+const matches = ([column, value, isId]: Match) => (isId ? idIs(column, value) : sql`${column} = ${value}`);
+const anyOf = (side: Match[]) => or(...side.map(matches));
 /**
  * An OR across columns as disjoint branches, each served by its column's index (the keyset list reads them
  * as a merged UNION ALL): a row is in the first branch it matches.
  */
-const branchesOf = (matches: Match[]) =>
-  matches.map(([column, value], i) =>
-    and(sql`${column} = ${value}`, ...matches.slice(0, i).map(([earlier, v]) => sql`${earlier} IS NOT ${v}`))!,
-  );
+const branchesOf = (side: Match[]) =>
+  side.map((match, i) => and(matches(match), ...side.slice(0, i).map(([earlier, v]) => sql`${earlier} IS NOT ${v}`))!);
 
 /** Filters with a maintained count of the rows they select (`list_counts`), by the one filter given. */
 function countedList(q: TransactionListQuery): string | undefined {
@@ -107,10 +108,10 @@ export function transactionListLoads(db: Db, platformId: SQL, q: TransactionList
 const createdAt = (row: TransactionRow) => row.createdAt;
 
 function transactionListQuery(platformId: SQL, q: TransactionListQuery): KeysetQuery<TransactionRow> {
-  const where: (SQL | undefined)[] = [eq(transactions.platformId, platformId)];
+  const where: (SQL | undefined)[] = [idIs(transactions.platformId, platformId)];
   // One equality (`IS`, so NULL matches the platform's own), which the customer index serves.
   if (q.customerId)
-    where.push(sql`${transactions.customerId} IS (CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`);
+    where.push(idIsOrNull(transactions.customerId, sql`(CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`));
   if (q.platformCustomerId) where.push(eq(transactions.platformCustomerId, q.platformCustomerId));
   const sides: Match[][] = [];
   if (q.accountIdentifier) sides.push([...senderMatches(q.accountIdentifier), ...receiverMatches(q.accountIdentifier)]);

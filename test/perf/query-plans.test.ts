@@ -36,6 +36,19 @@ interface Case {
   match?: string;
 }
 
+/**
+ * Columns of ids the money tables index by key (src/db/id-key.ts): the plan shows such a search as `<expr>=?`, so
+ * the case names the index, searched by the platform's key and the id's (`(<expr>=? AND <expr>=?`).
+ */
+const KEYED: Record<string, string> = {
+  'transactions.customer_id': 'transactions_customer_idx',
+  'transactions.source_account_id': 'transactions_source_account_idx',
+  'transactions.destination_account_id': 'transactions_destination_account_idx',
+  'quotes.customer_id': 'quotes_customer_idx',
+  'quotes.source_account_id': 'quotes_source_account_idx',
+  'quotes.receiving_account_id': 'quotes_receiving_account_idx',
+};
+
 const D = '2020-01-01T00:00:00Z';
 const UMA = encodeURIComponent('$Alice@Example.test');
 const DAY = encodeURIComponent('2025-10-01T00:00:00Z');
@@ -229,7 +242,11 @@ describe('list queries are served by indexes', () => {
                 (mentions && new RegExp(`(?<![\\w."])${column}(?![\\w"])`).test(s.query));
           if (!constrains) continue;
           unseen.delete(`${table}.${column}`);
-          const searched = plan.some((r) => new RegExp(`^SEARCH ${table}\\b.*(?<!\\w)${column}[=<>]`).test(r.detail));
+          const keyed = KEYED[`${table}.${column}`];
+          const search = keyed
+            ? new RegExp(`^SEARCH ${table} USING INDEX ${keyed} \\(<expr>=\\? AND <expr>=\\?`)
+            : new RegExp(`^SEARCH ${table}\\b.*(?<!\\w)${column}[=<>]`);
+          const searched = plan.some((r) => search.test(r.detail));
           if (!searched) lines.push(`no index search on ${table}.${column}  <-  ${s.query}`);
         }
         if (c.match && new RegExp(`\\b${c.match}\\b`).test(s.query)) {

@@ -1,6 +1,9 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { and, desc, sql } from 'drizzle-orm';
 import { database } from '../../src/db/client';
+import { idIs } from '../../src/db/id-key';
+import { transactions } from '../../src/db/schema';
 import { deletePlatformData } from '../../src/db/platform-data';
 import { platform, upTo } from '../support/migrations';
 
@@ -96,12 +99,24 @@ describe('upgrading a database of the previous release (the index diet, 0031)', 
     expect(await count('ledger_entries', P1)).toBe(4);
 
     // The UMA filter (GET /transactions?senderUmaAddress=…) finds the rows that have one, through the partial index.
-    const filter = `SELECT id FROM transactions WHERE platform_id = ? AND sender_uma_lc = ? ORDER BY created_at DESC, id DESC`;
-    const found = await db.prepare(filter).bind(`Platform:${P1}`, '$alice@d1.example').all<{ id: string }>();
+    // The platform by its key since 0040 (src/db/id-key.ts), as the service queries it.
+    const { sql: filter, params } = database(db)
+      .select({ id: transactions.id })
+      .from(transactions)
+      .where(and(idIs(transactions.platformId, `Platform:${P1}`), sql`sender_uma_lc = ${'$alice@d1.example'}`))
+      .orderBy(desc(transactions.createdAt), desc(transactions.id))
+      .toSQL();
+    const found = await db
+      .prepare(filter)
+      .bind(...params)
+      .all<{ id: string }>();
     expect(found.results.map((r) => r.id)).toEqual([`Transaction:${id(1)}`]);
-    const plan = await db.prepare(`EXPLAIN QUERY PLAN ${filter}`).bind(`Platform:${P1}`, '$alice@d1.example').all<{ detail: string }>();
-    expect(plan.results[0]?.detail).toMatch(
-      /^SEARCH transactions USING INDEX transactions_sender_uma_idx \(platform_id=\? AND sender_uma_lc=\?\)$/,
+    const plan = await db
+      .prepare(`EXPLAIN QUERY PLAN ${filter}`)
+      .bind(...params)
+      .all<{ detail: string }>();
+    expect(plan.results.map((r) => r.detail)).toContain(
+      'SEARCH transactions USING INDEX transactions_sender_uma_idx (<expr>=? AND sender_uma_lc=?)',
     );
 
     // The sandbox reset takes P1's history and events through its transactions and deliveries; P2's stay.
