@@ -110,7 +110,7 @@ export const transactions = sqliteTable(
     // every entry), so a page reads about its rows. UMA addresses are searched through lower-cased
     // generated columns and their indexes (the custom migration `transactions_counts`: drizzle's updates would
     // write a generated column); the list's counts are kept by triggers there too.
-    // Ids are keyed by their UUID's 16 bytes (id-key.ts; `idIs` queries them). drizzle-kit writes such an
+    // Ids are keyed by 8 bytes of their UUID (id-key.ts; `idIs` queries them). drizzle-kit writes such an
     // expression's SQL wrong (it splits it at its commas): migration 0040 writes these indexes by hand.
     index('transactions_platform_idx').on(idKey(t.platformId), t.createdAt),
     index('transactions_customer_idx').on(idKey(t.platformId), idKey(t.customerId), t.createdAt),

@@ -41,17 +41,20 @@ describe('a keyed id matches only itself', () => {
     expect(await found(`/quotes?customerId=${enc(customer.id)}`)).toEqual([quote.id]);
     expect(await found(`/quotes?sendingAccountId=${enc(usd)}`)).toEqual([quote.id]);
     expect(await found(`/quotes?receivingAccountId=${enc(bank)}`)).toEqual([quote.id]);
-    // Upper-case hex has the same key (the same bytes), but is another id; so is another type's prefix.
+    // Ids of the same key (the last 8 bytes of the UUID) are other ids: the UUID in upper case, another type's
+    // prefix, another UUID with the same end. Text that is no UUID has a key too.
     const upper = (id: string) => id.replace(/:(.*)$/, (_, uuid: string) => `:${uuid.toUpperCase()}`);
     const retyped = (id: string) => id.replace(/^\w+:/, 'Other:');
-    for (const id of [upper(customer.id), retyped(customer.id), 'Customer:not-hex', 'Customer:abcd']) {
+    const earlier = (id: string) => id.replace(/:(.)/, (_, c: string) => `:${c === '0' ? '1' : '0'}`);
+    for (const id of [upper(customer.id), retyped(customer.id), earlier(customer.id), 'Customer:not-hex', 'Customer:abcd']) {
       expect(await found(`/transactions?customerId=${enc(id)}`), id).toEqual([]);
       expect(await found(`/quotes?customerId=${enc(id)}`), id).toEqual([]);
     }
-    for (const id of [upper(usd), retyped(usd)]) {
+    for (const id of [upper(usd), retyped(usd), earlier(usd)]) {
       expect(await found(`/transactions?accountIdentifier=${enc(id)}`), id).toEqual([]);
       expect(await found(`/quotes?sendingAccountId=${enc(id)}`), id).toEqual([]);
     }
-    for (const id of [upper(bank), retyped(bank)]) expect(await found(`/quotes?receivingAccountId=${enc(id)}`), id).toEqual([]);
+    for (const id of [upper(bank), retyped(bank), earlier(bank)])
+      expect(await found(`/quotes?receivingAccountId=${enc(id)}`), id).toEqual([]);
   });
 });
