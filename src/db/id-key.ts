@@ -7,9 +7,11 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
  * The key of an id: the last 8 bytes of its UUID (the hex of its last 17 characters, dashes left out: random
  * bits in every UUID this service makes). Text that is not such hex keys as itself, so every id has one. A key
  * finds an id's index entries and nothing decides on it alone: every query compares the ids themselves
- * (`idIs`), so two ids of one key (another spelling of the UUID, or two UUIDs ending alike) only cost a row read.
- * The list indexes are built on this very expression (migration 0040), and SQLite uses such an index only for a
- * query that writes the same expression: build both from here.
+ * (`idIs`), so ids of one key (another spelling of the UUID, or a UUID made to end alike) never match each
+ * other; a filter by such a made-up id reads the rows of the id it mimics, within the platform's own index
+ * entries, as a second filter on a large list does. The list indexes are built on this very expression
+ * (migration 0040), and SQLite uses such an index only for a query that writes the same expression: build both
+ * from here.
  */
 export const idKey = (id: SQLWrapper) => sql`coalesce(unhex(replace(substr(${id}, -17), '-', '')), ${id})`;
 

@@ -14,7 +14,7 @@ describe('upgrading a database of the previous release (ids keyed by their UUID 
 });
 
 describe('a keyed id matches only itself', () => {
-  it('another spelling of the same UUID, or an id that is no UUID, finds nothing', async () => {
+  it('another spelling of the same UUID, another UUID of the same end, or an id that is no UUID, finds nothing', async () => {
     const p = await newPlatform();
     const { customer, accounts } = await customerWithAccounts(p);
     const usd = accounts.USD!;
