@@ -17,10 +17,13 @@ import {
   listCounts,
   platformHomes,
   platforms,
+  quotes,
   sandboxFaultFirings,
   sandboxFaults,
   sandboxSnapshotRows,
   sandboxSnapshots,
+  transactions,
+  webhookDeliveries,
   type MoveProgress,
 } from '../db/schema';
 import { invalidFields, notFound, retryableConflict } from '../http/errors';
@@ -101,6 +104,19 @@ function keyOf(table: SQLiteTable): SQL[] {
   return columns ? columns.map((c) => sql`${table}.${sql.identifier(c.name)}`) : [sql`${table}.rowid`];
 }
 
+/**
+ * The key a table's copy pages by. Transactions, quotes and webhook deliveries, a platform's largest tables, go
+ * in their platform index's order, created_at then id (the id, not the rowid, which a VACUUM may renumber; the
+ * rows of one created_at are ordered by id as they are read), so a page reads its rows from that index; every
+ * other table by its key, which its platform index may not order (each page then sorts the platform's rows of
+ * that table).
+ */
+function pageKeyOf(table: SQLiteTable): SQL[] {
+  if (table === transactions || table === quotes || table === webhookDeliveries)
+    return [sql`${table}.${sql.identifier('created_at')}`, sql`${table}.${sql.identifier('id')}`];
+  return keyOf(table);
+}
+
 const tuple = (parts: SQL[]) => sql`(${sql.join(parts, sql`, `)})`;
 
 const progressOf = (to: Db, platformId: string, progress: MoveProgress) =>
@@ -151,6 +167,27 @@ async function copyFrom(from: Db, to: Db, platformId: string, progress: MoveProg
   }
 }
 
+/**
+ * The copy's read of one page: `MOVED[index]`'s rows of the platform after the key `after`, in key order, each
+ * value as stored (no column's mapping runs, so a row an earlier release wrote, a JSON object this release would
+ * pack, arrives byte for byte, as the copy check expects) with its key as `_k0`, `_k1`, ….
+ */
+export function copyPage(from: Db, index: number, platformId: string, after: unknown[] | null, page: number) {
+  const { table, rowsOf } = MOVED[index]!;
+  const key = pageKeyOf(table);
+  const keyFields = Object.fromEntries(key.map((k, i) => [`_k${i}`, k]));
+  const stored = Object.fromEntries(Object.entries(getTableColumns(table)).map(([name, column]) => [name, sql`${column}`]));
+  return from
+    .select({ ...stored, ...keyFields })
+    .from(table)
+    .where(and(rowsOf(platformId), after ? sql`${tuple(key)} > ${tuple(after.map((v) => sql`${v}`))}` : undefined))
+    .orderBy(...key)
+    .limit(page);
+}
+
+/** The tables a move copies, in order (`copyPage`'s indexes), with the length of each one's page key. */
+export const movedTables = () => MOVED.map(({ table }) => ({ name: getTableConfig(table).name, keyLength: pageKeyOf(table).length }));
+
 /** One table's rows from the key `after` on (see copyFrom); a page's batch saves the progress it makes. */
 async function copyTable(
   from: Db,
@@ -162,26 +199,24 @@ async function copyTable(
   trips: RoundTrips,
   copied: CopyRun,
 ): Promise<void> {
-  const { table, rowsOf } = MOVED[index]!;
-  const key = keyOf(table);
-  const keyFields = Object.fromEntries(key.map((k, i) => [`_k${i}`, k]));
-  // Each value as stored, and written back as it was read: no column's mapping runs, so a row an earlier
-  // release wrote (a JSON object this release would pack) arrives byte for byte, as the copy check expects.
-  const stored = Object.fromEntries(Object.entries(getTableColumns(table)).map(([name, column]) => [name, sql`${column}`]));
+  const { table } = MOVED[index]!;
+  const key = pageKeyOf(table);
+  const isKey = (field: string) => /^_k\d+$/.test(field);
+  if (after && after.length !== key.length) {
+    // A place an earlier release saved in another key's order: this table's copy starts over.
+    await deleteTable(to, MOVED[index]!, platformId, trips);
+    after = null;
+  }
   let first = after === null;
   for (;;) {
     trips.take();
-    const rows = (await from
-      .select({ ...stored, ...keyFields })
-      .from(table)
-      .where(and(rowsOf(platformId), after ? sql`${tuple(key)} > ${tuple(after.map((v) => sql`${v}`))}` : undefined))
-      .orderBy(...key)
-      .limit(page)) as Record<string, unknown>[];
+    const rows = (await copyPage(from, index, platformId, after, page)) as Record<string, unknown>[];
     if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;
     after = key.map((_, i) => last[`_k${i}`]);
+    // Written back as read, each value as stored.
     const inserts = rows.map((row) =>
-      to.insert(table).values(Object.fromEntries(Object.entries(row).flatMap(([k, v]) => (k in keyFields ? [] : [[k, sql`${v}`]])))),
+      to.insert(table).values(Object.fromEntries(Object.entries(row).flatMap(([k, v]) => (isKey(k) ? [] : [[k, sql`${v}`]])))),
     );
     const progress: MoveProgress = { table: index, after };
     // The counts' first page also takes away what the triggers counted here, in the same batch.

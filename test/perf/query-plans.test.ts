@@ -9,6 +9,7 @@ import { pendingApprovalRequests } from '../../src/payments/incoming-approval';
 import { deliveriesAbout } from '../../src/webhooks/outbox';
 import { database } from '../../src/db/client';
 import { PLATFORM_DATA } from '../../src/db/platform-data';
+import { copyPage, movedTables } from '../../src/platform/move';
 import { measured } from './counting';
 
 /**
@@ -279,6 +280,28 @@ describe("a platform's rows are found through indexes (sandbox reset and snapsho
       expect(plan.length).toBeGreaterThan(0);
       expect(badLines(plan)).toEqual([]);
     });
+  }
+});
+
+describe("a move's page of a platform's largest tables reads their platform index in order", () => {
+  // src/platform/move.ts pages transactions, quotes and webhook deliveries by (created_at, id): the first page
+  // and every page after a saved place search the platform's index, sorting at most the rows of one created_at.
+  const ORDERED: Record<string, RegExp> = {
+    transactions: /^SEARCH transactions USING INDEX transactions_platform_idx \(<expr>=\?( AND created_at>\?)?\)$/,
+    quotes: /^SEARCH quotes USING INDEX quotes_platform_idx \(<expr>=\?( AND created_at>\?)?\)$/,
+    webhook_deliveries:
+      /^SEARCH webhook_deliveries USING INDEX webhook_deliveries_platform_created_idx \(platform_id=\?( AND \(created_at,id\)>\(\?,\?\))?\)$/,
+  };
+  for (const [index, { name, keyLength }] of movedTables().entries()) {
+    if (!ORDERED[name]) continue;
+    for (const after of [null, Array.from({ length: keyLength }, () => 1)]) {
+      it(`${name}, ${after ? 'a page after a saved place' : 'the first page'}`, async () => {
+        const { sql: query, params } = copyPage(database(env.DB), index, 'Platform:plan', after, 100).toSQL();
+        const plan = (await planOf(query, params)).map((r) => r.detail);
+        expect(plan.filter((d) => d.startsWith(`SEARCH ${name} `))).toEqual([expect.stringMatching(ORDERED[name]!)]);
+        expect(badLines(plan.map((detail) => ({ detail })))).toEqual([]);
+      });
+    }
   }
 });
 

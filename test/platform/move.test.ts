@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
-import { MOVE_STEPS, movePlatform } from '../../src/platform/move';
+import { MOVE_STEPS, movedTables, movePlatform } from '../../src/platform/move';
 import { api, basic, expectError, failingFields, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
 import { createCustomer, individualBody } from '../support/customers';
 import { policy } from '../support/agents';
@@ -376,6 +376,58 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     const copied = results.reduce((n, r) => n + r.rowsCopied, 0);
     const back = await movePlatform(env, database(env.DB), x.p.id, 'DB', Date.now(), { drainMs: 0 });
     expect(back).toMatchObject({ home: 'DB', done: true, rowsCopied: copied });
+  });
+
+  it("transactions, quotes and deliveries go in their platform index's order: rows of one createdAt, two a page, each copied once", async () => {
+    const x = await populated();
+    for (let i = 0; i < 4; i++) expect((await transfer(x.p, 'out', x.accounts.USD!, x.ext, 100 + i)).status).toBe(201);
+    // Rows of one millisecond (concurrent requests): the page key goes on past the row, not past the time.
+    const tie = Date.parse('2026-11-01T00:00:00Z');
+    for (const table of ['transactions', 'webhook_deliveries'])
+      await env.DB.prepare(`UPDATE ${table} SET created_at = ? WHERE platform_id = ?`).bind(tie, x.p.id).run();
+    const before = await view(x);
+    const rows = async (home: 'DB' | 'DB_2', table: string) =>
+      (await env[home]!.prepare(`SELECT id FROM ${table} WHERE platform_id = ? ORDER BY id`).bind(x.p.id).all<{ id: string }>()).results;
+    const transactionsBefore = await rows('DB', 'transactions');
+    const deliveriesBefore = await rows('DB', 'webhook_deliveries');
+    expect(transactionsBefore.length).toBeGreaterThanOrEqual(5);
+    expect(deliveriesBefore.length).toBeGreaterThanOrEqual(5);
+    let last;
+    for (let call = 0; call < 300 && !last?.done; call++)
+      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+    expect(last).toMatchObject({ home: 'DB_2', done: true });
+    expect(await rows('DB_2', 'transactions')).toEqual(transactionsBefore);
+    expect(await rows('DB_2', 'webhook_deliveries')).toEqual(deliveriesBefore);
+    expect(await view(x)).toEqual(before);
+  });
+
+  it('a place an earlier release saved inside the transactions, in id order, starts their copy over', async () => {
+    const x = await populated();
+    for (let i = 0; i < 4; i++) expect((await transfer(x.p, 'out', x.accounts.USD!, x.ext, 100 + i)).status).toBe(201);
+    const before = await view(x);
+    const index = movedTables().findIndex((t) => t.name === 'transactions');
+    const progress = async () =>
+      JSON.parse((await env.DB_2!.prepare('SELECT move_progress AS p FROM platforms WHERE id = ?').bind(x.p.id).first<{ p: string }>())!.p);
+    // Calls of a few round trips until the copy stops inside the transactions.
+    for (let call = 0; call < 300; call++) {
+      const r = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 10, pageRows: 2 });
+      expect(r.done).toBe(false);
+      const saved = await progress();
+      if (saved.table === index && saved.after !== null) break;
+    }
+    expect(await count('DB_2', 'transactions', 'platform_id', x.p.id)).toBeGreaterThan(0);
+    // That release paged the transactions by id: its place is one id.
+    const { id } = (await env.DB.prepare('SELECT id FROM transactions WHERE platform_id = ? ORDER BY id LIMIT 1')
+      .bind(x.p.id)
+      .first<{ id: string }>())!;
+    const earlier = JSON.stringify({ table: index, after: [id] });
+    await env.DB_2!.prepare('UPDATE platforms SET move_progress = ? WHERE id = ?').bind(earlier, x.p.id).run();
+    let last;
+    for (let call = 0; call < 300 && !last?.done; call++)
+      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+    expect(last).toMatchObject({ home: 'DB_2', done: true });
+    expect(await view(x)).toEqual(before);
+    expect(await count('DB_2', 'transactions', 'platform_id', x.p.id)).toBe(before.transactions.data.length);
   });
 
   it('a write that lands in the old home after its table was copied is not lost: the copy is made again', async () => {
