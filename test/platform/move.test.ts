@@ -6,7 +6,7 @@ import { api, basic, expectError, failingFields, newPlatform, OPERATOR, type Tes
 import { createCustomer, individualBody } from '../support/customers';
 import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
-import { customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
+import { createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
 import { runCron } from '../support/webhooks';
 import { measured } from '../perf/counting';
 
@@ -133,16 +133,12 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     const ext = await externalAccount(p, customer.id, 'USD', '321');
     const sent = await transfer(p, 'out', accounts.USD!, ext, 1_200, crypto.randomUUID());
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    const quote = await api('POST', '/quotes', {
-      auth: p.auth,
-      body: {
-        source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
-        destination: { destinationType: 'ACCOUNT', accountId: ext },
-        lockedCurrencySide: 'SENDING',
-        lockedCurrencyAmount: 1_000,
-      },
+    const quote = await createQuote(p, {
+      source: { sourceType: 'ACCOUNT', accountId: accounts.USD },
+      destination: { destinationType: 'ACCOUNT', accountId: ext },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1_000,
     });
-    expect(quote.status, JSON.stringify(quote.body)).toBe(201);
     // The earlier release's form: the objects themselves (the API shows them as stored).
     const tx = (await api('GET', `/transactions/${sent.body.id}`, { auth: p.auth })).body;
     await env.DB.batch([
@@ -152,9 +148,9 @@ describe('POST /operator/platforms/{platformId}/move', () => {
         tx.id,
       ),
       env.DB.prepare('UPDATE quotes SET source = ?, rate_details = ? WHERE id = ?').bind(
-        JSON.stringify(quote.body.source),
-        JSON.stringify(quote.body.rateDetails),
-        quote.body.id,
+        JSON.stringify(quote.source),
+        JSON.stringify(quote.rateDetails),
+        quote.id,
       ),
     ]);
     const rows = (home: 'DB' | 'DB_2') =>
