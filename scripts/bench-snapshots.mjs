@@ -70,7 +70,7 @@ function seedStatements(platformId, umaDomain) {
        ELSE json_array(json_array(NULL, 'PENDING', created_at), json_array('PENDING', status, updated_at)) END
      WHERE platform_id = ${q}`,
     `INSERT INTO ledger_movements (platform_id, reference, kind, from_account_id, to_account_id, amount, currency, created_at)
-       SELECT platform_id, id, 'seed', coalesce(source_account_id, 'external:from'), coalesce(destination_account_id, 'external:to'),
+       SELECT platform_id, id, 'seed', coalesce(source_account, 'external:from'), coalesce(destination_account, 'external:to'),
               received_amount, received_currency, created_at
        FROM transactions WHERE platform_id = ${q}`,
   ];

@@ -142,7 +142,7 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
   const status = `CASE (i / 3) % 6 WHEN 0 THEN 'COMPLETED' WHEN 1 THEN 'PROCESSING' WHEN 2 THEN 'FAILED' WHEN 3 THEN 'COMPLETED' WHEN 4 THEN 'PENDING' ELSE 'REJECTED' END`;
   const c = cust('i');
   statements.push(`${seq(n)}
-    INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, kind, status, version, source, destination, source_account_id, destination_account_id,
+    INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, kind, status, version, source, destination,
       sent_amount, sent_currency, received_amount, received_currency, exchange_rate, fees, rate_details, quote_id, payment_instructions, counterparty_information, description,
       reference, sender_uma_address, receiver_uma_address, failure_reason, refund, settled_at, agent_id, approval, scenario, created_at, updated_at)
     SELECT id, ${P}, ${customerIdOrNull('i')}, ${platformCustomerId('i')},
@@ -154,8 +154,6 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
         ELSE '{"sourceType":"UMA_ADDRESS","umaAddress":"$sender' || (i % 7) || '@sender.test","currency":"USD"}' END,
       CASE i % 3 WHEN 0 THEN '{"destinationType":"ACCOUNT","accountId":"' || bank || '","currency":"USD"}'
         ELSE '{"destinationType":"ACCOUNT","accountId":"' || usd || '","currency":"USD"}' END,
-      CASE i % 3 WHEN 0 THEN usd WHEN 1 THEN bank END,
-      CASE i % 3 WHEN 0 THEN bank ELSE usd END,
       CASE WHEN i % 3 = 0 THEN 1000 + i % 1000 END, CASE WHEN i % 3 = 0 THEN 'USD' END, 1000 + i % 1000, 'USD', NULL, 0, NULL, NULL, NULL,
       '{"FULL_NAME":"John Doe"}', NULL, 'SEED-${tagHex}-' || i,
       CASE WHEN i % 3 = 2 THEN '$sender' || (i % 7) || '@sender.test' END,
@@ -168,19 +166,21 @@ export function seedPlatform({ platformId, umaDomain, n, now = Date.now(), tag, 
   // Quotes, each with its transaction (a quote's status is its transaction's): USD -> EUR between a customer's accounts.
   const quoteStatus = `CASE i % 5 WHEN 0 THEN 'PENDING' WHEN 1 THEN 'FAILED' ELSE 'COMPLETED' END`;
   statements.push(`${seq(n)}
-    INSERT INTO quotes (id, platform_id, transaction_id, customer_id, source_type, source_account_id, source, destination, locked_side, sending_currency, receiving_currency,
+    INSERT INTO quotes (id, platform_id, transaction_id, source_type, source, destination, locked_side, sending_currency, receiving_currency,
       total_sending_amount, total_receiving_amount, exchange_rate, fees_included, rate_details, payment_instructions, counterparty_information, expires_at, created_at)
-    SELECT ${idSql('quote', 'i')}, ${P}, ${idSql('quoteTransaction', 'i')}, ${customerIdOrNull('i')}, 'ACCOUNT', ${usdAccount(c)},
-      '{"sourceType":"ACCOUNT","accountId":"' || ${usdAccount(c)} || '"}', '{"destinationType":"ACCOUNT","accountId":"' || ${eurAccount(c)} || '"}',
+    SELECT ${idSql('quote', 'i')}, ${P}, ${idSql('quoteTransaction', 'i')}, 'ACCOUNT',
+      CASE WHEN ${customerIdOrNull('i')} IS NULL THEN json_object('sourceType', 'ACCOUNT', 'accountId', ${usdAccount(c)})
+        ELSE json_object('sourceType', 'ACCOUNT', 'accountId', ${usdAccount(c)}, 'customerId', ${customerIdOrNull('i')}) END,
+      '{"destinationType":"ACCOUNT","accountId":"' || ${eurAccount(c)} || '"}',
       'SENDING', 'USD', 'EUR', 1000, 893, 0.92450131, 34, '${rateDetails}', NULL, '{"FULL_NAME":"Jane Smith"}', ${at('i')} + 300000, ${at('i')}
     FROM seq`);
   statements.push(`${seq(n)}
-    INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, kind, status, version, source, destination, source_account_id, destination_account_id,
+    INSERT INTO transactions (id, platform_id, customer_id, platform_customer_id, type, kind, status, version, source, destination,
       sent_amount, sent_currency, received_amount, received_currency, exchange_rate, fees, rate_details, quote_id, payment_instructions, counterparty_information, description,
       reference, sender_uma_address, receiver_uma_address, failure_reason, refund, settled_at, agent_id, approval, scenario, created_at, updated_at)
     SELECT ${idSql('quoteTransaction', 'i')}, ${P}, ${customerIdOrNull('i')}, ${platformCustomerId('i')}, 'OUTGOING', 'QUOTE', st, 1,
       '{"sourceType":"ACCOUNT","accountId":"' || ${usdAccount(c)} || '","currency":"USD"}', '{"destinationType":"ACCOUNT","accountId":"' || ${eurAccount(c)} || '","currency":"EUR"}',
-      ${usdAccount(c)}, ${eurAccount(c)}, 1000, 'USD', 893, 'EUR', 0.92450131, 34, '${rateDetails}', ${idSql('quote', 'i')}, NULL, '{"FULL_NAME":"Jane Smith"}', NULL,
+      1000, 'USD', 893, 'EUR', 0.92450131, 34, '${rateDetails}', ${idSql('quote', 'i')}, NULL, '{"FULL_NAME":"Jane Smith"}', NULL,
       'QUOTE-${tagHex}-' || i, NULL, NULL, CASE WHEN st = 'FAILED' THEN 'QUOTE_EXECUTION_FAILED' END, NULL,
       CASE WHEN st = 'COMPLETED' THEN ${at('i')} + 1000 END, NULL, NULL, 'INTERNAL_CONVERSION', ${at('i')}, ${at('i')} + 1000
     FROM (SELECT i, ${quoteStatus} AS st FROM seq)`);

@@ -7,6 +7,8 @@ import {
   agentActions,
   agents,
   customers,
+  endAccountId,
+  quoteCustomerId,
   quotes,
   transactions,
   type AgentActionRow,
@@ -96,11 +98,12 @@ const customerRef = (db: Db, which: SQL | undefined) =>
 function describe(agent: AgentRow, req: MoneyRequest, loaded: RequestLoaded) {
   if (req.type === 'EXECUTE_QUOTE') {
     const quote = 'quote' in loaded ? loaded.quote[0] : undefined;
-    if (!quote || quote.customerId !== agent.customerId) throw quoteNotFound();
+    if (!quote || quoteCustomerId(quote) !== agent.customerId) throw quoteNotFound();
+    const sourceAccountId = endAccountId(quote.source);
     return {
       amount: quote.totalSendingAmount,
       currency: quote.sendingCurrency,
-      accountIds: quote.sourceAccountId ? [quote.sourceAccountId] : [],
+      accountIds: sourceAccountId ? [sourceAccountId] : [],
       transferDetails: null,
       quote,
     };

@@ -44,6 +44,7 @@ import { actionChange, actionLoads, type MoneyRequest } from './actions-service'
 import { actionView, listAgentActions, loadAction } from './action-views';
 import { requireAllowed } from './policy';
 import { agentExternalAccount, agentView, requireCustomerAccountRow, usageOf } from './service';
+import { quoteCustomerId } from '../db/schema';
 
 const tag = 'Agent Operations';
 const EXTERNAL_READ = ['MANAGE_EXTERNAL_ACCOUNTS', 'VIEW_TRANSACTIONS'] as const;
@@ -236,7 +237,7 @@ export const agentMeRoutes = [
     responses: { 200: { description: 'The quote', schema: Quote }, ...errorResponses(401, 403, 404) },
     handler: async (c) => {
       const { quote } = await loadQuote(c.db, c.auth.agent.platformId, c.params.quoteId);
-      if (quote.customerId !== c.auth.agent.customerId) throw quoteNotFound();
+      if (quoteCustomerId(quote) !== c.auth.agent.customerId) throw quoteNotFound();
       return json(await getQuote(c.db, c.auth.agent.platformId, c.params.quoteId, c.now));
     },
   }),

@@ -2,7 +2,7 @@
 import { and, eq, gt, inArray, isNull, ne, notExists, sql, type SQL } from 'drizzle-orm';
 import { union } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
-import { customers, dueTransitions, internalAccounts, transactions, type CustomerRow } from '../db/schema';
+import { customers, dueTransitions, internalAccounts, transactionAccounts, transactions, type CustomerRow } from '../db/schema';
 import { OPEN_TRANSACTION_STATUSES } from '../db/enums';
 import { ApiError, FINAL_CONFLICT_HEADERS, retryableConflict } from '../http/errors';
 import type { Deps } from '../http/deps';
@@ -28,7 +28,7 @@ function deletionBlockers(db: Db, platformId: string, customerId: string) {
   const accountsOf = db.select({ id: internalAccounts.id }).from(internalAccounts).where(eq(internalAccounts.customerId, customerId));
   const fields = { id: transactions.id, status: transactions.status };
   const own = and(eq(transactions.platformId, platformId), eq(transactions.customerId, customerId));
-  const into = and(eq(transactions.platformId, platformId), inArray(transactions.destinationAccountId, accountsOf));
+  const into = and(eq(transactions.platformId, platformId), inArray(transactionAccounts.destination, accountsOf));
   const open = sql`${transactions.status} IN ${OPEN}`;
   const stepDue = (whose: SQL) =>
     db

@@ -1,11 +1,13 @@
 // JSON object columns of the money rows stored without their key names: they repeat in every payment.
 import { customType } from 'drizzle-orm/sqlite-core';
+import type { TransactionStatus } from './enums';
 
 /**
  * The key lists a packed object may have, in order. Stored rows name theirs by position, so this list only grows:
- * never reorder, change or remove an entry.
+ * never reorder, change or remove an entry. SQL reads the ends by shape (the generated columns of migration 0041):
+ * an accountId or umaAddress is second in every shape holding one, and a new such shape needs a migration.
  */
-const SHAPES: readonly (readonly string[])[] = [
+export const SHAPES: readonly (readonly string[])[] = [
   // Rate details of a quote, and of an incoming payment (its last four).
   [
     'counterpartyMultiplier',
@@ -25,6 +27,9 @@ const SHAPES: readonly (readonly string[])[] = [
   ['destinationType', 'umaAddress', 'currency'],
   ['sourceType', 'customerId', 'currency'],
   ['sourceType', 'currency'],
+  // The destination of a quote paid to an account (with or without its rail).
+  ['destinationType', 'accountId', 'paymentRail'],
+  ['destinationType', 'accountId'],
 ];
 const SHAPE_OF = new Map(SHAPES.map((keys, i) => [keys.join(','), i]));
 
@@ -54,4 +59,52 @@ export const packedJson = <T extends object>(name: string) =>
     dataType: () => 'text',
     toDriver: (value) => JSON.stringify(pack(value)),
     fromDriver: (text) => unpack(JSON.parse(text)) as T,
+  })(name);
+
+/** One status a transaction entered: the one it left (null for its first), the one it entered, when (platform time). */
+export type StatusStep = [from: TransactionStatus | null, to: TransactionStatus, at: number];
+
+/** The statuses of packed history steps, by position (a step stores its index): only grows, as SHAPES. */
+export const STEP_STATUSES: readonly TransactionStatus[] = [
+  'CREATED',
+  'PENDING',
+  'PROCESSING',
+  'COMPLETED',
+  'REJECTED',
+  'FAILED',
+  'REFUNDED',
+  'EXPIRED',
+];
+
+/**
+ * Steps as stored: `[status index, at]` for a step that leaves the status the step before it entered (null
+ * before the first), as every step of a transaction does; `[from, to, at]` otherwise, as rows of earlier releases
+ * hold every step. `from` is what the step before `steps` entered (appending to a stored history).
+ */
+export function packSteps(steps: StatusStep[], from: TransactionStatus | null = null): unknown[] {
+  return steps.map(([left, to, at]) => {
+    const code = STEP_STATUSES.indexOf(to);
+    const packed = left === from && code >= 0 ? [code, at] : [left, to, at];
+    from = to;
+    return packed;
+  });
+}
+
+/** The steps `packSteps` stored, earlier releases' full steps among them. */
+export function unpackSteps(stored: unknown[]): StatusStep[] {
+  let from: TransactionStatus | null = null;
+  return stored.map((s) => {
+    const step = s as [number, number] | StatusStep;
+    const full: StatusStep = step.length === 2 ? [from, STEP_STATUSES[step[0]]!, step[1]] : step;
+    from = full[1];
+    return full;
+  });
+}
+
+/** A TEXT column holding a status history (`packSteps`); the API sees every step whole. */
+export const packedHistory = (name: string) =>
+  customType<{ data: StatusStep[]; driverData: string }>({
+    dataType: () => 'text',
+    toDriver: (steps) => JSON.stringify(packSteps(steps)),
+    fromDriver: (text) => unpackSteps(JSON.parse(text) as unknown[]),
   })(name);

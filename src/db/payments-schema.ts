@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { idKey } from './id-key';
-import { packedJson } from './packed-json';
+import { packedHistory, packedJson, type StatusStep } from './packed-json';
 import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from './enums';
 
 /**
@@ -10,7 +10,7 @@ import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundSt
  * Re-exported by schema.ts; no foreign keys (accounts may be soft-deleted, the platform's data reset).
  */
 
-export type { FailureReason, TransactionStatus, TransactionType };
+export type { FailureReason, StatusStep, TransactionStatus, TransactionType };
 /** What created the transaction; decides its sandbox plan and its shape. */
 export type TransactionKind = 'QUOTE' | 'TRANSFER_IN' | 'TRANSFER_OUT' | 'UMA_RECEIVE';
 
@@ -63,11 +63,9 @@ export const transactions = sqliteTable(
     status: text('status').$type<TransactionStatus>().notNull(),
     /** Bumped by every change, which commits only from the version it read: of two changes from v, one commits. */
     version: integer('version').notNull(),
+    // The ends' account ids are generated columns read from these (`transactionAccounts`).
     source: packedJson<Endpoint>('source'),
     destination: packedJson<Endpoint>('destination').notNull(),
-    /** Internal or external account ids of either end, for the account filter. */
-    sourceAccountId: text('source_account_id'),
-    destinationAccountId: text('destination_account_id'),
     sentAmount: integer('sent_amount'),
     sentCurrency: text('sent_currency'),
     receivedAmount: integer('received_amount').notNull(),
@@ -95,11 +93,12 @@ export const transactions = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     /**
-     * The statuses entered, one per version in order: [previous status (null for the first), status, time]. NULL on a
+     * The statuses entered, one per version in order: [previous status (null for the first), status, time], stored
+     * packed (`packSteps`: the previous status is the step before's). NULL on a
      * transaction of a release before migration 0033 not yet changed or converted: its history is in
      * `transaction_history` (payments/history.ts).
      */
-    history: text('history', { mode: 'json' }).$type<StatusStep[]>(),
+    history: packedHistory('history'),
   },
   (t) => [
     // Fees are never negative; amounts are positive.
@@ -118,18 +117,26 @@ export const transactions = sqliteTable(
     index('transactions_status_idx').on(idKey(t.platformId), t.status, t.createdAt),
     index('transactions_type_idx').on(idKey(t.platformId), t.type, t.createdAt),
     index('transactions_reference_idx').on(idKey(t.platformId), t.reference, t.createdAt),
-    index('transactions_source_account_idx').on(idKey(t.platformId), idKey(t.sourceAccountId), t.createdAt),
-    index('transactions_destination_account_idx').on(idKey(t.platformId), idKey(t.destinationAccountId), t.createdAt),
+    // The account filters' indexes, and the open transactions by destination, are on generated columns
+    // (`transactionAccounts`): migration 0041 writes them.
     // Transactions still open (a few per customer at most): a customer's deletion checks none of its money is
     // in flight by reading these, not its history (src/customers/delete.ts writes the same literal list).
     index('transactions_open_customer_idx')
       .on(t.platformId, t.customerId, t.status)
       .where(sql`status IN ('CREATED', 'PENDING', 'PROCESSING')`),
-    index('transactions_open_destination_idx')
-      .on(t.platformId, t.destinationAccountId, t.status)
-      .where(sql`status IN ('CREATED', 'PENDING', 'PROCESSING')`),
   ],
 );
+
+/**
+ * The account ids of a transaction's ends (internal or external accounts; NULL for an end that names none), for
+ * the account filters. Generated (VIRTUAL) from `source` and `destination` by migration 0041, so a payment
+ * stores each id once; rows written before it keep theirs in the stored `source_account_id` and
+ * `destination_account_id`, which the generated columns read first (new rows leave them NULL).
+ */
+export const transactionAccounts = {
+  source: sql`${transactions}.source_account`,
+  destination: sql`${transactions}.destination_account`,
+};
 
 /**
  * The status history of releases before migration 0033, one row per status entered. Written no more: a change
@@ -150,9 +157,6 @@ export const transactionHistory = sqliteTable(
   (t) => [primaryKey({ columns: [t.transactionId, t.version] })],
 );
 
-/** One status a transaction entered: the one it left (null for its first), the one it entered, when (platform time). */
-export type StatusStep = [from: TransactionStatus | null, to: TransactionStatus, at: number];
-
 /** A priced conversion; immutable once created. Its status is its transaction's (see quoteStatus). */
 export const quotes = sqliteTable(
   'quotes',
@@ -160,13 +164,13 @@ export const quotes = sqliteTable(
     id: text('id').primaryKey(),
     platformId: text('platform_id').notNull(),
     transactionId: text('transaction_id').notNull(),
-    customerId: text('customer_id'),
-    /** `ACCOUNT` (with sourceAccountId) or `REALTIME_FUNDING` (paid to paymentInstructions). */
+    /** `ACCOUNT` (with its accountId) or `REALTIME_FUNDING` (paid to paymentInstructions). */
     sourceType: text('source_type').$type<QuoteSourceType>().notNull(),
-    sourceAccountId: text('source_account_id'),
+    // The paying customer (null: the platform itself) and the source account are generated columns read
+    // from this (`quoteParties`).
     source: packedJson<Endpoint>('source').notNull(),
-    // Unpacked: SQL reads its accountId and umaAddress (generated columns and their indexes).
-    destination: text('destination', { mode: 'json' }).$type<Endpoint>().notNull(),
+    // Its account id and UMA address are generated columns, for the filters (migration 0041).
+    destination: packedJson<Endpoint>('destination').notNull(),
     lockedSide: text('locked_side').$type<LockedSide>().notNull(),
     sendingCurrency: text('sending_currency').notNull(),
     receivingCurrency: text('receiving_currency').notNull(),
@@ -181,14 +185,33 @@ export const quotes = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
-    // GET /quotes, as GET /transactions: per filter, platform first, then createdAt. Filters on what the
-    // quote's transaction holds (receiving account, UMA addresses, status) use generated and trigger-kept
-    // columns with their indexes (custom migrations: `quotes_counts`, keyed in 0040).
+    // GET /quotes, as GET /transactions: per filter, platform first, then createdAt. The other filters read
+    // columns outside this schema, each with its index: generated from the quote's ends (customer, source and
+    // receiving accounts, receiving UMA address: migration 0041), or copied from its transaction by triggers
+    // (sending UMA address, status: `quotes_counts`).
     index('quotes_platform_idx').on(idKey(t.platformId), t.createdAt),
-    index('quotes_customer_idx').on(idKey(t.platformId), idKey(t.customerId), t.createdAt),
-    index('quotes_source_account_idx').on(idKey(t.platformId), idKey(t.sourceAccountId), t.createdAt),
   ],
 );
+
+/**
+ * The quote's paying customer (NULL: the platform itself), source account, and the account or UMA address
+ * (lower-cased) it pays, for the filters. Generated (VIRTUAL) from `source` and `destination` by migration 0041;
+ * quotes written before it keep the customer and source account in the stored `customer_id` and
+ * `source_account_id`, which the generated columns read first (new rows leave them NULL).
+ */
+export const quoteParties = {
+  customer: sql`${quotes}.customer`,
+  sourceAccount: sql`${quotes}.source_account`,
+  receivingAccount: sql`${quotes}.receiving_account_id`,
+  receivingUma: sql`${quotes}.receiving_uma_lc`,
+};
+
+/** The account an end names (`accountId`: an internal or external account), or null. */
+export const endAccountId = (end: Endpoint | null): string | null => (typeof end?.accountId === 'string' ? end.accountId : null);
+
+/** The customer a quote's source names (`customerId`), or null when the platform pays. */
+export const quoteCustomerId = (quote: { source: Endpoint }): string | null =>
+  typeof quote.source.customerId === 'string' ? quote.source.customerId : null;
 
 /** What a receiver look-up found that a quote naming it uses: the payer fields it asks for. */
 export interface RequiredPayerField {

@@ -3,16 +3,20 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { convertInChunks } from '../db/backfill';
-import { transactionHistory as h, transactions, type StatusStep, type TransactionHistoryRow } from '../db/schema';
+import { packSteps } from '../db/packed-json';
+import { transactionHistory as h, transactions, type StatusStep, type TransactionHistoryRow, type TransactionStatus } from '../db/schema';
 
 /** The history an earlier release left in rows, as the column holds it (`[]` when there is none). */
 const legacyHistory = sql`(SELECT json_group_array(json_array(o.from_status, o.to_status, o.at)) FROM (
   SELECT ${h.fromStatus} AS from_status, ${h.toStatus} AS to_status, ${h.at} AS at FROM ${h}
   WHERE ${h.transactionId} = ${transactions}."id" ORDER BY ${h.version}) o)`;
 
-/** The history column with `steps` appended: to the column, or to the rows of an earlier release not yet converted. */
-export function appendedHistory(steps: StatusStep[]): SQL {
-  const appends = steps.map((s) => sql`'$[#]', json(${JSON.stringify(s)})`);
+/**
+ * The history column with `steps` appended (packed after `from`, the status the transaction was in): to the column,
+ * or to the rows of an earlier release not yet converted.
+ */
+export function appendedHistory(steps: StatusStep[], from: TransactionStatus): SQL {
+  const appends = packSteps(steps, from).map((s) => sql`'$[#]', json(${JSON.stringify(s)})`);
   return sql`json_insert(coalesce(${transactions.history}, ${legacyHistory}), ${sql.join(appends, sql`, `)})`;
 }
 

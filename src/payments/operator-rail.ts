@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { Env, ProviderSettings, Settings } from '../env';
-import { externalAccounts, transactions, type TransactionRow } from '../db/schema';
+import { endAccountId, externalAccounts, transactions, type TransactionRow } from '../db/schema';
 import { ApiError, conflict } from '../http/errors';
 import type { Logger } from '../http/log';
 import { iso } from '../common/time';
@@ -153,7 +153,7 @@ async function instructionOf(db: Db, tx: TransactionRow, type: RailInstructionTy
     };
   }
   // The external end, as the API shows it (a deleted account still as it was: the payment was made to it).
-  const externalId = type === 'PAYOUT' ? tx.destinationAccountId : tx.sourceAccountId;
+  const externalId = endAccountId(type === 'PAYOUT' ? tx.destination : tx.source);
   const [external] = await db
     .select()
     .from(externalAccounts)
@@ -162,7 +162,14 @@ async function instructionOf(db: Db, tx: TransactionRow, type: RailInstructionTy
   if (!external) return null;
   const amount = { amount: tx.receivedAmount, currency: tx.receivedCurrency };
   if (type === 'COLLECTION') {
-    return { type, ...base, ...amount, ...holder, source: externalAccountView(external), destinationAccountId: tx.destinationAccountId! };
+    return {
+      type,
+      ...base,
+      ...amount,
+      ...holder,
+      source: externalAccountView(external),
+      destinationAccountId: endAccountId(tx.destination)!,
+    };
   }
   return {
     type,

@@ -272,9 +272,7 @@ export async function createQuote(
     id: quoteId,
     platformId: platform.id,
     transactionId,
-    customerId,
     sourceType: input.source.sourceType,
-    sourceAccountId: sourceAccount?.id ?? null,
     source: quoteSource,
     destination: quoteDestination,
     lockedSide: input.lockedCurrencySide,
@@ -307,8 +305,6 @@ export async function createQuote(
       destination.kind === 'uma'
         ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.address, currency: receivingCurrency }
         : { destinationType: 'ACCOUNT', accountId: destination.account.id, currency: receivingCurrency },
-    sourceAccountId: sourceAccount?.id ?? null,
-    destinationAccountId: destination.kind === 'uma' ? null : destination.account.id,
     sentAmount: x.totalSendingAmount,
     sentCurrency: sendingCurrency,
     receivedAmount: x.totalReceivingAmount,

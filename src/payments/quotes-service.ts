@@ -2,7 +2,17 @@
 import { and, eq, getTableColumns, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import { idIs, idIsOrNull } from '../db/id-key';
-import { internalAccounts, quotes, transactions, type QuoteRow, type TransactionRow, type TransactionStatus } from '../db/schema';
+import {
+  endAccountId,
+  internalAccounts,
+  quoteParties,
+  quotes,
+  transactionAccounts,
+  transactions,
+  type QuoteRow,
+  type TransactionRow,
+  type TransactionStatus,
+} from '../db/schema';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type Page } from '../http/pagination';
 import { platformClock } from '../platform/service';
@@ -46,10 +56,8 @@ export function quoteViewFrom(loaded: Loaded<ReturnType<typeof quoteViewLoads>>,
   return quoteView(quote, quoteTransactionStatus(quote, tx.status, now));
 }
 
-// Columns of the quote that GET /quotes filters on (migrations: quotes_counts): generated from its destination,
-// or copied from its transaction by triggers; each with an index (platform, column, createdAt, id).
-const receivingAccountId = sql`${quotes}.receiving_account_id`;
-const receivingUma = sql`${quotes}.receiving_uma_lc`;
+// Columns of the quote that GET /quotes filters on besides those generated from its ends (`quoteParties`): copied
+// from its transaction by triggers (migrations: quotes_counts), each with an index (platform, column, createdAt).
 const sendingUma = sql`${quotes}.sending_uma_lc`;
 /** The status the quote's transaction gives it (QUOTE_STATUS_OF), before its expiry by time. */
 const statusOfTransaction = sql`${quotes}.status`;
@@ -82,11 +90,11 @@ export function quoteListLoads(db: Db, platformId: SQL, q: QuoteListQuery, wall:
   const where: (SQL | undefined)[] = [idIs(quotes.platformId, platformId)];
   // One equality (`IS`, so NULL matches the platform's own), which the customer index serves.
   if (q.customerId)
-    where.push(idIsOrNull(quotes.customerId, sql`(CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`));
-  if (q.sendingAccountId) where.push(idIs(quotes.sourceAccountId, q.sendingAccountId));
-  if (q.receivingAccountId) where.push(idIs(receivingAccountId, q.receivingAccountId));
+    where.push(idIsOrNull(quoteParties.customer, sql`(CASE WHEN ${q.customerId} = ${platformId} THEN NULL ELSE ${q.customerId} END)`));
+  if (q.sendingAccountId) where.push(idIs(quoteParties.sourceAccount, q.sendingAccountId));
+  if (q.receivingAccountId) where.push(idIs(quoteParties.receivingAccount, q.receivingAccountId));
   if (q.sendingUmaAddress) where.push(sql`${sendingUma} = lower(${q.sendingUmaAddress})`);
-  if (q.receivingUmaAddress) where.push(sql`${receivingUma} = lower(${q.receivingUmaAddress})`);
+  if (q.receivingUmaAddress) where.push(sql`${quoteParties.receivingUma} = lower(${q.receivingUmaAddress})`);
   if (q.createdAfter !== undefined) where.push(gte(quotes.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) where.push(lte(quotes.createdAt, q.createdBefore));
   const { limit: _limit, cursor: _cursor, ...filters } = q;
@@ -165,10 +173,8 @@ export function quoteLoads(db: Db, platformId: SQL, quoteId: string) {
   return {
     quote: db.select().from(quotes).where(mine).limit(1),
     quoteTx: db.select().from(transactions).where(eq(transactions.id, txId)).limit(1),
-    source: internal(sql`(${db.select({ id: quotes.sourceAccountId }).from(quotes).where(mine)})`),
-    destination: internal(
-      sql`(${db.select({ id: transactions.destinationAccountId }).from(transactions).where(eq(transactions.id, txId))})`,
-    ),
+    source: internal(sql`(${db.select({ id: quoteParties.sourceAccount }).from(quotes).where(mine)})`),
+    destination: internal(sql`(${db.select({ id: transactionAccounts.destination }).from(transactions).where(eq(transactions.id, txId))})`),
   };
 }
 export type QuoteLoaded = Loaded<ReturnType<typeof quoteLoads>>;
@@ -210,7 +216,7 @@ export async function quotePaymentChange(
     draft,
     { status: 200, body: draft.row },
     {
-      shortfall: insufficientFunds(quote.sourceAccountId ?? ''),
+      shortfall: insufficientFunds(endAccountId(quote.source) ?? ''),
       // Another execute (or the expiry) changed the quote's transaction first.
       conflict: conflict('The quote is no longer pending: it changed concurrently', 'QUOTE_NOT_PENDING'),
     },

@@ -3,6 +3,7 @@ import { and, eq, inArray, ne, notExists } from 'drizzle-orm';
 import { namedGuard, type Db } from '../db/client';
 import type { Env, ServiceMode, Settings } from '../env';
 import {
+  endAccountId,
   internalAccounts,
   transactions,
   type InternalAccountRow,
@@ -60,7 +61,9 @@ export interface Draft {
 /** The guard that keeps a new transaction off an internal account closed since it was read (its customer deleted). */
 const ACCOUNTS_OPEN = 'ACCOUNTS_OPEN';
 function accountsOpen(db: Db, row: TransactionRow): Statement[] {
-  const ids = [row.sourceAccountId, row.destinationAccountId].filter((id): id is string => id !== null && isInternalAccountId(id));
+  const ids = [endAccountId(row.source), endAccountId(row.destination)].filter(
+    (id): id is string => id !== null && isInternalAccountId(id),
+  );
   if (ids.length === 0) return [];
   const closed = db
     .select({ id: internalAccounts.id })
@@ -144,7 +147,7 @@ export async function buildChange(
     head.push(
       db
         .update(transactions)
-        .set({ ...fields, history: appendedHistory(steps) })
+        .set({ ...fields, history: appendedHistory(steps, start.status) })
         .where(and(eq(transactions.id, id), eq(transactions.version, start.version))),
       unchangedSince(db),
     );

@@ -3,7 +3,7 @@ import { and, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { loadTogether, type Db, type Loaded } from '../db/client';
 import { idIs, idIsOrNull } from '../db/id-key';
-import { transactions, type TransactionRow } from '../db/schema';
+import { transactionAccounts, transactions, type TransactionRow } from '../db/schema';
 import { legacyHistoryRows, statusSteps } from './history';
 import { notFound } from '../http/errors';
 import { keysetLoads, mapPage, pageFrom, type KeysetLoads, type KeysetQuery, type Page } from '../http/pagination';
@@ -66,11 +66,11 @@ const receiverUma = sql`${transactions}.receiver_uma_lc`;
 // An account id is found through its column's keyed index (`idIs`).
 type Match = [column: SQL | SQLiteColumn, value: SQL, isId?: boolean];
 const senderMatches = (identifier: string): Match[] => [
-  [transactions.sourceAccountId, sql`${identifier}`, true],
+  [transactionAccounts.source, sql`${identifier}`, true],
   [senderUma, sql`lower(${identifier})`],
 ];
 const receiverMatches = (identifier: string): Match[] => [
-  [transactions.destinationAccountId, sql`${identifier}`, true],
+  [transactionAccounts.destination, sql`${identifier}`, true],
   [receiverUma, sql`lower(${identifier})`],
 ];
 const matches = ([column, value, isId]: Match) => (isId ? idIs(column, value) : sql`${column} = ${value}`);

@@ -117,8 +117,6 @@ export function transferRow(
     version: 0,
     source: { sourceType: 'ACCOUNT', ...(direction === 'OUT' ? internalEnd : externalEnd) },
     destination: { destinationType: 'ACCOUNT', ...(direction === 'OUT' ? externalEnd : internalEnd) },
-    sourceAccountId: direction === 'OUT' ? internal.id : external.id,
-    destinationAccountId: direction === 'OUT' ? external.id : internal.id,
     sentAmount: direction === 'OUT' ? amount : null,
     sentCurrency: direction === 'OUT' ? internal.currency : null,
     receivedAmount: amount,

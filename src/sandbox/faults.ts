@@ -7,6 +7,8 @@ import type { Db, Statement } from '../db/client';
 import type { AroundHandling, HandlingRequest } from '../http/hooks';
 import { insertSelect } from '../db/insert-select';
 import {
+  quoteParties,
+  transactionAccounts,
   agents,
   beneficialOwners,
   documents,
@@ -120,8 +122,8 @@ async function requestScope(db: Db, platformId: string, req: Matched, rules: Liv
       .from(table)
       .where(and(eq(table.platformId, platformId), sql`${table.id} IN ${listed}`));
   const related = (await db.batch([
-    of(quotes, quotes.customerId, quotes.sourceAccountId, sql`json_extract(${quotes.destination}, '$.accountId')`),
-    of(transactions, transactions.customerId, transactions.sourceAccountId, transactions.destinationAccountId),
+    of(quotes, quoteParties.customer, quoteParties.sourceAccount, quoteParties.receivingAccount),
+    of(transactions, transactions.customerId, transactionAccounts.source, transactionAccounts.destination),
     of(internalAccounts, internalAccounts.customerId),
     of(externalAccounts, externalAccounts.customerId),
     of(beneficialOwners, beneficialOwners.customerId),

@@ -128,8 +128,6 @@ export async function sandboxReceiveUma(
     version: 0,
     source: { sourceType: 'UMA_ADDRESS', umaAddress: sender, currency: code },
     destination: { destinationType: 'ACCOUNT', accountId: account.id, currency: code },
-    sourceAccountId: null,
-    destinationAccountId: account.id,
     sentAmount: null,
     sentCurrency: null,
     receivedAmount: input.receivingCurrencyAmount,

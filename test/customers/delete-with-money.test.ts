@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadTogether } from '../../src/db/client';
-import { platforms, transactions } from '../../src/db/schema';
+import { platforms, transactionAccounts, transactions } from '../../src/db/schema';
 import { settings } from '../../src/env';
 import { logger } from '../../src/http/log';
 import { paymentDeps } from '../../src/payments/transaction-change';
@@ -194,7 +194,12 @@ describe('DELETE /customers/{id} with money', () => {
       status: 409,
       code: 'CONFLICT',
     });
-    expect(await db().select().from(transactions).where(eq(transactions.destinationAccountId, accounts.USD!))).toEqual([]);
+    expect(
+      await db()
+        .select()
+        .from(transactions)
+        .where(sql`${transactionAccounts.destination} = ${accounts.USD!}`),
+    ).toEqual([]);
     expect(await balanceOf(p, accounts.USD!)).toBe(0);
     await expectLedgerInvariant(p.id);
   });

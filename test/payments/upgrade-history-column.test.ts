@@ -1,5 +1,6 @@
 import { applyD1Migrations, createScheduledController, env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { STEP_STATUSES, unpackSteps } from '../../src/db/packed-json';
 import worker from '../../src/index';
 import { api, newPlatform, type TestPlatform } from '../support/api';
 import { advance, createQuote, customerWithAccounts, execute, externalAccount, fund, transfer } from '../support/payments';
@@ -16,11 +17,17 @@ const count = async (sql: string) => (await env.DB.prepare(sql).first<{ n: numbe
 
 /** The previous release's history: one row per status in transaction_history, no `history` column, 0033 not applied. */
 async function backToRows() {
+  const { results } = await env.DB.prepare('SELECT id, platform_id, history FROM transactions WHERE history IS NOT NULL').all<{
+    id: string;
+    platform_id: string;
+    history: string;
+  }>();
+  const insert = env.DB.prepare(
+    'INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO transaction_history (transaction_id, version, platform_id, from_status, to_status, at)
-       SELECT t.id, CAST(s.key AS INTEGER), t.platform_id, json_extract(s.value, '$[0]'), json_extract(s.value, '$[1]'), json_extract(s.value, '$[2]')
-       FROM transactions t, json_each(t.history) s`,
+    ...results.flatMap((t) =>
+      unpackSteps(JSON.parse(t.history)).map(([from, to, at], i) => insert.bind(t.id, i, t.platform_id, from, to, at)),
     ),
     env.DB.prepare('ALTER TABLE transactions DROP COLUMN history'),
     env.DB.prepare(`DELETE FROM d1_migrations WHERE name LIKE '0033\\_%' ESCAPE '\\'`),
@@ -77,9 +84,10 @@ describe('upgrading to the status history as a column of the transaction (0033)'
       ],
     });
     const column = await env.DB.prepare('SELECT history FROM transactions WHERE id = ?').bind(later.body.id).first<{ history: string }>();
+    // The old step as the rows held it, the new one packed (FAILED's index, after the status before it).
     expect(JSON.parse(column!.history)).toEqual([
       [null, 'PROCESSING', T0],
-      ['PROCESSING', 'FAILED', T0 + 30_000],
+      [STEP_STATUSES.indexOf('FAILED'), T0 + 30_000],
     ]);
     // The completed transfer has not changed since: still in the old rows.
     expect(await count(`SELECT count(*) AS n FROM transactions WHERE history IS NULL AND id = '${done.body.id}'`)).toBe(1);

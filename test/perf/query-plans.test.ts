@@ -43,10 +43,10 @@ interface Case {
  */
 const KEYED: Record<string, string> = {
   'transactions.customer_id': 'transactions_customer_idx',
-  'transactions.source_account_id': 'transactions_source_account_idx',
-  'transactions.destination_account_id': 'transactions_destination_account_idx',
-  'quotes.customer_id': 'quotes_customer_idx',
-  'quotes.source_account_id': 'quotes_source_account_idx',
+  'transactions.source_account': 'transactions_source_account_idx',
+  'transactions.destination_account': 'transactions_destination_account_idx',
+  'quotes.customer': 'quotes_customer_idx',
+  'quotes.source_account': 'quotes_source_account_idx',
   'quotes.receiving_account_id': 'quotes_receiving_account_idx',
 };
 
@@ -55,8 +55,8 @@ const UMA = encodeURIComponent('$Alice@Example.test');
 const DAY = encodeURIComponent('2025-10-01T00:00:00Z');
 /** An account identifier is an account id or a UMA address of either end: four indexed branches. */
 const ENDS: [string, string][] = [
-  ['transactions', 'source_account_id'],
-  ['transactions', 'destination_account_id'],
+  ['transactions', 'source_account'],
+  ['transactions', 'destination_account'],
   ['transactions', 'sender_uma_lc'],
   ['transactions', 'receiver_uma_lc'],
 ];
@@ -99,9 +99,9 @@ const CASES: Case[] = [
   { path: '/agents/me/transactions?status=PENDING&sortOrder=asc', as: 'agent' },
   { path: '/agents/me/transactions?accountIdentifier={account}', as: 'agent', uses: ENDS },
   { path: '/quotes' },
-  { path: '/quotes?customerId={customer}', uses: [['quotes', 'customer_id']] },
-  { path: '/quotes?customerId={platform}', uses: [['quotes', 'customer_id']] },
-  { path: '/quotes?sendingAccountId={account}', uses: [['quotes', 'source_account_id']] },
+  { path: '/quotes?customerId={customer}', uses: [['quotes', 'customer']] },
+  { path: '/quotes?customerId={platform}', uses: [['quotes', 'customer']] },
+  { path: '/quotes?sendingAccountId={account}', uses: [['quotes', 'source_account']] },
   { path: '/quotes?receivingAccountId={account}', uses: [['quotes', 'receiving_account_id']] },
   { path: `/quotes?sendingUmaAddress=${UMA}`, uses: [['quotes', 'sending_uma_lc']] },
   { path: `/quotes?receivingUmaAddress=${UMA}`, uses: [['quotes', 'receiving_uma_lc']] },

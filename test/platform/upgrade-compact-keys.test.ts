@@ -4,7 +4,7 @@ import { createQuote, customerWithAccounts, externalAccount, fund, transfer } fr
 import { pagesAcrossUpgrade } from '../support/upgrade-lists';
 
 describe('upgrading a database of the previous release (ids keyed by their UUID in the list indexes, 0040)', () => {
-  it('pages every transaction and quote list, ties of one createdAt included, as the previous release did', async () => {
+  it('pages every transaction and quote list, ties of one createdAt included, as this release does', async () => {
     await pagesAcrossUpgrade('0039_', (sql, name) => {
       // Platform first, by its key; the list's order last.
       expect(sql, name).toMatch(/^CREATE INDEX `\w+` ON `\w+` \(coalesce\(unhex\(replace\(substr\(`platform_id`,/);

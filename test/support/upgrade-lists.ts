@@ -1,6 +1,8 @@
 // An upgrade of the transaction and quote list indexes, played onto a database of an earlier release: the test files
 // that call `pagesAcrossUpgrade` are each their own file, since each file gets fresh storage (UPGRADE_DB starts
-// empty). The Worker's real fetch handler serves the upgraded database (its DB binding replaced by UPGRADE_DB).
+// empty). The Worker's real fetch handler serves the upgraded database (its DB binding replaced by UPGRADE_DB), and
+// its pages are compared with this release's own database (DB) holding the same rows: this release's code reads
+// columns an earlier schema does not have, so it cannot page the database before the upgrade.
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { api, newPlatform, workerApi, type ApiResult, type TestPlatform } from './api';
@@ -35,15 +37,17 @@ async function copyPlatform(p: TestPlatform) {
 }
 
 const upgraded = (path: string, auth: string): Promise<ApiResult> => workerApi('GET', path, { DB: db }, { auth });
+const current = (path: string, auth: string): Promise<ApiResult> => api('GET', path, { auth });
+type Get = typeof upgraded;
 
 /** Every page of a list, 2 at a time: the items in order, and the cursor of the first page (to use across the upgrade). */
-async function allPages(path: string, auth: string) {
+async function allPages(get: Get, path: string, auth: string) {
   const ids: string[] = [];
   let cursor: string | undefined;
   let first: string | undefined;
   for (let page = 0; page < 50; page++) {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await upgraded(`${path}${sep}limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
+    const res = await get(`${path}${sep}limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
     expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
     ids.push(...res.body.data.map((item: { id: string; createdAt: string }) => `${item.id} ${item.createdAt}`));
     if (!res.body.hasMore) return { ids, first };
@@ -54,12 +58,17 @@ async function allPages(path: string, auth: string) {
 }
 
 /**
- * This release's API writes a platform's payments; they are copied into a database at migration `previous`, with
- * ties of one createdAt forced; every transaction and quote list is paged there, then again after this release's
- * migrations: the same pages in (createdAt, id) order, and a cursor given before goes on where it stopped.
- * `indexed` checks the upgraded list indexes' SQL.
+ * This release's API writes a platform's payments; they are copied into a database at migration `previous`
+ * (`previousRelease` then writes what that release's rows held and this one's do not), with ties of one
+ * createdAt forced in both databases; after this release's migrations every transaction and quote list pages as
+ * in this release's own database: the same pages in (createdAt, id) order, and a cursor it gave goes on where it
+ * stopped. `indexed` checks the upgraded list indexes' SQL.
  */
-export async function pagesAcrossUpgrade(previous: string, indexed: (sql: string, name: string) => void) {
+export async function pagesAcrossUpgrade(
+  previous: string,
+  indexed: (sql: string, name: string) => void,
+  previousRelease: (db: D1Database) => Promise<unknown> = async () => {},
+) {
   // This release's API writes the rows (in DB); the previous release's schema receives them.
   const p = await newPlatform();
   const { customer, accounts } = await customerWithAccounts(p);
@@ -81,14 +90,18 @@ export async function pagesAcrossUpgrade(previous: string, indexed: (sql: string
     .reference as string;
   await applyD1Migrations(db, upTo(previous));
   await copyPlatform(p);
-  // Ties: the previous release wrote rows of one millisecond (concurrent requests); five of each share one here.
+  await previousRelease(db);
+  // Ties: the previous release wrote rows of one millisecond (concurrent requests); five of each share one, in both.
   const tie = (await db.prepare(`SELECT min(created_at) AS created FROM transactions`).first<number>('created'))!;
-  await db.batch([
-    db
-      .prepare(`UPDATE transactions SET created_at = ? WHERE rowid IN (SELECT rowid FROM transactions ORDER BY id LIMIT 5 OFFSET 3)`)
-      .bind(tie),
-    db.prepare(`UPDATE quotes SET created_at = ? WHERE rowid IN (SELECT rowid FROM quotes ORDER BY id LIMIT 5 OFFSET 1)`).bind(tie),
-  ]);
+  for (const d of [db, env.DB]) {
+    const tied = (table: string, offset: number) =>
+      d
+        .prepare(
+          `UPDATE ${table} SET created_at = ? WHERE rowid IN (SELECT rowid FROM ${table} WHERE platform_id = ? ORDER BY id LIMIT 5 OFFSET ${offset})`,
+        )
+        .bind(tie, p.id);
+    await d.batch([tied('transactions', 3), tied('quotes', 1)]);
+  }
 
   const enc = encodeURIComponent;
   const lists = [
@@ -109,18 +122,18 @@ export async function pagesAcrossUpgrade(previous: string, indexed: (sql: string
     `/quotes?receivingAccountId=${enc(bank)}`,
     '/quotes?status=PENDING',
   ];
-  const before = [];
-  for (const path of lists) before.push(await allPages(path, p.auth));
+  const expected = [];
+  for (const path of lists) expected.push(await allPages(current, path, p.auth));
   // Each list holds rows, in (createdAt, id) order; the unfiltered ones hold the ties.
-  for (const [i, { ids }] of before.entries()) {
+  for (const [i, { ids }] of expected.entries()) {
     expect(ids.length, lists[i]).toBeGreaterThan(0);
     const key = (s: string) => `${s.split(' ')[1]} ${s.split(' ')[0]}`;
     const sorted = [...ids].sort((a, b) => (key(a) < key(b) ? -1 : 1));
     expect(ids, lists[i]).toEqual(lists[i]!.includes('sortOrder=asc') ? sorted : sorted.reverse());
   }
   const tied = (ids: string[]) => ids.filter((s) => s.endsWith(new Date(tie).toISOString())).length;
-  expect(tied(before[0]!.ids)).toBeGreaterThanOrEqual(6);
-  expect(tied(before[11]!.ids)).toBeGreaterThanOrEqual(5);
+  expect(tied(expected[0]!.ids)).toBeGreaterThanOrEqual(6);
+  expect(tied(expected[11]!.ids)).toBeGreaterThanOrEqual(5);
 
   await applyD1Migrations(db, env.TEST_MIGRATIONS);
 
@@ -131,16 +144,17 @@ export async function pagesAcrossUpgrade(previous: string, indexed: (sql: string
   ).results;
   expect(indexes.length).toBeGreaterThanOrEqual(17);
   for (const { name, sql } of indexes.filter((i) => !i.name.includes('_open_'))) indexed(sql, name);
-  // Same pages, same order; a cursor the previous release gave goes on where it stopped.
+  // Same pages, same order; a cursor this release gave goes on where it stopped.
   for (const [i, path] of lists.entries()) {
-    expect(await allPages(path, p.auth), path).toEqual(before[i]);
-    const { first } = before[i]!;
+    expect(await allPages(upgraded, path, p.auth), path).toEqual(expected[i]);
+    const { first } = expected[i]!;
     if (!first) continue;
     const sep = path.includes('?') ? '&' : '?';
     const next = await upgraded(`${path}${sep}limit=2&cursor=${encodeURIComponent(first)}`, p.auth);
     expect(next.status).toBe(200);
     expect(next.body.data.map((item: { id: string; createdAt: string }) => `${item.id} ${item.createdAt}`)).toEqual(
-      before[i]!.ids.slice(2, 4),
+      expected[i]!.ids.slice(2, 4),
     );
   }
+  return { platform: p, lists };
 }

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { TransactionStatus } from '../../src/db/enums';
+import { pack, packSteps, SHAPES, STEP_STATUSES, unpack, unpackSteps, type StatusStep } from '../../src/db/packed-json';
+
+describe('packed ends, as the generated columns of migration 0041 read them', () => {
+  it('every packed shape naming an accountId names it second, and is one of the shapes the columns know', () => {
+    const withAccount = SHAPES.flatMap((keys, i) => (keys.includes('accountId') ? [i] : []));
+    expect(withAccount).toEqual([2, 3, 4, 5, 10, 11]);
+    for (const i of withAccount) expect(SHAPES[i]![1], `shape ${i}`).toBe('accountId');
+  });
+
+  it('every packed shape naming a umaAddress names it second: shapes 6 and 7', () => {
+    const withUma = SHAPES.flatMap((keys, i) => (keys.includes('umaAddress') ? [[i, keys.indexOf('umaAddress')]] : []));
+    expect(withUma).toEqual([
+      [6, 1],
+      [7, 1],
+    ]);
+  });
+
+  it("a source's customerId is third in shape 4 and second in shape 8, and in no other shape", () => {
+    const withCustomer = SHAPES.flatMap((keys, i) => (keys.includes('customerId') ? [[i, keys.indexOf('customerId')]] : []));
+    expect(withCustomer).toEqual([
+      [4, 2],
+      [8, 1],
+    ]);
+  });
+
+  it('packs an end by position and reads it back with its keys in order', () => {
+    const end = { sourceType: 'ACCOUNT', accountId: 'InternalAccount:a', customerId: 'Customer:c' };
+    expect(pack(end)).toEqual([4, 'ACCOUNT', 'InternalAccount:a', 'Customer:c']);
+    expect(Object.entries(unpack(pack(end)) as object)).toEqual(Object.entries(end));
+    // Keys of no shape stay an object (the columns read it by key).
+    const crypto = { sourceType: 'REALTIME_FUNDING', customerId: 'Customer:c', currency: 'USDC', cryptoNetwork: 'SOLANA' };
+    expect(pack(crypto)).toBe(crypto);
+  });
+});
+
+describe('packed status history', () => {
+  const steps: StatusStep[] = [
+    [null, 'PENDING', 1_000],
+    ['PENDING', 'PROCESSING', 1_022],
+    ['PROCESSING', 'COMPLETED', 86_401_000],
+  ];
+
+  it('stores a step that leaves the status the one before entered as [status index, at], and reads it whole', () => {
+    expect(packSteps(steps)).toEqual([
+      [1, 1_000],
+      [2, 1_022],
+      [3, 86_401_000],
+    ]);
+    expect(unpackSteps(packSteps(steps))).toEqual(steps);
+    // Appended to a stored history: packed after the status the transaction was in.
+    expect(packSteps(steps.slice(1), 'PENDING')).toEqual([
+      [2, 1_022],
+      [3, 86_401_000],
+    ]);
+  });
+
+  it("keeps a step whole when it leaves another status, and reads earlier releases' whole steps among packed ones", () => {
+    const odd: StatusStep[] = [
+      ['CREATED', 'PENDING', 5],
+      ['PROCESSING', 'FAILED', 6],
+    ];
+    expect(packSteps(odd)).toEqual(odd);
+    expect(unpackSteps(packSteps(odd))).toEqual(odd);
+    // An earlier release's history with this release's steps appended (json_insert of packed steps).
+    const stored = [...steps.slice(0, 2), ...packSteps(steps.slice(2), 'PROCESSING')];
+    expect(stored[2]).toEqual([3, 86_401_000]);
+    expect(unpackSteps(stored)).toEqual(steps);
+  });
+
+  it('has an index for every transaction status, each once', () => {
+    expect([...STEP_STATUSES].sort()).toEqual([...TransactionStatus.options].sort());
+  });
+});
