@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, newPlatform } from '../support/api';
-import { createQuote, customerWithAccounts, externalAccount, fund, transfer } from '../support/payments';
+import { transferAndQuote } from '../support/payments';
 import { pagesAcrossUpgrade } from '../support/upgrade-lists';
 
 describe('upgrading a database of the previous release (ids keyed by their UUID in the list indexes, 0040)', () => {
@@ -16,18 +16,7 @@ describe('upgrading a database of the previous release (ids keyed by their UUID 
 describe('a keyed id matches only itself', () => {
   it('another spelling of the same UUID, another UUID of the same end, or an id that is no UUID, finds nothing', async () => {
     const p = await newPlatform();
-    const { customer, accounts } = await customerWithAccounts(p);
-    const usd = accounts.USD!;
-    const bank = await externalAccount(p, customer.id, 'USD', '000');
-    await fund(p, usd, 100_000);
-    const out = await transfer(p, 'out', usd, bank, 500);
-    expect(out.status, JSON.stringify(out.body)).toBe(201);
-    const quote = await createQuote(p, {
-      source: { sourceType: 'ACCOUNT', accountId: usd },
-      destination: { destinationType: 'ACCOUNT', accountId: bank },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: 1_000,
-    });
+    const { customer, usd, bank, out, quote } = await transferAndQuote(p);
     const enc = encodeURIComponent;
     const found = async (path: string) => {
       const res = await api('GET', path, { auth: p.auth });

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { unpack } from '../../src/db/packed-json';
 import { api, newPlatform, workerApi } from '../support/api';
-import { createQuote, customerWithAccounts, externalAccount, fund, transfer } from '../support/payments';
+import { transferAndQuote } from '../support/payments';
 import { pagesAcrossUpgrade } from '../support/upgrade-lists';
 
 type Ends = { id: string; source: string | null; destination: string };
@@ -86,18 +86,7 @@ describe('upgrading a database of the previous release (account ids generated fr
 describe('a payment stores each account id once', () => {
   it('a transfer and a quote name their accounts and customer in their JSON ends only; the filters read generated columns', async () => {
     const p = await newPlatform();
-    const { customer, accounts } = await customerWithAccounts(p);
-    const usd = accounts.USD!;
-    const bank = await externalAccount(p, customer.id, 'USD', '000');
-    await fund(p, usd, 100_000);
-    const out = await transfer(p, 'out', usd, bank, 500);
-    expect(out.status, JSON.stringify(out.body)).toBe(201);
-    const quote = await createQuote(p, {
-      source: { sourceType: 'ACCOUNT', accountId: usd },
-      destination: { destinationType: 'ACCOUNT', accountId: bank },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: 1_000,
-    });
+    const { customer, usd, bank, out, quote } = await transferAndQuote(p);
     const tx = await env.DB.prepare(
       `SELECT source_account_id, destination_account_id, source_account, destination_account FROM transactions WHERE id = ?`,
     )

@@ -169,3 +169,23 @@ export function transfer(p: TestPlatform, direction: 'in' | 'out', source: strin
     body: { source: { accountId: source }, destination: { accountId: destination }, amount },
   });
 }
+
+/**
+ * A customer's funded USD account and its bank account, with one transfer-out of 500 (201) and one quote of
+ * 1,000 (not executed) from the one to the other.
+ */
+export async function transferAndQuote(p: TestPlatform) {
+  const { customer, accounts } = await customerWithAccounts(p);
+  const usd = accounts.USD!;
+  const bank = await externalAccount(p, customer.id, 'USD', '000');
+  await fund(p, usd, 100_000);
+  const out = await transfer(p, 'out', usd, bank, 500);
+  expect(out.status, JSON.stringify(out.body)).toBe(201);
+  const quote = await createQuote(p, {
+    source: { sourceType: 'ACCOUNT', accountId: usd },
+    destination: { destinationType: 'ACCOUNT', accountId: bank },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1_000,
+  });
+  return { customer, usd, bank, out, quote };
+}
