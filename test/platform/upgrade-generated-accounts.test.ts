@@ -1,11 +1,11 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { unpack } from '../../src/db/packed-json';
+import { unpack, unpackSteps } from '../../src/db/packed-json';
 import { api, newPlatform, workerApi } from '../support/api';
 import { transferAndQuote } from '../support/payments';
 import { pagesAcrossUpgrade } from '../support/upgrade-lists';
 
-type Ends = { id: string; source: string | null; destination: string };
+type Ends = { id: string; source: string | null; destination: string; history: string | null };
 const named = (json: string | null, key: string) => {
   const end = json === null ? null : (unpack(JSON.parse(json)) as Record<string, unknown>);
   return typeof end?.[key] === 'string' ? end[key] : null;
@@ -13,18 +13,18 @@ const named = (json: string | null, key: string) => {
 
 /**
  * What the release before 0041 stored: each account id, and a quote's customer, in a column beside the JSON ends;
- * a quote's destination unpacked (its generated columns read it by key).
+ * a quote's destination unpacked (its generated columns read it by key); every status step whole.
  */
 async function previousRelease(db: D1Database) {
-  const txs = (await db.prepare(`SELECT id, source, destination FROM transactions`).all<Ends>()).results;
+  const txs = (await db.prepare(`SELECT id, source, destination, history FROM transactions`).all<Ends>()).results;
   const quotes = (await db.prepare(`SELECT id, source, destination FROM quotes`).all<Ends>()).results;
   expect(txs.length).toBeGreaterThan(0);
   expect(quotes.length).toBeGreaterThan(0);
   await db.batch([
     ...txs.map((t) =>
       db
-        .prepare(`UPDATE transactions SET source_account_id = ?, destination_account_id = ? WHERE id = ?`)
-        .bind(named(t.source, 'accountId'), named(t.destination, 'accountId'), t.id),
+        .prepare(`UPDATE transactions SET source_account_id = ?, destination_account_id = ?, history = ? WHERE id = ?`)
+        .bind(named(t.source, 'accountId'), named(t.destination, 'accountId'), JSON.stringify(unpackSteps(JSON.parse(t.history!))), t.id),
     ),
     ...quotes.map((q) =>
       db
@@ -32,7 +32,9 @@ async function previousRelease(db: D1Database) {
         .bind(named(q.source, 'accountId'), named(q.source, 'customerId'), JSON.stringify(unpack(JSON.parse(q.destination))), q.id),
     ),
   ]);
-  const filled = await db.prepare(`SELECT count(*) AS n FROM transactions WHERE source_account_id IS NOT NULL`).first<number>('n');
+  const filled = await db
+    .prepare(`SELECT count(*) AS n FROM transactions WHERE source_account_id IS NOT NULL AND json_array_length(history -> 0) = 3`)
+    .first<number>('n');
   expect(filled).toBe(txs.length);
 }
 
@@ -66,19 +68,19 @@ describe('upgrading a database of the previous release (account ids generated fr
       'transactions_source_account_idx',
     ]);
     for (const { name, sql } of accountIndexes) expect(sql, name).toMatch(/`(source_account|destination_account|customer)`/);
-    // Every transaction and quote reads the same from the upgraded database as from this release's.
+    // Every transaction (and its history) and quote reads the same from the upgraded database as from this release's.
     const ids = async (table: string) =>
       (await env.UPGRADE_DB.prepare(`SELECT id FROM ${table} ORDER BY id`).all<{ id: string }>()).results.map((r) => r.id);
-    for (const [table, path] of [
-      ['transactions', '/transactions'],
-      ['quotes', '/quotes'],
-    ] as const) {
-      for (const id of await ids(table)) {
-        const here = await api('GET', `${path}/${id}`, { auth: platform.auth });
-        const there = await workerApi('GET', `${path}/${id}`, { DB: env.UPGRADE_DB }, { auth: platform.auth });
-        expect(here.status, JSON.stringify(here.body)).toBe(200);
-        expect(there.body, id).toEqual(here.body);
-      }
+    const paths = [
+      ...(await ids('transactions')).flatMap((id) => [`/transactions/${id}`, `/transactions/${id}/history`]),
+      ...(await ids('quotes')).map((id) => `/quotes/${id}`),
+    ];
+    expect(paths.length).toBeGreaterThan(20);
+    for (const path of paths) {
+      const here = await api('GET', path, { auth: platform.auth });
+      const there = await workerApi('GET', path, { DB: env.UPGRADE_DB }, { auth: platform.auth });
+      expect(here.status, JSON.stringify(here.body)).toBe(200);
+      expect(there.body, path).toEqual(here.body);
     }
   });
 });
