@@ -11,6 +11,7 @@ import {
   agentDeviceCodes,
   agentTokens,
   apiTokens,
+  beneficialOwners,
   homeForwards,
   invitations,
   kycLinks,
@@ -95,26 +96,48 @@ class RoundTrips {
   }
 }
 
+/** A table's primary key columns (none when it declares none). */
+function primaryColumns(table: SQLiteTable): SQLiteColumn[] {
+  const config = getTableConfig(table);
+  return config.primaryKeys[0]?.columns ?? config.columns.filter((c) => c.primary);
+}
+
 /** A table's key, in the order pages are read: its primary key, or its rowid when it declares none. */
 function keyOf(table: SQLiteTable): SQL[] {
-  const config = getTableConfig(table);
-  const composite = config.primaryKeys[0]?.columns;
-  const single = config.columns.filter((c) => c.primary);
-  const columns = composite ?? (single.length ? single : undefined);
-  return columns ? columns.map((c) => sql`${table}.${sql.identifier(c.name)}`) : [sql`${table}.rowid`];
+  const columns = primaryColumns(table);
+  return columns.length ? columns.map((c) => sql`${table}.${sql.identifier(c.name)}`) : [sql`${table}.rowid`];
 }
 
 /**
- * The key a table's copy pages by. Transactions, quotes and webhook deliveries, a platform's largest tables, go
- * in their platform index's order, created_at then id (the id, not the rowid, which a VACUUM may renumber; the
- * rows of one created_at are ordered by id as they are read), so a page reads its rows from that index; every
- * other table by its key, which its platform index may not order (each page then sorts the platform's rows of
- * that table).
+ * The tables copied in the order of a platform index rather than by their primary key, by that index's columns
+ * after `platform_id`: columns set once (so a row keeps its place while the copy goes on), NOT NULL (a
+ * row-value comparison passes no NULL), ending in the primary key (so the key is unique, and longer than the
+ * primary key a place saved by an earlier release names). A page then reads its rows from that index in order.
+ * Transactions, quotes and webhook deliveries, a platform's largest tables, go by created_at then id (the id,
+ * not the rowid, which a VACUUM may renumber; rows of one created_at are read in id order).
+ */
+const INDEX_KEYS = new Map<SQLiteTable, SQLiteColumn[]>([
+  [transactions, [transactions.createdAt, transactions.id]],
+  [quotes, [quotes.createdAt, quotes.id]],
+  [webhookDeliveries, [webhookDeliveries.createdAt, webhookDeliveries.id]],
+  [invitations, [invitations.createdAt, invitations.code]],
+  [beneficialOwners, [beneficialOwners.customerId, beneficialOwners.id]],
+  [sandboxFaults, [sandboxFaults.createdAt, sandboxFaults.id]],
+]);
+for (const [table, columns] of INDEX_KEYS) {
+  const primary = primaryColumns(table);
+  if (columns.some((c) => !c.notNull) || columns.length <= primary.length || primary.some((c) => !columns.includes(c)))
+    throw new Error(`${getTableConfig(table).name}: a copy's page key must be NOT NULL and hold the primary key, and more`);
+}
+
+/**
+ * The key a table's copy pages by: its index key (INDEX_KEYS), else its primary key, which its platform index
+ * may not order (each page then sorts the platform's rows of that table) or no platform index holds (each page
+ * walks the table's key).
  */
 function pageKeyOf(table: SQLiteTable): SQL[] {
-  if (table === transactions || table === quotes || table === webhookDeliveries)
-    return [sql`${table}.${sql.identifier('created_at')}`, sql`${table}.${sql.identifier('id')}`];
-  return keyOf(table);
+  const indexed = INDEX_KEYS.get(table);
+  return indexed ? indexed.map((c) => sql`${table}.${sql.identifier(c.name)}`) : keyOf(table);
 }
 
 const tuple = (parts: SQL[]) => sql`(${sql.join(parts, sql`, `)})`;

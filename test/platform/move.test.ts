@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { database } from '../../src/db/client';
 import { MOVE_STEPS, movedTables, movePlatform } from '../../src/platform/move';
 import { api, basic, expectError, failingFields, newPlatform, OPERATOR, type TestPlatform } from '../support/api';
-import { createCustomer, individualBody } from '../support/customers';
+import { businessBody, createCustomer, individualBody, personalInfo } from '../support/customers';
 import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
 import { createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
@@ -395,6 +395,49 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(await rows('DB_2', 'transactions')).toEqual(transactionsBefore);
     expect(await rows('DB_2', 'webhook_deliveries')).toEqual(deliveriesBefore);
     expect(await view(x)).toEqual(before);
+  });
+
+  it("invitations, beneficial owners and fault rules go in their platform index's order: two a page, each copied once", async () => {
+    const x = await populated();
+    const owner = await createCustomer(x.p, businessBody({}, { registrationNumber: '5523041' }));
+    for (let i = 0; i < 3; i++) {
+      const invited = await api('POST', '/invitations', { auth: x.p.auth, body: { inviterUma: x.customer.umaAddress } });
+      expect(invited.status).toBe(201);
+      const body = { customerId: owner.id, roles: ['UBO'], ownershipPercentage: 20, personalInfo: personalInfo() };
+      expect((await api('POST', '/beneficial-owners', { auth: x.p.auth, body })).status).toBe(201);
+      const fault = { match: { method: 'POST', path: '/customers' }, effect: { type: 'ERROR', status: 503, retryAfterSeconds: i + 1 } };
+      const made = await api('POST', '/sandbox/faults', { auth: x.p.auth, body: fault });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    // Rows of one millisecond: the page key goes on past the row, not past the time.
+    const tie = Date.parse('2026-11-01T00:00:00Z');
+    for (const table of ['invitations', 'sandbox_faults'])
+      await env.DB.prepare(`UPDATE ${table} SET created_at = ? WHERE platform_id = ?`).bind(tie, x.p.id).run();
+    const keys: [string, string][] = [
+      ['invitations', 'code'],
+      ['beneficial_owners', 'id'],
+      ['sandbox_faults', 'id'],
+    ];
+    const rows = async (home: 'DB' | 'DB_2') =>
+      Promise.all(
+        keys.map(
+          async ([table, key]) =>
+            (
+              await env[home]!.prepare(`SELECT ${key} AS k FROM ${table} WHERE platform_id = ? ORDER BY 1`)
+                .bind(x.p.id)
+                .all<{ k: string }>()
+            ).results,
+        ),
+      );
+    const before = await rows('DB');
+    for (const [i, held] of before.entries()) expect(held.length, keys[i]![0]).toBeGreaterThanOrEqual(3);
+    const seen = await view(x);
+    let last;
+    for (let call = 0; call < 300 && !last?.done; call++)
+      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+    expect(last).toMatchObject({ home: 'DB_2', done: true });
+    expect(await rows('DB_2')).toEqual(before);
+    expect(await view(x)).toEqual(seen);
   });
 
   it('a place an earlier release saved inside the transactions, in id order, starts their copy over', async () => {
