@@ -6,7 +6,7 @@ import { apiTokens, webhookDeliveries } from '../../src/db/schema';
 import { newToken } from '../../src/platform/tokens-service';
 import { deliveryView } from '../../src/webhooks/service';
 import { toBase64url } from '../../src/crypto/base64';
-import { basic, expectError, failingFields, workerApi, type ApiResult } from '../support/api';
+import { basic, expectError, failingFields, listPages, workerApi, type ApiResult } from '../support/api';
 import { platform, upTo } from '../support/migrations';
 
 // Its own file: each test file gets fresh storage, so UPGRADE_DB starts empty here. The Worker's real fetch handler
@@ -97,22 +97,15 @@ const upgraded = (method: string, path: string, auth: string, body?: unknown): P
 /** Every page of a list, `limit` at a time, through the API: the items in order, and the first page's total. */
 async function allPages(path: string, auth: string, limit: number) {
   const items: unknown[] = [];
-  let cursor: string | undefined;
   let totalCount: number | undefined;
-  for (let page = 0; page < 50; page++) {
-    const sep = path.includes('?') ? '&' : '?';
-    const res = await upgraded('GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    if (page === 0) totalCount = res.body.totalCount;
-    items.push(...res.body.data);
-    if (!res.body.hasMore) {
-      expect(res.body.nextCursor).toBeUndefined();
-      return { items, totalCount };
-    }
-    expect(res.body.data).toHaveLength(limit);
-    cursor = res.body.nextCursor;
+  let page = 0;
+  for await (const body of listPages((query) => upgraded('GET', query, auth), path, limit)) {
+    if (page++ === 0) totalCount = body.totalCount;
+    items.push(...body.data);
+    if (body.hasMore) expect(body.data).toHaveLength(limit);
+    else expect(body.nextCursor).toBeUndefined();
   }
-  throw new Error(`${path}: more than 50 pages`);
+  return { items, totalCount };
 }
 
 describe('upgrading a database of the previous release (the deliveries’ index set, 0034)', () => {

@@ -151,3 +151,17 @@ export function expectError(res: ApiResult, status: number, code?: string, reaso
 export function failingFields(res: ApiResult): string[] {
   return [...new Set<string>((res.body?.details?.fields ?? []).map((f: { field: string }) => f.field))];
 }
+
+/** Each page of a list `get` reads, `limit` at a time, following `nextCursor` (every page answers 200); at most 50. */
+export async function* listPages(get: (pathAndQuery: string) => Promise<ApiResult>, path: string, limit: number) {
+  let cursor: string | undefined;
+  for (let page = 0; page < 50; page++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    yield res.body;
+    if (!res.body.hasMore) return;
+    cursor = res.body.nextCursor;
+  }
+  throw new Error(`${path}: more than 50 pages`);
+}

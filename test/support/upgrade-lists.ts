@@ -5,7 +5,7 @@
 // columns an earlier schema does not have, so it cannot page the database before the upgrade.
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { api, newPlatform, workerApi, type ApiResult, type TestPlatform } from './api';
+import { api, listPages, newPlatform, workerApi, type ApiResult, type TestPlatform } from './api';
 import { createQuote, customerWithAccounts, execute, externalAccount, fund, transfer } from './payments';
 import { upTo } from './migrations';
 
@@ -43,18 +43,12 @@ type Get = typeof upgraded;
 /** Every page of a list, 2 at a time: the items in order, and the cursor of the first page (to use across the upgrade). */
 async function allPages(get: Get, path: string, auth: string) {
   const ids: string[] = [];
-  let cursor: string | undefined;
   let first: string | undefined;
-  for (let page = 0; page < 50; page++) {
-    const sep = path.includes('?') ? '&' : '?';
-    const res = await get(`${path}${sep}limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
-    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
-    ids.push(...res.body.data.map((item: { id: string; createdAt: string }) => `${item.id} ${item.createdAt}`));
-    if (!res.body.hasMore) return { ids, first };
-    cursor = res.body.nextCursor;
-    first ??= cursor;
+  for await (const body of listPages((query) => get(query, auth), path, 2)) {
+    ids.push(...body.data.map((item: { id: string; createdAt: string }) => `${item.id} ${item.createdAt}`));
+    if (body.hasMore) first ??= body.nextCursor;
   }
-  throw new Error(`${path}: more than 50 pages`);
+  return { ids, first };
 }
 
 /**
