@@ -241,6 +241,22 @@ describe('agent binding and permissions', () => {
     expectError(await api('GET', `/agents/me/actions/${(await out(other, 100)).body.id}`, { auth: a.bearer }), 404);
   });
 
+  it("another customer's quote is 404 to the agent, to read or to execute, and stays as it was", async () => {
+    const a = await fundedAgent();
+    const other = await fundedAgent({}, a.p);
+    const theirs = await agentQuote(other, 2_500);
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(201);
+    const mine = await agentQuote(a, 2_500);
+    expect(mine.status, JSON.stringify(mine.body)).toBe(201);
+    expect((await api('GET', `/agents/me/quotes/${mine.body.id}`, { auth: a.bearer })).status).toBe(200);
+    expectError(await api('GET', `/agents/me/quotes/${theirs.body.id}`, { auth: a.bearer }), 404, 'QUOTE_NOT_FOUND');
+    expectError(await api('POST', `/agents/me/quotes/${theirs.body.id}/execute`, { auth: a.bearer }), 404, 'QUOTE_NOT_FOUND');
+    const after = await api('GET', `/quotes/${theirs.body.id}`, { auth: a.p.auth });
+    expect(after.status).toBe(200);
+    expect(after.body.status).toBe('PENDING');
+    expect(await balanceOf(a.p, other.usd)).toBe(100_000);
+  });
+
   it('each permission gates its operations', async () => {
     const a = await fundedAgent({ permissions: ['VIEW_TRANSACTIONS'] });
     expectError(await out(a, 100), 403, 'FORBIDDEN');
