@@ -491,7 +491,9 @@ describe('POST /quotes/{quoteId}/execute', () => {
   it('refuses a shortfall with 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS) and executes once funded', async () => {
     const { p, usd, ext } = await setup();
     const quote = await createQuote(p, accountQuote(usd, ext, 150_000));
-    expectError(await execute(p, quote.id), 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
+    const refused = expectError(await execute(p, quote.id), 400, 'INVALID_AMOUNT', 'INSUFFICIENT_FUNDS');
+    // It names the account short of funds, the quote's source.
+    expect(refused.message).toContain(usd);
     expect((await tx(p, quote.transactionId)).status).toBe('PENDING');
     await fund(p, usd, 50_000);
     expect((await execute(p, quote.id)).status).toBe(200);
