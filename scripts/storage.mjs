@@ -21,7 +21,8 @@ const PURGED = new Set(['webhook_deliveries', 'webhook_events', 'idempotency_key
 const GB10 = 10 * 1024 ** 3;
 
 let service;
-const { dir, secrets, envFile } = scratchWorkspace('storage', () => service);
+// STORAGE_KEEP=1 leaves the state (and prints its SQLite file) to read the rows themselves.
+const { dir, secrets, envFile } = scratchWorkspace('storage', () => service, { keep: process.env.STORAGE_KEEP === '1' });
 
 /** The local D1 file that holds the platform (each data database is a file of its own). */
 function sqliteFile(base, platformId) {
@@ -88,6 +89,7 @@ async function main() {
     );
   };
   const file = sqliteFile(persistTo, p.platformId);
+  if (process.env.STORAGE_KEEP === '1') console.error(`state kept: ${file}`);
   const s0 = pages(file);
 
   const address = { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
