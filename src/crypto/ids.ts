@@ -35,6 +35,11 @@ export function newId(type: string, now?: number): string {
   return `${type}:${uuidv7(now)}`;
 }
 
+/** The id of type `type` that shares `id`'s UUID (a quote's transaction: `Quote:<u>` pays as `Transaction:<u>`). */
+export function sameUuidId(type: string, id: string): string {
+  return `${type}:${id.slice(id.indexOf(':') + 1)}`;
+}
+
 /** The creation time (ms) a `<Type>:<uuidv7>` id carries in its first 48 bits. */
 export function idTime(id: string): number {
   const hex = id

@@ -30,6 +30,8 @@ export const SHAPES: readonly (readonly string[])[] = [
   // The destination of a quote paid to an account (with or without its rail).
   ['destinationType', 'accountId', 'paymentRail'],
   ['destinationType', 'accountId'],
+  // Counterparty information, as payments name a person.
+  ['FULL_NAME'],
 ];
 const SHAPE_OF = new Map(SHAPES.map((keys, i) => [keys.join(','), i]));
 
@@ -77,11 +79,20 @@ export const STEP_STATUSES: readonly TransactionStatus[] = [
 ];
 
 /**
- * Steps as stored: `[status index, at]` for a step that leaves the status the step before it entered (null
- * before the first), as every step of a transaction does; `[from, to, at]` otherwise, as rows of earlier releases
- * hold every step. `from` is what the step before `steps` entered (appending to a stored history).
+ * Steps as stored. A history whose every step leaves the status the step before it entered (null before the
+ * first), as a transaction's does, is one flat list: `[status index, at, status index, ms after the first, …]`.
+ * Otherwise `[[status index, at] | [from, to, at], …]`, as rows of earlier releases hold it (whole steps, or
+ * steps packed one by one); SQL appends to either form (`appendedHistory`).
  */
-export function packSteps(steps: StatusStep[], from: TransactionStatus | null = null): unknown[] {
+export function packSteps(steps: StatusStep[]): unknown[] {
+  const codes = steps.map(([, to]) => STEP_STATUSES.indexOf(to));
+  const chained = steps.every(([left], i) => left === (i === 0 ? null : steps[i - 1]![1]) && codes[i]! >= 0);
+  if (chained) return steps.flatMap(([, , at], i) => [codes[i], i === 0 ? at : at - steps[0]![2]]);
+  return packStepsAfter(steps, null);
+}
+
+/** Steps appended to a history of separate steps: `[status index, at]` when the step leaves `from`, whole otherwise. */
+export function packStepsAfter(steps: StatusStep[], from: TransactionStatus | null): unknown[] {
   return steps.map(([left, to, at]) => {
     const code = STEP_STATUSES.indexOf(to);
     const packed = left === from && code >= 0 ? [code, at] : [left, to, at];
@@ -90,9 +101,19 @@ export function packSteps(steps: StatusStep[], from: TransactionStatus | null = 
   });
 }
 
-/** The steps `packSteps` stored, earlier releases' full steps among them. */
+/** The steps `packSteps` stored, earlier releases' forms among them. */
 export function unpackSteps(stored: unknown[]): StatusStep[] {
   let from: TransactionStatus | null = null;
+  if (typeof stored[0] === 'number') {
+    const flat = stored as number[];
+    const steps: StatusStep[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const to = STEP_STATUSES[flat[i]!]!;
+      steps.push([from, to, i === 0 ? flat[1]! : flat[1]! + flat[i + 1]!]);
+      from = to;
+    }
+    return steps;
+  }
   return stored.map((s) => {
     const step = s as [number, number] | StatusStep;
     const full: StatusStep = step.length === 2 ? [from, STEP_STATUSES[step[0]]!, step[1]] : step;

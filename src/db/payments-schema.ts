@@ -1,6 +1,7 @@
 // The tables of money movement: quotes, transactions and their status history.
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sameUuidId } from '../crypto/ids';
 import { idKey } from './id-key';
 import { packedHistory, packedJson, type StatusStep } from './packed-json';
 import type { FailureReason, LockedSide, QuoteSourceType, RefundReason, RefundStatus, TransactionStatus, TransactionType } from './enums';
@@ -73,9 +74,13 @@ export const transactions = sqliteTable(
     exchangeRate: real('exchange_rate'),
     fees: integer('fees').notNull(),
     rateDetails: packedJson<Record<string, number>>('rate_details'),
-    quoteId: text('quote_id'),
+    /**
+     * The quote a row of a release before migration 0042 pays; NULL on later rows, whose quote shares their UUID
+     * (`transactionQuoteId` reads both).
+     */
+    storedQuoteId: text('quote_id'),
     paymentInstructions: text('payment_instructions', { mode: 'json' }).$type<Record<string, unknown>[]>(),
-    counterpartyInformation: text('counterparty_information', { mode: 'json' }).$type<Record<string, string>>(),
+    counterpartyInformation: packedJson<Record<string, string>>('counterparty_information'),
     description: text('description'),
     /** Reconciliation reference shown in reconciliationInstructions. */
     reference: text('reference').notNull(),
@@ -126,6 +131,15 @@ export const transactions = sqliteTable(
       .where(sql`status IN ('CREATED', 'PENDING', 'PROCESSING')`),
   ],
 );
+
+/**
+ * The quote a transaction pays (its `quoteId`), or null. A quote's transaction shares the quote's UUID
+ * (`Quote:<u>`, `Transaction:<u>`), so new rows store no link; rows of earlier releases keep theirs in `quote_id`.
+ * The triggers that keep a quote's status (migration 0042) read it the same way.
+ */
+export function transactionQuoteId(row: Pick<TransactionRow, 'id' | 'kind' | 'storedQuoteId'>): string | null {
+  return row.storedQuoteId ?? (row.kind === 'QUOTE' ? sameUuidId('Quote', row.id) : null);
+}
 
 /**
  * The account ids of a transaction's ends (internal or external accounts; NULL for an end that names none), for
@@ -180,7 +194,7 @@ export const quotes = sqliteTable(
     feesIncluded: integer('fees_included').notNull(),
     rateDetails: packedJson<Record<string, number>>('rate_details').notNull(),
     paymentInstructions: text('payment_instructions', { mode: 'json' }).$type<Record<string, unknown>[]>(),
-    counterpartyInformation: text('counterparty_information', { mode: 'json' }).$type<Record<string, string>>(),
+    counterpartyInformation: packedJson<Record<string, string>>('counterparty_information'),
     expiresAt: integer('expires_at').notNull(),
     createdAt: integer('created_at').notNull(),
   },

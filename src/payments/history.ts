@@ -3,7 +3,7 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { convertInChunks } from '../db/backfill';
-import { packSteps } from '../db/packed-json';
+import { packStepsAfter, STEP_STATUSES } from '../db/packed-json';
 import { transactionHistory as h, transactions, type StatusStep, type TransactionHistoryRow, type TransactionStatus } from '../db/schema';
 
 /** The history an earlier release left in rows, as the column holds it (`[]` when there is none). */
@@ -12,12 +12,20 @@ const legacyHistory = sql`(SELECT json_group_array(json_array(o.from_status, o.t
   WHERE ${h.transactionId} = ${transactions}."id" ORDER BY ${h.version}) o)`;
 
 /**
- * The history column with `steps` appended (packed after `from`, the status the transaction was in): to the column,
- * or to the rows of an earlier release not yet converted.
+ * The history column with `steps` appended, steps that follow on from `from`, the status the transaction was in:
+ * to a flat history (`packSteps`) as more of it, each time after the first step's; to separate steps (or to the
+ * rows of an earlier release not yet converted) as `[status index, at]` steps.
  */
 export function appendedHistory(steps: StatusStep[], from: TransactionStatus): SQL {
-  const appends = packSteps(steps, from).map((s) => sql`'$[#]', json(${JSON.stringify(s)})`);
-  return sql`json_insert(coalesce(${transactions.history}, ${legacyHistory}), ${sql.join(appends, sql`, `)})`;
+  // D1 binds a number as REAL (2.0 in the JSON): the cast keeps them integers.
+  const flat = steps.flatMap(([, to, at]) => [
+    sql`'$[#]', ${sql.raw(String(STEP_STATUSES.indexOf(to)))}`,
+    sql`'$[#]', CAST(${at} AS INTEGER) - json_extract(${transactions.history}, '$[1]')`,
+  ]);
+  const separate = packStepsAfter(steps, from).map((s) => sql`'$[#]', json(${JSON.stringify(s)})`);
+  return sql`CASE WHEN json_type(${transactions.history}, '$[0]') = 'integer'
+    THEN json_insert(${transactions.history}, ${sql.join(flat, sql`, `)})
+    ELSE json_insert(coalesce(${transactions.history}, ${legacyHistory}), ${sql.join(separate, sql`, `)}) END`;
 }
 
 /** A transaction's history rows of an earlier release (read beside the column, which wins once it is set). */

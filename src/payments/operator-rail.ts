@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { Env, ProviderSettings, Settings } from '../env';
-import { endAccountId, externalAccounts, transactions, type TransactionRow } from '../db/schema';
+import { endAccountId, externalAccounts, transactionQuoteId, transactions, type TransactionRow } from '../db/schema';
 import { ApiError, conflict } from '../http/errors';
 import type { Logger } from '../http/log';
 import { iso } from '../common/time';
@@ -142,13 +142,14 @@ async function instructionOf(db: Db, tx: TransactionRow, type: RailInstructionTy
     createdAt: iso(tx.createdAt),
   };
   const holder = { customerId: tx.customerId ?? tx.platformId, platformCustomerId: tx.platformCustomerId };
+  const quoteId = transactionQuoteId(tx);
   if (type === 'REFUND') {
     return {
       type,
       ...base,
       amount: tx.sentAmount!,
       currency: tx.sentCurrency!,
-      quoteId: tx.quoteId!,
+      quoteId: quoteId!,
       reason: tx.refund?.reason ?? 'TRANSACTION_FAILED',
     };
   }
@@ -177,7 +178,7 @@ async function instructionOf(db: Db, tx: TransactionRow, type: RailInstructionTy
     ...amount,
     ...holder,
     destination: externalAccountView(external),
-    ...(tx.quoteId ? { quoteId: tx.quoteId } : {}),
+    ...(quoteId ? { quoteId } : {}),
     ...(tx.description ? { description: tx.description } : {}),
   };
 }

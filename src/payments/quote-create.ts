@@ -12,7 +12,7 @@ import {
   type QuoteRow,
   type TransactionRow,
 } from '../db/schema';
-import { isInternalAccountId, newId } from '../crypto/ids';
+import { isInternalAccountId, newId, sameUuidId } from '../crypto/ids';
 import { badRequest, errorBody, invalidFields } from '../http/errors';
 import { primaryIdentifier } from '../external-accounts/beneficiary';
 import { railsOf } from '../external-accounts/corridors';
@@ -221,7 +221,8 @@ export async function createQuote(
   }
 
   const quoteId = newId('Quote', now);
-  const transactionId = newId('Transaction', now);
+  // The transaction shares the quote's UUID: it stores no link to its quote (`transactionQuoteId`).
+  const transactionId = sameUuidId('Transaction', quoteId);
   const owner = ownerFrom(platform, customerId, loaded.customer[0]);
   const funded = input.source.sourceType === 'REALTIME_FUNDING';
   let scenario: Scenario;
@@ -312,7 +313,7 @@ export async function createQuote(
     exchangeRate: x.exchangeRate,
     fees: x.feesIncluded,
     rateDetails: { ...x.rateDetails },
-    quoteId,
+    storedQuoteId: null,
     paymentInstructions: instructions,
     counterpartyInformation: counterparty,
     description: input.description ?? null,

@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { loadTogether } from '../db/client';
 import type { Settings } from '../env';
-import { transactions, type TransactionRow } from '../db/schema';
+import { transactionQuoteId, transactions, type TransactionRow } from '../db/schema';
 import { ApiError, conflict, notFound, retryableConflict } from '../http/errors';
 import { commitChange } from '../http/change';
 import { authenticateOutcome, PAYMENT_RAIL } from '../providers/channel';
@@ -154,7 +154,7 @@ export async function receiveRailOutcome(
     const decision = decide(tx, outcome, now);
     if (decision.kind === 'repeat') return answer(outcome, tx, false);
     if (decision.kind === 'fund') {
-      const loaded = await loadTogether(db, quoteLoads(db, sql`${tx.platformId}`, tx.quoteId ?? ''));
+      const loaded = await loadTogether(db, quoteLoads(db, sql`${tx.platformId}`, transactionQuoteId(tx) ?? ''));
       try {
         const done = await commitChange(deps, await quotePaymentChange(deps, loaded, now, 'send'));
         return answer(outcome, done.body as TransactionRow, true);

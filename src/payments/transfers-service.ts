@@ -124,7 +124,7 @@ export function transferRow(
     exchangeRate: null,
     fees: 0,
     rateDetails: null,
-    quoteId: null,
+    storedQuoteId: null,
     paymentInstructions: null,
     counterpartyInformation: externalCounterparty(external),
     description: null,

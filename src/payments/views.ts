@@ -1,7 +1,7 @@
 // Transactions and quotes as the API shows them (and the statuses a quote shows).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { QuoteRow, StatusStep, TransactionRow } from '../db/schema';
+import { transactionQuoteId, type QuoteRow, type StatusStep, type TransactionRow } from '../db/schema';
 import { isFailedStatus, TransactionStatus } from '../db/enums';
 import { currency, currencyInfo } from '../common/currencies';
 import { iso } from '../common/time';
@@ -41,6 +41,7 @@ export function transactionView(row: TransactionRow): TransactionView {
   // The JSON columns hold what was shown when they were written; db/ types them loosely, so they are named here.
   const source = row.source as z.infer<typeof TransactionSource> | null;
   const paymentInstructions = row.paymentInstructions as PaymentInstructions[] | null;
+  const quoteId = transactionQuoteId(row);
   const common = {
     id: row.id,
     status: row.status,
@@ -80,7 +81,7 @@ export function transactionView(row: TransactionRow): TransactionView {
     receivedAmount,
     ...(row.exchangeRate !== null ? { exchangeRate: row.exchangeRate } : {}),
     fees: row.fees,
-    ...(row.quoteId ? { quoteId: row.quoteId } : {}),
+    ...(quoteId ? { quoteId } : {}),
     ...(paymentInstructions ? { paymentInstructions } : {}),
     ...(row.refund
       ? {

@@ -141,7 +141,7 @@ export async function sandboxReceiveUma(
       serviceApiVariableFeeRate: 0,
       serviceApiVariableFeeAmount: 0,
     },
-    quoteId: null,
+    storedQuoteId: null,
     paymentInstructions: null,
     counterpartyInformation: { FULL_NAME: senderName(sender) },
     description: null,

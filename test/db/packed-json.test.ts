@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionStatus } from '../../src/db/enums';
-import { pack, packSteps, SHAPES, STEP_STATUSES, unpack, unpackSteps, type StatusStep } from '../../src/db/packed-json';
+import { pack, packSteps, packStepsAfter, SHAPES, STEP_STATUSES, unpack, unpackSteps, type StatusStep } from '../../src/db/packed-json';
 
 describe('packed ends, as the generated columns of migration 0041 read them', () => {
   it('every packed shape naming an accountId names it second, and is one of the shapes the columns know', () => {
@@ -33,6 +33,13 @@ describe('packed ends, as the generated columns of migration 0041 read them', ()
     const crypto = { sourceType: 'REALTIME_FUNDING', customerId: 'Customer:c', currency: 'USDC', cryptoNetwork: 'SOLANA' };
     expect(pack(crypto)).toBe(crypto);
   });
+
+  it('packs counterparty information that names a person, and keeps any other as it is', () => {
+    expect(pack({ FULL_NAME: 'John Doe' })).toEqual([12, 'John Doe']);
+    expect(unpack(pack({ FULL_NAME: 'John Doe' }))).toEqual({ FULL_NAME: 'John Doe' });
+    const more = { FULL_NAME: 'John Doe', BIRTH_DATE: '1990-01-15' };
+    expect(pack(more)).toBe(more);
+  });
 });
 
 describe('packed status history', () => {
@@ -42,18 +49,20 @@ describe('packed status history', () => {
     ['PROCESSING', 'COMPLETED', 86_401_000],
   ];
 
-  it('stores a step that leaves the status the one before entered as [status index, at], and reads it whole', () => {
-    expect(packSteps(steps)).toEqual([
-      [1, 1_000],
-      [2, 1_022],
-      [3, 86_401_000],
-    ]);
+  it('stores a history of chained steps as one flat list, each time after the first step, and reads it whole', () => {
+    expect(packSteps(steps)).toEqual([1, 1_000, 2, 22, 3, 86_400_000]);
     expect(unpackSteps(packSteps(steps))).toEqual(steps);
-    // Appended to a stored history: packed after the status the transaction was in.
-    expect(packSteps(steps.slice(1), 'PENDING')).toEqual([
+    expect(unpackSteps(packSteps(steps.slice(0, 1)))).toEqual(steps.slice(0, 1));
+    expect(unpackSteps([])).toEqual([]);
+  });
+
+  it('stores steps appended to separate steps as [status index, at] after the status the transaction was in', () => {
+    expect(packStepsAfter(steps.slice(1), 'PENDING')).toEqual([
       [2, 1_022],
       [3, 86_401_000],
     ]);
+    // Separate steps packed one by one, as the release before the flat list stored them.
+    expect(unpackSteps(packStepsAfter(steps, null))).toEqual(steps);
   });
 
   it("keeps a step whole when it leaves another status, and reads earlier releases' whole steps among packed ones", () => {
@@ -64,7 +73,7 @@ describe('packed status history', () => {
     expect(packSteps(odd)).toEqual(odd);
     expect(unpackSteps(packSteps(odd))).toEqual(odd);
     // An earlier release's history with this release's steps appended (json_insert of packed steps).
-    const stored = [...steps.slice(0, 2), ...packSteps(steps.slice(2), 'PROCESSING')];
+    const stored = [...steps.slice(0, 2), ...packStepsAfter(steps.slice(2), 'PROCESSING')];
     expect(stored[2]).toEqual([3, 86_401_000]);
     expect(unpackSteps(stored)).toEqual(steps);
   });

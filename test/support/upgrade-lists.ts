@@ -23,7 +23,7 @@ async function storedColumns(table: string): Promise<string[]> {
 }
 
 /** The platform's rows of `TABLES`, written by this release's API into DB, copied into UPGRADE_DB. */
-async function copyPlatform(p: TestPlatform) {
+export async function copyPlatform(p: TestPlatform) {
   for (const table of TABLES) {
     const columns = await storedColumns(table);
     const key = table === 'platforms' ? 'id' : 'platform_id';
