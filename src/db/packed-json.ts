@@ -35,21 +35,42 @@ export const SHAPES: readonly (readonly string[])[] = [
 ];
 const SHAPE_OF = new Map(SHAPES.map((keys, i) => [keys.join(','), i]));
 
+/**
+ * Values of a packed key stored as their position in its list (an end's type: `0` for `"ACCOUNT"`); any other value
+ * as it is. Only grows, as SHAPES. SQL reads no coded value (the generated columns read the shape and the ids).
+ */
+export const CODES: Readonly<Record<string, readonly string[]>> = {
+  sourceType: ['ACCOUNT', 'UMA_ADDRESS', 'REALTIME_FUNDING'],
+  destinationType: ['ACCOUNT', 'UMA_ADDRESS'],
+};
+
 /** `[shape, ...values]` when the object's keys are a shape's, in its order; the object itself otherwise. */
 export function pack(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const shape = SHAPE_OF.get(Object.keys(value).join(','));
+  const keys = Object.keys(value);
+  const shape = SHAPE_OF.get(keys.join(','));
   const values = Object.values(value);
   // An undefined value is no key in JSON: packed, it would come back as null.
-  return shape === undefined || values.includes(undefined) ? value : [shape, ...values];
+  if (shape === undefined || values.includes(undefined)) return value;
+  return [shape, ...values.map((v, i) => coded(keys[i]!, v))];
 }
+
+const coded = (key: string, value: unknown) => {
+  const code = typeof value === 'string' ? (CODES[key]?.indexOf(value) ?? -1) : -1;
+  return code >= 0 ? code : value;
+};
 
 /** The object `pack` was given; a value stored unpacked (any row written before, or of no shape) as it is. */
 export function unpack(stored: unknown): unknown {
   if (!Array.isArray(stored) || typeof stored[0] !== 'number') return stored;
   const keys = SHAPES[stored[0]];
   if (!keys || keys.length !== stored.length - 1) return stored;
-  return Object.fromEntries(keys.map((key, i) => [key, stored[i + 1]]));
+  return Object.fromEntries(
+    keys.map((key, i) => {
+      const value: unknown = stored[i + 1];
+      return [key, typeof value === 'number' && CODES[key] ? (CODES[key][value] ?? value) : value];
+    }),
+  );
 }
 
 /**

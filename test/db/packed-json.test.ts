@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionStatus } from '../../src/db/enums';
-import { pack, packSteps, packStepsAfter, SHAPES, STEP_STATUSES, unpack, unpackSteps, type StatusStep } from '../../src/db/packed-json';
+import {
+  CODES,
+  pack,
+  packSteps,
+  packStepsAfter,
+  SHAPES,
+  STEP_STATUSES,
+  unpack,
+  unpackSteps,
+  type StatusStep,
+} from '../../src/db/packed-json';
 
 describe('packed ends, as the generated columns of migration 0041 read them', () => {
   it('every packed shape naming an accountId names it second, and is one of the shapes the columns know', () => {
@@ -27,11 +37,22 @@ describe('packed ends, as the generated columns of migration 0041 read them', ()
 
   it('packs an end by position and reads it back with its keys in order', () => {
     const end = { sourceType: 'ACCOUNT', accountId: 'InternalAccount:a', customerId: 'Customer:c' };
-    expect(pack(end)).toEqual([4, 'ACCOUNT', 'InternalAccount:a', 'Customer:c']);
+    expect(pack(end)).toEqual([4, 0, 'InternalAccount:a', 'Customer:c']);
     expect(Object.entries(unpack(pack(end)) as object)).toEqual(Object.entries(end));
     // Keys of no shape stay an object (the columns read it by key).
     const crypto = { sourceType: 'REALTIME_FUNDING', customerId: 'Customer:c', currency: 'USDC', cryptoNetwork: 'SOLANA' };
     expect(pack(crypto)).toBe(crypto);
+  });
+
+  it("stores an end's type as its code, reads both a code and an earlier release's string, and keeps a type of no code", () => {
+    const uma = { destinationType: 'UMA_ADDRESS', umaAddress: '$a@b.test', currency: 'USD' };
+    expect(pack(uma)).toEqual([7, 1, '$a@b.test', 'USD']);
+    expect(unpack([7, 1, '$a@b.test', 'USD'])).toEqual(uma);
+    expect(unpack([7, 'UMA_ADDRESS', '$a@b.test', 'USD'])).toEqual(uma);
+    const funded = { sourceType: 'REALTIME_FUNDING', currency: 'USD' };
+    expect(unpack(pack(funded))).toEqual(funded);
+    expect(pack({ sourceType: 'NEW_KIND', currency: 'USD' })).toEqual([9, 'NEW_KIND', 'USD']);
+    for (const [key, values] of Object.entries(CODES)) expect(new Set(values).size, key).toBe(values.length);
   });
 
   it('packs counterparty information that names a person, and keeps any other as it is', () => {
