@@ -26,7 +26,7 @@ describe('upgrading a database of the previous release (a quote and its transact
     const { customer, accounts } = await customerWithAccounts(p);
     const usd = accounts.USD!;
     const bank = await externalAccount(p, customer.id, 'USD', '000');
-    expect((await fund(p, usd, 100_000)) ?? true).toBeTruthy();
+    await fund(p, usd, 100_000);
     const quote = () =>
       createQuote(p, {
         source: { sourceType: 'ACCOUNT', accountId: usd },
