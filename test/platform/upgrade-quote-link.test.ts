@@ -13,6 +13,22 @@ import { copyPlatform } from '../support/upgrade-lists';
 const db = env.UPGRADE_DB;
 type Row = { id: string; history: string; counterparty_information: string | null };
 
+/** A platform whose customer's funded USD account pays quotes of 1,000 to the customer's bank account. */
+async function quotesToABank() {
+  const p = await newPlatform();
+  const { customer, accounts } = await customerWithAccounts(p);
+  const usd = accounts.USD!;
+  const bank = await externalAccount(p, customer.id, 'USD', '000');
+  await fund(p, usd, 100_000);
+  const body = {
+    source: { sourceType: 'ACCOUNT', accountId: usd },
+    destination: { destinationType: 'ACCOUNT', accountId: bank },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1_000,
+  };
+  return { p, quote: () => createQuote(p, body) };
+}
+
 /** The ids of the quotes GET /quotes?status= lists (its index reads the status a trigger keeps on the quote). */
 async function withStatus(get: (path: string) => Promise<ApiResult>, status: string): Promise<string[]> {
   const res = await get(`/quotes?status=${status}`);
@@ -22,18 +38,7 @@ async function withStatus(get: (path: string) => Promise<ApiResult>, status: str
 
 describe('upgrading a database of the previous release (a quote and its transaction share a UUID, 0042)', () => {
   it("reads the previous release's links, histories and counterparties, and keeps each quote's status with its transaction's", async () => {
-    const p = await newPlatform();
-    const { customer, accounts } = await customerWithAccounts(p);
-    const usd = accounts.USD!;
-    const bank = await externalAccount(p, customer.id, 'USD', '000');
-    await fund(p, usd, 100_000);
-    const quote = () =>
-      createQuote(p, {
-        source: { sourceType: 'ACCOUNT', accountId: usd },
-        destination: { destinationType: 'ACCOUNT', accountId: bank },
-        lockedCurrencySide: 'SENDING',
-        lockedCurrencyAmount: 1_000,
-      });
+    const { p, quote } = await quotesToABank();
     const [paid, waiting] = [await quote(), await quote()];
     expect((await execute(p, paid.id)).status).toBe(200);
 
@@ -101,17 +106,8 @@ describe('upgrading a database of the previous release (a quote and its transact
 
 describe('a quote payment stores its link, history and counterparty once, compactly', () => {
   it('shares the UUID of its quote, stores no quote id, one flat history and packed counterparty information', async () => {
-    const p = await newPlatform();
-    const { customer, accounts } = await customerWithAccounts(p);
-    const usd = accounts.USD!;
-    const bank = await externalAccount(p, customer.id, 'USD', '000');
-    await fund(p, usd, 100_000);
-    const q = await createQuote(p, {
-      source: { sourceType: 'ACCOUNT', accountId: usd },
-      destination: { destinationType: 'ACCOUNT', accountId: bank },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: 1_000,
-    });
+    const { p, quote } = await quotesToABank();
+    const q = await quote();
     expect(q.transactionId).toBe(`Transaction:${q.id.slice('Quote:'.length)}`);
     const done = await execute(p, q.id);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
