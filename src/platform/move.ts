@@ -12,7 +12,9 @@ import {
   agentTokens,
   apiTokens,
   beneficialOwners,
+  externalAccounts,
   homeForwards,
+  internalAccounts,
   invitations,
   kycLinks,
   listCounts,
@@ -110,11 +112,12 @@ function keyOf(table: SQLiteTable): SQL[] {
 
 /**
  * The tables copied in the order of a platform index rather than by their primary key, by that index's columns
- * after `platform_id`: columns set once (so a row keeps its place while the copy goes on), NOT NULL (a
- * row-value comparison passes no NULL), ending in the primary key (so the key is unique, and longer than the
- * primary key a place saved by an earlier release names). A page then reads its rows from that index in order.
- * Transactions, quotes and webhook deliveries, a platform's largest tables, go by created_at then id (the id,
- * not the rowid, which a VACUUM may renumber; rows of one created_at are read in id order).
+ * after `platform_id`: columns set once (so a row keeps its place while the copy goes on), NOT NULL but the first
+ * (a row-value comparison passes no NULL: `afterKey` pages a NULL first column apart), ending in the primary key
+ * (so the key is unique, and longer than the primary key a place saved by an earlier release names). A page then
+ * reads its rows from that index in order. Transactions, quotes and webhook deliveries, a platform's largest
+ * tables, go by created_at then id (the id, not the rowid, which a VACUUM may renumber; rows of one created_at
+ * are read in id order); accounts by their customer (NULL, first, for the platform's own) then id.
  */
 const INDEX_KEYS = new Map<SQLiteTable, SQLiteColumn[]>([
   [transactions, [transactions.createdAt, transactions.id]],
@@ -123,11 +126,27 @@ const INDEX_KEYS = new Map<SQLiteTable, SQLiteColumn[]>([
   [invitations, [invitations.createdAt, invitations.code]],
   [beneficialOwners, [beneficialOwners.customerId, beneficialOwners.id]],
   [sandboxFaults, [sandboxFaults.createdAt, sandboxFaults.id]],
+  [internalAccounts, [internalAccounts.customerId, internalAccounts.id]],
+  [externalAccounts, [externalAccounts.customerId, externalAccounts.id]],
 ]);
 for (const [table, columns] of INDEX_KEYS) {
   const primary = primaryColumns(table);
-  if (columns.some((c) => !c.notNull) || columns.length <= primary.length || primary.some((c) => !columns.includes(c)))
-    throw new Error(`${getTableConfig(table).name}: a copy's page key must be NOT NULL and hold the primary key, and more`);
+  if (columns.slice(1).some((c) => !c.notNull) || columns.length <= primary.length || primary.some((c) => !columns.includes(c)))
+    throw new Error(
+      `${getTableConfig(table).name}: a copy's page key must be NOT NULL but its first column, and hold the primary key, and more`,
+    );
+}
+
+/**
+ * The rows after the place `after` in `key` order (ascending, NULLs first). A NULL first column (an account of the
+ * platform itself) compares as nothing in a row value, so its rows go by the rest of the key, then every row
+ * whose first column is set.
+ */
+function afterKey(key: SQL[], after: unknown[]): SQL {
+  const values = after.map((v) => sql`${v}`);
+  if (after[0] !== null) return sql`${tuple(key)} > ${tuple(values)}`;
+  const [first, ...rest] = key;
+  return sql`((${first} IS NULL AND ${tuple(rest)} > ${tuple(values.slice(1))}) OR ${first} IS NOT NULL)`;
 }
 
 /**
@@ -203,7 +222,7 @@ export function copyPage(from: Db, index: number, platformId: string, after: unk
   return from
     .select({ ...stored, ...keyFields })
     .from(table)
-    .where(and(rowsOf(platformId), after ? sql`${tuple(key)} > ${tuple(after.map((v) => sql`${v}`))}` : undefined))
+    .where(and(rowsOf(platformId), after ? afterKey(key, after) : undefined))
     .orderBy(...key)
     .limit(page);
 }

@@ -297,6 +297,10 @@ describe("a move's page reads the platform's index in order", () => {
     beneficial_owners:
       /^SEARCH beneficial_owners USING INDEX beneficial_owners_customer_idx \(platform_id=\?( AND \(customer_id,id\)>\(\?,\?\))?\)$/,
     sandbox_faults: /^SEARCH sandbox_faults USING INDEX sandbox_faults_platform_idx \(platform_id=\?( AND \(created_at,id\)>\(\?,\?\))?\)$/,
+    internal_accounts:
+      /^SEARCH internal_accounts USING INDEX internal_accounts_platform_idx \(platform_id=\?( AND \(customer_id,id\)>\(\?,\?\))?\)$/,
+    external_accounts:
+      /^SEARCH external_accounts USING INDEX external_accounts_platform_idx \(platform_id=\?( AND \(customer_id,id\)>\(\?,\?\))?\)$/,
   };
   // The tables whose pages still sort the platform's rows (no whole platform index orders them by columns set once
   // and never NULL) or walk the table's key (no index holds their platform): docs/engineering/storage-and-capacity.md.
@@ -304,8 +308,6 @@ describe("a move's page reads the platform's index in order", () => {
     'agent_actions',
     'bulk_import_jobs',
     'due_transitions',
-    'external_accounts',
-    'internal_accounts',
     'kyc_links',
     'ledger_entries',
     'otp_email_sends',
@@ -314,6 +316,16 @@ describe("a move's page reads the platform's index in order", () => {
     'sandbox_snapshots',
   ];
   const WALKED = ['agent_device_codes', 'agent_tokens', 'sandbox_fault_firings', 'wallet_auth_index'];
+  // Accounts are paged by (customer, id); the platform's own come first (no customer): a place among them reads on
+  // through the index, in order, past the platform's own accounts before it.
+  for (const name of ['internal_accounts', 'external_accounts']) {
+    it(`${name}, a page after a saved place among the platform's own accounts`, async () => {
+      const index = movedTables().findIndex((t) => t.name === name);
+      const { sql: query, params } = copyPage(database(env.DB), index, 'Platform:plan', [null, 'Account:plan'], 100).toSQL();
+      const plan = (await planOf(query, params)).map((r) => r.detail);
+      expect(plan).toEqual([`SEARCH ${name} USING INDEX ${name}_platform_idx (platform_id=?)`]);
+    });
+  }
   for (const [index, { name, keyLength }] of movedTables().entries()) {
     for (const after of [null, Array.from({ length: keyLength }, () => 1)]) {
       it(`${name}, ${after ? 'a page after a saved place' : 'the first page'}`, async () => {

@@ -440,6 +440,39 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     expect(await view(x)).toEqual(seen);
   });
 
+  it("accounts go in their platform index's order, the platform's own (no customer) first: two a page, each copied once", async () => {
+    const x = await populated();
+    const other = await customerWithAccounts(x.p);
+    for (const suffix of ['401', '402', '403']) await externalAccount(x.p, undefined, 'USD', suffix);
+    for (const suffix of ['404', '405']) await externalAccount(x.p, other.customer.id, 'USD', suffix);
+    // The platform's own internal accounts are made as it first lists them.
+    expect((await api('GET', '/platform/internal-accounts', { auth: x.p.auth })).status).toBe(200);
+    const rows = async (home: 'DB' | 'DB_2') =>
+      Promise.all(
+        ['internal_accounts', 'external_accounts'].map(
+          async (table) =>
+            (
+              await env[home]!.prepare(`SELECT id, customer_id AS c FROM ${table} WHERE platform_id = ? ORDER BY id`)
+                .bind(x.p.id)
+                .all<{ id: string; c: string | null }>()
+            ).results,
+        ),
+      );
+    const before = await rows('DB');
+    for (const held of before) {
+      // An odd number of the platform's own: a page holds both kinds.
+      expect(held.filter((r) => r.c === null).length % 2).toBe(1);
+      expect(held.filter((r) => r.c !== null).length).toBeGreaterThanOrEqual(3);
+    }
+    const seen = await view(x);
+    let last;
+    for (let call = 0; call < 300 && !last?.done; call++)
+      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+    expect(last).toMatchObject({ home: 'DB_2', done: true });
+    expect(await rows('DB_2')).toEqual(before);
+    expect(await view(x)).toEqual(seen);
+  });
+
   it('a place an earlier release saved inside the transactions, in id order, starts their copy over', async () => {
     const x = await populated();
     for (let i = 0; i < 4; i++) expect((await transfer(x.p, 'out', x.accounts.USD!, x.ext, 100 + i)).status).toBe(201);
