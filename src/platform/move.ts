@@ -18,9 +18,11 @@ import {
   invitations,
   kycLinks,
   listCounts,
+  otpEmailSends,
   platformHomes,
   platforms,
   quotes,
+  receiverLookups,
   sandboxFaultFirings,
   sandboxFaults,
   sandboxSnapshotRows,
@@ -128,6 +130,10 @@ const INDEX_KEYS = new Map<SQLiteTable, SQLiteColumn[]>([
   [sandboxFaults, [sandboxFaults.createdAt, sandboxFaults.id]],
   [internalAccounts, [internalAccounts.customerId, internalAccounts.id]],
   [externalAccounts, [externalAccounts.customerId, externalAccounts.id]],
+  // Indexes that end before the key: a page sorts only the rows of its first value of their last column.
+  [kycLinks, [kycLinks.customerId, kycLinks.id]],
+  [receiverLookups, [receiverLookups.expiresAt, receiverLookups.id]],
+  [otpEmailSends, [otpEmailSends.address, otpEmailSends.sentAt, otpEmailSends.id]],
 ]);
 for (const [table, columns] of INDEX_KEYS) {
   const primary = primaryColumns(table);

@@ -286,7 +286,7 @@ describe("a platform's rows are found through indexes (sandbox reset and snapsho
 describe("a move's page reads the platform's index in order", () => {
   // src/platform/move.ts pages transactions, quotes and webhook deliveries by (created_at, id), and a few tables
   // by the columns of their platform index (INDEX_KEYS): the first page and every page after a saved place search
-  // that index, sorting at most the rows of one created_at.
+  // that index, sorting at most the rows of one value of its last column (one created_at, one customer).
   const ORDERED: Record<string, RegExp> = {
     transactions: /^SEARCH transactions USING INDEX transactions_platform_idx \(<expr>=\?( AND created_at>\?)?\)$/,
     quotes: /^SEARCH quotes USING INDEX quotes_platform_idx \(<expr>=\?( AND created_at>\?)?\)$/,
@@ -301,20 +301,14 @@ describe("a move's page reads the platform's index in order", () => {
       /^SEARCH internal_accounts USING INDEX internal_accounts_platform_idx \(platform_id=\?( AND \(customer_id,id\)>\(\?,\?\))?\)$/,
     external_accounts:
       /^SEARCH external_accounts USING INDEX external_accounts_platform_idx \(platform_id=\?( AND \(customer_id,id\)>\(\?,\?\))?\)$/,
+    kyc_links: /^SEARCH kyc_links USING INDEX kyc_links_platform_customer_idx \(platform_id=\?( AND customer_id>\?)?\)$/,
+    receiver_lookups: /^SEARCH receiver_lookups USING INDEX receiver_lookups_platform_idx \(platform_id=\?( AND expires_at>\?)?\)$/,
+    otp_email_sends:
+      /^SEARCH otp_email_sends USING INDEX otp_email_sends_address_idx \(platform_id=\?( AND \(address,sent_at\)>\(\?,\?\))?\)$/,
   };
   // The tables whose pages still sort the platform's rows (no whole platform index orders them by columns set once
   // and never NULL) or walk the table's key (no index holds their platform): docs/engineering/storage-and-capacity.md.
-  const SORTED = [
-    'agent_actions',
-    'bulk_import_jobs',
-    'due_transitions',
-    'kyc_links',
-    'ledger_entries',
-    'otp_email_sends',
-    'receiver_lookups',
-    'sandbox_snapshot_rows',
-    'sandbox_snapshots',
-  ];
+  const SORTED = ['agent_actions', 'bulk_import_jobs', 'due_transitions', 'ledger_entries', 'sandbox_snapshot_rows', 'sandbox_snapshots'];
   const WALKED = ['agent_device_codes', 'agent_tokens', 'sandbox_fault_firings', 'wallet_auth_index'];
   // Accounts are paged by (customer, id); the platform's own come first (no customer): a place among them reads on
   // through the index, in order, past the platform's own accounts before it.

@@ -8,6 +8,7 @@ import { policy } from '../support/agents';
 import { productionWorld, signedOutcome } from '../support/providers';
 import { createQuote, customerWithAccounts, expectLedgerInvariant, externalAccount, fund, transfer } from '../support/payments';
 import { runCron } from '../support/webhooks';
+import { emailCredential, newWallet } from '../support/wallets';
 import { measured } from '../perf/counting';
 
 // The operator moves a platform between homes (DB → DB_2 and back): its writes wait with a retryable 409, its
@@ -464,6 +465,50 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       expect(held.filter((r) => r.c === null).length % 2).toBe(1);
       expect(held.filter((r) => r.c !== null).length).toBeGreaterThanOrEqual(3);
     }
+    const seen = await view(x);
+    let last;
+    for (let call = 0; call < 300 && !last?.done; call++)
+      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+    expect(last).toMatchObject({ home: 'DB_2', done: true });
+    expect(await rows('DB_2')).toEqual(before);
+    expect(await view(x)).toEqual(seen);
+  });
+
+  it("KYC links, receiver look-ups and OTP e-mail sends go in their platform index's order: two a page, each copied once", async () => {
+    const x = await populated();
+    const wallets = [];
+    for (let i = 0; i < 4; i++) wallets.push(await newWallet('sandbox', x.p));
+    for (const [i, w] of wallets.entries()) {
+      // One code an address at a time (the OTP limit): four addresses.
+      const challenge = await api('POST', `/auth/credentials/${(await emailCredential(w)).id}/challenge`, { auth: x.p.auth });
+      expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+      if (i % 2) continue;
+      for (let n = 0; n < 2; n++) {
+        const link = await api('POST', `/customers/${w.customerId}/kyc-link`, { auth: x.p.auth });
+        expect(link.status, JSON.stringify(link.body)).toBe(201);
+        const receiver = encodeURIComponent('$success.usd@sandbox.uma.test');
+        const lookup = await api('GET', `/receiver/uma/${receiver}?customerId=${w.customerId}`, { auth: x.p.auth });
+        expect(lookup.status, JSON.stringify(lookup.body)).toBe(200);
+      }
+    }
+    // Rows of one value of the index's columns before the key: the page key goes on past the row.
+    const now = Date.now();
+    await env.DB.prepare(`UPDATE receiver_lookups SET expires_at = ? WHERE platform_id = ?`)
+      .bind(now + 3_600_000, x.p.id)
+      .run();
+    await env.DB.prepare(`UPDATE otp_email_sends SET address = 'one@example.com', sent_at = ? WHERE platform_id = ?`)
+      .bind(now, x.p.id)
+      .run();
+    const tables = ['kyc_links', 'receiver_lookups', 'otp_email_sends'];
+    const rows = async (home: 'DB' | 'DB_2') =>
+      Promise.all(
+        tables.map(
+          async (table) =>
+            (await env[home]!.prepare(`SELECT * FROM ${table} WHERE platform_id = ? ORDER BY id`).bind(x.p.id).all()).results,
+        ),
+      );
+    const before = await rows('DB');
+    for (const [i, held] of before.entries()) expect(held.length, tables[i]).toBeGreaterThanOrEqual(4);
     const seen = await view(x);
     let last;
     for (let call = 0; call < 300 && !last?.done; call++)
