@@ -13,6 +13,13 @@ import { copyPlatform } from '../support/upgrade-lists';
 const db = env.UPGRADE_DB;
 type Row = { id: string; history: string; counterparty_information: string | null };
 
+/** The answer, once it is a 200. */
+async function ok(call: Promise<ApiResult>): Promise<ApiResult> {
+  const res = await call;
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res;
+}
+
 /** A platform whose customer's funded USD account pays quotes of 1,000 to the customer's bank account. */
 async function quotesToABank() {
   const p = await newPlatform();
@@ -66,28 +73,25 @@ describe('upgrading a database of the previous release (a quote and its transact
     expect(renamed.size).toBe(2);
     await applyD1Migrations(db, env.TEST_MIGRATIONS);
 
-    const here = (path: string) => api('GET', path, { auth: p.auth });
+    // Every call here answers 200 (this release's database, and the upgraded one).
+    const here = (path: string) => ok(api('GET', path, { auth: p.auth }));
     const there = (method: string, path: string, headers: Record<string, string> = {}) =>
-      workerApi(method, path, { DB: db }, { auth: p.auth, headers });
+      ok(workerApi(method, path, { DB: db }, { auth: p.auth, headers }));
     // Every quote and transaction reads as before, under its own transaction id.
     for (const q of [paid, waiting]) {
       const oldTx = renamed.get(q.transactionId)!;
       const [mine, theirs] = [await here(`/quotes/${q.id}`), await there('GET', `/quotes/${q.id}`)];
-      expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
       expect(theirs.body).toEqual({ ...mine.body, transactionId: oldTx });
       const [tx, oldTxRead] = [await here(`/transactions/${q.transactionId}`), await there('GET', `/transactions/${oldTx}`)];
-      expect(oldTxRead.status, JSON.stringify(oldTxRead.body)).toBe(200);
       expect(oldTxRead.body).toEqual({ ...tx.body, id: oldTx });
       expect(oldTxRead.body.quoteId).toBe(q.id);
       const history = await there('GET', `/transactions/${oldTx}/history`);
-      expect(history.status).toBe(200);
       expect(history.body).toEqual((await here(`/transactions/${q.transactionId}/history`)).body);
     }
 
     // Executing the previous release's quote: its status follows its transaction's through the stored link, and
     // the step is appended to the separate steps.
     const executed = await there('POST', `/quotes/${waiting.id}/execute`, { 'Idempotency-Key': 'upgrade-0042' });
-    expect(executed.status, JSON.stringify(executed.body)).toBe(200);
     expect(executed.body.status).not.toBe('PENDING');
     const oldTx = renamed.get(waiting.transactionId)!;
     const read = await there('GET', `/quotes/${waiting.id}`);
@@ -112,12 +116,13 @@ describe('a quote payment stores its link, history and counterparty once, compac
     const done = await execute(p, q.id);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     // The quote's status follows its transaction's through the shared UUID (the triggers of 0042).
-    const quoteRead = await api('GET', `/quotes/${q.id}`, { auth: p.auth });
+    const get = (path: string) => ok(api('GET', path, { auth: p.auth }));
+    const quoteRead = await get(`/quotes/${q.id}`);
     expect(quoteRead.body.status).toBe(done.body.status);
     expect(done.body.status).not.toBe('PENDING');
     expect(await withStatus((path) => api('GET', path, { auth: p.auth }), done.body.status)).toEqual([q.id]);
     expect(await withStatus((path) => api('GET', path, { auth: p.auth }), 'PENDING')).toEqual([]);
-    const txRead = await api('GET', `/transactions/${q.transactionId}`, { auth: p.auth });
+    const txRead = await get(`/transactions/${q.transactionId}`);
     expect(txRead.status).toBe(200);
     expect(txRead.body.quoteId).toBe(q.id);
     expect(txRead.body.counterpartyInformation).toEqual(q.counterpartyInformation);
@@ -129,7 +134,7 @@ describe('a quote payment stores its link, history and counterparty once, compac
     // [status, at, status, ms after the first, …]: the execution's step appended in SQL, as integers.
     expect(row!.history).toMatch(/^\[\d,\d+(,\d,\d+)+\]$/);
     expect(row!.c).toMatch(/^\[12,"/);
-    const history = (await api('GET', `/transactions/${q.transactionId}/history`, { auth: p.auth })).body.data;
+    const history = (await get(`/transactions/${q.transactionId}/history`)).body.data;
     expect(history.length).toBe(JSON.parse(row!.history).length / 2);
     expect(history.at(-1).status).toBe(done.body.status);
   });
