@@ -79,6 +79,30 @@ async function view(x: Populated) {
   };
 }
 
+/** The platform's rows of each table in `home`, whole, in the order of its key column. */
+async function rowsIn(home: 'DB' | 'DB_2', platformId: string, tables: [table: string, key: string][]) {
+  return Promise.all(
+    tables.map(
+      async ([table, key]) =>
+        (await env[home]!.prepare(`SELECT * FROM ${table} WHERE platform_id = ? ORDER BY ${key}`).bind(platformId).all()).results,
+    ),
+  );
+}
+
+/**
+ * Moves the platform to DB_2 two rows a page, over calls of a few round trips each: the rows of `tables` arrive
+ * each once and as they were (`before`, read from DB), and the API reads the same.
+ */
+async function movedTwoAPage(x: Populated, tables: [table: string, key: string][], before: unknown[]) {
+  const seen = await view(x);
+  let last;
+  for (let call = 0; call < 300 && !last?.done; call++)
+    last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
+  expect(last).toMatchObject({ home: 'DB_2', done: true });
+  expect(await rowsIn('DB_2', x.p.id, tables)).toEqual(before);
+  expect(await view(x)).toEqual(seen);
+}
+
 /** Every credential and secret of the platform still works (read-only uses, so the view stays the same). */
 async function credentialsWork(x: Populated) {
   expect((await api('GET', '/config', { auth: x.p.auth })).status).toBe(200);
@@ -382,20 +406,13 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     const tie = Date.parse('2026-11-01T00:00:00Z');
     for (const table of ['transactions', 'webhook_deliveries'])
       await env.DB.prepare(`UPDATE ${table} SET created_at = ? WHERE platform_id = ?`).bind(tie, x.p.id).run();
-    const before = await view(x);
-    const rows = async (home: 'DB' | 'DB_2', table: string) =>
-      (await env[home]!.prepare(`SELECT id FROM ${table} WHERE platform_id = ? ORDER BY id`).bind(x.p.id).all<{ id: string }>()).results;
-    const transactionsBefore = await rows('DB', 'transactions');
-    const deliveriesBefore = await rows('DB', 'webhook_deliveries');
-    expect(transactionsBefore.length).toBeGreaterThanOrEqual(5);
-    expect(deliveriesBefore.length).toBeGreaterThanOrEqual(5);
-    let last;
-    for (let call = 0; call < 300 && !last?.done; call++)
-      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
-    expect(last).toMatchObject({ home: 'DB_2', done: true });
-    expect(await rows('DB_2', 'transactions')).toEqual(transactionsBefore);
-    expect(await rows('DB_2', 'webhook_deliveries')).toEqual(deliveriesBefore);
-    expect(await view(x)).toEqual(before);
+    const tables: [string, string][] = [
+      ['transactions', 'id'],
+      ['webhook_deliveries', 'id'],
+    ];
+    const before = await rowsIn('DB', x.p.id, tables);
+    for (const held of before) expect(held.length).toBeGreaterThanOrEqual(5);
+    await movedTwoAPage(x, tables, before);
   });
 
   it("invitations, beneficial owners and fault rules go in their platform index's order: two a page, each copied once", async () => {
@@ -414,31 +431,14 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     const tie = Date.parse('2026-11-01T00:00:00Z');
     for (const table of ['invitations', 'sandbox_faults'])
       await env.DB.prepare(`UPDATE ${table} SET created_at = ? WHERE platform_id = ?`).bind(tie, x.p.id).run();
-    const keys: [string, string][] = [
+    const tables: [string, string][] = [
       ['invitations', 'code'],
       ['beneficial_owners', 'id'],
       ['sandbox_faults', 'id'],
     ];
-    const rows = async (home: 'DB' | 'DB_2') =>
-      Promise.all(
-        keys.map(
-          async ([table, key]) =>
-            (
-              await env[home]!.prepare(`SELECT ${key} AS k FROM ${table} WHERE platform_id = ? ORDER BY 1`)
-                .bind(x.p.id)
-                .all<{ k: string }>()
-            ).results,
-        ),
-      );
-    const before = await rows('DB');
-    for (const [i, held] of before.entries()) expect(held.length, keys[i]![0]).toBeGreaterThanOrEqual(3);
-    const seen = await view(x);
-    let last;
-    for (let call = 0; call < 300 && !last?.done; call++)
-      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
-    expect(last).toMatchObject({ home: 'DB_2', done: true });
-    expect(await rows('DB_2')).toEqual(before);
-    expect(await view(x)).toEqual(seen);
+    const before = await rowsIn('DB', x.p.id, tables);
+    for (const [i, held] of before.entries()) expect(held.length, tables[i]![0]).toBeGreaterThanOrEqual(3);
+    await movedTwoAPage(x, tables, before);
   });
 
   it("accounts go in their platform index's order, the platform's own (no customer) first: two a page, each copied once", async () => {
@@ -448,30 +448,17 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     for (const suffix of ['404', '405']) await externalAccount(x.p, other.customer.id, 'USD', suffix);
     // The platform's own internal accounts are made as it first lists them.
     expect((await api('GET', '/platform/internal-accounts', { auth: x.p.auth })).status).toBe(200);
-    const rows = async (home: 'DB' | 'DB_2') =>
-      Promise.all(
-        ['internal_accounts', 'external_accounts'].map(
-          async (table) =>
-            (
-              await env[home]!.prepare(`SELECT id, customer_id AS c FROM ${table} WHERE platform_id = ? ORDER BY id`)
-                .bind(x.p.id)
-                .all<{ id: string; c: string | null }>()
-            ).results,
-        ),
-      );
-    const before = await rows('DB');
+    const tables: [string, string][] = [
+      ['internal_accounts', 'id'],
+      ['external_accounts', 'id'],
+    ];
+    const before = await rowsIn('DB', x.p.id, tables);
     for (const held of before) {
       // An odd number of the platform's own: a page holds both kinds.
-      expect(held.filter((r) => r.c === null).length % 2).toBe(1);
-      expect(held.filter((r) => r.c !== null).length).toBeGreaterThanOrEqual(3);
+      expect(held.filter((r) => r.customer_id === null).length % 2).toBe(1);
+      expect(held.filter((r) => r.customer_id !== null).length).toBeGreaterThanOrEqual(3);
     }
-    const seen = await view(x);
-    let last;
-    for (let call = 0; call < 300 && !last?.done; call++)
-      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
-    expect(last).toMatchObject({ home: 'DB_2', done: true });
-    expect(await rows('DB_2')).toEqual(before);
-    expect(await view(x)).toEqual(seen);
+    await movedTwoAPage(x, tables, before);
   });
 
   it("KYC links, receiver look-ups and OTP e-mail sends go in their platform index's order: two a page, each copied once", async () => {
@@ -499,23 +486,14 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     await env.DB.prepare(`UPDATE otp_email_sends SET address = 'one@example.com', sent_at = ? WHERE platform_id = ?`)
       .bind(now, x.p.id)
       .run();
-    const tables = ['kyc_links', 'receiver_lookups', 'otp_email_sends'];
-    const rows = async (home: 'DB' | 'DB_2') =>
-      Promise.all(
-        tables.map(
-          async (table) =>
-            (await env[home]!.prepare(`SELECT * FROM ${table} WHERE platform_id = ? ORDER BY id`).bind(x.p.id).all()).results,
-        ),
-      );
-    const before = await rows('DB');
-    for (const [i, held] of before.entries()) expect(held.length, tables[i]).toBeGreaterThanOrEqual(4);
-    const seen = await view(x);
-    let last;
-    for (let call = 0; call < 300 && !last?.done; call++)
-      last = await movePlatform(env, database(env.DB), x.p.id, 'DB_2', Date.now(), { drainMs: 0, roundTrips: 12, pageRows: 2 });
-    expect(last).toMatchObject({ home: 'DB_2', done: true });
-    expect(await rows('DB_2')).toEqual(before);
-    expect(await view(x)).toEqual(seen);
+    const tables: [string, string][] = [
+      ['kyc_links', 'id'],
+      ['receiver_lookups', 'id'],
+      ['otp_email_sends', 'id'],
+    ];
+    const before = await rowsIn('DB', x.p.id, tables);
+    for (const [i, held] of before.entries()) expect(held.length, tables[i]![0]).toBeGreaterThanOrEqual(4);
+    await movedTwoAPage(x, tables, before);
   });
 
   it('a place an earlier release saved inside the transactions, in id order, starts their copy over', async () => {
