@@ -89,6 +89,16 @@ async function rowsIn(home: 'DB' | 'DB_2', platformId: string, tables: [table: s
   );
 }
 
+/** Waits until the queue consumer has attempted every delivery of the platform (none is PENDING). */
+async function deliveriesSettled(platformId: string) {
+  const pending = () =>
+    env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE platform_id = ? AND status = 'PENDING'")
+      .bind(platformId)
+      .first<{ n: number }>();
+  for (let i = 0; i < 100 && (await pending())!.n > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  expect((await pending())!.n).toBe(0);
+}
+
 /**
  * Moves the platform to DB_2 two rows a page, over calls of a few round trips each: the rows of `tables` arrive
  * each once and as they were (`before`, read from DB), and the API reads the same.
@@ -410,6 +420,8 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       ['transactions', 'id'],
       ['webhook_deliveries', 'id'],
     ];
+    // The queue consumer settles each delivery in the background; rows compared whole must be read after it.
+    await deliveriesSettled(x.p.id);
     const before = await rowsIn('DB', x.p.id, tables);
     for (const held of before) expect(held.length).toBeGreaterThanOrEqual(5);
     await movedTwoAPage(x, tables, before);
