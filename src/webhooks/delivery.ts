@@ -123,41 +123,46 @@ export async function deliverEvents(deps: WebhookDeps, eventIds: string[], realN
     })
     .where(and(due, noEndpoint))
     .returning({ eventId: webhookDeliveries.eventId });
-  const claims: Statement[] = eventIds.flatMap((eventId) => [
-    db
-      .update(webhookDeliveries)
-      .set({
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        nextAttemptAt: sql`${platformNow} + ${LEASE_MS}`,
-        updatedAt: platformNow,
-        sweepAt: realNow + LEASE_MS,
-      })
-      .where(and(eq(webhookDeliveries.eventId, eventId), isPending, lte(webhookDeliveries.nextAttemptAt, platformNow)))
-      .returning(),
-    db
-      .select({ event: eventFields, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
-      .from(webhookDeliveries)
-      .innerJoin(platforms, eq(platforms.id, webhookDeliveries.platformId))
-      .leftJoin(webhookEvents, legacyEvent)
-      .where(eq(webhookDeliveries.eventId, eventId))
-      .limit(1),
-  ]);
-  const [skipped, ...results] = (await db.batch([skip, ...claims])) as [{ eventId: string }[], ...unknown[][]];
+  // Every due delivery of the events claimed at once (those without an endpoint were just settled by the skip).
+  const claim = db
+    .update(webhookDeliveries)
+    .set({
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      nextAttemptAt: sql`${platformNow} + ${LEASE_MS}`,
+      updatedAt: platformNow,
+      sweepAt: realNow + LEASE_MS,
+    })
+    .where(due)
+    .returning();
+  const contexts = db
+    .select({ event: eventFields, endpoint: platforms.webhookEndpoint, offset: platforms.clockOffsetMs })
+    .from(webhookDeliveries)
+    .innerJoin(platforms, eq(platforms.id, webhookDeliveries.platformId))
+    .leftJoin(webhookEvents, legacyEvent)
+    .where(inArray(webhookDeliveries.eventId, eventIds));
+  const [skipped, claimed, read] = await db.batch([skip, claim, contexts]);
   const skippedIds = new Set(skipped.map((r) => r.eventId));
   const outcomes: AttemptOutcome[] = eventIds.map((id) =>
     skippedIds.has(id) ? { result: 'skipped', reason: NO_ENDPOINT } : { result: 'not_due' },
   );
+  // An event's deliveries share its context (a sandbox DUPLICATE has two deliveries of the event, both sent).
+  // (Its id is `event.id`: a batch's rows come back by column name, so the same column twice would collapse.)
+  const context = new Map(read.map((r) => [r.event.id, r]));
   const pending: Pending[] = [];
   const sends: { index: number; claimed: WebhookDeliveryRow; event: WebhookEvent; endpoint: string; now: number }[] = [];
-  eventIds.forEach((_, index) => {
-    const context = results[2 * index + 1]![0] as { event: WebhookEvent; endpoint: string | null; offset: number } | undefined;
+  const index = new Map(eventIds.map((id, i) => [id, i]));
+  for (const row of claimed) {
+    const of = context.get(row.eventId);
     // A claimed delivery has an endpoint: those without one were settled by the skip, earlier in the same transaction.
-    if (!context?.endpoint) return;
-    // Usually one row; a sandbox DUPLICATE has two deliveries of the event, both sent.
-    for (const claimed of results[2 * index] as WebhookDeliveryRow[]) {
-      sends.push({ index, claimed, event: context.event, endpoint: context.endpoint, now: realNow + context.offset });
-    }
-  });
+    if (!of?.endpoint) continue;
+    sends.push({
+      index: index.get(row.eventId)!,
+      claimed: row,
+      event: of.event as WebhookEvent,
+      endpoint: of.endpoint,
+      now: realNow + of.offset,
+    });
+  }
   const signingKey = deps.signingKey;
   if (sends.length > 0 && signingKey) {
     for (let i = 0; i < sends.length; i += PARALLEL_SENDS) {

@@ -235,7 +235,7 @@ describe('webhook delivery', () => {
     expect(hook.calls).toHaveLength(1);
   });
 
-  it('attempts a batch of events together: one round trip for the claims, one for the results, one retry send', async () => {
+  it('attempts a batch of events together: one round trip of three statements for the claims, one for the results, one retry send', async () => {
     const ok = hookUrl();
     const failing = hookUrl();
     const withHook = await newPlatform({ webhookEndpoint: ok });
@@ -247,11 +247,14 @@ describe('webhook delivery', () => {
     const retried = await writeEvent(other.id, T0);
     const skipped = await writeEvent(without.id, T0);
     const notDue = await writeEvent(withHook.id, T0 + 60_000);
-    let batches = 0;
+    // Statements per round trip: the claims are three (skip, claim, contexts), however many events.
+    const batches: number[] = [];
     const real = database(env.DB);
     const db = new Proxy(real, {
       get: (target, prop) =>
-        prop === 'batch' ? (...args: unknown[]) => (batches++, Reflect.apply(target.batch, target, args)) : Reflect.get(target, prop),
+        prop === 'batch'
+          ? (...args: unknown[][]) => (batches.push(args[0]!.length), Reflect.apply(target.batch, target, args))
+          : Reflect.get(target, prop),
     });
     const sent: unknown[] = [];
     const queue = {
@@ -260,7 +263,7 @@ describe('webhook delivery', () => {
     } as unknown as Queue<unknown>;
     const outcomes = await deliverEvents({ ...deps(), db, queue }, [delivered, retried, skipped, notDue], T0);
     expect(outcomes.map((o) => o.result)).toEqual(['delivered', 'retry', 'skipped', 'not_due']);
-    expect(batches).toBe(2);
+    expect(batches).toEqual([3, 2]);
     expect(sent).toEqual([{ body: { type: 'webhook.deliver', eventId: retried }, delaySeconds: 30 }]);
     expect(hookOk.calls).toHaveLength(1);
     expect(await deliveryOf(delivered)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
