@@ -11,6 +11,9 @@ import { database } from '../../src/db/client';
 import { PLATFORM_DATA } from '../../src/db/platform-data';
 import { copyPage, movedTables } from '../../src/platform/move';
 import { measured } from './counting';
+import { deliverEvents } from '../../src/webhooks/delivery';
+import { newMeter, withMeter, type Meter } from '../../src/db/meter';
+import { deps, fakeEndpoint, hookUrl, writeEvent } from '../support/webhooks';
 
 /**
  * Every list query is served by an index: SQLite's plan (EXPLAIN QUERY PLAN) of each statement a list request
@@ -358,6 +361,28 @@ describe('the lookups of past events go through the deliveries’ resource index
       expect(badLines(plan)).toEqual([]);
     });
   }
+});
+
+describe("a queue batch's claims find each event's deliveries through the event index", () => {
+  // Three statements a batch (settle those without an endpoint, claim the rest, read their events): each an
+  // index probe per event of the batch, never a walk of the pending deliveries.
+  it('the settling, the claim and the context read', async () => {
+    const url = hookUrl();
+    fakeEndpoint(url, () => 200);
+    const [withHook, without] = [await newPlatform({ webhookEndpoint: url }), await newPlatform()];
+    const ids = [await writeEvent(withHook.id, Date.now()), await writeEvent(without.id, Date.now())];
+    const meter: Meter = { ...newMeter(), statements: [], sql: [] };
+    const outcomes = await withMeter(meter, () => deliverEvents(deps(), ids, Date.now()));
+    expect(outcomes.map((o) => o.result)).toEqual(['delivered', 'skipped']);
+    expect(meter.statements).toEqual([3, 1]);
+    for (const s of meter.sql!.slice(0, 3)) {
+      const plan = await planOf(s.query, s.params);
+      expect(plan.map((r) => r.detail).join('\n'), s.query).toMatch(
+        /SEARCH webhook_deliveries USING INDEX webhook_deliveries_event_idx \(event_id=\?\)/,
+      );
+      expect(badLines(plan), s.query).toEqual([]);
+    }
+  });
 });
 
 describe('webhook deliveries: the list and the replay read one index set, platform first, in (created_at, id) order', () => {

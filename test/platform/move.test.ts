@@ -99,6 +99,13 @@ async function deliveriesSettled(platformId: string) {
   expect((await pending())!.n).toBe(0);
 }
 
+/** The platform's rows of `tables` in DB, as `rowsIn` reads them, each table holding at least `atLeast` (several pages). */
+async function heldRows(x: Populated, tables: [table: string, key: string][], atLeast: number) {
+  const before = await rowsIn('DB', x.p.id, tables);
+  for (const [i, held] of before.entries()) expect(held.length, tables[i]![0]).toBeGreaterThanOrEqual(atLeast);
+  return before;
+}
+
 /**
  * Moves the platform to DB_2 two rows a page, over calls of a few round trips each: the rows of `tables` arrive
  * each once and as they were (`before`, read from DB), and the API reads the same.
@@ -422,8 +429,7 @@ describe('POST /operator/platforms/{platformId}/move', () => {
     ];
     // The queue consumer settles each delivery in the background; rows compared whole must be read after it.
     await deliveriesSettled(x.p.id);
-    const before = await rowsIn('DB', x.p.id, tables);
-    for (const held of before) expect(held.length).toBeGreaterThanOrEqual(5);
+    const before = await heldRows(x, tables, 5);
     await movedTwoAPage(x, tables, before);
   });
 
@@ -448,8 +454,7 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       ['beneficial_owners', 'id'],
       ['sandbox_faults', 'id'],
     ];
-    const before = await rowsIn('DB', x.p.id, tables);
-    for (const [i, held] of before.entries()) expect(held.length, tables[i]![0]).toBeGreaterThanOrEqual(3);
+    const before = await heldRows(x, tables, 3);
     await movedTwoAPage(x, tables, before);
   });
 
@@ -503,8 +508,7 @@ describe('POST /operator/platforms/{platformId}/move', () => {
       ['receiver_lookups', 'id'],
       ['otp_email_sends', 'id'],
     ];
-    const before = await rowsIn('DB', x.p.id, tables);
-    for (const [i, held] of before.entries()) expect(held.length, tables[i]![0]).toBeGreaterThanOrEqual(4);
+    const before = await heldRows(x, tables, 4);
     await movedTwoAPage(x, tables, before);
   });
 
